@@ -1,0 +1,34 @@
+{
+  "targets": [
+    {
+      "target_name": "ssr_native",
+      "sources": [
+        "<!@(node scripts/sources.js addon)",
+        "<!@(node scripts/sources.js core)"
+      ],
+      "include_dirs": [
+        "include",
+        "<!(node -p \"require('node-addon-api').include_dir\")"
+      ],
+      "defines": [
+        "NAPI_VERSION=8",
+        "NODE_ADDON_API_DISABLE_DEPRECATED",
+        "NODE_ADDON_API_ENABLE_MAYBE"
+      ],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
+      "cflags": ["-O3", "-fvisibility=hidden", "-Wall", "-Wextra"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra"],
+      "ldflags": ["-pthread"],
+      "xcode_settings": {
+        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+        "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+        "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",
+        "OTHER_CFLAGS": ["-O3"]
+      },
+      "msvs_settings": {
+        "VCCLCompilerTool": { "ExceptionHandling": 1, "AdditionalOptions": ["/std:c++17"] }
+      }
+    }
+  ]
+}

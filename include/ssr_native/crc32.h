@@ -1,0 +1,38 @@
+// CRC-32 (ISO-HDLC, the polynomial and chaining of zlib's crc32), dispatched at run time to the
+// fastest path this CPU supports.
+#ifndef SSR_NATIVE_CRC32_H_
+#define SSR_NATIVE_CRC32_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ssr_native {
+
+/// The implementations; each is bit-identical to zlib's crc32().
+enum class Crc32Path {
+  kZlib = 0,        ///< zlib's crc32(): the portable fallback
+  kPclmul = 1,      ///< 128-bit carry-less-multiply folding (SSE4.1 + PCLMULQDQ)
+  kVpclmul512 = 2,  ///< 512-bit folding (AVX-512 + VPCLMULQDQ)
+};
+constexpr int kCrc32PathCount = 3;
+
+/// Extends `crc` (0 to start, or a previous result to chain) over `size` bytes, exactly as
+/// zlib's `crc32(crc, data, size)` does, using the path chosen for this CPU.
+uint32_t Crc32(uint32_t crc, const void* data, size_t size);
+
+/// The path Crc32() uses on this machine.
+Crc32Path Crc32ActivePath();
+
+/// Whether `path` can run on this machine.
+bool Crc32PathAvailable(Crc32Path path);
+
+/// Runs one specific path (for tests and benchmarks). Falls back to zlib when `path` is not
+/// available here, so it never executes an unsupported instruction.
+uint32_t Crc32WithPath(Crc32Path path, uint32_t crc, const void* data, size_t size);
+
+/// "zlib", "pclmul" or "vpclmul512".
+const char* Crc32PathName(Crc32Path path);
+
+}  // namespace ssr_native
+
+#endif  // SSR_NATIVE_CRC32_H_

@@ -1,0 +1,51 @@
+// Private to the CRC-32 implementation files.
+#ifndef SSR_NATIVE_SRC_CORE_CRC32_INTERNAL_H_
+#define SSR_NATIVE_SRC_CORE_CRC32_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace ssr_native {
+namespace crc32_internal {
+
+// The portable path: zlib's crc32(), split into chunks its 32-bit length argument can take.
+uint32_t ExtendZlib(uint32_t crc, const uint8_t* data, size_t size);
+
+// SIMD paths: only call after checking the CPU supports them.
+uint32_t ExtendPclmul(uint32_t crc, const uint8_t* data, size_t size);
+uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* data, size_t size);
+
+#if defined(__x86_64__) || defined(__i386__)
+// Shared tail of both folding paths: folds the remaining whole 16-byte blocks into `folded`,
+// reduces it to 32 bits (Barrett) and finishes the last 0-15 bytes with zlib.
+uint32_t FinishPclmul(__m128i folded, const uint8_t* data, size_t size);
+#endif
+
+// Folding constant for a distance of `bits`: reflect32(x^bits mod P) << 1, the form a reflected
+// carry-less multiply needs (see Intel's "Fast CRC Computation for Generic Polynomials Using
+// PCLMULQDQ"). Computed rather than tabulated so each distance is obviously the one named.
+constexpr uint64_t FoldConstant(unsigned bits) {
+  // x^bits mod P in the reflected domain: start from x^0 (bit 31 in reflected form) and
+  // multiply by x `bits` times; each step is a right shift with a conditional reduction.
+  uint32_t r = 0x80000000u;
+  for (unsigned i = 0; i < bits; ++i) r = (r & 1u) ? (r >> 1) ^ 0xEDB88320u : r >> 1;
+  return static_cast<uint64_t>(r) << 1;
+}
+
+// Evaluated at compile time: kFold<544> is the constant for a 512-bit fold's low half.
+template <unsigned Bits>
+inline constexpr uint64_t kFold = FoldConstant(Bits);
+
+// Barrett reduction constants: P(x) with its x^32 term, and mu = floor(x^64 / P(x)), both
+// reflected (33-bit values).
+constexpr uint64_t kPolyReflected = 0x1DB710641ull;
+constexpr uint64_t kMuReflected = 0x1F7011641ull;
+
+}  // namespace crc32_internal
+}  // namespace ssr_native
+
+#endif  // SSR_NATIVE_SRC_CORE_CRC32_INTERNAL_H_
