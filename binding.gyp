@@ -13,7 +13,7 @@
       "defines": [
         "NAPI_VERSION=8",
         "NODE_ADDON_API_DISABLE_DEPRECATED",
-        "NODE_ADDON_API_ENABLE_MAYBE"
+        "NAPI_CPP_EXCEPTIONS"
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],

@@ -28,7 +28,13 @@ void BM_Crc32Dispatched(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(BM_Crc32, zlib, ssr_native::Crc32Path::kZlib)->RangeMultiplier(4)->Range(64, 16 << 20);
-BENCHMARK_CAPTURE(BM_Crc32, pclmul, ssr_native::Crc32Path::kPclmul)->RangeMultiplier(4)->Range(64, 16 << 20);
-BENCHMARK_CAPTURE(BM_Crc32, vpclmul512, ssr_native::Crc32Path::kVpclmul512)->RangeMultiplier(4)->Range(64, 16 << 20);
+BENCHMARK_CAPTURE(BM_Crc32, zlib, ssr_native::Crc32Path::kZlib)
+    ->RangeMultiplier(4)
+    ->Range(64, 16 << 20);
+BENCHMARK_CAPTURE(BM_Crc32, pclmul, ssr_native::Crc32Path::kPclmul)
+    ->RangeMultiplier(4)
+    ->Range(64, 16 << 20);
+BENCHMARK_CAPTURE(BM_Crc32, vpclmul512, ssr_native::Crc32Path::kVpclmul512)
+    ->RangeMultiplier(4)
+    ->Range(64, 16 << 20);
 BENCHMARK(BM_Crc32Dispatched)->Arg(64)->Arg(75 * 1024)->Arg(64 * 1024);

@@ -9,7 +9,8 @@ namespace {
 
 void BM_EntityTag(benchmark::State& state) {
   std::vector<uint8_t> data(static_cast<size_t>(state.range(0)), 0x3C);
-  for (auto _ : state) benchmark::DoNotOptimize(ssr_native::EntityTag(data.data(), data.size(), true));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ssr_native::EntityTag(data.data(), data.size(), true));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 

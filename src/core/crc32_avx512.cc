@@ -61,15 +61,15 @@ SSR_TARGET_AVX512 uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* p, size
 
   // Lanes 0..2 are folded forward by 384, 256 and 128 bits onto lane 3 and summed.
   const __m512i lanes = _mm512_set_epi64(
-      0, 0,                                                       // lane 3: kept as is
+      0, 0,  // lane 3: kept as is
       static_cast<long long>(kFold<128 - 32>), static_cast<long long>(kFold<128 + 32>),
       static_cast<long long>(kFold<256 - 32>), static_cast<long long>(kFold<256 + 32>),
       static_cast<long long>(kFold<384 - 32>), static_cast<long long>(kFold<384 + 32>));
   const __m512i folded = Fold(z, lanes, _mm512_maskz_mov_epi64(0xC0, z));
-  const __m256i halves = _mm256_xor_si256(_mm512_castsi512_si256(folded),
-                                          _mm512_extracti64x4_epi64(folded, 1));
-  const __m128i x = _mm_xor_si128(_mm256_castsi256_si128(halves),
-                                  _mm256_extracti128_si256(halves, 1));
+  const __m256i halves =
+      _mm256_xor_si256(_mm512_castsi512_si256(folded), _mm512_extracti64x4_epi64(folded, 1));
+  const __m128i x =
+      _mm_xor_si128(_mm256_castsi256_si128(halves), _mm256_extracti128_si256(halves, 1));
   return FinishPclmul(x, p, n);
 }
 

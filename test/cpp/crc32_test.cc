@@ -74,7 +74,8 @@ TEST_P(Crc32PathTest, ChainsLikeZlib) {
 }
 
 TEST_P(Crc32PathTest, LargeBuffersMatchZlib) {
-  for (size_t n : {size_t{65536}, size_t{75 * 1024 + 13}, size_t{1} << 20, (size_t{16} << 20) + 7}) {
+  for (size_t n :
+       {size_t{65536}, size_t{75 * 1024 + 13}, size_t{1} << 20, (size_t{16} << 20) + 7}) {
     const auto data = RandomBytes(n, static_cast<uint32_t>(n));
     EXPECT_EQ(Run(0, data.data(), n), ZlibCrc(0, data.data(), n)) << n;
   }

@@ -1,0 +1,52 @@
+'use strict';
+// Koa middleware: drop-ins for koa-etag 5 and koa-conditional-get 3. Works on Koa 2 and 3.
+const { Stream } = require('stream');
+const fsp = require('fs/promises');
+const { etag: entityTag, isStats } = require('./etag');
+const { invalidType } = require('./validate');
+
+// Same entity choice as koa-etag: nothing for empty bodies, non-2xx or an ETag already set;
+// a file stream gets its stats; strings and Buffers as they are; anything else as JSON.
+async function responseEntity(ctx) {
+  const body = ctx.body;
+  if (!body || ctx.response.get('etag')) return undefined;
+  if (Math.trunc(ctx.status / 100) !== 2) return undefined;
+  if (body instanceof Stream) {
+    if (!('path' in body) || typeof body.path !== 'string') return undefined;
+    return fsp.stat(body.path);
+  }
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return body;
+  return JSON.stringify(body);
+}
+
+/**
+ * ETag middleware, a drop-in for koa-etag: strong CRC-32 tags for bodies by default (as the
+ * etag package makes them for koa-etag), weak stat-based tags for file streams; `{ weak }`
+ * forces either form.
+ */
+function etag(options) {
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw invalidType('options', 'an object', options);
+  }
+  const weak = options && typeof options.weak === 'boolean' ? options.weak : undefined;
+  return async function etagMiddleware(ctx, next) {
+    await next();
+    const entity = await responseEntity(ctx);
+    if (!entity) return;
+    // The etag package's default: weak for stats, strong for bodies.
+    ctx.response.etag = entityTag(entity, { weak: weak === undefined ? isStats(entity) : weak });
+  };
+}
+
+/** Conditional GET middleware, a drop-in for koa-conditional-get: 304 when the client is fresh. */
+function conditional() {
+  return async function conditionalMiddleware(ctx, next) {
+    await next();
+    if (ctx.fresh) {
+      ctx.status = 304;
+      ctx.body = null;
+    }
+  };
+}
+
+module.exports = { etag, conditional };

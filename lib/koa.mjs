@@ -1,0 +1,4 @@
+import koa from './koa.js';
+
+export const { etag, conditional } = koa;
+export default koa;

@@ -1,0 +1,73 @@
+#include "bytes.h"
+
+namespace ssr_native_addon {
+namespace {
+
+size_t ElementSize(napi_typedarray_type type) {
+  switch (type) {
+    case napi_int8_array:
+    case napi_uint8_array:
+    case napi_uint8_clamped_array:
+      return 1;
+    case napi_int16_array:
+    case napi_uint16_array:
+      return 2;
+    case napi_int32_array:
+    case napi_uint32_array:
+    case napi_float32_array:
+      return 4;
+    case napi_float64_array:
+    case napi_bigint64_array:
+    case napi_biguint64_array:
+      return 8;
+  }
+  return 1;
+}
+
+}  // namespace
+
+bool ViewOfArrayBufferView(napi_env env, napi_value value, ByteView* out) {
+  bool is_typed_array = false;
+  if (napi_is_typedarray(env, value, &is_typed_array) != napi_ok) return false;
+  if (is_typed_array) {
+    napi_typedarray_type type;
+    size_t length = 0;
+    void* data = nullptr;  // already advanced by the view's byte offset
+    if (napi_get_typedarray_info(env, value, &type, &length, &data, nullptr, nullptr) != napi_ok) {
+      return false;
+    }
+    out->data = static_cast<const uint8_t*>(data);
+    out->size = length * ElementSize(type);
+    return true;
+  }
+  bool is_data_view = false;
+  if (napi_is_dataview(env, value, &is_data_view) != napi_ok || !is_data_view) return false;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_get_dataview_info(env, value, &length, &data, nullptr, nullptr) != napi_ok) {
+    return false;
+  }
+  out->data = static_cast<const uint8_t*>(data);
+  out->size = length;
+  return true;
+}
+
+ByteView BytesOf(const Napi::Value& value, std::string* scratch, const char* what) {
+  napi_env env = value.Env();
+  ByteView view;
+  if (ViewOfArrayBufferView(env, value, &view)) return view;
+  if (value.IsString()) {
+    size_t length = 0;
+    napi_get_value_string_utf8(env, value, nullptr, 0, &length);
+    scratch->resize(length + 1);  // room for the terminator napi always writes
+    napi_get_value_string_utf8(env, value, &(*scratch)[0], length + 1, &length);
+    scratch->resize(length);
+    view.data = reinterpret_cast<const uint8_t*>(scratch->data());
+    view.size = length;
+    return view;
+  }
+  throw Napi::TypeError::New(
+      env, std::string(what) + " must be a string, Buffer, TypedArray or DataView");
+}
+
+}  // namespace ssr_native_addon

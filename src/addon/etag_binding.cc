@@ -1,0 +1,122 @@
+// CRC-32 and entity tags for JavaScript: unpack the bytes, call the core, pack the result.
+#include "etag_binding.h"
+
+#include <napi.h>
+
+#include <cstring>
+#include <string>
+
+#include "bytes.h"
+#include "ssr_native/crc32.h"
+#include "ssr_native/etag.h"
+
+namespace ssr_native_addon {
+namespace {
+
+using ssr_native::Crc32Path;
+
+uint32_t InitialCrc(const Napi::CallbackInfo& info, size_t index) {
+  if (info.Length() <= index || info[index].IsUndefined()) return 0;
+  if (!info[index].IsNumber()) throw Napi::TypeError::New(info.Env(), "value must be a number");
+  return info[index].As<Napi::Number>().Uint32Value();
+}
+
+// crc32(data, value = 0) -> uint32, like zlib.crc32.
+Napi::Value Crc32(const Napi::CallbackInfo& info) {
+  std::string scratch;
+  const ByteView bytes = BytesOf(info[0], &scratch, "data");
+  const uint32_t crc = ssr_native::Crc32(InitialCrc(info, 1), bytes.data, bytes.size);
+  return Napi::Number::New(info.Env(), crc);
+}
+
+// entityTag(data, weak) -> 'W/"<len>-<crc>"' or '"<len>-<crc>"'.
+// The per-response hot path, written against the C Node-API directly: a typed array is read
+// with one call (no separate type check), and no C++ wrapper objects are created.
+napi_value EntityTag(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
+  bool weak = true;
+  if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);  // leaves `weak` if not a boolean
+
+  ByteView bytes;
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  std::string scratch;
+  if (argc >= 1 &&
+      napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr, nullptr) == napi_ok &&
+      type == napi_uint8_array) {
+    bytes.data = static_cast<const uint8_t*>(data);
+    bytes.size = length;
+  } else {
+    try {
+      bytes = BytesOf(Napi::Value(env, argc >= 1 ? argv[0] : nullptr), &scratch, "body");
+    } catch (const Napi::Error& e) {
+      e.ThrowAsJavaScriptException();
+      return nullptr;
+    }
+  }
+  char tag[ssr_native::kMaxEntityTagLength];
+  const size_t n = ssr_native::FormatEntityTag(
+      bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak, tag);
+  napi_value result = nullptr;
+  napi_create_string_latin1(env, tag, n, &result);
+  return result;
+}
+
+bool PathFromName(const std::string& name, Crc32Path* path) {
+  for (int i = 0; i < ssr_native::kCrc32PathCount; ++i) {
+    const auto candidate = static_cast<Crc32Path>(i);
+    if (name == ssr_native::Crc32PathName(candidate)) {
+      *path = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+// crc32WithPath(name, data, value = 0): one specific implementation, for tests and benchmarks.
+Napi::Value Crc32WithPath(const Napi::CallbackInfo& info) {
+  Crc32Path path;
+  if (!info[0].IsString() || !PathFromName(info[0].As<Napi::String>().Utf8Value(), &path)) {
+    throw Napi::TypeError::New(info.Env(), "unknown CRC-32 path");
+  }
+  if (!ssr_native::Crc32PathAvailable(path)) {
+    throw Napi::RangeError::New(info.Env(), "this CPU cannot run that CRC-32 path");
+  }
+  std::string scratch;
+  const ByteView bytes = BytesOf(info[1], &scratch, "data");
+  return Napi::Number::New(
+      info.Env(), ssr_native::Crc32WithPath(path, InitialCrc(info, 2), bytes.data, bytes.size));
+}
+
+// crc32Paths() -> { active, available: [...] }
+Napi::Value Crc32Paths(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("active", ssr_native::Crc32PathName(ssr_native::Crc32ActivePath()));
+  Napi::Array available = Napi::Array::New(env);
+  uint32_t count = 0;
+  for (int i = 0; i < ssr_native::kCrc32PathCount; ++i) {
+    const auto path = static_cast<Crc32Path>(i);
+    if (ssr_native::Crc32PathAvailable(path))
+      available.Set(count++, ssr_native::Crc32PathName(path));
+  }
+  result.Set("available", available);
+  return result;
+}
+
+}  // namespace
+
+void InitEtag(Napi::Env env, Napi::Object exports) {
+  exports.Set("crc32", Napi::Function::New(env, Crc32, "crc32"));
+  napi_value entity_tag;
+  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, "entityTag", NAPI_AUTO_LENGTH, EntityTag,
+                                                      nullptr, &entity_tag));
+  exports.Set("entityTag", Napi::Value(env, entity_tag));
+  exports.Set("crc32WithPath", Napi::Function::New(env, Crc32WithPath, "crc32WithPath"));
+  exports.Set("crc32Paths", Napi::Function::New(env, Crc32Paths, "crc32Paths"));
+}
+
+}  // namespace ssr_native_addon

@@ -1,0 +1,21 @@
+// The one addon binary. Context-aware (Node-API): it can be loaded by the main thread and by any
+// number of worker threads; each area keeps no per-process JavaScript state.
+#include <napi.h>
+
+#include "etag_binding.h"
+
+namespace ssr_native_addon {
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  InitEtag(env, exports);
+  return exports;
+}
+
+}  // namespace ssr_native_addon
+
+// NODE_API_MODULE pastes its second argument into an identifier: it must be unqualified.
+static Napi::Object InitSsrNative(Napi::Env env, Napi::Object exports) {
+  return ssr_native_addon::Init(env, exports);
+}
+
+NODE_API_MODULE(ssr_native, InitSsrNative)
