@@ -1,0 +1,307 @@
+// Argon2 (RFC 9106) driver: validation, H0, the first blocks, the segment walk with data-
+// dependent or data-independent indexing, and the final tag. The 1 KiB block function is a
+// kernel picked at run time (argon2_fill_*.cc).
+#include "ssr_native/argon2.h"
+
+#include <cstring>
+#include <vector>
+
+#include "argon2_internal.h"
+#include "ssr_native/blake2b.h"
+#include "ssr_native/cpu_features.h"
+
+namespace ssr_native {
+
+using argon2_internal::Block;
+using argon2_internal::BlockArena;
+using argon2_internal::FillBlockFn;
+using argon2_internal::kBlockSize;
+using argon2_internal::kWordsPerBlock;
+
+namespace {
+
+constexpr uint32_t kSyncPoints = 4;  // slices per pass
+constexpr uint32_t kMaxLanes = 0xFFFFFF;
+constexpr size_t kAddressesPerBlock = kWordsPerBlock;
+constexpr size_t kPrehashSize = 64;
+
+void PutLe32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+void HashLe32(Blake2b* h, uint32_t v) {
+  uint8_t b[4];
+  PutLe32(b, v);
+  h->Update(b, 4);
+}
+
+void HashSized(Blake2b* h, const uint8_t* data, size_t size) {
+  HashLe32(h, static_cast<uint32_t>(size));
+  if (size > 0) h->Update(data, size);
+}
+
+FillBlockFn KernelFor(Argon2Kernel kernel) {
+  switch (kernel == Argon2Kernel::kAuto ? Argon2BestKernel() : kernel) {
+    case Argon2Kernel::kAvx512:
+      return argon2_internal::FillBlockAvx512;
+    case Argon2Kernel::kAvx2:
+      return argon2_internal::FillBlockAvx2;
+    default:
+      return argon2_internal::FillBlockPortable;
+  }
+}
+
+struct Instance {
+  Block* memory;
+  uint32_t passes;
+  uint32_t lanes;
+  uint32_t lane_length;
+  uint32_t segment_length;
+  uint32_t memory_blocks;
+  Argon2Type type;
+  uint32_t version;
+  FillBlockFn fill;
+};
+
+// Where in the reference area a block's reference lies (RFC 9106 section 3.4.1.2).
+uint32_t ReferenceIndex(const Instance& in, uint32_t pass, uint32_t slice, uint32_t index,
+                        uint32_t j1, bool same_lane) {
+  uint64_t area;
+  if (pass == 0) {
+    if (slice == 0) {
+      area = index - 1;
+    } else if (same_lane) {
+      area = static_cast<uint64_t>(slice) * in.segment_length + index - 1;
+    } else {
+      area = static_cast<uint64_t>(slice) * in.segment_length - (index == 0 ? 1 : 0);
+    }
+  } else {
+    if (same_lane) {
+      area = in.lane_length - in.segment_length + index - 1;
+    } else {
+      area = in.lane_length - in.segment_length - (index == 0 ? 1 : 0);
+    }
+  }
+  uint64_t x = (static_cast<uint64_t>(j1) * j1) >> 32;
+  const uint64_t relative = area - 1 - ((area * x) >> 32);
+  uint64_t start = 0;
+  if (pass != 0 && slice != kSyncPoints - 1)
+    start = static_cast<uint64_t>(slice + 1) * in.segment_length;
+  return static_cast<uint32_t>((start + relative) % in.lane_length);
+}
+
+void FillSegment(const Instance& in, uint32_t pass, uint32_t slice, uint32_t lane) {
+  const bool independent =
+      in.type == Argon2Type::kI || (in.type == Argon2Type::kId && pass == 0 && slice < 2);
+  Block zero{};
+  Block input{};
+  Block addresses{};
+  if (independent) {
+    input.v[0] = pass;
+    input.v[1] = lane;
+    input.v[2] = slice;
+    input.v[3] = in.memory_blocks;
+    input.v[4] = in.passes;
+    input.v[5] = static_cast<uint64_t>(in.type);
+  }
+  auto next_addresses = [&] {
+    ++input.v[6];
+    in.fill(zero, input, &addresses, false);
+    in.fill(zero, addresses, &addresses, false);
+  };
+
+  uint32_t start = 0;
+  if (pass == 0 && slice == 0) {
+    start = 2;  // blocks 0 and 1 come from H0
+    if (independent) next_addresses();
+  }
+  const size_t lane_base = static_cast<size_t>(lane) * in.lane_length;
+  uint32_t column = slice * in.segment_length + start;
+  const bool xor_into_next = in.version != kArgon2Version10 && pass > 0;
+  for (uint32_t i = start; i < in.segment_length; ++i, ++column) {
+    const size_t current = lane_base + column;
+    const size_t previous = column == 0 ? lane_base + in.lane_length - 1 : current - 1;
+    uint64_t pseudo_random;
+    if (independent) {
+      if (i % kAddressesPerBlock == 0) next_addresses();
+      pseudo_random = addresses.v[i % kAddressesPerBlock];
+    } else {
+      pseudo_random = in.memory[previous].v[0];
+    }
+    uint32_t ref_lane = static_cast<uint32_t>((pseudo_random >> 32) % in.lanes);
+    if (pass == 0 && slice == 0) ref_lane = lane;
+    const uint32_t ref_index =
+        ReferenceIndex(in, pass, slice, i, static_cast<uint32_t>(pseudo_random), ref_lane == lane);
+    const Block& ref = in.memory[static_cast<size_t>(ref_lane) * in.lane_length + ref_index];
+    in.fill(in.memory[previous], ref, &in.memory[current], xor_into_next);
+  }
+  SecureWipe(&addresses, sizeof(addresses));
+}
+
+void LoadBlock(Block* block, const uint8_t* bytes) {
+  for (size_t i = 0; i < kWordsPerBlock; ++i) {
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; --b) v = (v << 8) | bytes[i * 8 + b];
+    block->v[i] = v;
+  }
+}
+
+void StoreBlock(uint8_t* bytes, const Block& block) {
+  for (size_t i = 0; i < kWordsPerBlock; ++i) {
+    for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<uint8_t>(block.v[i] >> (8 * b));
+  }
+}
+
+}  // namespace
+
+const char* Argon2StatusMessage(Argon2Status status) {
+  switch (status) {
+    case Argon2Status::kOk:
+      return "OK";
+    case Argon2Status::kOutputTooShort:
+      return "Output is too short";
+    case Argon2Status::kSaltTooShort:
+      return "Salt is too short";
+    case Argon2Status::kMemoryTooLittle:
+      return "Memory cost is too small";
+    case Argon2Status::kTimeTooSmall:
+      return "Time cost is too small";
+    case Argon2Status::kLanesTooFew:
+      return "Too few lanes";
+    case Argon2Status::kLanesTooMany:
+      return "Too many lanes";
+    case Argon2Status::kIncorrectType:
+      return "There is no such version of Argon2";
+    case Argon2Status::kMemoryAllocationError:
+      return "Memory allocation error";
+  }
+  return "Unknown error code";
+}
+
+bool Argon2KernelAvailable(Argon2Kernel kernel) {
+  const CpuFeatures& cpu = GetCpuFeatures();
+  switch (kernel) {
+    case Argon2Kernel::kAvx2:
+      return cpu.avx2;
+    case Argon2Kernel::kAvx512:
+      return cpu.avx512f;
+    default:
+      return true;
+  }
+}
+
+Argon2Kernel Argon2BestKernel() {
+  // AVX-512 is only chosen when it measurably beats AVX2 (see bench/cpp/argon2_bench.cc);
+  // until then AVX2 is the fastest path on the machines measured.
+  if (Argon2KernelAvailable(Argon2Kernel::kAvx2)) return Argon2Kernel::kAvx2;
+  return Argon2Kernel::kPortable;
+}
+
+const char* Argon2KernelName(Argon2Kernel kernel) {
+  switch (kernel) {
+    case Argon2Kernel::kAuto:
+      return "auto";
+    case Argon2Kernel::kPortable:
+      return "portable";
+    case Argon2Kernel::kAvx2:
+      return "avx2";
+    case Argon2Kernel::kAvx512:
+      return "avx512";
+  }
+  return "unknown";
+}
+
+Argon2Status Argon2Validate(const Argon2Params& params, const Argon2Inputs& inputs,
+                            size_t tag_size) {
+  // libargon2's order: output, password, salt, secret, data, memory, time, lanes, then type.
+  if (tag_size < 4) return Argon2Status::kOutputTooShort;
+  if (inputs.salt_size < 8) return Argon2Status::kSaltTooShort;
+  if (params.memory_kib < 2 * kSyncPoints) return Argon2Status::kMemoryTooLittle;
+  if (params.memory_kib < 8ULL * params.lanes) return Argon2Status::kMemoryTooLittle;
+  if (params.passes < 1) return Argon2Status::kTimeTooSmall;
+  if (params.lanes < 1) return Argon2Status::kLanesTooFew;
+  if (params.lanes > kMaxLanes) return Argon2Status::kLanesTooMany;
+  const uint32_t type = static_cast<uint32_t>(params.type);
+  if (type > static_cast<uint32_t>(Argon2Type::kId)) return Argon2Status::kIncorrectType;
+  return Argon2Status::kOk;
+}
+
+Argon2Status Argon2Hash(const Argon2Params& params, const Argon2Inputs& inputs, uint8_t* tag,
+                        size_t tag_size, const ParallelFor& parallel_for) {
+  const Argon2Status status = Argon2Validate(params, inputs, tag_size);
+  if (status != Argon2Status::kOk) return status;
+  if (!Argon2KernelAvailable(params.kernel)) return Argon2Status::kIncorrectType;
+
+  Instance in;
+  in.lanes = params.lanes;
+  in.segment_length = params.memory_kib / (in.lanes * kSyncPoints);
+  in.lane_length = in.segment_length * kSyncPoints;
+  in.memory_blocks = in.lane_length * in.lanes;
+  in.passes = params.passes;
+  in.type = params.type;
+  in.version = params.version;
+  in.fill = KernelFor(params.kernel);
+
+  BlockArena arena;
+  in.memory = arena.Allocate(in.memory_blocks);
+  if (in.memory == nullptr) return Argon2Status::kMemoryAllocationError;
+
+  // H0 = H^64(p, T, m, t, v, y, len(P) P, len(S) S, len(K) K, len(X) X); 8 more bytes
+  // (block index and lane) are appended to derive each lane's first two blocks.
+  uint8_t prehash[kPrehashSize + 8];
+  {
+    Blake2b h;
+    h.Init(kPrehashSize);
+    HashLe32(&h, params.lanes);
+    HashLe32(&h, static_cast<uint32_t>(tag_size));
+    HashLe32(&h, params.memory_kib);
+    HashLe32(&h, params.passes);
+    HashLe32(&h, params.version);
+    HashLe32(&h, static_cast<uint32_t>(params.type));
+    HashSized(&h, inputs.password, inputs.password_size);
+    HashSized(&h, inputs.salt, inputs.salt_size);
+    HashSized(&h, inputs.secret, inputs.secret_size);
+    HashSized(&h, inputs.associated_data, inputs.associated_data_size);
+    h.Final(prehash);
+  }
+  uint8_t bytes[kBlockSize];
+  for (uint32_t lane = 0; lane < in.lanes; ++lane) {
+    for (uint32_t j = 0; j < 2; ++j) {
+      PutLe32(prehash + kPrehashSize, j);
+      PutLe32(prehash + kPrehashSize + 4, lane);
+      Blake2bLong(bytes, kBlockSize, prehash, sizeof(prehash));
+      LoadBlock(&in.memory[static_cast<size_t>(lane) * in.lane_length + j], bytes);
+    }
+  }
+  SecureWipe(prehash, sizeof(prehash));
+
+  for (uint32_t pass = 0; pass < in.passes; ++pass) {
+    for (uint32_t slice = 0; slice < kSyncPoints; ++slice) {
+      auto segment = [&](uint32_t lane) { FillSegment(in, pass, slice, lane); };
+      if (parallel_for && in.lanes > 1) {
+        parallel_for(in.lanes, segment);
+      } else {
+        for (uint32_t lane = 0; lane < in.lanes; ++lane) segment(lane);
+      }
+    }
+  }
+
+  Block final_block = in.memory[in.lane_length - 1];
+  for (uint32_t lane = 1; lane < in.lanes; ++lane) {
+    const Block& last = in.memory[static_cast<size_t>(lane) * in.lane_length + in.lane_length - 1];
+    for (size_t i = 0; i < kWordsPerBlock; ++i) final_block.v[i] ^= last.v[i];
+  }
+  StoreBlock(bytes, final_block);
+  Blake2bLong(tag, tag_size, bytes, kBlockSize);
+  SecureWipe(bytes, sizeof(bytes));
+  SecureWipe(&final_block, sizeof(final_block));
+  return Argon2Status::kOk;
+}
+
+bool ConstantTimeEqual(const uint8_t* a, const uint8_t* b, size_t size) {
+  volatile uint8_t diff = 0;
+  for (size_t i = 0; i < size; ++i) diff = diff | (a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace ssr_native

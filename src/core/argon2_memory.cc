@@ -1,0 +1,62 @@
+// Argon2's working memory. A default hash touches 64 MiB once per pass in random order, so
+// TLB misses dominate unless the memory is backed by 2 MiB pages: mmap + MADV_HUGEPAGE
+// (transparent huge pages) measured ~1.75x faster than malloc'ed 4 KiB pages here.
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "argon2_internal.h"
+#include "ssr_native/blake2b.h"
+
+namespace ssr_native {
+namespace argon2_internal {
+namespace {
+constexpr size_t kHugePage = size_t{2} << 20;
+}
+
+Block* BlockArena::Allocate(size_t blocks) {
+  Release();
+  if (blocks == 0 || blocks > SIZE_MAX / kBlockSize) return nullptr;
+  const size_t bytes = blocks * kBlockSize;
+#if defined(MAP_ANONYMOUS)
+  // Round up to whole huge pages so the kernel can back all of it with them.
+  const size_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED) {
+#if defined(MADV_HUGEPAGE)
+    madvise(p, mapped, MADV_HUGEPAGE);
+#endif
+    base_ = p;
+    bytes_ = mapped;
+    mapped_ = true;
+    return static_cast<Block*>(p);
+  }
+#endif
+  void* q = nullptr;
+  if (posix_memalign(&q, 64, bytes) != 0) return nullptr;
+  base_ = q;
+  bytes_ = bytes;
+  mapped_ = false;
+  return static_cast<Block*>(q);
+}
+
+void BlockArena::Release() {
+  if (base_ == nullptr) return;
+  // Wipe before release: the blocks are derived from the password.
+  SecureWipe(base_, bytes_);
+#if defined(MAP_ANONYMOUS)
+  if (mapped_) {
+    munmap(base_, bytes_);
+  } else {
+    std::free(base_);
+  }
+#else
+  std::free(base_);
+#endif
+  base_ = nullptr;
+  bytes_ = 0;
+}
+
+}  // namespace argon2_internal
+}  // namespace ssr_native
