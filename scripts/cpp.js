@@ -25,6 +25,7 @@ if (mode === 'test') {
   const sanitize = rest.includes('--sanitize');
   const dir = sanitize ? 'build-cpp-sanitize' : 'build-cpp';
   build(dir, [
+    '-DSSR_NATIVE_BUILD_TESTS=ON',
     '-DSSR_NATIVE_BUILD_BENCHMARKS=OFF',
     `-DSSR_NATIVE_SANITIZE=${sanitize ? 'ON' : 'OFF'}`,
   ]);

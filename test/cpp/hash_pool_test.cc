@@ -1,0 +1,127 @@
+// HashPool: jobs run, lanes split over idle threads, resize and shutdown.
+#include "ssr_native/hash_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ssr_native/argon2.h"
+
+namespace ssr_native {
+namespace {
+
+TEST(HashPool, RunsEveryJob) {
+  HashPool pool({2, 0});
+  std::atomic<int> done{0};
+  std::vector<std::promise<void>> finished(50);
+  for (int i = 0; i < 50; ++i) {
+    pool.Submit([&, i] {
+      done.fetch_add(1);
+      finished[i].set_value();
+    });
+  }
+  for (auto& f : finished) f.get_future().wait();
+  EXPECT_EQ(done.load(), 50);
+}
+
+TEST(HashPool, ParallelForRunsEachItemOnceAndUsesIdleThreads) {
+  HashPool pool({4, 0});
+  std::promise<std::set<std::thread::id>> result;
+  std::vector<std::atomic<int>> hits(64);
+  pool.Submit([&] {
+    std::mutex m;
+    std::set<std::thread::id> ids;
+    for (int round = 0; round < 20; ++round) {
+      pool.ParallelFor(64, [&](uint32_t i) {
+        hits[i].fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        std::lock_guard<std::mutex> lock(m);
+        ids.insert(std::this_thread::get_id());
+      });
+    }
+    result.set_value(ids);
+  });
+  const auto ids = result.get_future().get();
+  for (auto& h : hits) EXPECT_EQ(h.load(), 20);
+  // Idle threads joined in (the exact number depends on scheduling).
+  EXPECT_GT(ids.size(), 1u);
+}
+
+TEST(HashPool, ParallelForFromOutsideThePoolAndWhenAllBusy) {
+  HashPool pool({1, 0});
+  std::atomic<int> sum{0};
+  pool.ParallelFor(10, [&](uint32_t i) { sum += static_cast<int>(i); });
+  EXPECT_EQ(sum.load(), 45);
+  // The only thread runs a job that splits: nobody is idle, so it does every item itself.
+  std::promise<int> inside;
+  pool.Submit([&] {
+    std::atomic<int> s{0};
+    pool.ParallelFor(10, [&](uint32_t i) { s += static_cast<int>(i); });
+    inside.set_value(s.load());
+  });
+  EXPECT_EQ(inside.get_future().get(), 45);
+}
+
+TEST(HashPool, ConcurrentHashesGiveTheSameTags) {
+  HashPool pool({3, 5});
+  EXPECT_EQ(pool.nice(), 5);
+  const std::string password = "password", salt = "somesalt";
+  std::vector<std::promise<std::vector<uint8_t>>> tags(6);
+  for (auto& promise : tags) {
+    pool.Submit([&pool, &password, &salt, &promise] {
+      Argon2Params params;
+      params.memory_kib = 256;
+      params.passes = 2;
+      params.lanes = 2;
+      Argon2Inputs in;
+      in.password = reinterpret_cast<const uint8_t*>(password.data());
+      in.password_size = password.size();
+      in.salt = reinterpret_cast<const uint8_t*>(salt.data());
+      in.salt_size = salt.size();
+      std::vector<uint8_t> tag(32);
+      Argon2Hash(params, in, tag.data(), tag.size(),
+                 [&pool](uint32_t n, const std::function<void(uint32_t)>& body) {
+                   pool.ParallelFor(n, body);
+                 });
+      promise.set_value(tag);
+    });
+  }
+  // $argon2id$v=19$m=256,t=2,p=2$c29tZXNhbHQ$bQk8UB/VmZZF4Oo79iDXuL5/0ttZwg2f/5U52iv1cDc
+  const std::vector<uint8_t> expected = {0x6d, 0x09, 0x3c, 0x50, 0x1f, 0xd5, 0x99, 0x96,
+                                         0x45, 0xe0, 0xea, 0x3b, 0xf6, 0x20, 0xd7, 0xb8,
+                                         0xbe, 0x7f, 0xd2, 0xdb, 0x59, 0xc2, 0x0d, 0x9f,
+                                         0xff, 0x95, 0x39, 0xda, 0x2b, 0xf5, 0x70, 0x37};
+  for (auto& promise : tags) EXPECT_EQ(promise.get_future().get(), expected);
+}
+
+TEST(HashPool, ResizeAndNice) {
+  HashPool pool({2, 0});
+  EXPECT_EQ(pool.threads(), 2u);
+  pool.Resize(4);
+  EXPECT_EQ(pool.threads(), 4u);
+  pool.Resize(1);
+  EXPECT_EQ(pool.threads(), 1u);
+  pool.SetNice(25);
+  EXPECT_EQ(pool.nice(), 19);
+  std::promise<void> ran;
+  pool.Submit([&] { ran.set_value(); });
+  ran.get_future().wait();
+  EXPECT_GE(HashPool::DefaultThreads(), 1u);
+}
+
+TEST(HashPool, DestructorFinishesQueuedJobs) {
+  std::atomic<int> done{0};
+  {
+    HashPool pool({1, 0});
+    for (int i = 0; i < 20; ++i) pool.Submit([&] { done.fetch_add(1); });
+  }
+  EXPECT_EQ(done.load(), 20);
+}
+
+}  // namespace
+}  // namespace ssr_native
