@@ -1,0 +1,262 @@
+// Argon2 for JavaScript. The hash runs on the process-wide HashPool (not libuv's pool); its
+// result comes back through one thread-safe function per environment (main thread or worker),
+// whose callback settles the promise on that environment's JS thread.
+//
+// Worker termination: when an environment is torn down, Node closes and then finalizes its
+// thread-safe function. The finalizer closes a Gate (under its mutex); pool threads only call
+// into the thread-safe function while holding that mutex and seeing the gate open, so a hash
+// that finishes after its worker died just wipes and frees its result.
+#include "argon2_binding.h"
+
+#include <napi.h>
+
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "bytes.h"
+#include "ssr_native/argon2.h"
+#include "ssr_native/blake2b.h"
+#include "ssr_native/hash_pool.h"
+
+namespace ssr_native_addon {
+namespace {
+
+using ssr_native::Argon2Status;
+using ssr_native::HashPool;
+
+// ---- The process-wide pool (shared by every environment, never destroyed: pool threads may
+// still be running when the process exits, and must not find their pool gone).
+std::mutex g_pool_mutex;
+HashPool* g_pool = nullptr;
+HashPool::Options g_pool_options;
+
+HashPool& Pool() {
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  if (g_pool == nullptr) g_pool = new HashPool(g_pool_options);
+  return *g_pool;
+}
+
+struct Gate {
+  std::mutex mutex;
+  bool open = true;
+  napi_threadsafe_function tsfn = nullptr;
+};
+
+// Per environment; freed by an env cleanup hook.
+struct EnvState {
+  std::shared_ptr<Gate> gate;
+  size_t pending = 0;  // JS thread only: hashes whose promise is not settled yet
+};
+
+// Secret-bearing bytes: wiped when freed.
+struct SecretBytes {
+  std::vector<uint8_t> bytes;
+  SecretBytes() = default;
+  SecretBytes(const SecretBytes&) = delete;
+  SecretBytes& operator=(const SecretBytes&) = delete;
+  void Assign(const ByteView& view) { bytes.assign(view.data, view.data + view.size); }
+  ~SecretBytes() { ssr_native::SecureWipe(bytes.data(), bytes.size()); }
+};
+
+// Everything a hash needs, copied off the JS heap; worker thread code reads only this.
+struct HashRequest {
+  EnvState* state = nullptr;  // JS thread only
+  std::shared_ptr<Gate> gate;
+  napi_deferred deferred = nullptr;
+  ssr_native::Argon2Params params;
+  SecretBytes password, salt, secret, associated_data, tag;
+  uint32_t tag_size = 0;
+  Argon2Status status = Argon2Status::kOk;
+};
+
+// Pool thread: no JS values. Never throws.
+void RunHash(HashRequest* request) {
+  try {
+    request->tag.bytes.resize(request->tag_size);
+    ssr_native::Argon2Inputs in;
+    in.password = request->password.bytes.data();
+    in.password_size = request->password.bytes.size();
+    in.salt = request->salt.bytes.data();
+    in.salt_size = request->salt.bytes.size();
+    in.secret = request->secret.bytes.data();
+    in.secret_size = request->secret.bytes.size();
+    in.associated_data = request->associated_data.bytes.data();
+    in.associated_data_size = request->associated_data.bytes.size();
+    HashPool& pool = Pool();
+    request->status = ssr_native::Argon2Hash(
+        request->params, in, request->tag.bytes.data(), request->tag.bytes.size(),
+        [&pool](uint32_t count, const std::function<void(uint32_t)>& body) {
+          pool.ParallelFor(count, body);
+        });
+  } catch (...) {
+    request->status = Argon2Status::kMemoryAllocationError;
+  }
+  // The password is not needed any more: wipe it now rather than when the JS thread runs.
+  ssr_native::SecureWipe(request->password.bytes.data(), request->password.bytes.size());
+  ssr_native::SecureWipe(request->secret.bytes.data(), request->secret.bytes.size());
+
+  std::shared_ptr<Gate> gate = request->gate;
+  std::lock_guard<std::mutex> lock(gate->mutex);
+  if (!gate->open ||
+      napi_call_threadsafe_function(gate->tsfn, request, napi_tsfn_nonblocking) != napi_ok) {
+    // The environment is gone (or going): nobody is waiting for this promise.
+    delete request;
+  }
+}
+
+// JS thread: settle the promise. env is null while the thread-safe function is torn down.
+void SettleHash(napi_env env, napi_value /*js_callback*/, void* /*context*/, void* data) {
+  std::unique_ptr<HashRequest> request(static_cast<HashRequest*>(data));
+  if (env == nullptr) return;
+  EnvState* state = request->state;
+  if (--state->pending == 0) napi_unref_threadsafe_function(env, state->gate->tsfn);
+  try {
+    Napi::Env e(env);
+    if (request->status == Argon2Status::kOk) {
+      auto& tag = request->tag.bytes;
+      napi_resolve_deferred(env, request->deferred,
+                            Napi::Buffer<uint8_t>::Copy(e, tag.data(), tag.size()));
+    } else {
+      napi_reject_deferred(
+          env, request->deferred,
+          Napi::Error::New(e, ssr_native::Argon2StatusMessage(request->status)).Value());
+    }
+  } catch (...) {
+    // The environment is shutting down and cannot create values: nothing to settle.
+  }
+}
+
+void FinalizeTsfn(napi_env /*env*/, void* finalize_data, void* /*hint*/) {
+  std::unique_ptr<std::shared_ptr<Gate>> gate(static_cast<std::shared_ptr<Gate>*>(finalize_data));
+  std::lock_guard<std::mutex> lock((*gate)->mutex);
+  (*gate)->open = false;
+  (*gate)->tsfn = nullptr;
+}
+
+void EnsureTsfn(Napi::Env env, EnvState* state) {
+  if (state->gate->tsfn != nullptr || !state->gate->open) return;
+  napi_value name = Napi::String::New(env, "ssr-native:argon2");
+  auto* finalize_data = new std::shared_ptr<Gate>(state->gate);
+  napi_threadsafe_function tsfn = nullptr;
+  const napi_status status = napi_create_threadsafe_function(
+      env, nullptr, nullptr, name, 0, 1, finalize_data, FinalizeTsfn, nullptr, SettleHash, &tsfn);
+  if (status != napi_ok) {
+    delete finalize_data;
+    throw Napi::Error::New(env, "ssr-native: cannot create the argon2 completion channel");
+  }
+  // Keeps the event loop alive only while hashes are pending (see pending).
+  napi_unref_threadsafe_function(env, tsfn);
+  std::lock_guard<std::mutex> lock(state->gate->mutex);
+  state->gate->tsfn = tsfn;
+}
+
+uint32_t Uint32Arg(const Napi::CallbackInfo& info, size_t index) {
+  // JS has already coerced these with `>>> 0`, like the argon2 package's binding does.
+  return info[index].As<Napi::Number>().Uint32Value();
+}
+
+void CopyBytes(const Napi::CallbackInfo& info, size_t index, SecretBytes* out) {
+  ByteView view;
+  if (!ViewOfArrayBufferView(info.Env(), info[index], &view)) {
+    // node-addon-api's message when the argon2 package gets a non-Buffer salt or secret.
+    throw Napi::Error::New(info.Env(), "Invalid argument");
+  }
+  out->Assign(view);
+}
+
+// argon2Hash(password, salt, secret, associatedData, hashLength, m, t, p, type, version)
+//   -> Promise<Buffer>
+Napi::Value Argon2Hash(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* state = static_cast<EnvState*>(info.Data());
+  if (info.Length() < 10) throw Napi::TypeError::New(env, "argon2Hash expects 10 arguments");
+  auto request = std::make_unique<HashRequest>();
+  CopyBytes(info, 0, &request->password);
+  CopyBytes(info, 1, &request->salt);
+  CopyBytes(info, 2, &request->secret);
+  CopyBytes(info, 3, &request->associated_data);
+  const uint32_t hash_length = Uint32Arg(info, 4);
+  request->params.memory_kib = Uint32Arg(info, 5);
+  request->params.passes = Uint32Arg(info, 6);
+  request->params.lanes = Uint32Arg(info, 7);
+  request->params.type = static_cast<ssr_native::Argon2Type>(Uint32Arg(info, 8));
+  request->params.version = Uint32Arg(info, 9);
+
+  request->tag_size = hash_length;
+
+  napi_value promise;
+  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &request->deferred, &promise), Napi::Value());
+  // Errors libargon2 reports before allocating: reject now, without a thread hop.
+  ssr_native::Argon2Inputs check;
+  check.salt_size = request->salt.bytes.size();
+  const Argon2Status invalid = ssr_native::Argon2Validate(request->params, check, hash_length);
+  if (invalid != Argon2Status::kOk) {
+    napi_reject_deferred(env, request->deferred,
+                         Napi::Error::New(env, ssr_native::Argon2StatusMessage(invalid)).Value());
+    return Napi::Value(env, promise);
+  }
+
+  EnsureTsfn(env, state);
+  request->state = state;
+  request->gate = state->gate;
+  if (state->pending++ == 0) napi_ref_threadsafe_function(env, state->gate->tsfn);
+  HashRequest* raw = request.release();
+  Pool().Submit([raw] { RunHash(raw); });
+  return Napi::Value(env, promise);
+}
+
+// argon2Configure({ threads?, priority? }): applies to the process-wide pool.
+Napi::Value Argon2Configure(const Napi::CallbackInfo& info) {
+  Napi::Object options = info[0].As<Napi::Object>();
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  if (options.Has("threads") && options.Get("threads").IsNumber()) {
+    const uint32_t threads = options.Get("threads").As<Napi::Number>().Uint32Value();
+    g_pool_options.threads = threads;
+    if (g_pool != nullptr) g_pool->Resize(threads == 0 ? HashPool::DefaultThreads() : threads);
+  }
+  if (options.Has("priority") && options.Get("priority").IsNumber()) {
+    const int nice = options.Get("priority").As<Napi::Number>().Int32Value();
+    g_pool_options.nice = nice;
+    if (g_pool != nullptr) g_pool->SetNice(nice);
+  }
+  return info.Env().Undefined();
+}
+
+// argon2PoolStats() -> { threads, priority, queued, running, kernel }
+Napi::Value Argon2PoolStats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  if (g_pool != nullptr) {
+    out.Set("threads", g_pool->threads());
+    out.Set("priority", g_pool->nice());
+    out.Set("queued", static_cast<double>(g_pool->queued()));
+    out.Set("running", static_cast<double>(g_pool->running()));
+  } else {
+    const unsigned threads =
+        g_pool_options.threads == 0 ? HashPool::DefaultThreads() : g_pool_options.threads;
+    out.Set("threads", threads);
+    out.Set("priority", g_pool_options.nice);
+    out.Set("queued", 0);
+    out.Set("running", 0);
+  }
+  out.Set("kernel", ssr_native::Argon2KernelName(ssr_native::Argon2BestKernel()));
+  return out;
+}
+
+void FreeEnvState(void* data) { delete static_cast<EnvState*>(data); }
+
+}  // namespace
+
+void InitArgon2(Napi::Env env, Napi::Object exports) {
+  auto* state = new EnvState();
+  state->gate = std::make_shared<Gate>();
+  napi_add_env_cleanup_hook(env, FreeEnvState, state);
+  exports.Set("argon2Hash", Napi::Function::New(env, Argon2Hash, "argon2Hash", state));
+  exports.Set("argon2Configure", Napi::Function::New(env, Argon2Configure, "argon2Configure"));
+  exports.Set("argon2PoolStats", Napi::Function::New(env, Argon2PoolStats, "argon2PoolStats"));
+}
+
+}  // namespace ssr_native_addon
