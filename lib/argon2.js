@@ -1,0 +1,269 @@
+'use strict';
+// require('ssr-native/argon2'): a drop-in for the argon2 npm package 0.45 (same exports,
+// defaults, validation, errors and PHC strings), hashing on ssr-native's own thread pool,
+// behind a semaphore that rejects with SemaphoreFullError (HTTP 429) when capacity is full.
+const { randomBytes, timingSafeEqual } = require('crypto');
+const native = require('./native.js');
+const { serialize, deserialize } = require('./argon2-phc.js');
+const { Semaphore, SemaphoreFullError } = require('./argon2-semaphore.js');
+const { invalidType, outOfRange } = require('./validate.js');
+
+const argon2d = 0;
+const argon2i = 1;
+const argon2id = 2;
+
+const types = Object.freeze({ argon2d, argon2i, argon2id });
+const names = Object.freeze({
+  [argon2d]: 'argon2d',
+  [argon2i]: 'argon2i',
+  [argon2id]: 'argon2id',
+});
+
+const defaults = Object.freeze({
+  hashLength: 32,
+  memoryCost: 1 << 16,
+  parallelism: 4,
+  timeCost: 3,
+  type: argon2id,
+  version: 0x13,
+});
+
+const EMPTY = Buffer.alloc(0);
+
+// ---- Admission control ---------------------------------------------------------------
+
+const defaultThreads = native.argon2PoolStats().threads;
+const settings = {
+  maxConcurrency: defaultThreads,
+  maxQueue: 2 * defaultThreads,
+  queueTimeoutMs: 5000,
+  threads: defaultThreads,
+  priority: native.argon2PoolStats().priority,
+};
+const explicit = new Set();
+const semaphore = new Semaphore(settings);
+
+function checkInteger(options, name, min, max) {
+  const value = options[name];
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw invalidType(`options.${name}`, 'a number', value);
+  }
+  if (!(value >= min && value <= max) || (value !== Infinity && !Number.isInteger(value))) {
+    throw outOfRange(`options.${name}`, `an integer from ${min} to ${max}`, value);
+  }
+}
+
+/**
+ * configure({ maxConcurrency, maxQueue, queueTimeoutMs, threads, priority }) -> settings.
+ * maxConcurrency and maxQueue follow `threads` (1x and 2x) unless set themselves.
+ */
+function configure(options = {}) {
+  if (typeof options !== 'object' || options === null) {
+    throw invalidType('options', 'an object', options);
+  }
+  const known = ['maxConcurrency', 'maxQueue', 'queueTimeoutMs', 'threads', 'priority'];
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw invalidType(`options.${key}`, `one of ${known.join(', ')}`, key);
+  }
+  if (options.threads !== undefined) checkInteger(options, 'threads', 1, 1024);
+  if (options.priority !== undefined) checkInteger(options, 'priority', 0, 19);
+  if (options.maxConcurrency !== undefined) checkInteger(options, 'maxConcurrency', 1, 1e6);
+  if (options.maxQueue !== undefined) checkInteger(options, 'maxQueue', 0, Infinity);
+  if (options.queueTimeoutMs !== undefined) {
+    checkInteger(options, 'queueTimeoutMs', 0, Infinity);
+  }
+
+  for (const key of known) {
+    if (options[key] !== undefined) {
+      settings[key] = options[key];
+      explicit.add(key);
+    }
+  }
+  if (!explicit.has('maxConcurrency')) settings.maxConcurrency = settings.threads;
+  if (!explicit.has('maxQueue')) settings.maxQueue = 2 * settings.maxConcurrency;
+  if (options.threads !== undefined || options.priority !== undefined) {
+    native.argon2Configure({ threads: settings.threads, priority: settings.priority });
+  }
+  semaphore.maxConcurrency = settings.maxConcurrency;
+  semaphore.maxQueue = settings.maxQueue;
+  semaphore.queueTimeoutMs = settings.queueTimeoutMs;
+  semaphore.drain();
+  return { ...settings };
+}
+
+/** stats() -> { active, queued, rejected, completed } for this JavaScript thread. */
+function stats() {
+  return {
+    active: semaphore.active,
+    queued: semaphore.waiters.length,
+    rejected: semaphore.rejected,
+    completed: semaphore.completed,
+  };
+}
+
+// Runs one hash with a permit. The arguments were converted by the caller, so a TypeError
+// for a bad password comes before (and regardless of) admission.
+async function admittedHash(password, salt, secret, data, hashLength, m, t, p, type, version) {
+  const release = await semaphore.acquire();
+  try {
+    return await native.argon2Hash(
+      password,
+      salt,
+      secret,
+      data,
+      Number(hashLength) >>> 0,
+      Number(m) >>> 0,
+      Number(t) >>> 0,
+      Number(p) >>> 0,
+      Number(type) >>> 0,
+      Number(version) >>> 0,
+    );
+  } finally {
+    release();
+  }
+}
+
+// ---- The argon2 package's API ----------------------------------------------------------
+
+/**
+ * hash(password, options) -> Promise<string> (PHC, m,t,p order) or Promise<Buffer> (raw).
+ */
+async function hash(password, options) {
+  const { raw, salt: givenSalt, ...rest } = { ...defaults, ...options };
+
+  if (rest.hashLength > 2 ** 32 - 1) throw new RangeError('Hash length is too large');
+  if (rest.memoryCost > 2 ** 32 - 1) throw new RangeError('Memory cost is too large');
+  if (rest.timeCost > 2 ** 32 - 1) throw new RangeError('Time cost is too large');
+  if (rest.parallelism > 2 ** 24 - 1) throw new RangeError('Parallelism is too large');
+
+  // 16 bytes from the CSPRNG directly: no libuv thread-pool hop for so little.
+  const salt = givenSalt ?? randomBytes(16);
+  const {
+    hashLength,
+    secret = EMPTY,
+    type,
+    version,
+    memoryCost: m,
+    timeCost: t,
+    parallelism: p,
+    associatedData: data = EMPTY,
+  } = rest;
+
+  const result = await admittedHash(
+    Buffer.from(password),
+    salt,
+    secret,
+    data,
+    hashLength,
+    m,
+    t,
+    p,
+    type,
+    version,
+  );
+  if (raw) return result;
+
+  // The PHC string format's own order (m, t, p); the argon2 package writes m, p, t.
+  const params = { m, t, p };
+  if (data.byteLength > 0) params.data = data;
+  return serialize({ id: names[type], version, params, salt, hash: result });
+}
+
+/**
+ * needsRehash(digest, { memoryCost, timeCost, parallelism, version }) -> boolean: whether the
+ * digest was made with other parameters than these (the defaults when omitted).
+ */
+function needsRehash(digest, options = {}) {
+  const { memoryCost, timeCost, parallelism, version } = { ...defaults, ...options };
+  const {
+    version: v,
+    params: { m, t, p },
+  } = deserialize(digest);
+  return (
+    Number(v) !== Number(version) ||
+    Number(m) !== Number(memoryCost) ||
+    Number(t) !== Number(timeCost) ||
+    Number(p) !== Number(parallelism)
+  );
+}
+
+/**
+ * verify(digest, password, { secret }) -> Promise<boolean>. Digests of other algorithms
+ * (bcrypt, scrypt, ...) give false; malformed ones reject with a TypeError.
+ */
+async function verify(digest, password, options = {}) {
+  const { id, ...rest } = deserialize(digest);
+  if (!(id in types)) return false;
+  const {
+    version = 0x10,
+    params: { m, t, p, data = '' },
+    salt,
+    hash: expected,
+  } = rest;
+  const { secret = EMPTY } = options;
+
+  const actual = await admittedHash(
+    Buffer.from(password),
+    salt,
+    secret,
+    Buffer.from(data, 'base64'),
+    expected.byteLength,
+    m,
+    t,
+    p,
+    types[id],
+    version,
+  );
+  return timingSafeEqual(actual, expected);
+}
+
+// ---- HTTP helpers ------------------------------------------------------------------------
+
+function isBusy(err) {
+  return err instanceof SemaphoreFullError || (err != null && err.code === 'ERR_ARGON2_BUSY');
+}
+
+function busyBody(err) {
+  return { error: 'Too Many Requests', code: err.code, retryAfter: err.retryAfter };
+}
+
+/** Express error handler: SemaphoreFullError -> 429 with Retry-After; others go on. */
+function expressErrorHandler() {
+  return function argon2BusyHandler(err, req, res, next) {
+    if (!isBusy(err) || res.headersSent) return next(err);
+    const body = JSON.stringify(busyBody(err));
+    res.statusCode = 429;
+    res.setHeader('Retry-After', String(err.retryAfter));
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(body);
+  };
+}
+
+/** Koa middleware (use it early): SemaphoreFullError -> 429 with Retry-After. */
+function koaMiddleware() {
+  return async function argon2Busy(ctx, next) {
+    try {
+      await next();
+    } catch (err) {
+      if (!isBusy(err)) throw err;
+      ctx.status = 429;
+      ctx.set('Retry-After', String(err.retryAfter));
+      ctx.body = busyBody(err);
+    }
+  };
+}
+
+module.exports = {
+  argon2d,
+  argon2i,
+  argon2id,
+  hash,
+  verify,
+  needsRehash,
+  configure,
+  stats,
+  SemaphoreFullError,
+  expressErrorHandler,
+  koaMiddleware,
+};
