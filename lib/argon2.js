@@ -202,12 +202,16 @@ async function verify(digest, password, options = {}) {
   } = rest;
   const { secret = EMPTY } = options;
 
+  // Converted in the argon2 package's order, so bad inputs fail with the same error.
+  const dataBytes = Buffer.from(data, 'base64');
+  const hashLength = expected.byteLength;
+  const passwordBytes = Buffer.from(password);
   const actual = await admittedHash(
-    Buffer.from(password),
+    passwordBytes,
     salt,
     secret,
-    Buffer.from(data, 'base64'),
-    expected.byteLength,
+    dataBytes,
+    hashLength,
     m,
     t,
     p,

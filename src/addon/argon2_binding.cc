@@ -10,6 +10,10 @@
 
 #include <napi.h>
 
+#if defined(__linux__) || defined(__APPLE__)
+#include <dlfcn.h>
+#endif
+
 #include <memory>
 #include <mutex>
 #include <new>
@@ -32,9 +36,25 @@ std::mutex g_pool_mutex;
 HashPool* g_pool = nullptr;
 HashPool::Options g_pool_options;
 
+// Node unloads (dlclose) an addon when the last environment that loaded it goes away, e.g.
+// a worker thread that was the only user. Pool threads run this library's code, so once the
+// pool exists the library must stay mapped: RTLD_NODELETE pins it for the process lifetime.
+void PinThisLibrary() {
+#if defined(__linux__) || defined(__APPLE__)
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&PinThisLibrary), &info) != 0 && info.dli_fname != nullptr) {
+    // The handle is deliberately never closed.
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+#endif
+}
+
 HashPool& Pool() {
   std::lock_guard<std::mutex> lock(g_pool_mutex);
-  if (g_pool == nullptr) g_pool = new HashPool(g_pool_options);
+  if (g_pool == nullptr) {
+    PinThisLibrary();
+    g_pool = new HashPool(g_pool_options);
+  }
   return *g_pool;
 }
 
@@ -192,6 +212,12 @@ Napi::Value Argon2Hash(const Napi::CallbackInfo& info) {
   ssr_native::Argon2Inputs check;
   check.salt_size = request->salt.bytes.size();
   const Argon2Status invalid = ssr_native::Argon2Validate(request->params, check, hash_length);
+  if (hash_length == 0) {
+    // The argon2 package hands libargon2 an empty vector's null data pointer in this case.
+    napi_reject_deferred(env, request->deferred,
+                         Napi::Error::New(env, "Output pointer is NULL").Value());
+    return Napi::Value(env, promise);
+  }
   if (invalid != Argon2Status::kOk) {
     napi_reject_deferred(env, request->deferred,
                          Napi::Error::New(env, ssr_native::Argon2StatusMessage(invalid)).Value());
