@@ -1,0 +1,72 @@
+'use strict';
+// How fast is one password hash, and how many per second, against the argon2 package,
+// @node-rs/argon2 and crypto.argon2 (Node >= 24.7)?
+const { spawnSync } = require('child_process');
+const path = require('path');
+
+const IMPLS = ['argon2', '@node-rs/argon2', 'crypto.argon2', 'ssr-native'];
+const BASELINE = 'argon2';
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+function measure(impl, mode, count) {
+  // Unpinned: every implementation may use all CPUs (lanes and pools are what is measured).
+  const out = spawnSync(process.execPath, [path.join(__dirname, '..', 'micro', 'argon2.js'), impl, mode, String(count)], {
+    encoding: 'utf8',
+  });
+  const line = (out.stdout || '').trim().split('\n').pop();
+  const result = line ? JSON.parse(line) : { error: out.stderr };
+  if (result.error) throw new Error(`${impl} ${mode}: ${result.error}`);
+  return result;
+}
+
+module.exports = {
+  name: 'argon2',
+  order: 40,
+  question:
+    'One argon2id hash at the argon2 package defaults (m=64 MiB, t=3, p=4): latency, and hashes/s with 1, 2 and 4 in flight at p=1.',
+  async run({ quick, log }) {
+    const rounds = quick ? 2 : 5;
+    const modes = [
+      { mode: 'latency', count: quick ? 3 : 7, title: 'one hash, p=4: latency', unit: 'ms/hash', lowerIsBetter: true },
+      { mode: 'inflight-1', count: quick ? 4 : 8, title: '1 in flight, p=1: throughput', unit: 'hashes/s' },
+      { mode: 'inflight-2', count: quick ? 6 : 16, title: '2 in flight, p=1: throughput', unit: 'hashes/s' },
+      { mode: 'inflight-4', count: quick ? 8 : 24, title: '4 in flight, p=1: throughput', unit: 'hashes/s' },
+    ];
+    const tables = [];
+    for (const m of modes) {
+      const samples = {};
+      const skipped = {};
+      for (let round = 0; round < rounds; round++) {
+        for (let k = 0; k < IMPLS.length; k++) {
+          const impl = IMPLS[(k + round) % IMPLS.length];
+          if (skipped[impl]) continue;
+          const result = measure(impl, m.mode, m.count);
+          if (result.skipped) {
+            skipped[impl] = result.skipped;
+            continue;
+          }
+          (samples[impl] ||= []).push(result.value);
+          log(`  ${m.mode} round ${round + 1}/${rounds} ${impl}: ${result.value.toFixed(1)} ${m.unit}`);
+        }
+      }
+      const base = median(samples[BASELINE]);
+      const ratioColumn = `ratio vs ${BASELINE}`;
+      const rows = IMPLS.filter((impl) => samples[impl]).map((impl) => {
+        const value = median(samples[impl]);
+        return {
+          implementation: impl,
+          [m.unit]: value.toFixed(1),
+          [ratioColumn]: `${(m.lowerIsBetter ? base / value : value / base).toFixed(2)}x`,
+        };
+      });
+      const notes = [`median of ${rounds} interleaved runs, each in a fresh process; ratio = speed-up.`];
+      for (const [impl, reason] of Object.entries(skipped)) notes.push(`${impl} skipped: ${reason}.`);
+      tables.push({ title: m.title, columns: ['implementation', m.unit, ratioColumn], rows, notes });
+    }
+    return { tables };
+  },
+};
