@@ -32,16 +32,36 @@ const EMPTY = Buffer.alloc(0);
 
 // ---- Admission control ---------------------------------------------------------------
 
-const defaultThreads = native.argon2PoolStats().threads;
+// Defaults are read from the pool on first use, not at require time: a server is often
+// pinned to its CPUs (taskset, cgroups) after it has started.
 const settings = {
-  maxConcurrency: defaultThreads,
-  maxQueue: 2 * defaultThreads,
+  maxConcurrency: 1,
+  maxQueue: 2,
   queueTimeoutMs: 5000,
-  threads: defaultThreads,
-  priority: native.argon2PoolStats().priority,
+  threads: 1,
+  priority: 10,
 };
 const explicit = new Set();
 const semaphore = new Semaphore(settings);
+let defaultsResolved = false;
+
+function resolveDefaults() {
+  if (defaultsResolved) return;
+  defaultsResolved = true;
+  const pool = native.argon2PoolStats();
+  if (!explicit.has('threads')) settings.threads = pool.threads;
+  if (!explicit.has('priority')) settings.priority = pool.priority;
+  applySettings();
+}
+
+function applySettings() {
+  if (!explicit.has('maxConcurrency')) settings.maxConcurrency = settings.threads;
+  if (!explicit.has('maxQueue')) settings.maxQueue = 2 * settings.maxConcurrency;
+  semaphore.maxConcurrency = settings.maxConcurrency;
+  semaphore.maxQueue = settings.maxQueue;
+  semaphore.queueTimeoutMs = settings.queueTimeoutMs;
+  semaphore.drain();
+}
 
 function checkInteger(options, name, min, max) {
   const value = options[name];
@@ -73,26 +93,23 @@ function configure(options = {}) {
     checkInteger(options, 'queueTimeoutMs', 0, Infinity);
   }
 
+  resolveDefaults();
   for (const key of known) {
     if (options[key] !== undefined) {
       settings[key] = options[key];
       explicit.add(key);
     }
   }
-  if (!explicit.has('maxConcurrency')) settings.maxConcurrency = settings.threads;
-  if (!explicit.has('maxQueue')) settings.maxQueue = 2 * settings.maxConcurrency;
   if (options.threads !== undefined || options.priority !== undefined) {
     native.argon2Configure({ threads: settings.threads, priority: settings.priority });
   }
-  semaphore.maxConcurrency = settings.maxConcurrency;
-  semaphore.maxQueue = settings.maxQueue;
-  semaphore.queueTimeoutMs = settings.queueTimeoutMs;
-  semaphore.drain();
+  applySettings();
   return { ...settings };
 }
 
 /** stats() -> { active, queued, rejected, completed } for this JavaScript thread. */
 function stats() {
+  resolveDefaults();
   return {
     active: semaphore.active,
     queued: semaphore.waiters.length,
@@ -104,6 +121,7 @@ function stats() {
 // Runs one hash with a permit. The arguments were converted by the caller, so a TypeError
 // for a bad password comes before (and regardless of) admission.
 async function admittedHash(password, salt, secret, data, hashLength, m, t, p, type, version) {
+  resolveDefaults();
   const release = await semaphore.acquire();
   try {
     return await native.argon2Hash(
