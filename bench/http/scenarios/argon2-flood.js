@@ -1,0 +1,142 @@
+'use strict';
+// Does a flood of registrations (password hashing) slow down everything else the server
+// does? An Express server pinned to one CPU; /health is probed at a steady rate, idle and
+// while /register receives more hashes per second than the CPU can compute.
+const http = require('http');
+const path = require('path');
+
+const SERVER = path.join(__dirname, '..', 'servers', 'argon2-flood.js');
+const VARIANTS = [
+  { name: 'argon2 package', env: { ARGON2_IMPL: 'argon2' } },
+  { name: 'ssr-native/argon2', env: { ARGON2_IMPL: 'ssr-native' } },
+];
+
+function registeredSoFar(server) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${server.url}/health`, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(JSON.parse(body).registered));
+      })
+      .on('error', reject);
+  });
+}
+
+// Waits until the server has finished the hashes still queued from a flood (the argon2
+// package keeps hashing for requests whose clients are gone), so it cannot slow down the
+// next variant on the same CPU.
+async function drained(server) {
+  let last = -1;
+  for (let stable = 0; stable < 4; ) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = await registeredSoFar(server);
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+  }
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+const HEALTH_RATE = 100; // requests/s, open loop: a health checker plus light traffic
+const REGISTER_RATE = 40; // requests/s offered: well beyond one CPU's hashing capacity
+
+module.exports = {
+  name: 'argon2-flood',
+  order: 41,
+  question:
+    'Server pinned to one CPU: /health p50/p99 idle and while /register is flooded with default argon2id hashes; registrations/s and 429s.',
+  async run({ quick, log, startServer, runLoad }) {
+    const rounds = quick ? 2 : 5;
+    const seconds = quick ? 4 : 8;
+    const health = (server, duration) => ({
+      url: `${server.url}/health`,
+      connections: 4,
+      overallRate: HEALTH_RATE,
+      duration,
+    });
+    const register = (server, duration) => ({
+      url: `${server.url}/register`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'a@example.com', password: 'correct horse battery staple' }),
+      connections: 32,
+      overallRate: REGISTER_RATE,
+      duration,
+      timeout: 30,
+    });
+
+    const servers = [];
+    const samples = VARIANTS.map(() => ({ idleP50: [], idleP99: [], floodP50: [], floodP99: [], regs: [], busy: [], errors: [] }));
+    try {
+      for (const v of VARIANTS) servers.push(await startServer(SERVER, v.env));
+      // Warm-up: JIT, the libuv/hash pools and the first arena.
+      for (const s of servers) {
+        await Promise.all([runLoad(health(s, 1)), runLoad({ ...register(s, 2), overallRate: 5 })]);
+        await drained(s);
+      }
+      for (let round = 0; round < rounds; round++) {
+        for (let k = 0; k < VARIANTS.length; k++) {
+          const i = (k + round) % VARIANTS.length;
+          const s = servers[i];
+          const idle = await runLoad(health(s, seconds));
+          // The flood starts first and outlasts the health probe by a second each side.
+          const flood = runLoad(register(s, seconds + 2));
+          await new Promise((r) => setTimeout(r, 1000));
+          const busy = await runLoad(health(s, seconds));
+          const floodResult = await flood;
+          await drained(s);
+          const codes = floodResult.statusCodes || {};
+          const out = samples[i];
+          out.idleP50.push(idle.p50);
+          out.idleP99.push(idle.p99);
+          out.floodP50.push(busy.p50);
+          out.floodP99.push(busy.p99);
+          out.regs.push((codes['201'] || 0) / (seconds + 2));
+          out.busy.push(codes['429'] || 0);
+          out.errors.push(floodResult.errors + busy.errors);
+          log(
+            `  round ${round + 1}/${rounds} ${VARIANTS[i].name}: health p99 idle ${idle.p99} ms, flooded ${busy.p99} ms; ` +
+              `${((codes['201'] || 0) / (seconds + 2)).toFixed(1)} registrations/s, ${codes['429'] || 0} x 429`,
+          );
+        }
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+    const base = samples[0];
+    const rows = VARIANTS.map((v, i) => {
+      const s = samples[i];
+      const idleP99 = median(s.idleP99);
+      const floodP99 = median(s.floodP99);
+      return {
+        server: v.name,
+        'health p50 idle ms': median(s.idleP50).toFixed(1),
+        'health p99 idle ms': idleP99.toFixed(1),
+        'health p50 flooded ms': median(s.floodP50).toFixed(1),
+        'health p99 flooded ms': floodP99.toFixed(1),
+        'p99 target ms': Math.max(3 * idleP99, 15).toFixed(0),
+        'registrations/s': median(s.regs).toFixed(1),
+        '429s per round': String(Math.round(median(s.busy))),
+        'errors/timeouts': String(s.errors.reduce((a, b) => a + b, 0)),
+        'ratio registrations vs argon2 package': `${(median(s.regs) / median(base.regs)).toFixed(2)}x`,
+      };
+    });
+    return {
+      tables: [
+        {
+          title: `/health at ${HEALTH_RATE} req/s, /register offered ${REGISTER_RATE} req/s (32 connections)`,
+          columns: Object.keys(rows[0]),
+          rows,
+          notes: [
+            `${rounds} interleaved rounds; each: ${seconds} s of /health alone, then ${seconds} s of /health inside ${seconds + 2} s of /register flood; medians shown.`,
+            'Server (all threads) pinned to one CPU, load generators on another. p99 target: max(3 x idle p99, 15 ms).',
+          ],
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,30 @@
+'use strict';
+// The auth-server shape: Express 5 with GET /health (JSON) and POST /register (hash the
+// password at the argon2 package defaults). ARGON2_IMPL: argon2 (the package, no admission
+// control) or ssr-native (our pool + semaphore; 429 with Retry-After when full).
+const http = require('http');
+const express = require('express');
+const { listen } = require('../lib/server');
+
+const impl = process.env.ARGON2_IMPL || 'argon2';
+const argon2 = impl === 'ssr-native' ? require('../../../lib/argon2.js') : require('argon2');
+if (!['argon2', 'ssr-native'].includes(impl)) throw new Error(`unknown ARGON2_IMPL ${impl}`);
+
+const app = express();
+app.use(express.json());
+let registered = 0;
+app.get('/health', (req, res) => {
+  res.json({ status: 'ok', registered });
+});
+app.post('/register', async (req, res, next) => {
+  try {
+    const digest = await argon2.hash(String((req.body && req.body.password) || ''));
+    registered++;
+    res.status(201).json({ user: req.body.email, digest });
+  } catch (err) {
+    next(err);
+  }
+});
+if (impl === 'ssr-native') app.use(argon2.expressErrorHandler());
+
+listen(http.createServer(app));
