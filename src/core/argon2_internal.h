@@ -41,6 +41,7 @@ class BlockArena {
  private:
   void* base_ = nullptr;
   size_t bytes_ = 0;
+  size_t wipe_bytes_ = 0;
   bool mapped_ = false;
 };
 

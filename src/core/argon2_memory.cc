@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -29,31 +30,47 @@ Block* BlockArena::Allocate(size_t blocks) {
     return nullptr;
   }
 #if defined(MAP_ANONYMOUS)
-  // Round up to whole huge pages so the kernel can back all of it with them.
-  const size_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p != MAP_FAILED) {
+  // Small arenas (below one huge page) come from malloc: huge pages cannot help them.
+  if (bytes >= kHugePage) {
+    // Round up to whole huge pages and map one more, so the blocks can start on a 2 MiB
+    // boundary: mmap only promises 4 KiB alignment, and a misaligned start would leave the
+    // first and last pieces on small pages.
+    const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    const size_t mapped = rounded + kHugePage;
+    void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      const uintptr_t start = reinterpret_cast<uintptr_t>(p);
+      const uintptr_t aligned = (start + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
+      // Give back the unused head and tail right away.
+      if (aligned > start) munmap(p, aligned - start);
+      const uintptr_t end = start + mapped;
+      if (end > aligned + rounded)
+        munmap(reinterpret_cast<void*>(aligned + rounded), end - (aligned + rounded));
 #if defined(MADV_HUGEPAGE)
-    madvise(p, mapped, MADV_HUGEPAGE);
+      madvise(reinterpret_cast<void*>(aligned), rounded, MADV_HUGEPAGE);
 #endif
-    base_ = p;
-    bytes_ = mapped;
-    mapped_ = true;
-    return static_cast<Block*>(p);
+      base_ = reinterpret_cast<void*>(aligned);
+      bytes_ = rounded;
+      mapped_ = true;
+      wipe_bytes_ = bytes;
+      return static_cast<Block*>(base_);
+    }
   }
 #endif
   void* q = nullptr;
   if (posix_memalign(&q, 64, bytes) != 0) return nullptr;
   base_ = q;
   bytes_ = bytes;
+  wipe_bytes_ = bytes;
   mapped_ = false;
   return static_cast<Block*>(q);
 }
 
 void BlockArena::Release() {
   if (base_ == nullptr) return;
-  // Wipe before release: the blocks are derived from the password.
-  SecureWipe(base_, bytes_);
+  // Wipe before release: the blocks are derived from the password. (Only the blocks: the
+  // rounding slack was never written, and touching it would fault pages in.)
+  SecureWipe(base_, wipe_bytes_);
 #if defined(MAP_ANONYMOUS)
   if (mapped_) {
     munmap(base_, bytes_);
