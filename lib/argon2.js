@@ -216,15 +216,16 @@ async function verify(digest, password, options = {}) {
     version = 0x10,
     params: { m, t, p, data = '' },
     salt,
-    hash: expected,
+    hash: actual,
   } = rest;
   const { secret = EMPTY } = options;
 
-  // Converted in the argon2 package's order, so bad inputs fail with the same error.
+  // Converted in the argon2 package's order and with its names (JavaScriptCore quotes the
+  // expression in its messages), so bad inputs fail with the same error under Node and Bun.
   const dataBytes = Buffer.from(data, 'base64');
-  const hashLength = expected.byteLength;
+  const hashLength = actual.byteLength;
   const passwordBytes = Buffer.from(password);
-  const actual = await admittedHash(
+  const expected = await admittedHash(
     passwordBytes,
     salt,
     secret,
@@ -236,7 +237,7 @@ async function verify(digest, password, options = {}) {
     types[id],
     version,
   );
-  return timingSafeEqual(actual, expected);
+  return timingSafeEqual(expected, actual);
 }
 
 // ---- HTTP helpers ------------------------------------------------------------------------
