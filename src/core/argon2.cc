@@ -116,6 +116,14 @@ void FillSegment(const Instance& in, uint32_t pass, uint32_t slice, uint32_t lan
     if (independent) next_addresses();
   }
   const size_t lane_base = static_cast<size_t>(lane) * in.lane_length;
+  // The block a pseudo-random value points to, for block `index` of this segment.
+  auto reference = [&](uint32_t index, uint64_t pseudo_random) -> const Block* {
+    const uint32_t ref_lane =
+        (pass == 0 && slice == 0) ? lane : static_cast<uint32_t>((pseudo_random >> 32) % in.lanes);
+    const uint32_t ref_index = ReferenceIndex(
+        in, pass, slice, index, static_cast<uint32_t>(pseudo_random), ref_lane == lane);
+    return &in.memory[static_cast<size_t>(ref_lane) * in.lane_length + ref_index];
+  };
   uint32_t column = slice * in.segment_length + start;
   const bool xor_into_next = in.version != kArgon2Version10 && pass > 0;
   for (uint32_t i = start; i < in.segment_length; ++i, ++column) {
@@ -125,15 +133,18 @@ void FillSegment(const Instance& in, uint32_t pass, uint32_t slice, uint32_t lan
     if (independent) {
       if (i % kAddressesPerBlock == 0) next_addresses();
       pseudo_random = addresses.v[i % kAddressesPerBlock];
+      // Addresses are known in advance here: fetch the next reference block from memory
+      // while this one is computed (a random 1 KiB read from the arena is a cache miss).
+      const uint32_t next = i + 1;
+      if (next < in.segment_length && next % kAddressesPerBlock != 0) {
+        const char* p =
+            reinterpret_cast<const char*>(reference(next, addresses.v[next % kAddressesPerBlock]));
+        for (size_t line = 0; line < kBlockSize; line += 64) __builtin_prefetch(p + line);
+      }
     } else {
       pseudo_random = in.memory[previous].v[0];
     }
-    uint32_t ref_lane = static_cast<uint32_t>((pseudo_random >> 32) % in.lanes);
-    if (pass == 0 && slice == 0) ref_lane = lane;
-    const uint32_t ref_index =
-        ReferenceIndex(in, pass, slice, i, static_cast<uint32_t>(pseudo_random), ref_lane == lane);
-    const Block& ref = in.memory[static_cast<size_t>(ref_lane) * in.lane_length + ref_index];
-    in.fill(in.memory[previous], ref, &in.memory[current], xor_into_next);
+    in.fill(in.memory[previous], *reference(i, pseudo_random), &in.memory[current], xor_into_next);
   }
   SecureWipe(&addresses, sizeof(addresses));
 }
