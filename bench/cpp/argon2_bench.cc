@@ -47,7 +47,7 @@ void FillBlock(benchmark::State& state, ssr_native::argon2_internal::FillBlockFn
   for (auto& w : ref.v) w = rng();
   std::memset(next.v, 0, sizeof(next.v));
   for (auto _ : state) {
-    fill(prev, ref, &next, true);
+    fill(prev, ref, &next, true, nullptr);
     benchmark::DoNotOptimize(next);
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * 1024);

@@ -22,6 +22,10 @@ class HashPool {
   struct Options {
     unsigned threads = 0;  // 0: the number of CPUs this process may run on
     int nice = 10;         // added niceness of the pool threads, 0..19 (Linux, per thread)
+    /// Called on a pool thread once it has been idle for idle_ms after running a job: the
+    /// place to free per-thread caches (Argon2's kept memory).
+    std::function<void()> on_idle;
+    unsigned idle_ms = 2000;
   };
 
   explicit HashPool(const Options& options);
@@ -69,6 +73,8 @@ class HashPool {
   size_t running_ = 0;
   int nice_ = 0;
   bool stopping_ = false;
+  std::function<void()> on_idle_;
+  unsigned idle_ms_ = 2000;
 };
 
 }  // namespace ssr_native

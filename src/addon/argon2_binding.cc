@@ -53,7 +53,10 @@ HashPool& Pool() {
   std::lock_guard<std::mutex> lock(g_pool_mutex);
   if (g_pool == nullptr) {
     PinThisLibrary();
-    g_pool = new HashPool(g_pool_options);
+    HashPool::Options options = g_pool_options;
+    // Pool threads keep their last arena between hashes and free it after 2 s without work.
+    options.on_idle = [] { ssr_native::Argon2ReleaseThreadMemory(); };
+    g_pool = new HashPool(options);
   }
   return *g_pool;
 }
@@ -95,6 +98,7 @@ struct HashRequest {
 void RunHash(HashRequest* request) {
   try {
     request->tag.bytes.resize(request->tag_size);
+    request->params.reuse_thread_memory = true;
     ssr_native::Argon2Inputs in;
     in.password = request->password.bytes.data();
     in.password_size = request->password.bytes.size();

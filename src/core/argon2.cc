@@ -24,6 +24,10 @@ constexpr uint32_t kSyncPoints = 4;  // slices per pass
 constexpr uint32_t kMaxLanes = 0xFFFFFF;
 constexpr size_t kAddressesPerBlock = kWordsPerBlock;
 constexpr size_t kPrehashSize = 64;
+// The largest arena a thread keeps between hashes (reuse_thread_memory).
+constexpr uint64_t kMaxCachedArenaBytes = uint64_t{1} << 30;
+
+thread_local BlockArena t_cached_arena;
 
 void PutLe32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
@@ -106,8 +110,8 @@ void FillSegment(const Instance& in, uint32_t pass, uint32_t slice, uint32_t lan
   }
   auto next_addresses = [&] {
     ++input.v[6];
-    in.fill(zero, input, &addresses, false);
-    in.fill(zero, addresses, &addresses, false);
+    in.fill(zero, input, &addresses, false, nullptr);
+    in.fill(zero, addresses, &addresses, false, nullptr);
   };
 
   uint32_t start = 0;
@@ -124,6 +128,17 @@ void FillSegment(const Instance& in, uint32_t pass, uint32_t slice, uint32_t lan
         in, pass, slice, index, static_cast<uint32_t>(pseudo_random), ref_lane == lane);
     return &in.memory[static_cast<size_t>(ref_lane) * in.lane_length + ref_index];
   };
+  struct Prefetch {
+    const decltype(reference)* find;
+    uint32_t index;
+  } prefetch{&reference, 0};
+  const argon2_internal::NextBlockHint hint{
+      [](const void* context, uint64_t first_word) {
+        const auto* p = static_cast<const Prefetch*>(context);
+        const char* block = reinterpret_cast<const char*>((*p->find)(p->index, first_word));
+        for (size_t line = 0; line < kBlockSize; line += 64) __builtin_prefetch(block + line);
+      },
+      &prefetch};
   uint32_t column = slice * in.segment_length + start;
   const bool xor_into_next = in.version != kArgon2Version10 && pass > 0;
   for (uint32_t i = start; i < in.segment_length; ++i, ++column) {
@@ -144,7 +159,15 @@ void FillSegment(const Instance& in, uint32_t pass, uint32_t slice, uint32_t lan
     } else {
       pseudo_random = in.memory[previous].v[0];
     }
-    in.fill(in.memory[previous], *reference(i, pseudo_random), &in.memory[current], xor_into_next);
+    const Block* ref = reference(i, pseudo_random);
+    if (!independent && i + 1 < in.segment_length) {
+      // Data-dependent: block i's first word picks block i+1's reference. The kernel reports
+      // it before finishing block i, and the fetch overlaps the rest of the computation.
+      prefetch.index = i + 1;
+      in.fill(in.memory[previous], *ref, &in.memory[current], xor_into_next, &hint);
+    } else {
+      in.fill(in.memory[previous], *ref, &in.memory[current], xor_into_next, nullptr);
+    }
   }
   SecureWipe(&addresses, sizeof(addresses));
 }
@@ -253,8 +276,20 @@ Argon2Status Argon2Hash(const Argon2Params& params, const Argon2Inputs& inputs, 
   in.version = params.version;
   in.fill = KernelFor(params.kernel);
 
-  BlockArena arena;
-  in.memory = arena.Allocate(in.memory_blocks);
+  // Wipes the blocks on every way out; frees them unless this thread keeps them.
+  struct ArenaUse {
+    BlockArena* arena;
+    bool keep;
+    ~ArenaUse() {
+      arena->Wipe();
+      if (!keep) arena->Release();
+    }
+  };
+  BlockArena local;
+  const bool keep = params.reuse_thread_memory &&
+                    static_cast<uint64_t>(in.memory_blocks) * kBlockSize <= kMaxCachedArenaBytes;
+  ArenaUse use{keep ? &t_cached_arena : &local, keep};
+  in.memory = use.arena->Allocate(in.memory_blocks);
   if (in.memory == nullptr) return Argon2Status::kMemoryAllocationError;
 
   // H0 = H^64(p, T, m, t, v, y, len(P) P, len(S) S, len(K) K, len(X) X); 8 more bytes
@@ -308,6 +343,8 @@ Argon2Status Argon2Hash(const Argon2Params& params, const Argon2Inputs& inputs, 
   SecureWipe(&final_block, sizeof(final_block));
   return Argon2Status::kOk;
 }
+
+void Argon2ReleaseThreadMemory() { t_cached_arena.Release(); }
 
 bool ConstantTimeEqual(const uint8_t* a, const uint8_t* b, size_t size) {
   volatile uint8_t diff = 0;

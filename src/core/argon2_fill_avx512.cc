@@ -20,8 +20,8 @@ SSR_ARGON2_TARGET inline __m256i Rotr63(__m256i x) { return _mm256_ror_epi64(x, 
 }  // namespace
 
 SSR_ARGON2_TARGET void FillBlockAvx512(const Block& prev, const Block& ref, Block* next,
-                                       bool xor_into_next) {
-  FillBlockVector(prev, ref, next, xor_into_next);
+                                       bool xor_into_next, const NextBlockHint* hint) {
+  FillBlockVector(prev, ref, next, xor_into_next, hint);
 }
 
 }  // namespace argon2_internal

@@ -37,7 +37,8 @@ inline void Permute(uint64_t* w, const int (&i)[16]) {
 
 }  // namespace
 
-void FillBlockPortable(const Block& prev, const Block& ref, Block* next, bool xor_into_next) {
+void FillBlockPortable(const Block& prev, const Block& ref, Block* next, bool xor_into_next,
+                       const NextBlockHint* hint) {
   Block r;  // R = prev ^ ref
   Block q;  // Q = P(R), then the output
   for (size_t k = 0; k < kWordsPerBlock; ++k) r.v[k] = q.v[k] = prev.v[k] ^ ref.v[k];
@@ -61,6 +62,7 @@ void FillBlockPortable(const Block& prev, const Block& ref, Block* next, bool xo
   } else {
     for (size_t k = 0; k < kWordsPerBlock; ++k) next->v[k] = q.v[k] ^ r.v[k];
   }
+  if (hint != nullptr) hint->fn(hint->context, next->v[0]);
 }
 
 }  // namespace argon2_internal

@@ -18,9 +18,14 @@ constexpr size_t kHugePage = size_t{2} << 20;
 }
 
 Block* BlockArena::Allocate(size_t blocks) {
-  Release();
   if (blocks == 0 || blocks > SIZE_MAX / kBlockSize) return nullptr;
   const size_t bytes = blocks * kBlockSize;
+  if (base_ != nullptr && bytes <= bytes_) {
+    // Already faulted in (and on huge pages): the biggest saving of reuse.
+    wipe_bytes_ = bytes;
+    return static_cast<Block*>(base_);
+  }
+  Release();
   // More than the machine's RAM can only end in the OOM killer (Linux overcommits anonymous
   // mappings): report an allocation error instead, as malloc would on a stricter system.
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -64,6 +69,11 @@ Block* BlockArena::Allocate(size_t blocks) {
   wipe_bytes_ = bytes;
   mapped_ = false;
   return static_cast<Block*>(q);
+}
+
+void BlockArena::Wipe() {
+  if (base_ != nullptr) SecureWipe(base_, wipe_bytes_);
+  wipe_bytes_ = 0;
 }
 
 void BlockArena::Release() {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
 #if defined(__linux__)
 #include <sched.h>
@@ -36,6 +37,8 @@ unsigned HashPool::DefaultThreads() {
 
 HashPool::HashPool(const Options& options) {
   nice_ = std::clamp(options.nice, 0, 19);
+  on_idle_ = options.on_idle;
+  idle_ms_ = options.idle_ms;
   Resize(options.threads == 0 ? DefaultThreads() : options.threads);
 }
 
@@ -124,10 +127,22 @@ void HashPool::WorkerLoop(unsigned /*index*/) {
   ApplyNice(&applied_nice);
   std::unique_lock<std::mutex> lock(mutex_);
   ++idle_threads_;
+  bool idle_hook_due = false;  // a job ran since on_idle was last called
+  auto has_work = [this] {
+    return stopping_ || !splits_.empty() || !jobs_.empty() || live_threads_ > target_threads_;
+  };
   for (;;) {
-    wake_.wait(lock, [this] {
-      return stopping_ || !splits_.empty() || !jobs_.empty() || live_threads_ > target_threads_;
-    });
+    if (idle_hook_due && on_idle_) {
+      if (!wake_.wait_for(lock, std::chrono::milliseconds(idle_ms_), has_work)) {
+        idle_hook_due = false;
+        lock.unlock();
+        on_idle_();
+        lock.lock();
+        continue;
+      }
+    } else {
+      wake_.wait(lock, has_work);
+    }
     if (!splits_.empty()) {
       // Help finish a hash already running before starting a new one: lower latency,
       // same throughput.
@@ -153,6 +168,7 @@ void HashPool::WorkerLoop(unsigned /*index*/) {
       ApplyNice(&applied_nice);
       job();
       job = nullptr;  // destroy captured state outside the lock
+      idle_hook_due = true;
       lock.lock();
       --running_;
       ++idle_threads_;

@@ -191,15 +191,15 @@ TEST(Argon2Kernels, AgreeOnRandomBlocks) {
     for (auto& w : start.v) w = rng();
     for (bool xor_into : {false, true}) {
       Block expected = start;
-      argon2_internal::FillBlockPortable(prev, ref, &expected, xor_into);
+      argon2_internal::FillBlockPortable(prev, ref, &expected, xor_into, nullptr);
       if (Argon2KernelAvailable(Argon2Kernel::kAvx2)) {
         Block got = start;
-        argon2_internal::FillBlockAvx2(prev, ref, &got, xor_into);
+        argon2_internal::FillBlockAvx2(prev, ref, &got, xor_into, nullptr);
         ASSERT_EQ(0, std::memcmp(got.v, expected.v, sizeof(got.v))) << "avx2 round " << round;
       }
       if (Argon2KernelAvailable(Argon2Kernel::kAvx512)) {
         Block got = start;
-        argon2_internal::FillBlockAvx512(prev, ref, &got, xor_into);
+        argon2_internal::FillBlockAvx512(prev, ref, &got, xor_into, nullptr);
         ASSERT_EQ(0, std::memcmp(got.v, expected.v, sizeof(got.v))) << "avx512 round " << round;
       }
     }
@@ -266,6 +266,35 @@ TEST(Argon2, ParallelForGivesTheSameTag) {
   ASSERT_EQ(Argon2Hash(params, in, tag, sizeof(tag), reversed), Argon2Status::kOk);
   EXPECT_EQ(calls, 8);  // 2 passes x 4 slices
   EXPECT_EQ(Hex(tag, 32), "6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037");
+}
+
+TEST(Argon2, ReusedThreadMemoryGivesTheSameTags) {
+  const auto password = Bytes("password"), salt = Bytes("somesalt");
+  Argon2Inputs in;
+  in.password = password.data();
+  in.password_size = password.size();
+  in.salt = salt.data();
+  in.salt_size = salt.size();
+  Argon2Params params;
+  params.passes = 2;
+  params.lanes = 2;
+  params.reuse_thread_memory = true;
+  // Big, small, big again, then an odd size: each reuses (or replaces) the kept memory,
+  // which was wiped after the previous hash; the tags must not depend on that history.
+  for (uint32_t m : {4096u, 256u, 4096u, 3000u, 256u}) {
+    params.memory_kib = m;
+    uint8_t kept[32], fresh[32];
+    ASSERT_EQ(Argon2Hash(params, in, kept, sizeof(kept)), Argon2Status::kOk);
+    Argon2Params once = params;
+    once.reuse_thread_memory = false;
+    ASSERT_EQ(Argon2Hash(once, in, fresh, sizeof(fresh)), Argon2Status::kOk);
+    EXPECT_EQ(Hex(kept, 32), Hex(fresh, 32)) << "m=" << m;
+    if (m == 256) {
+      EXPECT_EQ(Hex(kept, 32), "6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037");
+    }
+  }
+  Argon2ReleaseThreadMemory();
+  Argon2ReleaseThreadMemory();  // twice is fine
 }
 
 TEST(Argon2, ConstantTimeEqual) {

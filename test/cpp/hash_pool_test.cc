@@ -114,6 +114,23 @@ TEST(HashPool, ResizeAndNice) {
   EXPECT_GE(HashPool::DefaultThreads(), 1u);
 }
 
+TEST(HashPool, CallsOnIdleAfterAJob) {
+  std::promise<std::thread::id> idle;
+  std::atomic<bool> set{false};
+  HashPool::Options options;
+  options.threads = 1;
+  options.nice = 0;
+  options.idle_ms = 10;
+  options.on_idle = [&] {
+    if (!set.exchange(true)) idle.set_value(std::this_thread::get_id());
+  };
+  HashPool pool(options);
+  std::promise<std::thread::id> ran;
+  pool.Submit([&] { ran.set_value(std::this_thread::get_id()); });
+  const auto job_thread = ran.get_future().get();
+  EXPECT_EQ(idle.get_future().get(), job_thread);
+}
+
 TEST(HashPool, DestructorFinishesQueuedJobs) {
   std::atomic<int> done{0};
   {

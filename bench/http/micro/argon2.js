@@ -17,7 +17,7 @@ function load(name) {
   switch (name) {
     case 'ssr-native': {
       const argon2 = require(path.join(root, 'lib', 'argon2.js'));
-      argon2.configure({ maxConcurrency: 64, maxQueue: 64 });
+      argon2.configure({ maxConcurrency: 64, maxQueue: 64, ...(process.env.ARGON2_PRIORITY ? { priority: Number(process.env.ARGON2_PRIORITY) } : {}) });
       return (pw, { parallelism }) => argon2.hash(pw, { salt, parallelism, raw: true });
     }
     case 'argon2': {
