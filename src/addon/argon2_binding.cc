@@ -147,6 +147,9 @@ void SettleHash(napi_env env, napi_value /*js_callback*/, void* /*context*/, voi
           env, request->deferred,
           Napi::Error::New(e, ssr_native::Argon2StatusMessage(request->status)).Value());
     }
+  } catch (const Napi::Error& e) {
+    // E.g. a tag too large for a Buffer: reject with that error rather than never settling.
+    napi_reject_deferred(env, request->deferred, e.Value());
   } catch (...) {
     // The environment is shutting down and cannot create values: nothing to settle.
   }
