@@ -71,10 +71,14 @@ using ParallelFor = std::function<void(uint32_t count, const std::function<void(
 Argon2Status Argon2Validate(const Argon2Params& params, const Argon2Inputs& inputs,
                             size_t tag_size);
 
-/// Computes the tag into tag[0 .. tag_size). `parallel_for` may be empty (lanes run one after
-/// another). The memory is mmap'ed (huge pages requested) and wiped before it is released.
+/// Computes the tag into tag[0 .. tag_size). `parallel_for` may be empty (lanes run on the
+/// calling thread, two at a time, interleaved). `idle_helpers`, if given, says how many more
+/// threads parallel_for could use right now: with fewer threads than half the lanes, lanes
+/// are handed out in interleaved pairs, otherwise one by one. The memory is mmap'ed (huge
+/// pages requested) and wiped before it is released.
 Argon2Status Argon2Hash(const Argon2Params& params, const Argon2Inputs& inputs, uint8_t* tag,
-                        size_t tag_size, const ParallelFor& parallel_for = nullptr);
+                        size_t tag_size, const ParallelFor& parallel_for = nullptr,
+                        const std::function<uint32_t()>& idle_helpers = nullptr);
 
 /// Frees the calling thread's cached memory (from hashes with reuse_thread_memory).
 void Argon2ReleaseThreadMemory();

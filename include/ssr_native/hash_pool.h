@@ -51,6 +51,9 @@ class HashPool {
   /// Jobs waiting for a thread, and jobs running.
   size_t queued() const;
   size_t running() const;
+  /// Threads that would have nothing to do even after every queued job was taken: how many
+  /// could help a ParallelFor started now.
+  uint32_t spare_threads() const;
 
   /// The number of CPUs this process may run on (its affinity mask), at least 1.
   static unsigned DefaultThreads();

@@ -113,7 +113,8 @@ void RunHash(HashRequest* request) {
         request->params, in, request->tag.bytes.data(), request->tag.bytes.size(),
         [&pool](uint32_t count, const std::function<void(uint32_t)>& body) {
           pool.ParallelFor(count, body);
-        });
+        },
+        [&pool] { return pool.spare_threads(); });
   } catch (...) {
     request->status = Argon2Status::kMemoryAllocationError;
   }

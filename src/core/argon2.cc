@@ -94,82 +94,122 @@ uint32_t ReferenceIndex(const Instance& in, uint32_t pass, uint32_t slice, uint3
   return static_cast<uint32_t>((start + relative) % in.lane_length);
 }
 
-void FillSegment(const Instance& in, uint32_t pass, uint32_t slice, uint32_t lane) {
-  const bool independent =
-      in.type == Argon2Type::kI || (in.type == Argon2Type::kId && pass == 0 && slice < 2);
-  Block zero{};
-  Block input{};
-  Block addresses{};
-  if (independent) {
-    input.v[0] = pass;
-    input.v[1] = lane;
-    input.v[2] = slice;
-    input.v[3] = in.memory_blocks;
-    input.v[4] = in.passes;
-    input.v[5] = static_cast<uint64_t>(in.type);
+// Fills one lane's segment of one slice, one block per Step. Two fillers stepped in turn
+// (FillSegments) interleave two lanes, so each lane's reference block has a whole block of
+// the other lane's computation to arrive from memory.
+class SegmentFiller {
+ public:
+  SegmentFiller(const Instance& in, uint32_t pass, uint32_t slice, uint32_t lane)
+      : in_(in),
+        pass_(pass),
+        slice_(slice),
+        lane_(lane),
+        lane_base_(static_cast<size_t>(lane) * in.lane_length),
+        independent_(in.type == Argon2Type::kI ||
+                     (in.type == Argon2Type::kId && pass == 0 && slice < 2)),
+        xor_into_next_(in.version != kArgon2Version10 && pass > 0) {
+    if (independent_) {
+      input_.v[0] = pass;
+      input_.v[1] = lane;
+      input_.v[2] = slice;
+      input_.v[3] = in.memory_blocks;
+      input_.v[4] = in.passes;
+      input_.v[5] = static_cast<uint64_t>(in.type);
+    }
+    if (pass == 0 && slice == 0) {
+      start_ = 2;  // blocks 0 and 1 come from H0
+      if (independent_) NextAddresses();
+    }
   }
-  auto next_addresses = [&] {
-    ++input.v[6];
-    in.fill(zero, input, &addresses, false, nullptr);
-    in.fill(zero, addresses, &addresses, false, nullptr);
-  };
+  ~SegmentFiller() { SecureWipe(&addresses_, sizeof(addresses_)); }
+  SegmentFiller(const SegmentFiller&) = delete;
+  SegmentFiller& operator=(const SegmentFiller&) = delete;
 
-  uint32_t start = 0;
-  if (pass == 0 && slice == 0) {
-    start = 2;  // blocks 0 and 1 come from H0
-    if (independent) next_addresses();
-  }
-  const size_t lane_base = static_cast<size_t>(lane) * in.lane_length;
-  // The block a pseudo-random value points to, for block `index` of this segment.
-  auto reference = [&](uint32_t index, uint64_t pseudo_random) -> const Block* {
-    const uint32_t ref_lane =
-        (pass == 0 && slice == 0) ? lane : static_cast<uint32_t>((pseudo_random >> 32) % in.lanes);
-    const uint32_t ref_index = ReferenceIndex(
-        in, pass, slice, index, static_cast<uint32_t>(pseudo_random), ref_lane == lane);
-    return &in.memory[static_cast<size_t>(ref_lane) * in.lane_length + ref_index];
-  };
-  struct Prefetch {
-    const decltype(reference)* find;
-    uint32_t index;
-  } prefetch{&reference, 0};
-  const argon2_internal::NextBlockHint hint{
-      [](const void* context, uint64_t first_word) {
-        const auto* p = static_cast<const Prefetch*>(context);
-        const char* block = reinterpret_cast<const char*>((*p->find)(p->index, first_word));
-        for (size_t line = 0; line < kBlockSize; line += 64) __builtin_prefetch(block + line);
-      },
-      &prefetch};
-  uint32_t column = slice * in.segment_length + start;
-  const bool xor_into_next = in.version != kArgon2Version10 && pass > 0;
-  for (uint32_t i = start; i < in.segment_length; ++i, ++column) {
-    const size_t current = lane_base + column;
-    const size_t previous = column == 0 ? lane_base + in.lane_length - 1 : current - 1;
+  uint32_t start() const { return start_; }
+
+  // Computes block `i` of the segment (start() <= i < segment_length).
+  void Step(uint32_t i) {
+    const uint32_t column = slice_ * in_.segment_length + i;
+    const size_t current = lane_base_ + column;
+    const size_t previous = column == 0 ? lane_base_ + in_.lane_length - 1 : current - 1;
     uint64_t pseudo_random;
-    if (independent) {
-      if (i % kAddressesPerBlock == 0) next_addresses();
-      pseudo_random = addresses.v[i % kAddressesPerBlock];
+    if (independent_) {
+      if (i % kAddressesPerBlock == 0) NextAddresses();
+      pseudo_random = addresses_.v[i % kAddressesPerBlock];
       // Addresses are known in advance here: fetch the next reference block from memory
       // while this one is computed (a random 1 KiB read from the arena is a cache miss).
       const uint32_t next = i + 1;
-      if (next < in.segment_length && next % kAddressesPerBlock != 0) {
-        const char* p =
-            reinterpret_cast<const char*>(reference(next, addresses.v[next % kAddressesPerBlock]));
-        for (size_t line = 0; line < kBlockSize; line += 64) __builtin_prefetch(p + line);
+      if (next < in_.segment_length && next % kAddressesPerBlock != 0) {
+        Prefetch(Reference(next, addresses_.v[next % kAddressesPerBlock]));
       }
     } else {
-      pseudo_random = in.memory[previous].v[0];
+      pseudo_random = in_.memory[previous].v[0];
     }
-    const Block* ref = reference(i, pseudo_random);
-    if (!independent && i + 1 < in.segment_length) {
+    const Block& ref = *Reference(i, pseudo_random);
+    if (!independent_ && i + 1 < in_.segment_length) {
       // Data-dependent: block i's first word picks block i+1's reference. The kernel reports
       // it before finishing block i, and the fetch overlaps the rest of the computation.
-      prefetch.index = i + 1;
-      in.fill(in.memory[previous], *ref, &in.memory[current], xor_into_next, &hint);
+      next_index_ = i + 1;
+      in_.fill(in_.memory[previous], ref, &in_.memory[current], xor_into_next_, &hint_);
     } else {
-      in.fill(in.memory[previous], *ref, &in.memory[current], xor_into_next, nullptr);
+      in_.fill(in_.memory[previous], ref, &in_.memory[current], xor_into_next_, nullptr);
     }
   }
-  SecureWipe(&addresses, sizeof(addresses));
+
+ private:
+  void NextAddresses() {
+    ++input_.v[6];
+    in_.fill(zero_, input_, &addresses_, false, nullptr);
+    in_.fill(zero_, addresses_, &addresses_, false, nullptr);
+  }
+
+  // The block a pseudo-random value points to, for block `index` of this segment.
+  const Block* Reference(uint32_t index, uint64_t pseudo_random) const {
+    const uint32_t ref_lane = (pass_ == 0 && slice_ == 0)
+                                  ? lane_
+                                  : static_cast<uint32_t>((pseudo_random >> 32) % in_.lanes);
+    const uint32_t ref_index = ReferenceIndex(
+        in_, pass_, slice_, index, static_cast<uint32_t>(pseudo_random), ref_lane == lane_);
+    return &in_.memory[static_cast<size_t>(ref_lane) * in_.lane_length + ref_index];
+  }
+
+  static void Prefetch(const Block* block) {
+    const char* p = reinterpret_cast<const char*>(block);
+    for (size_t line = 0; line < kBlockSize; line += 64) __builtin_prefetch(p + line);
+  }
+
+  static void OnFirstWord(const void* context, uint64_t first_word) {
+    const auto* self = static_cast<const SegmentFiller*>(context);
+    Prefetch(self->Reference(self->next_index_, first_word));
+  }
+
+  const Instance& in_;
+  const uint32_t pass_, slice_, lane_;
+  const size_t lane_base_;
+  const bool independent_;
+  const bool xor_into_next_;
+  uint32_t start_ = 0;
+  uint32_t next_index_ = 0;
+  const argon2_internal::NextBlockHint hint_{&SegmentFiller::OnFirstWord, this};
+  Block zero_{};
+  Block input_{};
+  Block addresses_{};
+};
+
+// Fills the segments of `count` (1 or 2) consecutive lanes, interleaved.
+void FillSegments(const Instance& in, uint32_t pass, uint32_t slice, uint32_t first_lane,
+                  uint32_t count) {
+  if (count == 1) {
+    SegmentFiller a(in, pass, slice, first_lane);
+    for (uint32_t i = a.start(); i < in.segment_length; ++i) a.Step(i);
+    return;
+  }
+  SegmentFiller a(in, pass, slice, first_lane);
+  SegmentFiller b(in, pass, slice, first_lane + 1);
+  for (uint32_t i = a.start(); i < in.segment_length; ++i) {
+    a.Step(i);
+    b.Step(i);
+  }
 }
 
 void LoadBlock(Block* block, const uint8_t* bytes) {
@@ -261,7 +301,8 @@ Argon2Status Argon2Validate(const Argon2Params& params, const Argon2Inputs& inpu
 }
 
 Argon2Status Argon2Hash(const Argon2Params& params, const Argon2Inputs& inputs, uint8_t* tag,
-                        size_t tag_size, const ParallelFor& parallel_for) {
+                        size_t tag_size, const ParallelFor& parallel_for,
+                        const std::function<uint32_t()>& idle_helpers) {
   const Argon2Status status = Argon2Validate(params, inputs, tag_size);
   if (status != Argon2Status::kOk) return status;
   if (!Argon2KernelAvailable(params.kernel)) return Argon2Status::kIncorrectType;
@@ -323,11 +364,23 @@ Argon2Status Argon2Hash(const Argon2Params& params, const Argon2Inputs& inputs, 
 
   for (uint32_t pass = 0; pass < in.passes; ++pass) {
     for (uint32_t slice = 0; slice < kSyncPoints; ++slice) {
-      auto segment = [&](uint32_t lane) { FillSegment(in, pass, slice, lane); };
-      if (parallel_for && in.lanes > 1) {
-        parallel_for(in.lanes, segment);
+      // Lanes go in pairs when there are at least twice as many lanes as threads to run them
+      // (interleaving hides memory latency), one by one otherwise (more parallelism).
+      const uint32_t workers = parallel_for ? 1 + (idle_helpers ? idle_helpers() : 0) : 1;
+      const bool pairs = in.lanes >= 2 * workers;
+      const uint32_t items = pairs ? (in.lanes + 1) / 2 : in.lanes;
+      auto run = [&](uint32_t item) {
+        if (pairs) {
+          const uint32_t first = 2 * item;
+          FillSegments(in, pass, slice, first, first + 1 < in.lanes ? 2 : 1);
+        } else {
+          FillSegments(in, pass, slice, item, 1);
+        }
+      };
+      if (parallel_for && items > 1) {
+        parallel_for(items, run);
       } else {
-        for (uint32_t lane = 0; lane < in.lanes; ++lane) segment(lane);
+        for (uint32_t item = 0; item < items; ++item) run(item);
       }
     }
   }

@@ -89,6 +89,11 @@ size_t HashPool::running() const {
   return running_;
 }
 
+uint32_t HashPool::spare_threads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return idle_threads_ > jobs_.size() ? static_cast<uint32_t>(idle_threads_ - jobs_.size()) : 0;
+}
+
 void HashPool::Submit(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -262,10 +262,45 @@ TEST(Argon2, ParallelForGivesTheSameTag) {
     ++calls;
     for (uint32_t i = count; i-- > 0;) body(i);
   };
+  const std::string expected = "6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037";
   uint8_t tag[32];
-  ASSERT_EQ(Argon2Hash(params, in, tag, sizeof(tag), reversed), Argon2Status::kOk);
+  // One idle helper: two threads for two lanes, so lanes go one by one.
+  ASSERT_EQ(Argon2Hash(params, in, tag, sizeof(tag), reversed, [] { return 1u; }),
+            Argon2Status::kOk);
   EXPECT_EQ(calls, 8);  // 2 passes x 4 slices
-  EXPECT_EQ(Hex(tag, 32), "6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037");
+  EXPECT_EQ(Hex(tag, 32), expected);
+  // No idle helper: the two lanes go as one interleaved pair on the calling thread.
+  calls = 0;
+  ASSERT_EQ(Argon2Hash(params, in, tag, sizeof(tag), reversed), Argon2Status::kOk);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(Hex(tag, 32), expected);
+}
+
+TEST(Argon2, OddLaneCountsPairAndSplit) {
+  // p=3 and p=5: pairs plus a lone lane, sequentially and split over "threads".
+  const auto password = Bytes("password"), salt = Bytes("somesalt");
+  Argon2Inputs in;
+  in.password = password.data();
+  in.password_size = password.size();
+  in.salt = salt.data();
+  in.salt_size = salt.size();
+  for (uint32_t lanes : {3u, 5u}) {
+    Argon2Params params;
+    params.memory_kib = 8 * lanes * 4;
+    params.passes = 2;
+    params.lanes = lanes;
+    params.kernel = Argon2Kernel::kPortable;
+    uint8_t one_by_one[32], paired[32], split[32];
+    ParallelFor in_order = [](uint32_t count, const std::function<void(uint32_t)>& body) {
+      for (uint32_t i = 0; i < count; ++i) body(i);
+    };
+    ASSERT_EQ(Argon2Hash(params, in, one_by_one, 32, in_order, [] { return 100u; }),
+              Argon2Status::kOk);
+    ASSERT_EQ(Argon2Hash(params, in, paired, 32), Argon2Status::kOk);
+    ASSERT_EQ(Argon2Hash(params, in, split, 32, in_order, [] { return 0u; }), Argon2Status::kOk);
+    EXPECT_EQ(Hex(paired, 32), Hex(one_by_one, 32)) << lanes;
+    EXPECT_EQ(Hex(split, 32), Hex(one_by_one, 32)) << lanes;
+  }
 }
 
 TEST(Argon2, ReusedThreadMemoryGivesTheSameTags) {

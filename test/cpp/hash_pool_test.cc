@@ -15,8 +15,15 @@
 namespace ssr_native {
 namespace {
 
+HashPool::Options Options(unsigned threads, int nice) {
+  HashPool::Options options;
+  options.threads = threads;
+  options.nice = nice;
+  return options;
+}
+
 TEST(HashPool, RunsEveryJob) {
-  HashPool pool({2, 0});
+  HashPool pool(Options(2, 0));
   std::atomic<int> done{0};
   std::vector<std::promise<void>> finished(50);
   for (int i = 0; i < 50; ++i) {
@@ -30,7 +37,7 @@ TEST(HashPool, RunsEveryJob) {
 }
 
 TEST(HashPool, ParallelForRunsEachItemOnceAndUsesIdleThreads) {
-  HashPool pool({4, 0});
+  HashPool pool(Options(4, 0));
   std::promise<std::set<std::thread::id>> result;
   std::vector<std::atomic<int>> hits(64);
   pool.Submit([&] {
@@ -53,7 +60,7 @@ TEST(HashPool, ParallelForRunsEachItemOnceAndUsesIdleThreads) {
 }
 
 TEST(HashPool, ParallelForFromOutsideThePoolAndWhenAllBusy) {
-  HashPool pool({1, 0});
+  HashPool pool(Options(1, 0));
   std::atomic<int> sum{0};
   pool.ParallelFor(10, [&](uint32_t i) { sum += static_cast<int>(i); });
   EXPECT_EQ(sum.load(), 45);
@@ -68,7 +75,7 @@ TEST(HashPool, ParallelForFromOutsideThePoolAndWhenAllBusy) {
 }
 
 TEST(HashPool, ConcurrentHashesGiveTheSameTags) {
-  HashPool pool({3, 5});
+  HashPool pool(Options(3, 5));
   EXPECT_EQ(pool.nice(), 5);
   const std::string password = "password", salt = "somesalt";
   std::vector<std::promise<std::vector<uint8_t>>> tags(6);
@@ -99,8 +106,27 @@ TEST(HashPool, ConcurrentHashesGiveTheSameTags) {
   for (auto& promise : tags) EXPECT_EQ(promise.get_future().get(), expected);
 }
 
+TEST(HashPool, SpareThreadsCountsIdleThreadsWithoutQueuedWork) {
+  HashPool pool(Options(2, 0));
+  // Both threads start idle (give them a moment to reach their wait).
+  for (int i = 0; i < 1000 && pool.spare_threads() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(pool.spare_threads(), 2u);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
+  pool.Submit([&, released] {
+    started.set_value();
+    released.wait();
+  });
+  started.get_future().wait();
+  EXPECT_LE(pool.spare_threads(), 1u);
+  release.set_value();
+}
+
 TEST(HashPool, ResizeAndNice) {
-  HashPool pool({2, 0});
+  HashPool pool(Options(2, 0));
   EXPECT_EQ(pool.threads(), 2u);
   pool.Resize(4);
   EXPECT_EQ(pool.threads(), 4u);
@@ -134,7 +160,7 @@ TEST(HashPool, CallsOnIdleAfterAJob) {
 TEST(HashPool, DestructorFinishesQueuedJobs) {
   std::atomic<int> done{0};
   {
-    HashPool pool({1, 0});
+    HashPool pool(Options(1, 0));
     for (int i = 0; i < 20; ++i) pool.Submit([&] { done.fetch_add(1); });
   }
   EXPECT_EQ(done.load(), 20);

@@ -2,7 +2,8 @@
 // One Argon2 implementation, one measurement, in a fresh process (so thread pools and
 // memory arenas of the others do not interfere); run by scenarios/argon2.js.
 // Usage: node micro/argon2.js <impl> latency <hashes>      median ms of sequential default hashes
-//        node micro/argon2.js <impl> inflight-<n> <hashes> hashes/s with n in flight (p=1)
+//        node micro/argon2.js <impl> inflight-<n>[-p<lanes>] <hashes>
+//                                                      hashes/s with n in flight (p=1 by default)
 // Prints one JSON line: { value } or { skipped: reason }.
 const crypto = require('crypto');
 const path = require('path');
@@ -59,12 +60,14 @@ async function main() {
     times.sort((a, b) => a - b);
     return { value: times[times.length >> 1] };
   }
-  const inFlight = Number(/^inflight-(\d+)$/.exec(mode)[1]);
-  await Promise.all(Array.from({ length: inFlight }, (_, i) => hash(`warm-up${i}`, { parallelism: 1 })));
+  const [, inFlightText, lanesText] = /^inflight-(\d+)(?:-p(\d+))?$/.exec(mode);
+  const inFlight = Number(inFlightText);
+  const parallelism = Number(lanesText || 1);
+  await Promise.all(Array.from({ length: inFlight }, (_, i) => hash(`warm-up${i}`, { parallelism })));
   let next = 0;
   const start = process.hrtime.bigint();
   const worker = async () => {
-    while (next < count) await hash(`password${next++}`, { parallelism: 1 });
+    while (next < count) await hash(`password${next++}`, { parallelism });
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;

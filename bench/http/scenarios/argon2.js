@@ -27,7 +27,7 @@ module.exports = {
   name: 'argon2',
   order: 40,
   question:
-    'One argon2id hash at the argon2 package defaults (m=64 MiB, t=3, p=4): latency, and hashes/s with 1, 2 and 4 in flight at p=1.',
+    'One argon2id hash at the argon2 package defaults (m=64 MiB, t=3, p=4): latency, and hashes/s with 1, 2 and 4 in flight at p=1 and 4 in flight at p=4.',
   async run({ quick, log }) {
     const rounds = quick ? 2 : 5;
     const modes = [
@@ -35,6 +35,7 @@ module.exports = {
       { mode: 'inflight-1', count: quick ? 4 : 8, title: '1 in flight, p=1: throughput', unit: 'hashes/s' },
       { mode: 'inflight-2', count: quick ? 6 : 16, title: '2 in flight, p=1: throughput', unit: 'hashes/s' },
       { mode: 'inflight-4', count: quick ? 8 : 24, title: '4 in flight, p=1: throughput', unit: 'hashes/s' },
+      { mode: 'inflight-4-p4', count: quick ? 8 : 24, title: '4 in flight, p=4 (defaults): throughput', unit: 'hashes/s' },
     ];
     const tables = [];
     for (const m of modes) {
