@@ -45,7 +45,7 @@ export declare function verify(
 export interface Argon2Settings {
   /** Hashes (and verifies) running at once in this JS thread; default: `threads`. */
   maxConcurrency: number;
-  /** Calls waiting for a slot; default 2 x maxConcurrency. Beyond it: SemaphoreFullError. */
+  /** Calls waiting for a slot; default 8 x maxConcurrency. Beyond it: SemaphoreFullError. */
   maxQueue: number;
   /** How long a call may wait in the queue before SemaphoreFullError (default 5000; 0: no limit). */
   queueTimeoutMs: number;

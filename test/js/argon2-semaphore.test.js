@@ -34,7 +34,7 @@ test('configure validates its options and returns the settings', () => {
   assert.equal(settings.threads, 2);
   assert.equal(settings.priority, 12);
   assert.equal(settings.maxConcurrency, 2); // follows threads until set itself
-  assert.equal(settings.maxQueue, 4);
+  assert.equal(settings.maxQueue, 16);
   assert.equal(argon2.configure({ maxQueue: Infinity }).maxQueue, Infinity);
 });
 

@@ -13,6 +13,9 @@ if (!['argon2', 'ssr-native'].includes(impl)) throw new Error(`unknown ARGON2_IM
 if (impl === 'ssr-native' && process.env.ARGON2_PRIORITY) {
   argon2.configure({ priority: Number(process.env.ARGON2_PRIORITY) });
 }
+if (impl === 'ssr-native' && process.env.ARGON2_MAX_QUEUE) {
+  argon2.configure({ maxQueue: Number(process.env.ARGON2_MAX_QUEUE) });
+}
 
 const app = express();
 app.use(express.json());
