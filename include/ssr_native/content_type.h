@@ -43,6 +43,16 @@ struct MediaTypeParameterSpan {
   uint32_t value_end = 0;
   /// The value was a quoted string containing at least one quoted-pair (backslash escape).
   bool has_escapes = false;
+  /// The name has an A-Z letter (so lower-casing it changes it).
+  bool name_has_upper = false;
+};
+
+/// The media type ("type/subtype" after trimming), as offsets into the header.
+struct MediaTypeSpan {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  /// It has an A-Z letter (so lower-casing it changes it).
+  bool has_upper = false;
 };
 
 /// Receives each parameter in header order, as soon as it has been checked. When the scan later
@@ -58,11 +68,11 @@ class MediaTypeParameterSink {
 /// Checks a header and reports the media type's offsets (after trimming) and every parameter
 /// (`sink` may be null). Offsets are 32-bit: a header of 2^32 or more code units (impossible for a
 /// JavaScript string) is rejected as kInvalidMediaType.
-ContentTypeError ScanMediaType(std::u16string_view header, uint32_t* type_begin, uint32_t* type_end,
+ContentTypeError ScanMediaType(std::u16string_view header, MediaTypeSpan* type,
                                MediaTypeParameterSink* sink);
 /// The same over Latin-1 bytes (each byte is one code unit 0x00-0xFF).
-ContentTypeError ScanMediaType(std::string_view latin1_header, uint32_t* type_begin,
-                               uint32_t* type_end, MediaTypeParameterSink* sink);
+ContentTypeError ScanMediaType(std::string_view latin1_header, MediaTypeSpan* type,
+                               MediaTypeParameterSink* sink);
 
 /// A parsed Content-Type with content-type 1.0.5's semantics: type and parameter names
 /// lower-cased, quoted values unquoted and unescaped, a repeated name keeps its first position

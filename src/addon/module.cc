@@ -2,12 +2,14 @@
 // number of worker threads; each area keeps no per-process JavaScript state.
 #include <napi.h>
 
+#include "content_type_binding.h"
 #include "etag_binding.h"
 
 namespace ssr_native_addon {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitEtag(env, exports);
+  InitContentType(env, exports);
   return exports;
 }
 

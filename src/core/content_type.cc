@@ -56,14 +56,21 @@ size_t SkipToken(const Char* s, size_t pos, size_t end) {
 }
 
 template <typename Char>
+bool HasUpper(const Char* s, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i) {
+    if (s[i] >= 'A' && s[i] <= 'Z') return true;
+  }
+  return false;
+}
+
+template <typename Char>
 size_t SkipSpaces(const Char* s, size_t pos, size_t end) {
   while (pos < end && s[pos] == ' ') ++pos;
   return pos;
 }
 
 template <typename Char>
-ContentTypeError Scan(const Char* s, size_t n, uint32_t* type_begin, uint32_t* type_end,
-                      MediaTypeParameterSink* sink) {
+ContentTypeError Scan(const Char* s, size_t n, MediaTypeSpan* type, MediaTypeParameterSink* sink) {
   if (n > std::numeric_limits<uint32_t>::max()) return ContentTypeError::kInvalidMediaType;
 
   // The media type: everything before the first ";", trimmed, must be token "/" token.
@@ -77,8 +84,9 @@ ContentTypeError Scan(const Char* s, size_t n, uint32_t* type_begin, uint32_t* t
   if (slash == begin || slash == end || s[slash] != '/') return ContentTypeError::kInvalidMediaType;
   const size_t subtype_end = SkipToken(s, slash + 1, end);
   if (subtype_end == slash + 1 || subtype_end != end) return ContentTypeError::kInvalidMediaType;
-  *type_begin = static_cast<uint32_t>(begin);
-  *type_end = static_cast<uint32_t>(end);
+  type->begin = static_cast<uint32_t>(begin);
+  type->end = static_cast<uint32_t>(end);
+  type->has_upper = HasUpper(s, begin, end);
 
   // Parameters: each is ";" *SP token *SP "=" *SP ( token / quoted-string ) *SP, back to back,
   // up to the end of the header. Any deviation is "invalid parameter format".
@@ -91,6 +99,7 @@ ContentTypeError Scan(const Char* s, size_t n, uint32_t* type_begin, uint32_t* t
     pos = SkipToken(s, pos, n);
     if (pos == parameter.name_begin) return ContentTypeError::kInvalidParameterFormat;
     parameter.name_end = static_cast<uint32_t>(pos);
+    parameter.name_has_upper = HasUpper(s, parameter.name_begin, pos);
     pos = SkipSpaces(s, pos, n);
     if (pos == n || s[pos] != '=') return ContentTypeError::kInvalidParameterFormat;
     pos = SkipSpaces(s, pos + 1, n);
@@ -168,26 +177,25 @@ const char* ContentTypeErrorMessage(ContentTypeError error) {
   return "";
 }
 
-ContentTypeError ScanMediaType(std::u16string_view header, uint32_t* type_begin, uint32_t* type_end,
+ContentTypeError ScanMediaType(std::u16string_view header, MediaTypeSpan* type,
                                MediaTypeParameterSink* sink) {
-  return Scan(header.data(), header.size(), type_begin, type_end, sink);
+  return Scan(header.data(), header.size(), type, sink);
 }
 
-ContentTypeError ScanMediaType(std::string_view latin1_header, uint32_t* type_begin,
-                               uint32_t* type_end, MediaTypeParameterSink* sink) {
+ContentTypeError ScanMediaType(std::string_view latin1_header, MediaTypeSpan* type,
+                               MediaTypeParameterSink* sink) {
   return Scan(reinterpret_cast<const unsigned char*>(latin1_header.data()), latin1_header.size(),
-              type_begin, type_end, sink);
+              type, sink);
 }
 
 ContentTypeError ParseMediaType(std::string_view latin1_header, MediaType* out) {
   out->type.clear();
   out->parameters.clear();
-  uint32_t type_begin = 0;
-  uint32_t type_end = 0;
+  MediaTypeSpan type;
   MediaTypeBuilder builder(latin1_header, out);
-  const ContentTypeError error = ScanMediaType(latin1_header, &type_begin, &type_end, &builder);
+  const ContentTypeError error = ScanMediaType(latin1_header, &type, &builder);
   if (error != ContentTypeError::kNone) return error;
-  AppendLowerAscii(latin1_header.substr(type_begin, type_end - type_begin), &out->type);
+  AppendLowerAscii(latin1_header.substr(type.begin, type.end - type.begin), &out->type);
   return error;
 }
 

@@ -42,13 +42,14 @@ TEST(ContentType, TrimsJavaScriptWhitespaceAroundTheType) {
   ExpectParses("\xA0text/plain\xA0", "text/plain", {});
   ExpectParses("text/plain\t; charset=utf-8", "text/plain", {{"charset", "utf-8"}});
   std::u16string wide = u"\u3000\uFEFF\u2028text/html\u205F\u1680\u2000\u200A";
-  uint32_t begin = 0, end = 0;
-  EXPECT_EQ(ScanMediaType(wide, &begin, &end, nullptr), ContentTypeError::kNone);
-  EXPECT_EQ(wide.substr(begin, end - begin), u"text/html");
+  MediaTypeSpan type;
+  EXPECT_EQ(ScanMediaType(wide, &type, nullptr), ContentTypeError::kNone);
+  EXPECT_EQ(wide.substr(type.begin, type.end - type.begin), u"text/html");
+  EXPECT_FALSE(type.has_upper);
   // U+180E and U+200B are not whitespace for String.prototype.trim.
-  EXPECT_EQ(ScanMediaType(std::u16string(u"\u180Etext/html"), &begin, &end, nullptr),
+  EXPECT_EQ(ScanMediaType(std::u16string(u"\u180Etext/html"), &type, nullptr),
             ContentTypeError::kInvalidMediaType);
-  EXPECT_EQ(ScanMediaType(std::u16string(u"text/html\u200B"), &begin, &end, nullptr),
+  EXPECT_EQ(ScanMediaType(std::u16string(u"text/html\u200B"), &type, nullptr),
             ContentTypeError::kInvalidMediaType);
 }
 
@@ -85,6 +86,22 @@ TEST(ContentType, QuotedStringsAndEscapes) {
   ExpectError("a/b; v=\"abc\"d", ContentTypeError::kInvalidParameterFormat);
 }
 
+TEST(ContentType, ReportsWhereLowerCasingIsNeeded) {
+  struct Flags final : MediaTypeParameterSink {
+    std::vector<bool> upper;
+    void OnParameter(const MediaTypeParameterSpan& p) override {
+      upper.push_back(p.name_has_upper);
+    }
+  } flags;
+  MediaTypeSpan type;
+  ASSERT_EQ(ScanMediaType(std::string("Text/html; a=B; Z=c; yY=\"Q\""), &type, &flags),
+            ContentTypeError::kNone);
+  EXPECT_TRUE(type.has_upper);
+  EXPECT_EQ(flags.upper, (std::vector<bool>{false, true, true}));
+  ASSERT_EQ(ScanMediaType(std::string("text/html"), &type, nullptr), ContentTypeError::kNone);
+  EXPECT_FALSE(type.has_upper);
+}
+
 TEST(ContentType, LastDuplicateWinsInFirstPosition) {
   ExpectParses("a/b; x=1; y=2; X=3", "a/b", {{"x", "3"}, {"y", "2"}});
 }
@@ -95,8 +112,8 @@ TEST(ContentType, InvalidParameterFormats) {
                              "a/b; x=1,y=2", "a/b; x=\xE9", "a/b; x=1 ; ", "a/b; x=1;;y=2"}) {
     ExpectError(header, ContentTypeError::kInvalidParameterFormat);
   }
-  uint32_t begin = 0, end = 0;
-  EXPECT_EQ(ScanMediaType(std::u16string(u"a/b; x=\"\u0100\""), &begin, &end, nullptr),
+  MediaTypeSpan type;
+  EXPECT_EQ(ScanMediaType(std::u16string(u"a/b; x=\"\u0100\""), &type, nullptr),
             ContentTypeError::kInvalidParameterFormat);
 }
 
@@ -224,7 +241,8 @@ TEST(ContentType, Utf16AndLatin1ScansAgree) {
     std::vector<uint32_t> offsets;
     void OnParameter(const MediaTypeParameterSpan& p) override {
       offsets.insert(offsets.end(), {p.name_begin, p.name_end, p.value_begin, p.value_end,
-                                     static_cast<uint32_t>(p.has_escapes)});
+                                     static_cast<uint32_t>(p.has_escapes),
+                                     static_cast<uint32_t>(p.name_has_upper)});
     }
   };
   for (int i = 0; i < 20000; ++i) {
@@ -232,13 +250,14 @@ TEST(ContentType, Utf16AndLatin1ScansAgree) {
     std::u16string wide;
     for (unsigned char c : header) wide.push_back(c);
     Collect a, b;
-    uint32_t a_begin = 0, a_end = 0, b_begin = 0, b_end = 0;
-    const auto ea = ScanMediaType(header, &a_begin, &a_end, &a);
-    const auto eb = ScanMediaType(wide, &b_begin, &b_end, &b);
+    MediaTypeSpan ta, tb;
+    const auto ea = ScanMediaType(header, &ta, &a);
+    const auto eb = ScanMediaType(wide, &tb, &b);
     ASSERT_EQ(ea, eb) << header;
     if (ea == ContentTypeError::kNone) {
-      EXPECT_EQ(a_begin, b_begin);
-      EXPECT_EQ(a_end, b_end);
+      EXPECT_EQ(ta.begin, tb.begin);
+      EXPECT_EQ(ta.end, tb.end);
+      EXPECT_EQ(ta.has_upper, tb.has_upper);
       EXPECT_EQ(a.offsets, b.offsets);
     }
   }

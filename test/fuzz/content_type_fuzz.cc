@@ -59,27 +59,27 @@ std::string Format(const MediaType& media) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string header(reinterpret_cast<const char*>(data), size);
   Collect latin1_spans;
-  uint32_t type_begin = 0, type_end = 0;
-  const ContentTypeError error =
-      ssr_native::ScanMediaType(header, &type_begin, &type_end, &latin1_spans);
+  ssr_native::MediaTypeSpan type;
+  const ContentTypeError error = ssr_native::ScanMediaType(header, &type, &latin1_spans);
 
   // The same bytes widened to UTF-16, and the bytes read as UTF-16 code units.
   std::u16string wide(header.begin(), header.end());
   for (char16_t& c : wide) c &= 0xFF;
   Collect wide_spans;
-  uint32_t wide_begin = 0, wide_end = 0;
-  Check(ssr_native::ScanMediaType(wide, &wide_begin, &wide_end, &wide_spans) == error);
+  ssr_native::MediaTypeSpan wide_type;
+  Check(ssr_native::ScanMediaType(wide, &wide_type, &wide_spans) == error);
   std::u16string units(size / 2, u'\0');
   for (size_t i = 0; i < units.size(); ++i)
     units[i] = static_cast<char16_t>(data[2 * i] | data[2 * i + 1] << 8);
-  uint32_t b = 0, e = 0;
-  ssr_native::ScanMediaType(units, &b, &e, nullptr);
+  ssr_native::MediaTypeSpan units_type;
+  ssr_native::ScanMediaType(units, &units_type, nullptr);
 
   if (error != ContentTypeError::kNone) return 0;
-  Check(type_begin < type_end && type_end <= size);
-  Check(wide_begin == type_begin && wide_end == type_end);
+  Check(type.begin < type.end && type.end <= size);
+  Check(wide_type.begin == type.begin && wide_type.end == type.end &&
+        wide_type.has_upper == type.has_upper);
   Check(latin1_spans.spans.size() == wide_spans.spans.size());
-  uint32_t previous = type_end;
+  uint32_t previous = type.end;
   for (const auto& p : latin1_spans.spans) {
     Check(previous <= p.name_begin && p.name_begin < p.name_end && p.name_end < p.value_begin &&
           p.value_begin <= p.value_end && p.value_end <= size);
