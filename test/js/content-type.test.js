@@ -274,6 +274,48 @@ test('format matches content-type 1.0.5', () => {
   }
 });
 
+// A Proxy that records every operation, to hold format to the package's order of reads and
+// checks (which matters when a getter throws or has side effects).
+function traced(target, log) {
+  return new Proxy(target, {
+    get(t, key) {
+      log.push(`get ${String(key)}`);
+      const value = t[key];
+      if (value === 'THROW') throw new Error(`getter ${String(key)}`);
+      return value;
+    },
+    ownKeys(t) {
+      log.push('ownKeys');
+      return Reflect.ownKeys(t);
+    },
+    getOwnPropertyDescriptor(t, key) {
+      log.push(`descriptor ${String(key)}`);
+      return Reflect.getOwnPropertyDescriptor(t, key);
+    },
+  });
+}
+
+test('format reads and checks in the same order as the package (cold and cached)', () => {
+  const cases = [
+    ['text/html', { charset: 'utf-8', b: 'x' }],
+    ['bad type', { charset: 'THROW' }],
+    ['text/html', { 'a b': 'THROW', c: 'x' }],
+    ['text/html', { a: 'THROW', b: 'x' }],
+    ['text/html', { a: 'ok', b: 'bad\u0100', c: 'THROW' }],
+    ['text/html', { z: 'last', a: 'first' }],
+  ];
+  for (let round = 0; round < 3; round++) {
+    for (const [type, params] of cases) {
+      const expectedLog = [];
+      const actualLog = [];
+      const expected = outcome(reference.format, { type, parameters: traced({ ...params }, expectedLog) });
+      const actual = outcome(ours.format, { type, parameters: traced({ ...params }, actualLog) });
+      assert.deepStrictEqual(actual, expected, `${type} ${JSON.stringify(params)}`);
+      assert.deepStrictEqual(actualLog, expectedLog, `${type} ${JSON.stringify(params)} round ${round}`);
+    }
+  }
+});
+
 test('format round-trips what parse returns', () => {
   for (const header of HEADERS) {
     const expected = outcome((h) => reference.format(reference.parse(h)), header);
