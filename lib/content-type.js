@@ -4,7 +4,17 @@
 // front of `parse`, so the handful of Content-Type values a server sees on every request are
 // parsed once. A cache hit stays in JavaScript; each call returns a fresh object the caller may
 // mutate (Express's setCharset does).
-const { scanJs, scanNative, CLASSES, TOKEN, QUOTED_TEXT, ERROR_MESSAGES } = require('./content-type-scan');
+const {
+  scanJs,
+  scanNative,
+  fingerprint,
+  ContentType,
+  nullPrototypeObject,
+  CLASSES,
+  TOKEN,
+  QUOTED_TEXT,
+  ERROR_MESSAGES,
+} = require('./content-type-scan');
 const { GenerationalCache } = require('./generational-cache');
 
 // The package's own expressions, used only where the argument is not a string and its
@@ -19,20 +29,6 @@ const MAX_CACHED_LENGTH = 256;
 // Headers with more parameters than this bypass the cache too (unusual, and costly to copy).
 const MAX_CACHED_PARAMETERS = 8;
 
-/** The object parse() returns: own `parameters` (null prototype) then `type`, like the package. */
-function ContentType(type, parameters) {
-  this.parameters = parameters;
-  this.type = type;
-}
-
-// A null-prototype object for `parameters`. Object.create(null) would make V8 keep it in
-// dictionary mode, where Object.keys costs ~85 ns (format calls it on every setCharset); an
-// object literal whose prototype is then set to null stays in fast mode (~13 ns). Same
-// observable object: own enumerable data properties, prototype null.
-function nullPrototypeObject() {
-  return Object.setPrototypeOf({}, null);
-}
-
 // Which scanner runs on a miss. Measured (bench/http/scenarios/content-type.js, see
 // docs/content-type.md): the JavaScript scan is faster, because a native call plus reading the
 // string costs more than scanning a typical header in JIT-compiled code.
@@ -42,6 +38,15 @@ let hits = 0;
 let misses = 0;
 let bypasses = 0;
 
+// A cache entry: the parse result's pieces, never handed out (each hit builds a fresh object).
+class Template {
+  constructor(result) {
+    this.type = result.type;
+    this.names = Object.keys(result.parameters);
+    this.values = this.names.map((name) => result.parameters[name]);
+  }
+}
+
 function fromTemplate(template) {
   const parameters = nullPrototypeObject();
   const { names, values } = template;
@@ -49,21 +54,44 @@ function fromTemplate(template) {
   return new ContentType(template.type, parameters);
 }
 
+// Admission: a header enters the cache on its second sighting, not its first, so a stream of
+// headers that never repeat (multipart boundaries, a hostile client) costs no cache insertions,
+// evictions or garbage. The "seen once" record is a table of the scanners' 32-bit fingerprints
+// indexed by their low bits: a collision only admits a header one sighting early.
+let seen = new Int32Array(2048);
+
+function admit(h) {
+  const slot = h & (seen.length - 1);
+  if (seen[slot] === h) return true;
+  seen[slot] = h;
+  return false;
+}
+
 function parseHeader(header) {
-  let template = cache.get(header);
+  if (cache.capacity === 0) return scanned(header, scan(header));
+  const template = cache.get(header);
   if (template !== undefined) {
     hits++;
     return fromTemplate(template);
   }
-  template = scan(header);
-  if (typeof template === 'number') throw new TypeError(ERROR_MESSAGES[template]);
-  if (header.length <= MAX_CACHED_LENGTH && template.names.length <= MAX_CACHED_PARAMETERS) {
-    misses++;
-    cache.set(header, template);
-  } else {
+  const result = scanned(header, scan(header));
+  if (header.length > MAX_CACHED_LENGTH) {
     bypasses++;
+  } else if (admit(fingerprint())) {
+    const entry = new Template(result);
+    if (entry.names.length > MAX_CACHED_PARAMETERS) {
+      bypasses++;
+    } else {
+      misses++;
+      cache.set(header, entry);
+    }
   }
-  return fromTemplate(template);
+  return result;
+}
+
+function scanned(header, result) {
+  if (typeof result === 'number') throw new TypeError(ERROR_MESSAGES[result]);
+  return result;
 }
 
 function getContentType(obj) {
@@ -255,6 +283,8 @@ function configure(options = {}) {
       throw new RangeError(`options.cacheSize must be a non-negative integer, got ${String(cacheSize)}`);
     }
     cache.resize(cacheSize);
+    // Room to remember about twice as many first sightings as the cache holds.
+    seen = new Int32Array(Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, cacheSize) * 2))));
     formatCapacity = Math.floor(cacheSize / 2);
     formatRoot = new Map();
     formatInsertions = 0;
@@ -268,7 +298,10 @@ function configure(options = {}) {
   return { cacheSize: cache.capacity, scanner: scan === scanJs ? 'js' : 'native' };
 }
 
-/** Counters of the parse cache (misses count only headers that were then cached). */
+/**
+ * Counters of the parse cache: hits; misses (headers scanned and then cached, on their second
+ * sighting); bypasses (headers too long or with too many parameters to be cached).
+ */
 function cacheStats() {
   return { size: cache.size, capacity: cache.capacity, hits, misses, bypasses };
 }
@@ -276,6 +309,7 @@ function cacheStats() {
 /** Empties the cache and zeroes its counters. */
 function clearCache() {
   cache.clear();
+  seen.fill(0);
   formatRoot = new Map();
   formatInsertions = 0;
   hits = 0;

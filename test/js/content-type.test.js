@@ -135,11 +135,15 @@ for (const scanner of ['js', 'native']) {
 
   test(`parse matches content-type 1.0.5 on the corpus (${scanner} scanner, cold then cached)`, () => {
     withSettings({ scanner, cacheSize: 1 << 16 }, () => {
+      // First sighting: scanned, remembered; second: scanned and cached; third: cache hits.
       const valid = compareParse(HEADERS, `${scanner} cold`);
-      const { hits } = ours.cacheStats();
+      assert.equal(ours.cacheStats().hits, 0);
+      compareParse(HEADERS, `${scanner} admitted`);
+      const { hits, misses } = ours.cacheStats();
       compareParse(HEADERS, `${scanner} cached`);
-      // Every valid header short enough to be cached is a hit the second time.
-      assert.ok(ours.cacheStats().hits - hits >= valid - ours.cacheStats().bypasses, 'second pass is served from the cache');
+      // Fingerprint collisions in the admission table may keep a few headers out.
+      assert.ok(misses > 0.9 * valid, `cached ${misses} of ${valid}`);
+      assert.equal(ours.cacheStats().hits - hits, misses, 'third pass: every cached header hits');
       assert.ok(valid > 3000);
     });
   });
@@ -345,6 +349,7 @@ test('the cache never holds more than its capacity', () => {
     // A header used on every request survives a flood of distinct ones.
     const hot = 'application/json; charset=utf-8';
     ours.parse(hot);
+    ours.parse(hot);
     const { hits } = ours.cacheStats();
     for (let i = 0; i < 10000; i++) {
       ours.parse(hot);
@@ -361,7 +366,7 @@ test('300,000 distinct headers grow heap + external memory by less than 16 MB', 
     for (let i = 0; i < 2000; i++) ct.parse('text/warm-' + i);
     const before = mem();
     for (let i = 0; i < 300000; i++) {
-      ct.parse('application/x-' + i + '; charset=utf-' + i + '; boundary="b ' + i + '"');
+      ct.parse('application/x-' + i + '; charset=utf-' + i + '; boundary="b ' + i + '"; p' + i + '=' + i);
       ct.format({ type: 'text/x' + i, parameters: { charset: 'c' + i } });
     }
     const after = mem();
