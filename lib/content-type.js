@@ -15,7 +15,7 @@ const {
   QUOTED_TEXT,
   ERROR_MESSAGES,
 } = require('./content-type-scan');
-const { GenerationalCache } = require('./generational-cache');
+const { HeaderCache } = require('./header-cache');
 
 // The package's own expressions, used only where the argument is not a string and its
 // coercion rules (ToString on arbitrary values) must be reproduced exactly.
@@ -33,7 +33,7 @@ const MAX_CACHED_PARAMETERS = 8;
 // docs/content-type.md): the JavaScript scan is faster, because a native call plus reading the
 // string costs more than scanning a typical header in JIT-compiled code.
 let scan = scanJs;
-const cache = new GenerationalCache(DEFAULT_CACHE_SIZE);
+const cache = new HeaderCache(DEFAULT_CACHE_SIZE);
 let hits = 0;
 let misses = 0;
 let bypasses = 0;
