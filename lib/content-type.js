@@ -47,8 +47,8 @@ class Template {
   }
 }
 
-function fromTemplate(template) {
-  const parameters = nullPrototypeObject();
+function fromTemplate(template, forFormat) {
+  const parameters = nullPrototypeObject(forFormat);
   const { names, values } = template;
   for (let i = 0; i < names.length; i++) parameters[names[i]] = values[i];
   return new ContentType(template.type, parameters);
@@ -67,14 +67,14 @@ function admit(h) {
   return false;
 }
 
-function parseHeader(header) {
-  if (cache.capacity === 0) return scanned(header, scan(header));
+function parseHeader(header, forFormat) {
+  if (cache.capacity === 0) return scanned(header, scan(header, forFormat));
   const template = cache.get(header);
   if (template !== undefined) {
     hits++;
-    return fromTemplate(template);
+    return fromTemplate(template, forFormat);
   }
-  const result = scanned(header, scan(header));
+  const result = scanned(header, scan(header, forFormat));
   if (header.length > MAX_CACHED_LENGTH) {
     bypasses++;
   } else if (admit(fingerprint())) {
@@ -111,11 +111,15 @@ function getContentType(obj) {
  * @returns {{type: string, parameters: object}}
  */
 function parse(string) {
-  if (typeof string === 'string' && string !== '') return parseHeader(string);
+  // A string argument is what Express's setCharset passes, right before format(): its result
+  // is built for cheap key enumeration. A request or response object is what body-parser, Koa
+  // and type-is pass, to read a parameter: its result is built for cheap creation. The two
+  // results are indistinguishable from JavaScript (see nullPrototypeObject).
+  if (typeof string === 'string' && string !== '') return parseHeader(string, true);
   if (!string) throw new TypeError('argument string is required');
   const header = typeof string === 'object' ? getContentType(string) : string;
   if (typeof header !== 'string') throw new TypeError('argument string is required to be a string');
-  return parseHeader(header);
+  return parseHeader(header, false);
 }
 
 function isTokenString(str) {

@@ -2,7 +2,8 @@
 // ns per call of one content-type candidate on one case; run pinned, one candidate per process,
 // by scenarios/content-type.js (so no candidate's JIT or heap state affects another's).
 // Usage: node micro/content-type.js <case> <candidate> <iterations>  -> JSON { ns, sink }
-//   cases: cached (the same few headers, fresh strings per call, as an HTTP parser makes them),
+//   cases: cached (parse(string): the same few headers, a fresh string per call, as the HTTP
+//            parser makes them), cached-req (the same through parse(req), as body-parser calls it),
 //          uncached (a header never seen before on every call),
 //          roundtrip (Express's setCharset: parse, set charset, format)
 //   candidates: content-type, fast-content-type-parse, ssr-native, ssr-native-native-scanner,
@@ -20,7 +21,9 @@ if (candidate === 'content-type') {
   parse = reference.parse;
 } else if (candidate === 'fast-content-type-parse') {
   // Parse only; it has no format, so the round trip formats with content-type's.
-  parse = require('fast-content-type-parse').parse;
+  // It takes only strings: a request's header is read out for it.
+  const fast = require('fast-content-type-parse').parse;
+  parse = (arg) => fast(typeof arg === 'string' ? arg : arg.headers['content-type']);
 } else if (candidate.startsWith('ssr-native')) {
   const ours = require(path.join(root, 'lib', 'content-type.js'));
   if (candidate === 'ssr-native-native-scanner') ours.configure({ scanner: 'native' });
@@ -64,6 +67,14 @@ if (caseName === 'cached') {
   const buffers = REQUEST_TYPES.map((t) => Buffer.from(t, 'latin1'));
   makeChunk = () => Array.from({ length: CHUNK }, () => buffers[counter++ % buffers.length].latin1Slice());
   body = (h) => parse(h).type.length;
+} else if (caseName === 'cached-req') {
+  // What body-parser and Koa do: parse(req), reading req.headers['content-type'].
+  const buffers = REQUEST_TYPES.map((t) => Buffer.from(t, 'latin1'));
+  makeChunk = () =>
+    Array.from({ length: CHUNK }, () => ({
+      headers: { host: 'localhost', 'content-type': buffers[counter++ % buffers.length].latin1Slice() },
+    }));
+  body = (req) => parse(req).type.length;
 } else if (caseName === 'uncached') {
   makeChunk = () => distinct((counter += CHUNK) - CHUNK, CHUNK);
   body = (h) => parse(h).type.length;
