@@ -398,3 +398,22 @@ test('300,000 distinct headers grow heap + external memory by less than 16 MB', 
   assert.ok(size <= 1024, `cache size ${size}`);
   assert.ok(growth < 16 * 1024 * 1024, `grew by ${(growth / 1048576).toFixed(2)} MB`);
 });
+
+test('package entry points: ssr-native/content-type (CommonJS and ESM) and ssr-native/register', async () => {
+  const cjs = require('ssr-native/content-type');
+  assert.equal(cjs, ours);
+  const esm = await import('ssr-native/content-type');
+  for (const name of ['parse', 'format', 'configure', 'cacheStats', 'clearCache']) assert.equal(esm[name], cjs[name]);
+  assert.equal(esm.default, cjs);
+  // The ESM entry of register installs the same hook as the CommonJS one (in a child process,
+  // so this test process keeps the real content-type).
+  const child = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', "import r from 'ssr-native/register'; import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); console.log(JSON.stringify({ ours: typeof require('content-type').cacheStats, replacement: r.replacement }));"],
+    { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' },
+  );
+  assert.equal(child.status, 0, child.stderr);
+  const out = JSON.parse(child.stdout);
+  assert.equal(out.ours, 'function');
+  assert.equal(out.replacement, require.resolve('../../lib/content-type.js'));
+});
