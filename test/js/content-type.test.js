@@ -417,3 +417,34 @@ test('package entry points: ssr-native/content-type (CommonJS and ESM) and ssr-n
   assert.equal(out.ours, 'function');
   assert.equal(out.replacement, require.resolve('../../lib/content-type.js'));
 });
+
+test('both scanners work in several worker threads at once, and a worker can be terminated mid-parse', async () => {
+  const { Worker } = require('node:worker_threads');
+  const file = require.resolve('../../lib/content-type.js');
+  const source = `
+    const { parentPort, workerData } = require('worker_threads');
+    const ct = require(workerData.file);
+    ct.configure({ scanner: workerData.scanner });
+    const out = [];
+    for (let i = 0; i < 2000; i++) {
+      const r = ct.parse('Text/HTML; Charset="utf-' + (i % 7) + '"; q=' + i);
+      out.push(ct.format(r));
+    }
+    parentPort.postMessage(out);
+    if (workerData.spin) for (;;) ct.parse('application/x-' + Math.random() + '; a=b');
+  `;
+  const run = (scanner, spin) =>
+    new Promise((resolve, reject) => {
+      const worker = new Worker(source, { eval: true, workerData: { file, scanner, spin } });
+      worker.once('message', (out) => {
+        if (spin) worker.terminate().then(() => resolve(out), reject);
+        else resolve(out);
+      });
+      worker.once('error', reject);
+    });
+  const results = await Promise.all([run('native', false), run('js', false), run('native', true), run('native', true)]);
+  const expected = Array.from({ length: 2000 }, (_, i) =>
+    reference.format(reference.parse('Text/HTML; Charset="utf-' + (i % 7) + '"; q=' + i)),
+  );
+  for (const out of results) assert.deepStrictEqual(out, expected);
+});
