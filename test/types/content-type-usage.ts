@@ -2,6 +2,7 @@
 import http = require('http');
 import contentType = require('ssr-native/content-type');
 import register = require('ssr-native/register');
+import ssr = require('ssr-native');
 
 const parsed: contentType.ContentType = contentType.parse('text/html; charset=utf-8');
 const charset: string | undefined = parsed.parameters.charset;
@@ -16,10 +17,11 @@ const settings: contentType.ContentTypeSettings = contentType.configure({ cacheS
 const hits: number = contentType.cacheStats().hits;
 contentType.clearCache();
 const redirected: Set<string> = register.redirected;
+const viaRoot: string = ssr.contentType.format(ssr.contentType.parse('text/html'));
 
 // @ts-expect-error only 'js' and 'native' scanners exist
 contentType.configure({ scanner: 'wasm' });
 // @ts-expect-error format needs a type
 contentType.format({ parameters: {} });
 
-export { charset, header, settings, hits, redirected };
+export { charset, header, settings, hits, redirected, viaRoot };
