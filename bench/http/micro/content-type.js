@@ -2,6 +2,7 @@
 // ns per call of one content-type candidate on one case; run pinned, one candidate per process,
 // by scenarios/content-type.js (so no candidate's JIT or heap state affects another's).
 // Usage: node micro/content-type.js <case> <candidate> <iterations>  -> JSON { ns, sink }
+// (ns: CPU time per call)
 //   cases: cached (parse(string): the same few headers, a fresh string per call, as the HTTP
 //            parser makes them), cached-req (the same through parse(req), as body-parser calls it),
 //          uncached (a header never seen before on every call),
@@ -89,15 +90,18 @@ if (caseName === 'cached') {
   throw new Error(`unknown case ${caseName}`);
 }
 
+// CPU time (user + system, all threads: the process is pinned to one CPU), not wall time: on a
+// shared machine the wall clock also counts the time other processes held the CPU.
 function measure(count) {
-  let elapsed = 0n;
+  let elapsedMicros = 0;
   for (let done = 0; done < count; done += CHUNK) {
     const inputs = makeChunk();
-    const start = process.hrtime.bigint();
+    const start = process.cpuUsage();
     for (let i = 0; i < CHUNK; i++) sink += body(inputs[i]);
-    elapsed += process.hrtime.bigint() - start;
+    const used = process.cpuUsage(start);
+    elapsedMicros += used.user + used.system;
   }
-  return Number(elapsed) / (Math.ceil(count / CHUNK) * CHUNK);
+  return (elapsedMicros * 1000) / (Math.ceil(count / CHUNK) * CHUNK);
 }
 
 measure(20 * CHUNK); // warm-up (for "uncached", with headers that are not measured again)

@@ -81,7 +81,7 @@ module.exports = {
           const ns = median(samples[name]);
           return { implementation: LABELS[name], 'ns/call': ns.toFixed(0), [ratioColumn]: `${(base / ns).toFixed(2)}x` };
         }),
-        notes: [`median of ${rounds} runs, each candidate in a fresh process pinned to one CPU, order rotated per round; ratio = speed-up.`],
+        notes: [`CPU time per call; median of ${rounds} runs, each candidate in a fresh process pinned to one CPU, order rotated per round; ratio = speed-up.`],
       });
     }
     return { tables };
