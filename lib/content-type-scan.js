@@ -5,8 +5,7 @@
 //
 // A scan returns the finished result (a ContentType: type and parameter names lower-cased,
 // values unquoted and unescaped, the last of a repeated name winning) or one of the negative
-// error codes below. It also leaves a 32-bit fingerprint of the header in `lastFingerprint`,
-// computed on the way (content-type.js uses it to admit headers into its cache).
+// error codes below.
 // The addon is loaded on first use of the native scanner only, so the default (JavaScript) path
 // works even where the addon could not be built.
 let native;
@@ -86,10 +85,6 @@ function nullPrototypeObject(forFormat) {
   return forFormat ? Object.setPrototypeOf({}, null) : Object.create(null);
 }
 
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-let lastFingerprint = 0;
-
 /** The scan in JavaScript: one pass over char codes, no regular expression unless escaped. */
 function scanJs(header, forFormat) {
   const n = header.length;
@@ -103,19 +98,14 @@ function scanJs(header, forFormat) {
   let i = begin;
   let upper = false;
   let code;
-  // FNV-1a over the characters of the type, names and values (whitespace is left out: two
-  // headers differing only there share a fingerprint, which only admits one a little early).
-  let h = FNV_OFFSET;
   while (i < end && (code = header.charCodeAt(i)) < 256 && (CLASSES[code] & TOKEN) !== 0) {
     if (code <= 0x5a && code >= 0x41) upper = true;
-    h = Math.imul(h ^ code, FNV_PRIME);
     i++;
   }
   if (i === begin || i === end || header.charCodeAt(i) !== 0x2f /* / */) return INVALID_MEDIA_TYPE;
   const subtype = ++i;
   while (i < end && (code = header.charCodeAt(i)) < 256 && (CLASSES[code] & TOKEN) !== 0) {
     if (code <= 0x5a && code >= 0x41) upper = true;
-    h = Math.imul(h ^ code, FNV_PRIME);
     i++;
   }
   if (i === subtype || i !== end) return INVALID_MEDIA_TYPE;
@@ -131,8 +121,7 @@ function scanJs(header, forFormat) {
     upper = false;
     while (pos < n && (code = header.charCodeAt(pos)) < 256 && (CLASSES[code] & TOKEN) !== 0) {
       if (code <= 0x5a && code >= 0x41) upper = true;
-      h = Math.imul(h ^ code, FNV_PRIME);
-      pos++;
+        pos++;
     }
     if (pos === nameBegin) return INVALID_PARAMETER_FORMAT;
     const name = header.slice(nameBegin, pos);
@@ -147,8 +136,7 @@ function scanJs(header, forFormat) {
       for (;;) {
         if (pos >= n) return INVALID_PARAMETER_FORMAT;
         code = header.charCodeAt(pos);
-        h = Math.imul(h ^ code, FNV_PRIME);
-        if (code === 0x22) break;
+            if (code === 0x22) break;
         if (code === 0x5c /* \ */) {
           const next = header.charCodeAt(pos + 1); // NaN past the end
           if (!(next < 256 && (CLASSES[next] & QUOTED_PAIR_END) !== 0)) return INVALID_PARAMETER_FORMAT;
@@ -166,8 +154,7 @@ function scanJs(header, forFormat) {
     } else {
       const valueBegin = pos;
       while (pos < n && (code = header.charCodeAt(pos)) < 256 && (CLASSES[code] & TOKEN) !== 0) {
-        h = Math.imul(h ^ code, FNV_PRIME);
-        pos++;
+            pos++;
       }
       if (pos === valueBegin) return INVALID_PARAMETER_FORMAT;
       value = header.slice(valueBegin, pos);
@@ -175,13 +162,12 @@ function scanJs(header, forFormat) {
     while (pos < n && header.charCodeAt(pos) === 0x20) pos++;
     parameters[canonicalName(upper ? name.toLowerCase() : name)] = value;
   }
-  lastFingerprint = h;
   return new ContentType(type, parameters);
 }
 
-// The native scan writes offsets here (see src/addon/content_type_binding.cc): 4 + 5 per
+// The native scan writes offsets here (see src/addon/content_type_binding.cc): 3 + 5 per
 // parameter. Grown on demand (never shrunk: it is per thread and small).
-let offsets = new Uint32Array(4 + 5 * 16);
+let offsets = new Uint32Array(3 + 5 * 16);
 
 /** The scan in C++ (src/core/content_type.cc): one native call, then slices in JavaScript. */
 function scanNative(header, forFormat) {
@@ -195,21 +181,19 @@ function scanNative(header, forFormat) {
   const out = offsets;
   const type = header.slice(out[0], out[1]);
   const parameters = nullPrototypeObject(forFormat);
-  for (let i = 0, at = 4; i < count; i++, at += 5) {
+  for (let i = 0, at = 3; i < count; i++, at += 5) {
     const flags = out[at + 4];
     const name = header.slice(out[at], out[at + 1]);
     let value = header.slice(out[at + 2], out[at + 3]);
     if ((flags & 1) !== 0) value = value.replace(QUOTED_PAIR, '$1');
     parameters[canonicalName((flags & 2) !== 0 ? name.toLowerCase() : name)] = value;
   }
-  lastFingerprint = out[3] | 0;
   return new ContentType(out[2] === 1 ? type.toLowerCase() : type, parameters);
 }
 
 module.exports = {
   scanJs,
   scanNative,
-  fingerprint: () => lastFingerprint,
   ContentType,
   nullPrototypeObject,
   ERROR_MESSAGES,

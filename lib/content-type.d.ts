@@ -18,8 +18,11 @@ export function format(obj: { type: string; parameters?: Record<string, unknown>
 export interface ContentTypeSettings {
   /** Cache capacity in entries (0 disables the cache). Default 1024. */
   cacheSize: number;
-  /** Scanner used on a cache miss. Default 'js' (measured faster for typical headers). */
-  scanner: 'js' | 'native';
+  /**
+   * Scanner used on a cache miss. Default 'auto': JavaScript for headers up to 256 characters
+   * (measured faster there), the C++ scanner for longer ones.
+   */
+  scanner: 'auto' | 'js' | 'native';
 }
 
 /** Change the cache size (clears the cache) and/or the scanner; returns the settings in force. */

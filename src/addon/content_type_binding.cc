@@ -3,9 +3,9 @@
 // UTF-16) and one number.
 //
 // scanMediaType(header: string, out: Uint32Array) -> number
-//   >= 0: the parameter count; out = [typeBegin, typeEnd, typeHasUpper, fingerprint (FNV-1a of
-//         every code unit, for the cache's admission), then per parameter nameBegin, nameEnd,
-//         valueBegin, valueEnd, flags (1: value has escapes, 2: name has upper-case letters)]
+//   >= 0: the parameter count; out = [typeBegin, typeEnd, typeHasUpper, then per parameter
+//         nameBegin, nameEnd, valueBegin, valueEnd, flags (1: value has escapes, 2: name has
+//         upper-case letters)]
 //   -1: "invalid media type", -2: "invalid parameter format",
 //   -3: valid, but `out` is too small for every parameter (the caller retries with a larger one).
 #include "content_type_binding.h"
@@ -22,7 +22,7 @@ namespace ssr_native_addon {
 namespace {
 
 constexpr int32_t kOutTooSmall = -3;
-constexpr uint32_t kTypeSlots = 4;
+constexpr uint32_t kTypeSlots = 3;
 constexpr uint32_t kSlotsPerParameter = 5;
 
 // Writes parameter offsets into the caller's Uint32Array, counting what does not fit.
@@ -66,11 +66,11 @@ napi_value ScanMediaType(napi_env env, napi_callback_info info) {
       napi_get_typedarray_info(env, argv[1], &type, &capacity, &data, nullptr, nullptr) !=
           napi_ok ||
       type != napi_uint32_array || capacity < kTypeSlots) {
-    return Throw(env, "out must be a Uint32Array of at least 4 elements");
+    return Throw(env, "out must be a Uint32Array of at least 3 elements");
   }
 
-  // Typical headers fit the stack buffer; longer ones are read again at their full length.
-  char16_t stack[256];
+  // Headers up to 1023 code units fit the stack buffer; longer ones are read again in full.
+  char16_t stack[1024];
   std::vector<char16_t> heap;
   char16_t* units = stack;
   size_t length = 0;
@@ -94,9 +94,6 @@ napi_value ScanMediaType(napi_env env, napi_callback_info info) {
   out[0] = media_type.begin;
   out[1] = media_type.end;
   out[2] = media_type.has_upper ? 1 : 0;
-  uint32_t fingerprint = 0x811c9dc5u;
-  for (size_t i = 0; i < length; ++i) fingerprint = (fingerprint ^ units[i]) * 0x01000193u;
-  out[3] = fingerprint;
   int32_t result;
   if (error != ssr_native::ContentTypeError::kNone) {
     result = -static_cast<int32_t>(error);

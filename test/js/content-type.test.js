@@ -188,7 +188,7 @@ test('long headers and many parameters (cache bypass, native buffer growth)', ()
   const many = 'a/b' + Array.from({ length: 40 }, (_, i) => `; p${i}="v\\"${i}"`).join('');
   const long = `text/plain; x="${'y'.repeat(5000)}"`;
   const longType = `${' '.repeat(300)}text/html${'\t'.repeat(300)}`;
-  for (const scanner of ['js', 'native']) {
+  for (const scanner of ['auto', 'js', 'native']) {
     withSettings({ scanner }, () => {
       compareParse([many, long, longType, many, long, long + ';', many.replace('p39', 'p 39')], scanner);
       assert.ok(ours.cacheStats().bypasses >= 3);
@@ -331,12 +331,15 @@ test('format round-trips what parse returns', () => {
 
 test('configure validates and reports its settings', () => {
   const before = ours.configure();
-  assert.deepStrictEqual(before, { cacheSize: 1024, scanner: 'js' });
+  assert.deepStrictEqual(before, { cacheSize: 1024, scanner: 'auto' });
   assert.throws(() => ours.configure({ cacheSize: -1 }), RangeError);
   assert.throws(() => ours.configure({ cacheSize: 1.5 }), RangeError);
   assert.throws(() => ours.configure({ scanner: 'wasm' }), TypeError);
   assert.throws(() => ours.configure(null), TypeError);
-  assert.deepStrictEqual(ours.configure({ cacheSize: 0 }), { cacheSize: 0, scanner: 'js' });
+  assert.deepStrictEqual(ours.configure({ cacheSize: 0 }), { cacheSize: 0, scanner: 'auto' });
+  assert.deepStrictEqual(ours.configure({ scanner: 'native' }), { cacheSize: 0, scanner: 'native' });
+  assert.deepStrictEqual(ours.configure({ scanner: 'js' }), { cacheSize: 0, scanner: 'js' });
+  assert.throws(() => ours.configure({ scanner: 'toString' }), TypeError);
   ours.parse('text/html');
   assert.equal(ours.cacheStats().size, 0);
   ours.configure(before);
@@ -447,4 +450,23 @@ test('both scanners work in several worker threads at once, and a worker can be 
     reference.format(reference.parse('Text/HTML; Charset="utf-' + (i % 7) + '"; q=' + i)),
   );
   for (const out of results) assert.deepStrictEqual(out, expected);
+});
+
+test("'auto' falls back to the JavaScript scanner when the addon cannot be loaded", () => {
+  const script = `
+    const nativePath = require.resolve(${JSON.stringify(path.join(__dirname, '../../lib/native.js'))});
+    const err = Object.assign(new Error('not built'), { code: 'ERR_SSR_NATIVE_NOT_BUILT' });
+    require.cache[nativePath] = { id: nativePath, filename: nativePath, loaded: true, get exports() { throw err; } };
+    const ct = require(${JSON.stringify(path.join(__dirname, '../../lib/content-type.js'))});
+    const long = 'text/plain; x="' + 'y'.repeat(400) + '"';
+    const a = ct.parse(long);
+    const b = ct.parse('text/html; charset=utf-8');
+    let nativeError = null;
+    ct.configure({ scanner: 'native' });
+    try { ct.parse(long + ' '); } catch (e) { nativeError = e.code; }
+    console.log(JSON.stringify({ x: a.parameters.x.length, charset: b.parameters.charset, nativeError }));
+  `;
+  const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  assert.deepStrictEqual(JSON.parse(child.stdout), { x: 400, charset: 'utf-8', nativeError: 'ERR_SSR_NATIVE_NOT_BUILT' });
 });

@@ -7,8 +7,9 @@
 //            parser makes them), cached-req (the same through parse(req), as body-parser calls it),
 //          uncached (a header never seen before on every call),
 //          roundtrip (Express's setCharset: parse, set charset, format)
+//          uncached-long (the same with ~450-character headers)
 //   candidates: content-type, fast-content-type-parse, ssr-native, ssr-native-native-scanner,
-//               ssr-native-no-cache
+//               ssr-native-js-scanner, ssr-native-no-cache
 const path = require('path');
 
 const [caseName, candidate, iterationsArg] = process.argv.slice(2);
@@ -28,6 +29,7 @@ if (candidate === 'content-type') {
 } else if (candidate.startsWith('ssr-native')) {
   const ours = require(path.join(root, 'lib', 'content-type.js'));
   if (candidate === 'ssr-native-native-scanner') ours.configure({ scanner: 'native' });
+  if (candidate === 'ssr-native-js-scanner') ours.configure({ scanner: 'js' });
   if (candidate === 'ssr-native-no-cache') ours.configure({ cacheSize: 0 });
   parse = ours.parse;
   format = ours.format;
@@ -78,6 +80,14 @@ if (caseName === 'cached') {
   body = (req) => parse(req).type.length;
 } else if (caseName === 'uncached') {
   makeChunk = () => distinct((counter += CHUNK) - CHUNK, CHUNK);
+  body = (h) => parse(h).type.length;
+} else if (caseName === 'uncached-long') {
+  // Long headers (~450 characters) never seen before: where the C++ scanner is used by default.
+  const boundary = 'b'.repeat(400);
+  makeChunk = () =>
+    Array.from({ length: CHUNK }, () =>
+      Buffer.from(`multipart/form-data; boundary="${boundary}${counter++}"; charset=utf-8`, 'latin1').latin1Slice(),
+    );
   body = (h) => parse(h).type.length;
 } else if (caseName === 'roundtrip') {
   makeChunk = () => Array.from({ length: CHUNK }, () => RESPONSE_TYPES[counter++ % RESPONSE_TYPES.length]);

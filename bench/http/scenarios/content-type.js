@@ -31,13 +31,20 @@ const CASES = [
     candidates: ['content-type', 'fast-content-type-parse', 'ssr-native', 'ssr-native-no-cache', 'ssr-native-native-scanner'],
     iterations: 300_000,
   },
+  {
+    name: 'uncached-long',
+    title: 'parse: a ~450-character Content-Type never seen before on every call',
+    candidates: ['content-type', 'fast-content-type-parse', 'ssr-native', 'ssr-native-js-scanner'],
+    iterations: 100_000,
+  },
 ];
 const LABELS = {
   'content-type': 'content-type 1.0.5',
   'fast-content-type-parse': 'fast-content-type-parse 4 (+ content-type format)',
-  'ssr-native': 'ssr-native (cache + JS scanner, default)',
-  'ssr-native-no-cache': 'ssr-native, cacheSize 0 (JS scanner alone)',
-  'ssr-native-native-scanner': 'ssr-native, native C++ scanner on a miss',
+  'ssr-native': 'ssr-native (default: cache, scanner auto)',
+  'ssr-native-no-cache': 'ssr-native, cacheSize 0 (scanner alone)',
+  'ssr-native-native-scanner': "ssr-native, scanner 'native' (C++ on every miss)",
+  'ssr-native-js-scanner': "ssr-native, scanner 'js' (JavaScript on every miss)",
 };
 
 function median(values) {
