@@ -70,36 +70,12 @@ function fromTemplate(template, forFormat) {
 }
 
 // Admission: a header enters the cache on its second sighting, not its first, so a stream of
-// headers that never repeat (multipart boundaries, a hostile client) costs no cache insertions,
-// evictions or garbage. The "seen once" record is a table of 32-bit fingerprints indexed by
-// their low bits: a collision only admits a header one sighting early.
-let seen = new Int32Array(2048);
-
-// FNV-1a in four interleaved lanes (one multiply chain per lane, so they overlap), over every
-// character: ~1 cycle per character instead of one multiply latency.
-function fingerprint(header) {
-  const n = header.length;
-  let a = 0x811c9dc5 | 0;
-  let b = 0x050c5d1f;
-  let c = 0x1b873593;
-  let d = 0x2f693b5d;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    a = Math.imul(a ^ header.charCodeAt(i), 0x01000193);
-    b = Math.imul(b ^ header.charCodeAt(i + 1), 0x01000193);
-    c = Math.imul(c ^ header.charCodeAt(i + 2), 0x01000193);
-    d = Math.imul(d ^ header.charCodeAt(i + 3), 0x01000193);
-  }
-  for (; i < n; i++) a = Math.imul(a ^ header.charCodeAt(i), 0x01000193);
-  return Math.imul(a ^ Math.imul(b ^ Math.imul(c ^ d, 0x01000193), 0x01000193), 0x01000193);
-}
-
-function admit(h) {
-  const slot = h & (seen.length - 1);
-  if (seen[slot] === h) return true;
-  seen[slot] = h;
-  return false;
-}
+// headers that never repeat (multipart boundaries, a hostile client) costs no templates, no
+// insertions and no evictions. First sightings are remembered in `seenOnce`, a direct-mapped
+// table of header strings (2 x capacity slots, bounded like the cache) indexed by the low bits
+// of the sampled hash the cache lookup just computed: one array read and write, and `===`
+// makes it exact (a collision only makes a header wait for another sighting).
+let seenOnce = new Array(2 * DEFAULT_CACHE_SIZE).fill(undefined);
 
 function parseHeader(header, forFormat) {
   if (cache.capacity === 0) return scanned(header, scan(header, forFormat));
@@ -108,10 +84,14 @@ function parseHeader(header, forFormat) {
     hits++;
     return fromTemplate(template, forFormat);
   }
+  const slot = cache.lastHash & (seenOnce.length - 1);
   const result = scanned(header, scan(header, forFormat));
   if (header.length > MAX_CACHED_LENGTH) {
     bypasses++;
-  } else if (admit(fingerprint(header))) {
+  } else if (seenOnce[slot] !== header) {
+    seenOnce[slot] = header;
+  } else {
+    seenOnce[slot] = undefined;
     const entry = new Template(result);
     if (entry.names.length > MAX_CACHED_PARAMETERS) {
       bypasses++;
@@ -322,8 +302,8 @@ function configure(options = {}) {
       throw new RangeError(`options.cacheSize must be a non-negative integer, got ${String(cacheSize)}`);
     }
     cache.resize(cacheSize);
-    // Room to remember about twice as many first sightings as the cache holds.
-    seen = new Int32Array(Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, cacheSize) * 2))));
+    // A power of two, about twice the capacity.
+    seenOnce = new Array(2 ** Math.ceil(Math.log2(Math.max(2, 2 * cacheSize)))).fill(undefined);
     formatCapacity = Math.floor(cacheSize / 2);
     formatRoot = new Map();
     formatInsertions = 0;
@@ -348,7 +328,7 @@ function cacheStats() {
 /** Empties the cache and zeroes its counters. */
 function clearCache() {
   cache.clear();
-  seen.fill(0);
+  seenOnce.fill(undefined);
   formatRoot = new Map();
   formatInsertions = 0;
   hits = 0;

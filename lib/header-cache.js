@@ -10,7 +10,8 @@
 // bucket only costs misses and evictions within that bucket: correctness never depends on it.
 const WAYS = 4;
 
-function bucketOf(key, buckets) {
+// 32 bits from the key's length and 7 characters at fixed relative positions.
+function sampleHash(key) {
   const n = key.length;
   let h = Math.imul(n, 0x9e3779b1);
   h = Math.imul(h ^ key.charCodeAt(n - 1), 0x01000193);
@@ -20,10 +21,13 @@ function bucketOf(key, buckets) {
   h = Math.imul(h ^ key.charCodeAt(n >> 1), 0x01000193);
   h = Math.imul(h ^ key.charCodeAt(n >> 2), 0x01000193);
   h = Math.imul(h ^ key.charCodeAt((3 * n) >> 2), 0x01000193);
-  h ^= h >>> 15;
   // charCodeAt past either end is NaN, which `^` turns into 0: short keys need no special case.
-  // Multiply-shift maps the 32-bit hash onto [0, buckets) without a division.
-  return Math.floor(((h >>> 0) * buckets) / 4294967296) * WAYS;
+  return h ^ (h >>> 15);
+}
+
+// Multiply-shift maps the hash's high bits onto [0, buckets) without a division.
+function bucketBase(hash, buckets) {
+  return Math.floor(((hash >>> 0) * buckets) / 4294967296) * WAYS;
 }
 
 class HeaderCache {
@@ -44,6 +48,8 @@ class HeaderCache {
   }
 
   resize(capacity) {
+    /** The sampled hash of the last get()'s key (its low bits are free for a caller's table). */
+    this.lastHash = 0;
     const buckets = capacity <= 0 ? 0 : Math.max(1, Math.floor(capacity / WAYS));
     this._buckets = buckets;
     this._keys = new Array(buckets * WAYS).fill(undefined);
@@ -58,7 +64,9 @@ class HeaderCache {
   get(key) {
     const keys = this._keys;
     if (keys.length === 0) return undefined;
-    const base = bucketOf(key, this._buckets);
+    const hash = sampleHash(key);
+    this.lastHash = hash;
+    const base = bucketBase(hash, this._buckets);
     if (keys[base] === key) return this._values[base];
     for (let way = 1; way < WAYS; way++) {
       if (keys[base + way] === key) {
@@ -81,7 +89,7 @@ class HeaderCache {
     const keys = this._keys;
     if (keys.length === 0) return;
     const values = this._values;
-    const base = bucketOf(key, this._buckets);
+    const base = bucketBase(sampleHash(key), this._buckets);
     // Insert at the front; the least recently used entry of the bucket falls off the end.
     for (let i = base + WAYS - 1; i > base; i--) {
       keys[i] = keys[i - 1];
