@@ -3,11 +3,13 @@
 #include <napi.h>
 
 #include "etag_binding.h"
+#include "file_cache_binding.h"
 
 namespace ssr_native_addon {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitEtag(env, exports);
+  InitFileCache(env, exports);
   return exports;
 }
 
