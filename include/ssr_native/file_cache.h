@@ -80,6 +80,7 @@ struct FileCacheResult {
   int error = 0;
   FileStat stat;
   std::shared_ptr<const CachedFile> file;  ///< kHit and kLoaded
+  bool cached = false;  ///< kLoaded: kept (false when it exceeds max_bytes or changed meanwhile)
 };
 
 struct FileCacheStats {

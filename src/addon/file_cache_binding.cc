@@ -138,6 +138,7 @@ Napi::Object ResultObject(Napi::Env env, const FileCacheResult& result) {
     out.Set("id", static_cast<double>(result.file->id));
     out.Set("body", BufferOf(env, result.file->body));
     out.Set("etag", result.file->body->etag);
+    out.Set("cached", result.cached);
   }
   return out;
 }

@@ -97,6 +97,7 @@ FileCacheResult FileCache::Lookup(const std::string& path) {
   lru_.splice(lru_.begin(), lru_, found->second);
   ++counters_.hits;
   result.status = FileCacheStatus::kHit;
+  result.cached = true;
   result.file = found->second->file;
   result.stat = result.file->stat;
   return result;
@@ -163,7 +164,7 @@ FileCacheResult FileCache::Load(const std::string& path) {
   if (!ticket->stale) {
     auto existing = by_path_.find(path);
     if (existing != by_path_.end()) EraseLocked(existing->second);
-    InsertLocked(file, watched);
+    result.cached = InsertLocked(file, watched);
   }
   return result;
 }

@@ -78,6 +78,7 @@ TEST(FileCache, LoadsThenHitsWithAContentEntityTag) {
   EXPECT_EQ(cache.Lookup(dir / "a.txt").status, FileCacheStatus::kMiss);
   const FileCacheResult first = cache.Load(dir / "a.txt");
   ASSERT_EQ(first.status, FileCacheStatus::kLoaded);
+  EXPECT_TRUE(first.cached);
   EXPECT_EQ(BodyOf(first), "123456789");
   EXPECT_EQ(first.file->body->etag, "W/\"9-cbf43926\"");
   EXPECT_EQ(first.stat.size, 9u);
@@ -194,6 +195,7 @@ TEST(FileCache, FileLargerThanMaxBytesIsServedButNotKept) {
   FileCache cache(options);
   FileCacheResult result = cache.Load(dir / "a");
   EXPECT_EQ(result.status, FileCacheStatus::kLoaded);
+  EXPECT_FALSE(result.cached);
   EXPECT_EQ(BodyOf(result).size(), 3000u);
   EXPECT_EQ(cache.Stats().entries, 0u);
 }
