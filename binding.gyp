@@ -13,7 +13,8 @@
       "defines": [
         "NAPI_VERSION=8",
         "NODE_ADDON_API_DISABLE_DEPRECATED",
-        "NAPI_CPP_EXCEPTIONS"
+        "NAPI_CPP_EXCEPTIONS",
+        "NODE_ADDON_API_CPP_EXCEPTIONS_ALL"
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],

@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "bytes.h"
@@ -54,6 +55,9 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
       bytes = BytesOf(Napi::Value(env, argc >= 1 ? argv[0] : nullptr), &scratch, "body");
     } catch (const Napi::Error& e) {
       e.ThrowAsJavaScriptException();
+      return nullptr;
+    } catch (const std::bad_alloc&) {
+      napi_throw_range_error(env, nullptr, "body is too large to hash");
       return nullptr;
     }
   }

@@ -1,0 +1,35 @@
+'use strict';
+// CPU pinning: the server gets one CPU, the load generator another, when taskset exists and
+// the machine has at least two CPUs. Otherwise everything runs unpinned (and the table says so).
+const { spawnSync } = require('child_process');
+const os = require('os');
+
+const hasTaskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+const cpuCount = os.cpus().length;
+const pinning = hasTaskset && cpuCount >= 2;
+
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+
+/** Prefix for a command so it runs on `cpu` (or unchanged when pinning is unavailable). */
+function pinnedCommand(cpu, command, args) {
+  return pinning ? ['taskset', ['-c', String(cpu), command, ...args]] : [command, args];
+}
+
+/** Moves every thread of a running process onto `cpu`. */
+function pinProcess(pid, cpu) {
+  if (!pinning) return false;
+  return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' }).status === 0;
+}
+
+function describeMachine() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0] ? cpus[0].model.trim() : 'unknown',
+    cpus: cpus.length,
+    node: process.version,
+    pinning: pinning ? `server on CPU ${SERVER_CPU}, load generator on CPU ${LOAD_CPU}` : 'none (no taskset or a single CPU)',
+  };
+}
+
+module.exports = { pinning, SERVER_CPU, LOAD_CPU, pinnedCommand, pinProcess, describeMachine };

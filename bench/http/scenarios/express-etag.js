@@ -1,0 +1,25 @@
+'use strict';
+// What does each ETag function cost Express 5 on a 75 KB server-rendered page?
+const path = require('path');
+
+const script = path.join(__dirname, '..', 'servers', 'express-etag.js');
+const variant = (name, mode, extra = {}) => ({ name, script, env: { ETAG_MODE: mode }, ...extra });
+
+module.exports = {
+  name: 'express-etag',
+  order: 10,
+  question: "Express 5, 75 KB page: requests/s with Express's SHA-1 ETag, no ETag, a zlib.crc32 ETag and ssr-native's.",
+  cases: [
+    {
+      name: '75 KB page, GET /',
+      request: { path: '/' },
+      reference: 'etag off',
+      variants: [
+        variant('express default (SHA-1)', 'default', { baseline: true }),
+        variant('etag off', 'off'),
+        variant('zlib.crc32 in JS', 'zlib'),
+        variant('ssr-native etag', 'ssr-native'),
+      ],
+    },
+  ],
+};

@@ -1,0 +1,27 @@
+'use strict';
+// The package surface: CommonJS and ESM entry points export the same functions, and the
+// TypeScript declarations compile against real usage.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..', '..');
+
+test('ESM wrappers re-export the CommonJS API', async () => {
+  const cjs = require('ssr-native');
+  const esm = await import('ssr-native');
+  assert.equal(esm.etag, cjs.etag);
+  assert.equal(esm.crc32, cjs.crc32);
+  assert.equal(esm.default, cjs);
+  const koaCjs = require('ssr-native/koa');
+  const koaEsm = await import('ssr-native/koa');
+  assert.equal(koaEsm.etag, koaCjs.etag);
+  assert.equal(koaEsm.conditional, koaCjs.conditional);
+});
+
+test('TypeScript declarations compile for CommonJS and ESM users', () => {
+  const tsc = require.resolve('typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'test', 'types')], { encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+});
