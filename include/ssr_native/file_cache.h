@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ssr_native/blob_bytes.h"
+
 namespace ssr_native {
 
 /// What a stat() of a served path says (the fields fs.Stats has; times in nanoseconds).
@@ -41,7 +43,7 @@ struct FileStat {
 
 /// Immutable bytes shared between the cache and every response that is sending them.
 struct FileBlob {
-  std::unique_ptr<uint8_t[]> data;
+  BlobBytes data;
   size_t size = 0;
   uint32_t crc = 0;
   std::string etag;  ///< W/"<size hex>-<crc32 hex>"

@@ -46,7 +46,7 @@ bool HasPrefix(const std::string& s, const std::string& prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
 
-std::shared_ptr<const FileBlob> MakeBlob(std::unique_ptr<uint8_t[]> data, size_t size) {
+std::shared_ptr<const FileBlob> MakeBlob(BlobBytes data, size_t size) {
   auto blob = std::make_shared<FileBlob>();
   blob->crc = Crc32(0, data.get(), size);
   char tag[kMaxEntityTagLength];
@@ -210,7 +210,7 @@ uint32_t FileCache::Touch(uint64_t id) {
 std::shared_ptr<const FileBlob> FileCache::AttachVariant(uint64_t id, const std::string& encoding,
                                                          const uint8_t* data, size_t size) {
   // Copy and checksum outside the lock.
-  std::unique_ptr<uint8_t[]> copy(new uint8_t[size == 0 ? 1 : size]);
+  BlobBytes copy(size);
   if (size != 0) std::memcpy(copy.get(), data, size);
   auto blob = MakeBlob(std::move(copy), size);
   std::lock_guard<std::mutex> lock(mutex_);

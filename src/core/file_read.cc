@@ -112,7 +112,7 @@ ReadResult ReadWholeFile(const std::string& path, uint64_t max_size) {
   // Read up to size + 1 bytes: a file that grew since fstat shows up as too large or is read
   // as far as it goes; the watcher then drops the entry and the next request reloads it.
   const size_t capacity = static_cast<size_t>(result.stat.size) + 1;
-  std::unique_ptr<uint8_t[]> data(new uint8_t[capacity]);
+  BlobBytes data(capacity);
   size_t filled = 0;
   while (filled < capacity) {
     const ssize_t n = read(fd.get(), data.get() + filled, capacity - filled);

@@ -18,8 +18,8 @@ struct ReadResult {
   ReadOutcome outcome = ReadOutcome::kError;
   int error = 0;  // errno when kError
   FileStat stat;
-  std::unique_ptr<uint8_t[]> data;  // kRead
-  size_t size = 0;                  // kRead: bytes actually read
+  BlobBytes data;   // kRead
+  size_t size = 0;  // kRead: bytes actually read
 };
 
 /// Stats `path` and, when it is a regular file of at most `max_size` bytes, reads it whole.
