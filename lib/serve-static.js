@@ -28,6 +28,9 @@ const UP_PATH_REGEXP = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 // Memoised URL path -> file resolutions; cleared whenever the cache generation moves. Bounded so
 // a flood of distinct spellings of existing files cannot grow it without limit.
 const MAX_ROUTES = 8192;
+// respond() outcomes besides a { start, end } span
+const DONE = 0;
+const FULL = 1;
 
 function serveStatic(root, options) {
   if (!root) throw new TypeError('root path required');
@@ -223,10 +226,10 @@ function serveStatic(root, options) {
     }
     setFileHeaders(res, record.path, record, variant.etag);
     if (variant !== record) res.setHeader('Content-Encoding', variant.encoding);
-    respond(req, res, next, variant.body.length, (start, end) => {
-      const body = variant.body;
-      res.end(start === 0 && end === body.length - 1 ? body : body.subarray(start, end + 1));
-    }, pathname);
+    const body = variant.body;
+    const span = respond(req, res, next, body.length);
+    if (span === FULL) res.end(body);
+    else if (span !== DONE) res.end(body.subarray(span.start, span.end + 1));
   }
 
   // send's streaming path for files over maxFileSize (and FIFOs and the like)
@@ -241,7 +244,10 @@ function serveStatic(root, options) {
       lastModified: stat.mtime.toUTCString(),
     };
     setFileHeaders(res, filePath, record, statTag(stat));
-    respond(req, res, next, stat.size, (start, end) => {
+    const span = respond(req, res, next, stat.size);
+    if (span === DONE) return;
+    {
+      const { start, end } = span === FULL ? { start: 0, end: Math.max(0, stat.size - 1) } : span;
       const stream = fs.createReadStream(filePath, { start, end });
       stream.pipe(res);
       const cleanup = () => stream.destroy();
@@ -257,7 +263,7 @@ function serveStatic(root, options) {
             return forwardError(req, res, next, createError(500, err, { expose: false }));
         }
       });
-    });
+    }
   }
 
   // SendStream.setHeader + SendStream.type
@@ -270,11 +276,15 @@ function serveStatic(root, options) {
     if (!res.getHeader('Content-Type')) res.setHeader('Content-Type', record.type);
   }
 
-  // Conditional GET, ranges, Content-Length, HEAD: the rest of SendStream.send.
-  function respond(req, res, next, length, writeBody) {
+  // Conditional GET, ranges, Content-Length, HEAD: the rest of SendStream.send. Returns DONE
+  // (answered: 304, 412, 416 or HEAD), FULL (send the whole body) or the { start, end } to send.
+  function respond(req, res, next, length) {
     const headers = req.headers;
     if (headers['if-match'] || headers['if-unmodified-since'] || headers['if-none-match'] || headers['if-modified-since']) {
-      if (isPreconditionFailure(req, res)) return forwardError(req, res, next, createError(412));
+      if (isPreconditionFailure(req, res)) {
+        forwardError(req, res, next, createError(412));
+        return DONE;
+      }
       const status = res.statusCode;
       if (((status >= 200 && status < 300) || status === 304) &&
           fresh(headers, { etag: res.getHeader('ETag'), 'last-modified': res.getHeader('Last-Modified') })) {
@@ -285,18 +295,20 @@ function serveStatic(root, options) {
         res.removeHeader('Content-Type');
         res.statusCode = 304;
         res.end();
-        return;
+        return DONE;
       }
     }
     let offset = 0;
     let len = length;
     let ranges = headers.range;
-    if (config.acceptRanges && BYTES_RANGE_REGEXP.test(ranges)) {
+    let span = FULL;
+    if (ranges !== undefined && config.acceptRanges && BYTES_RANGE_REGEXP.test(ranges)) {
       ranges = parseRange(len, ranges, { combine: true });
       if (!isRangeFresh(req, res)) ranges = -2;
       if (ranges === -1) {
         res.setHeader('Content-Range', 'bytes */' + len);
-        return forwardError(req, res, next, createError(416, { headers: { 'Content-Range': res.getHeader('Content-Range') } }));
+        forwardError(req, res, next, createError(416, { headers: { 'Content-Range': res.getHeader('Content-Range') } }));
+        return DONE;
       }
       if (ranges !== -2 && ranges.length === 1) {
         res.statusCode = 206;
@@ -308,9 +320,10 @@ function serveStatic(root, options) {
     res.setHeader('Content-Length', len);
     if (req.method === 'HEAD') {
       res.end();
-      return;
+      return DONE;
     }
-    writeBody(offset, Math.max(offset, offset + len - 1));
+    if (span === FULL && offset === 0 && len === length) return FULL;
+    return { start: offset, end: Math.max(offset, offset + len - 1) };
   }
 
   function chooseVariant(req, record) {
