@@ -143,6 +143,7 @@ class FileCache {
   void BumpGeneration() { generation_.fetch_add(1, std::memory_order_acq_rel); }
   bool InsertLocked(std::shared_ptr<const CachedFile> file, bool watched);
   void HandleEvents();
+  void Wake();
 
   const FileCacheOptions options_;
   std::string real_root_;
@@ -159,6 +160,7 @@ class FileCache {
   FileCacheStats counters_;
 
   std::atomic<uint32_t> generation_{1};
+  std::atomic<uint64_t> unwatched_entries_{0};  // entries only the stat sweep can check
   std::atomic<bool> stopping_{false};
   int inotify_fd_ = -1;
   int wake_fd_[2] = {-1, -1};

@@ -167,7 +167,9 @@ class LoadWorker : public Napi::AsyncWorker {
              std::string path)
       : Napi::AsyncWorker(callback, "ssr-native:file-cache-load"),
         cache_(std::move(cache)),
-        path_(std::move(path)) {}
+        path_(std::move(path)) {
+    SuppressDestruct();  // OnWorkComplete destroys it, whatever happens
+  }
 
   void Execute() override {
     try {
@@ -182,6 +184,17 @@ class LoadWorker : public Napi::AsyncWorker {
   void OnOK() override {
     Napi::Env env = Env();
     Callback().Call({env.Null(), ResultObject(env, result_)});
+  }
+
+  // In a worker thread being terminated the env can no longer run JavaScript nor take an
+  // exception: node-addon-api would then throw out of its callback wrapper and abort the
+  // process. Nothing can be reported to a dying env, so the error is dropped there.
+  void OnWorkComplete(Napi::Env env, napi_status status) override {
+    try {
+      Napi::AsyncWorker::OnWorkComplete(env, status);
+    } catch (...) {
+    }
+    Destroy();
   }
 
  private:

@@ -76,13 +76,16 @@ FileCache::FileCache(FileCacheOptions options) : options_(std::move(options)) {
   }
 }
 
+void FileCache::Wake() {
+  if (wake_fd_[1] < 0) return;
+  const char byte = 1;
+  ssize_t ignored = write(wake_fd_[1], &byte, 1);
+  (void)ignored;
+}
+
 FileCache::~FileCache() {
   stopping_.store(true);
-  if (wake_fd_[1] >= 0) {
-    const char byte = 1;
-    ssize_t ignored = write(wake_fd_[1], &byte, 1);
-    (void)ignored;
-  }
+  Wake();
   if (thread_.joinable()) thread_.join();
   if (wake_fd_[0] >= 0) close(wake_fd_[0]);
   if (wake_fd_[1] >= 0) close(wake_fd_[1]);
@@ -183,6 +186,7 @@ bool FileCache::InsertLocked(std::shared_ptr<const CachedFile> file, bool watche
   entry.bytes = size;
   entry.watched = watched;
   lru_.push_front(std::move(entry));
+  if (!watched && unwatched_entries_.fetch_add(1) == 0) Wake();  // the sweep has work again
   by_path_[lru_.front().file->path] = lru_.begin();
   by_id_[lru_.front().file->id] = lru_.begin();
   bytes_ += size;
@@ -192,6 +196,7 @@ bool FileCache::InsertLocked(std::shared_ptr<const CachedFile> file, bool watche
 
 void FileCache::EraseLocked(EntryList::iterator it) {
   bytes_ -= it->bytes;
+  if (!it->watched) unwatched_entries_.fetch_sub(1);
   by_path_.erase(it->file->path);
   by_id_.erase(it->file->id);
   lru_.erase(it);
@@ -281,6 +286,7 @@ void FileCache::Clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& ticket : loading_) ticket->stale = true;
   lru_.clear();
+  unwatched_entries_.store(0);
   by_path_.clear();
   by_id_.clear();
   bytes_ = 0;
@@ -336,6 +342,7 @@ void FileCache::HandleEvents() {
         // Events were lost: nothing cached can be trusted.
         for (auto& ticket : loading_) ticket->stale = true;
         lru_.clear();
+        unwatched_entries_.store(0);
         by_path_.clear();
         by_id_.clear();
         bytes_ = 0;
@@ -420,8 +427,14 @@ void FileCache::WatchThread() {
       next_sweep = std::chrono::steady_clock::now() + interval;
       continue;
     }
-    const int timeout = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(next_sweep - now).count() + 1);
+    // With inotify covering every entry there is nothing to sweep: sleep until an event or a
+    // wake-up (shutdown, or an entry the sweep must check).
+    const bool idle = inotify_fd_ >= 0 && unwatched_entries_.load() == 0;
+    const int timeout =
+        idle ? -1
+             : static_cast<int>(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(next_sweep - now).count() +
+                   1);
     struct pollfd fds[2];
     fds[0].fd = wake_fd_[0];
     fds[0].events = POLLIN;
@@ -429,6 +442,12 @@ void FileCache::WatchThread() {
     fds[1].events = POLLIN;
     const int ready = poll(fds, inotify_fd_ >= 0 ? 2 : 1, timeout);
     if (stopping_.load()) break;
+    if (ready > 0 && (fds[0].revents & POLLIN)) {
+      char drain[64];
+      ssize_t ignored = read(wake_fd_[0], drain, sizeof(drain));
+      (void)ignored;
+      if (idle) next_sweep = std::chrono::steady_clock::now() + interval;
+    }
     if (ready > 0 && inotify_fd_ >= 0 && (fds[1].revents & POLLIN)) HandleEvents();
   }
 }

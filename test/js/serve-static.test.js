@@ -363,3 +363,35 @@ test('invalid cache options are TypeErrors/RangeErrors with the usual message', 
   assert.throws(() => serveStatic('.', { maxBytes: 'big' }), { name: 'TypeError', message: /options\.maxBytes must be a number/ });
   assert.throws(() => serveStatic('.', { maxFileSize: -1 }), { name: 'RangeError', message: /options\.maxFileSize must be >= 0/ });
 });
+
+test('worker threads: FileCache loads in flight while the worker is terminated', async () => {
+  const { Worker } = require('node:worker_threads');
+  const files = {};
+  for (let i = 0; i < 30; i++) files[`f${i}.txt`] = `file ${i}`.repeat(500);
+  const tree = makeTree(files);
+  const source = `
+    const { parentPort, workerData } = require('worker_threads');
+    const { serveStatic, FileCache } = require(workerData.root);
+    const cache = new FileCache({ root: workerData.dir, maxBytes: 40000 });
+    const mw = serveStatic(workerData.dir, { maxBytes: 40000 });
+    let n = 0;
+    const spin = () => {
+      for (let i = 0; i < 30; i++) cache.load(workerData.dir + '/f' + i + '.txt', () => { if (++n === 30) parentPort.postMessage('loaded'); });
+      setImmediate(spin);
+    };
+    spin();
+  `;
+  try {
+    for (let round = 0; round < 5; round++) {
+      const workers = Array.from({ length: 3 }, () => new Worker(source, { eval: true, workerData: { root: require.resolve('../..'), dir: tree.root } }));
+      await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))));
+      await Promise.all(workers.map((w) => w.terminate()));
+    }
+    // the main thread's own cache is unaffected
+    const cache = new FileCache({ root: tree.root });
+    assert.equal((await cache.get(path.join(tree.root, 'f1.txt'))).body.toString(), files['f1.txt']);
+    cache.close();
+  } finally {
+    tree.remove();
+  }
+});
