@@ -33,7 +33,7 @@ function loadScenarios() {
 function timing(scenario, quick) {
   return quick
     ? { rounds: 2, seconds: 2, warmupSeconds: 1 }
-    : { rounds: scenario.rounds ?? 5, seconds: scenario.seconds ?? 5, warmupSeconds: 2 };
+    : { rounds: scenario.rounds ?? 8, seconds: scenario.seconds ?? 3, warmupSeconds: 2 };
 }
 
 // One case: a request and the variants that answer it; the first `baseline: true` variant
