@@ -104,8 +104,9 @@ class FileCache {
     this._native.clear();
   }
 
-  /** Loads every regular file under `dir` (depth first) until maxBytes is reached. */
-  preload(dir, { dotfiles = false } = {}) {
+  /** Loads every regular file under `dir` (depth first) until maxBytes is reached;
+   *  `onFile(result, path)` sees each file loaded into the cache. */
+  preload(dir, { dotfiles = false, onFile } = {}) {
     const walk = async (current) => {
       let entries;
       try {
@@ -119,11 +120,13 @@ class FileCache {
         if (entry.isDirectory()) await walk(full);
         else if (entry.isFile() || entry.isSymbolicLink()) {
           if (this._closed || this._native.stats().bytes >= this.maxBytes) return;
-          await this.get(full);
+          const result = await this.get(full);
+          if (onFile && result.cached) await onFile(result, full);
         }
       }
     };
-    this.ready = walk(path.resolve(dir));
+    // Best effort: a file that vanishes or a close() meanwhile just ends the walk early.
+    this.ready = walk(path.resolve(dir)).catch(() => {});
     return this.ready;
   }
 

@@ -344,7 +344,13 @@ function serveStatic(root, options) {
   middleware.cache = cache;
   middleware.stats = () => cache.stats();
   middleware.close = () => cache.close();
-  if (opts.preload) cache.preload(config.root, { dotfiles: config.dotfiles === 'allow' });
+  if (opts.preload) {
+    // With compress, the variants are made during preload too (one file at a time).
+    const onFile = config.compress
+      ? (result, filePath) => (isCompressible(contentTypeOf(filePath)) ? compressVariants(cache, result) : undefined)
+      : undefined;
+    cache.preload(config.root, { dotfiles: config.dotfiles === 'allow', onFile });
+  }
   return middleware;
 }
 

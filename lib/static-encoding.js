@@ -58,24 +58,38 @@ function chooseEncoding(header, variants) {
 }
 
 // Compresses `file` once (on the libuv pool) and attaches the variants to the native entry.
+// Returns a promise that settles when the variants are known.
 function compressVariants(cache, file) {
   const id = file.id;
-  if (!cache._startVariants(id)) return;
+  if (!cache._startVariants(id)) return Promise.resolve();
+  let settle;
+  const settled = new Promise((resolve) => (settle = resolve));
   const variants = {};
   for (const encoding of ENCODINGS) {
     const known = cache.nativeVariant(id, encoding);
     if (known) variants[encoding] = { ...known, encoding };
   }
   const missing = ENCODINGS.filter((e) => !variants[e]);
-  if (missing.length === 0) return cache._finishVariants(id, variants);
+  if (missing.length === 0) {
+    cache._finishVariants(id, variants);
+    return Promise.resolve();
+  }
   const body = file.body;
   let left = missing.length;
   const done = (encoding) => (err, out) => {
     if (!err && out.length < body.length) {
-      const attached = cache.attachVariant(id, encoding, out);
+      let attached = null;
+      try {
+        attached = cache.attachVariant(id, encoding, out);
+      } catch {
+        // the cache was closed meanwhile: nothing to attach to
+      }
       if (attached) variants[encoding] = { ...attached, encoding };
     }
-    if (--left === 0) cache._finishVariants(id, variants);
+    if (--left === 0) {
+      cache._finishVariants(id, variants);
+      settle();
+    }
   };
   for (const encoding of missing) {
     if (encoding === 'gzip') zlib.gzip(body, { level: 9 }, done('gzip'));
@@ -88,6 +102,7 @@ function compressVariants(cache, file) {
       }, done('br'));
     }
   }
+  return settled;
 }
 
 module.exports = { isCompressible, parseAcceptEncoding, chooseEncoding, compressVariants };

@@ -395,3 +395,32 @@ test('worker threads: FileCache loads in flight while the worker is terminated',
     tree.remove();
   }
 });
+
+test('preload with compress makes the variants before the first request', async () => {
+  const css = 'a { color: blue }\n'.repeat(300);
+  const tree = makeTree({ 'a.css': css, 'b.png': Buffer.alloc(3000, 2) });
+  const mw = serveStatic(tree.root, { preload: true, compress: true });
+  try {
+    await mw.cache.ready;
+    await eventually(() => mw.stats().bytes > css.length + 3000, 2000);
+    await withServer(expressWith(mw), async (port) => {
+      const r = await rawRequest(port, '/a.css', { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(r.headers['content-encoding'], 'gzip');
+      assert.equal(zlib.gunzipSync(r.body).toString(), css);
+    });
+  } finally {
+    mw.close();
+    tree.remove();
+  }
+});
+
+test('close() while compression or preload is under way does not throw later', async () => {
+  const files = {};
+  for (let i = 0; i < 20; i++) files[`f${i}.css`] = `.c${i} { margin: ${i}px }\n`.repeat(2000);
+  const tree = makeTree(files);
+  const mw = serveStatic(tree.root, { preload: true, compress: true });
+  mw.close();
+  await mw.cache.ready;
+  await new Promise((r) => setTimeout(r, 300)); // zlib callbacks land on a closed cache
+  tree.remove();
+});
