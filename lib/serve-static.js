@@ -62,11 +62,17 @@ function serveStatic(root, options) {
     // send validates some options per request; so do we, at the same moment.
     if (config.error) throw config.error;
 
-    let pathname = parseUrl(req).pathname;
-    // make sure the redirect happens at the mount point
-    if (pathname === '/' && parseUrl.original(req).pathname.substr(-1) !== '/') pathname = '';
-
-    const hit = routes.get(pathname);
+    // Memo keys are pathnames as parseurl produces them; one never contains '?', '#' or raw
+    // whitespace, so a raw URL equal to a key parses to that key: look it up before parsing.
+    const rawUrl = req.url;
+    let hit = rawUrl !== '/' ? routes.get(rawUrl) : undefined;
+    let pathname = rawUrl;
+    if (hit === undefined) {
+      pathname = parseUrl(req).pathname;
+      // make sure the redirect happens at the mount point
+      if (pathname === '/' && parseUrl.original(req).pathname.substr(-1) !== '/') pathname = '';
+      hit = routes.get(pathname);
+    }
     if (hit !== undefined) {
       const generation = cache.touch(hit.file.id);
       if (generation === routesGeneration) {
