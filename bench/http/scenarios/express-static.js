@@ -10,7 +10,7 @@ const sizes = [['1 KB', '/1kb.js'], ['64 KB', '/64kb.js'], ['1 MB', '/1mb.js']];
 module.exports = {
   name: 'express-static',
   order: 30,
-  question: 'Express 5: requests/s of express.static vs ssr-native serveStatic (and a bare in-memory handler) per file size.',
+  question: 'Express 5: requests/s of express.static vs ssr-native serveStatic (and bare in-memory handlers: 2 headers, and all 6 that serve-static sends) per file size.',
   cases: sizes.map(([label, p]) => ({
     name: `${label} file, GET ${p}`,
     request: { path: p },
@@ -19,6 +19,7 @@ module.exports = {
       variant('express.static (serve-static 2.2.1)', 'serve-static', { baseline: true }),
       variant('ssr-native serveStatic', 'ssr-native'),
       variant('bare in-memory handler', 'memory'),
+      variant('in-memory, same headers as serve-static', 'memory-headers'),
     ],
   })),
 };

@@ -2,7 +2,9 @@
 // Static files over Express 5 or plain node:http.
 //   STATIC_FRAMEWORK: express | http
 //   STATIC_IMPL: serve-static (express.static in Express 5) | ssr-native (serveStatic) |
-//                memory (a bare handler answering one preloaded Buffer: the framework's ceiling)
+//                memory (a bare handler answering one preloaded Buffer: the framework's ceiling) |
+//                memory-headers (the same, with every header serve-static sends: the ceiling for
+//                a drop-in, which must send them)
 //   STATIC_ROOT: directory to serve (default: a generated tree, see tree())
 const fs = require('fs');
 const http = require('http');
@@ -30,15 +32,26 @@ const root = process.env.STATIC_ROOT || tree();
 function middleware() {
   if (impl === 'serve-static') return require('serve-static')(root);
   if (impl === 'ssr-native') return require('../../../lib/serve-static')(root);
-  if (impl === 'memory') {
+  if (impl === 'memory' || impl === 'memory-headers') {
     const files = new Map();
-    for (const name of fs.readdirSync(root)) files.set('/' + name, fs.readFileSync(path.join(root, name)));
+    for (const name of fs.readdirSync(root)) {
+      const body = fs.readFileSync(path.join(root, name));
+      const stat = fs.statSync(path.join(root, name));
+      files.set('/' + name, { body, modified: stat.mtime.toUTCString(), etag: `W/"${body.length.toString(16)}-0"` });
+    }
+    const allHeaders = impl === 'memory-headers';
     return (req, res, next) => {
-      const body = files.get(req.url);
-      if (!body) return next();
+      const file = files.get(req.url);
+      if (!file) return next();
+      if (allHeaders) {
+        res.setHeader('Accept-Ranges', 'bytes');
+        res.setHeader('Cache-Control', 'public, max-age=0');
+        res.setHeader('Last-Modified', file.modified);
+        res.setHeader('ETag', file.etag);
+      }
       res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
-      res.setHeader('Content-Length', body.length);
-      res.end(body);
+      res.setHeader('Content-Length', file.body.length);
+      res.end(file.body);
     };
   }
   throw new Error(`unknown STATIC_IMPL ${impl}`);
