@@ -2,6 +2,7 @@
 // number of worker threads; each area keeps no per-process JavaScript state.
 #include <napi.h>
 
+#include "content_type_binding.h"
 #include "etag_binding.h"
 #include "file_cache_binding.h"
 
@@ -10,6 +11,7 @@ namespace ssr_native_addon {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitEtag(env, exports);
   InitFileCache(env, exports);
+  InitContentType(env, exports);
   return exports;
 }
 
