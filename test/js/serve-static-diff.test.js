@@ -255,3 +255,23 @@ test('option errors are the same', () => {
     mine.close();
   }
 });
+
+test('random paths from hostile tokens match serve-static (seeded)', async () => {
+  const tokens = ['..', '.', '%2e', '%2E%2e', '%2f', '%5c', '%5C', '/', '//', 'a.txt', 'sub', 'page', 'deeper',
+    'index.html', '%00', '%', '%zz', '%C3%BC', '.hidden', '.dir', 'file.js', 'x.y.z', '~', '%20', '?', '?q=/..',
+    '#', ';', '%3f', '%23', 'noindex', 'dir.html', '%252e', 'A.TXT', '%u002e', '\\', '+'];
+  let seed = 0x5eed;
+  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+  const pair = await startPair(tree, { extensions: ['html'], dotfiles: 'deny' });
+  try {
+    for (let i = 0; i < 600; i++) {
+      let p = '/';
+      const n = 1 + Math.floor(random() * 6);
+      for (let j = 0; j < n; j++) p += tokens[Math.floor(random() * tokens.length)] + (random() < 0.5 ? '/' : '');
+      p = p.replace(/\\/g, '%5C');
+      await compare(pair, p);
+    }
+  } finally {
+    await pair.close();
+  }
+});
