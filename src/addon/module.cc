@@ -4,11 +4,13 @@
 
 #include "content_type_binding.h"
 #include "etag_binding.h"
+#include "file_cache_binding.h"
 
 namespace ssr_native_addon {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitEtag(env, exports);
+  InitFileCache(env, exports);
   InitContentType(env, exports);
   return exports;
 }
