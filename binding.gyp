@@ -14,7 +14,8 @@
         "NAPI_VERSION=8",
         "NODE_ADDON_API_DISABLE_DEPRECATED",
         "NAPI_CPP_EXCEPTIONS",
-        "NODE_ADDON_API_CPP_EXCEPTIONS_ALL"
+        "NODE_ADDON_API_CPP_EXCEPTIONS_ALL",
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],

@@ -17,7 +17,7 @@ function run(cmd, args, opts = {}) {
 
 function build(dir, cmakeArgs) {
   run('cmake', ['-S', '.', '-B', dir, '-DCMAKE_BUILD_TYPE=Release', ...cmakeArgs]);
-  run('cmake', ['--build', dir, '--parallel', String(os.cpus().length)]);
+  run('cmake', ['--build', dir, '--parallel', String(Math.min(2, os.cpus().length))]);
 }
 
 const [mode, ...rest] = process.argv.slice(2);
@@ -29,7 +29,7 @@ if (mode === 'test') {
     '-DSSR_NATIVE_BUILD_BENCHMARKS=OFF',
     `-DSSR_NATIVE_SANITIZE=${sanitize ? 'ON' : 'OFF'}`,
   ]);
-  run('ctest', ['--test-dir', dir, '--output-on-failure', '--parallel', String(os.cpus().length)]);
+  run('ctest', ['--test-dir', dir, '--output-on-failure', '--parallel', String(Math.min(2, os.cpus().length))]);
 } else if (mode === 'bench') {
   const dir = 'build-cpp';
   build(dir, ['-DSSR_NATIVE_BUILD_TESTS=OFF', '-DSSR_NATIVE_BUILD_BENCHMARKS=ON']);

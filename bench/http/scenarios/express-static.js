@@ -1,0 +1,25 @@
+'use strict';
+// Express 5: express.static (serve-static 2.2.1) vs ssr-native's serveStatic, 1 KB / 64 KB / 1 MB.
+const path = require('path');
+
+const script = path.join(__dirname, '..', 'servers', 'static.js');
+const FRAMEWORK = 'express';
+const variant = (name, impl, extra = {}) => ({ name, script, env: { STATIC_FRAMEWORK: FRAMEWORK, STATIC_IMPL: impl }, ...extra });
+const sizes = [['1 KB', '/1kb.js'], ['64 KB', '/64kb.js'], ['1 MB', '/1mb.js']];
+
+module.exports = {
+  name: 'express-static',
+  order: 30,
+  question: 'Express 5: requests/s of express.static vs ssr-native serveStatic (and bare in-memory handlers: 2 headers, and all 6 that serve-static sends) per file size.',
+  cases: sizes.map(([label, p]) => ({
+    name: `${label} file, GET ${p}`,
+    request: { path: p },
+    reference: 'bare in-memory handler',
+    variants: [
+      variant('express.static (serve-static 2.2.1)', 'serve-static', { baseline: true }),
+      variant('ssr-native serveStatic', 'ssr-native'),
+      variant('bare in-memory handler', 'memory'),
+      variant('in-memory, same headers as serve-static', 'memory-headers'),
+    ],
+  })),
+};

@@ -1,0 +1,77 @@
+'use strict';
+// Static files over Express 5 or plain node:http.
+//   STATIC_FRAMEWORK: express | http
+//   STATIC_IMPL: serve-static (express.static in Express 5) | ssr-native (serveStatic) |
+//                memory (a bare handler answering one preloaded Buffer: the framework's ceiling) |
+//                memory-headers (the same, with every header serve-static sends: the ceiling for
+//                a drop-in, which must send them)
+//   STATIC_ROOT: directory to serve (default: a generated tree, see tree())
+const fs = require('fs');
+const http = require('http');
+const os = require('os');
+const path = require('path');
+const { listen } = require('../lib/server');
+
+const SIZES = { '1kb.js': 1024, '64kb.js': 64 * 1024, '1mb.js': 1024 * 1024 };
+
+// Deterministic JavaScript-looking text of the given sizes.
+function tree() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-bench-static-'));
+  const line = 'export function f(a, b) { return a * 31 + b ^ 0x5bd1e995; } // padding\n';
+  for (const [name, size] of Object.entries(SIZES)) {
+    fs.writeFileSync(path.join(root, name), line.repeat(Math.ceil(size / line.length)).slice(0, size));
+  }
+  process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
+const framework = process.env.STATIC_FRAMEWORK || 'express';
+const impl = process.env.STATIC_IMPL || 'serve-static';
+const root = process.env.STATIC_ROOT || tree();
+
+function middleware() {
+  if (impl === 'serve-static') return require('serve-static')(root);
+  if (impl === 'ssr-native') return require('../../../lib/serve-static')(root);
+  if (impl === 'memory' || impl === 'memory-headers') {
+    const files = new Map();
+    for (const name of fs.readdirSync(root)) {
+      const body = fs.readFileSync(path.join(root, name));
+      const stat = fs.statSync(path.join(root, name));
+      files.set('/' + name, { body, modified: stat.mtime.toUTCString(), etag: `W/"${body.length.toString(16)}-0"` });
+    }
+    const allHeaders = impl === 'memory-headers';
+    return (req, res, next) => {
+      const file = files.get(req.url);
+      if (!file) return next();
+      if (allHeaders) {
+        res.setHeader('Accept-Ranges', 'bytes');
+        res.setHeader('Cache-Control', 'public, max-age=0');
+        res.setHeader('Last-Modified', file.modified);
+        res.setHeader('ETag', file.etag);
+      }
+      res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+      res.setHeader('Content-Length', file.body.length);
+      res.end(file.body);
+    };
+  }
+  throw new Error(`unknown STATIC_IMPL ${impl}`);
+}
+
+const mw = middleware();
+let server;
+if (framework === 'express') {
+  const express = require('express');
+  const app = express();
+  app.use(mw);
+  server = http.createServer(app);
+} else if (framework === 'http') {
+  server = http.createServer((req, res) =>
+    mw(req, res, () => {
+      res.statusCode = 404;
+      res.end();
+    }),
+  );
+} else {
+  throw new Error(`unknown STATIC_FRAMEWORK ${framework}`);
+}
+listen(server);

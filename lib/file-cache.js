@@ -1,0 +1,146 @@
+'use strict';
+// FileCache: the JavaScript face of the native file cache (src/core/file_cache.cc). Bodies are
+// Buffers over native memory, shared by every response; the native side bounds their total size
+// (maxBytes, LRU) and drops entries whose file changed on disk (inotify, or a stat sweep).
+const fs = require('fs');
+const path = require('path');
+const native = require('./native');
+const { invalidType, outOfRange } = require('./validate');
+
+const DEFAULTS = {
+  maxBytes: 64 * 1024 * 1024,
+  maxFileSize: 4 * 1024 * 1024,
+};
+
+class FileCache {
+  constructor(options = {}) {
+    if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    const root = options.root === undefined ? undefined : path.resolve(String(options.root));
+    const settings = { ...DEFAULTS };
+    for (const name of ['maxBytes', 'maxFileSize', 'sweepIntervalMs']) {
+      const value = options[name];
+      if (value === undefined) continue;
+      if (typeof value !== 'number' || Number.isNaN(value)) throw invalidType(`options.${name}`, 'a number', value);
+      if (value < 0) throw outOfRange(`options.${name}`, '>= 0', value);
+      settings[name] = value;
+    }
+    this._native = new native.FileCache({
+      root,
+      maxBytes: settings.maxBytes,
+      maxFileSize: Math.min(settings.maxFileSize, settings.maxBytes),
+      sweepIntervalMs: settings.sweepIntervalMs,
+      watch: options.watch !== false,
+      allowOutsideRoot: options.allowOutsideRoot !== false,
+    });
+    this.maxBytes = settings.maxBytes;
+    this.maxFileSize = settings.maxFileSize;
+    // id -> { gzip?, br? } once compressed variants are known (or being made: `pending`)
+    this._variants = new Map();
+    this._variantsGeneration = this._native.generation();
+    this._closed = false;
+  }
+
+  /** Memory only (no system call): { status: 'hit', id, body, etag, stat } or { status: 'miss' }. */
+  lookup(filePath) {
+    return this._native.lookup(filePath);
+  }
+
+  /** Loads on the libuv pool; callback(result) with status hit|loaded|directory|tooLarge|notRegular|outsideRoot|error. */
+  load(filePath, callback) {
+    this._native.load(filePath, (err, result) => {
+      callback(err ? { status: 'error', code: 'EIO', errno: -5, message: err.message } : result);
+    });
+  }
+
+  /** Promise form of load(). */
+  get(filePath) {
+    return new Promise((resolve) => this.load(filePath, resolve));
+  }
+
+  /** Marks entry `id` as used (LRU) and returns the generation (which moves on any change). */
+  touch(id) {
+    return this._native.touch(id);
+  }
+
+  generation() {
+    return this._native.generation();
+  }
+
+  /** Compressed variants of entry `id`: undefined until computed. */
+  variantsOf(id) {
+    const generation = this._native.generation();
+    if (generation !== this._variantsGeneration) {
+      this._variants.clear();
+      this._variantsGeneration = generation;
+    }
+    const known = this._variants.get(id);
+    return known === undefined || known.pending ? undefined : known;
+  }
+
+  _startVariants(id) {
+    if (this._variants.has(id)) return false;
+    this._variants.set(id, { pending: true });
+    return true;
+  }
+
+  _finishVariants(id, variants) {
+    if (this._variants.has(id)) this._variants.set(id, variants);
+  }
+
+  attachVariant(id, encoding, bytes) {
+    return this._native.attachVariant(id, encoding, bytes);
+  }
+
+  nativeVariant(id, encoding) {
+    return this._native.variant(id, encoding);
+  }
+
+  invalidate(filePath) {
+    this._native.invalidate(filePath);
+  }
+
+  clear() {
+    this._variants.clear();
+    this._native.clear();
+  }
+
+  /** Loads every regular file under `dir` (depth first) until maxBytes is reached;
+   *  `onFile(result, path)` sees each file loaded into the cache. */
+  preload(dir, { dotfiles = false, onFile } = {}) {
+    const walk = async (current) => {
+      let entries;
+      try {
+        entries = await fs.promises.readdir(current, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        if (!dotfiles && entry.name[0] === '.') continue;
+        const full = path.join(current, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (entry.isFile() || entry.isSymbolicLink()) {
+          if (this._closed || this._native.stats().bytes >= this.maxBytes) return;
+          const result = await this.get(full);
+          if (onFile && result.cached) await onFile(result, full);
+        }
+      }
+    };
+    // Best effort: a file that vanishes or a close() meanwhile just ends the walk early.
+    this.ready = walk(path.resolve(dir)).catch(() => {});
+    return this.ready;
+  }
+
+  /** { hits, misses, entries, bytes, evictions, invalidations, watchedDirectories, inotify } */
+  stats() {
+    return this._native.stats();
+  }
+
+  /** Stops the watcher thread and frees entries not referenced by a response in flight. */
+  close() {
+    this._closed = true;
+    this._variants.clear();
+    this._native.close();
+  }
+}
+
+module.exports = { FileCache };

@@ -1,0 +1,153 @@
+/// <reference types="node" />
+import type { IncomingMessage, ServerResponse } from 'http';
+
+/** fs.Stats-shaped (same fields and is*() methods) as passed to setHeaders. */
+export interface StaticFileStats {
+  size: number;
+  dev: number;
+  ino: number;
+  mode: number;
+  nlink: number;
+  uid: number;
+  gid: number;
+  rdev: number;
+  blksize: number;
+  blocks: number;
+  atimeMs: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  birthtimeMs: number;
+  readonly atime: Date;
+  readonly mtime: Date;
+  readonly ctime: Date;
+  readonly birthtime: Date;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isBlockDevice(): boolean;
+  isCharacterDevice(): boolean;
+}
+
+export interface FileCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  bytes: number;
+  evictions: number;
+  invalidations: number;
+  watchedDirectories: number;
+  /** Change detection by inotify (false: stat sweep only). */
+  inotify: boolean;
+}
+
+export interface FileCacheOptions {
+  /** Directories from each cached file up to here are watched. */
+  root?: string;
+  /** Bound on cached bytes (bodies and compressed variants), LRU eviction. Default 64 MiB. */
+  maxBytes?: number;
+  /** Larger files are not cached (serveStatic streams them from disk). Default 4 MiB. */
+  maxFileSize?: number;
+  /** inotify (Linux) when true (default); a stat sweep covers what it cannot. */
+  watch?: boolean;
+  /** Period of the stat sweep for files without a watch. Default 250 ms. */
+  sweepIntervalMs?: number;
+  /** false: a file whose real path leaves root is reported as `outsideRoot`. Default true. */
+  allowOutsideRoot?: boolean;
+}
+
+export interface FileCacheResult {
+  status: 'hit' | 'loaded' | 'miss' | 'directory' | 'tooLarge' | 'notRegular' | 'outsideRoot' | 'error';
+  id?: number;
+  /** The file's bytes: a Buffer over native memory, valid as long as it is referenced. */
+  body?: Buffer;
+  /** W/"<size hex>-<crc32 hex>" of the content. */
+  etag?: string;
+  cached?: boolean;
+  stat?: Omit<StaticFileStats, 'atime' | 'mtime' | 'ctime' | 'birthtime' | 'birthtimeMs' | `is${string}`>;
+  code?: string;
+  errno?: number;
+  message?: string;
+}
+
+export class FileCache {
+  constructor(options?: FileCacheOptions);
+  readonly maxBytes: number;
+  readonly maxFileSize: number;
+  /** Set by preload(): resolves when the tree is loaded. */
+  ready?: Promise<void>;
+  /** Memory only, never a system call. */
+  lookup(path: string): FileCacheResult;
+  /** Reads on the libuv pool when not cached. */
+  load(path: string, callback: (result: FileCacheResult) => void): void;
+  get(path: string): Promise<FileCacheResult>;
+  generation(): number;
+  touch(id: number): number;
+  invalidate(path: string): void;
+  clear(): void;
+  preload(dir: string, options?: { dotfiles?: boolean }): Promise<void>;
+  stats(): FileCacheStats;
+  close(): void;
+}
+
+export interface ServeStaticOptions<R extends ServerResponse = ServerResponse> {
+  /** Send `Accept-Ranges` and honour Range requests. Default true. */
+  acceptRanges?: boolean;
+  /** Send `Cache-Control`. Default true. */
+  cacheControl?: boolean;
+  /** 'allow' | 'deny' (403) | 'ignore' (404, the default). */
+  dotfiles?: 'allow' | 'deny' | 'ignore';
+  /** Send an ETag (a CRC-32 of the content). Default true. */
+  etag?: boolean;
+  /** Extensions to try when a file is not found, e.g. ['html']. Default false. */
+  extensions?: string[] | string | false;
+  /** Let client errors (404, 400, ...) fall through to next(). Default true. */
+  fallthrough?: boolean;
+  /** Add `immutable` to Cache-Control. Default false. */
+  immutable?: boolean;
+  /** Index file(s) for a directory. Default 'index.html'. */
+  index?: string[] | string | false;
+  /** Send Last-Modified. Default true. */
+  lastModified?: boolean;
+  /** Cache-Control max-age in ms, or a `ms` string such as '1d'. Default 0. */
+  maxAge?: number | string;
+  maxage?: number | string;
+  /** Redirect a directory to its trailing-slash URL. Default true. */
+  redirect?: boolean;
+  setHeaders?: (res: R, path: string, stat: StaticFileStats) => void;
+
+  // Beyond serve-static:
+  /** Precomputed gzip and brotli variants of compressible types, negotiated by Accept-Encoding. */
+  compress?: boolean;
+  /** Bound on cached bytes. Default 64 MiB. */
+  maxBytes?: number;
+  /** Files larger than this are streamed from disk. Default 4 MiB. */
+  maxFileSize?: number;
+  /** Load the whole tree at startup (up to maxBytes). */
+  preload?: boolean;
+  /** false: refuse (404) symlinks whose target leaves root. Default true, as serve-static. */
+  allowSymlinksOutsideRoot?: boolean;
+  /** Watch for changes with inotify (default true); false: a 250 ms stat sweep. */
+  watch?: boolean;
+  /** Share one FileCache between several middleware. */
+  cache?: FileCache;
+}
+
+export interface ServeStaticMiddleware {
+  (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
+  readonly cache: FileCache;
+  stats(): FileCacheStats;
+  /** Stops the watcher thread and drops the cache. */
+  close(): void;
+}
+
+/** Drop-in for serve-static 2.x (`express.static` in Express 5), serving from native memory. */
+export function serveStatic(root: string, options?: ServeStaticOptions): ServeStaticMiddleware;
+
+declare const _default: typeof serveStatic & {
+  serveStatic: typeof serveStatic;
+  FileCache: typeof FileCache;
+  default: typeof serveStatic;
+};
+export default _default;

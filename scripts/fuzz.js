@@ -1,0 +1,61 @@
+'use strict';
+// Builds the libFuzzer targets (test/fuzz/*_fuzz.cc) with clang and runs each for a bounded time.
+//   node scripts/fuzz.js [seconds per target = 30] [target name filter]
+// Needs clang/clang++ (Debian: clang). Exit status is non-zero when a target finds a crash, a
+// sanitizer report or a broken invariant; the reproducer is left in build-fuzz/.
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+const root = path.join(__dirname, '..');
+const dir = path.join(root, 'build-fuzz');
+const seconds = Number(process.argv[2] || 30);
+const filter = process.argv[3] || '';
+if (!Number.isInteger(seconds) || seconds <= 0) {
+  console.error('usage: node scripts/fuzz.js [seconds per target] [filter]');
+  process.exit(2);
+}
+
+function run(cmd, args, opts = {}) {
+  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts });
+  if (result.error) throw result.error;
+  if (result.status !== 0) process.exit(result.status === null ? 1 : result.status);
+}
+
+// The core is instrumented too (fuzzer-no-link), so coverage guides the search into it.
+run('cmake', [
+  '-S', '.', '-B', dir,
+  '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+  '-DCMAKE_C_COMPILER=clang',
+  '-DCMAKE_CXX_COMPILER=clang++',
+  '-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all',
+  '-DSSR_NATIVE_FUZZ=ON',
+  '-DSSR_NATIVE_BUILD_TESTS=OFF',
+  '-DSSR_NATIVE_BUILD_BENCHMARKS=OFF',
+]);
+run('cmake', ['--build', dir, '--parallel', '2']);
+
+const targets = fs
+  .readdirSync(path.join(root, 'test', 'fuzz'))
+  .filter((f) => f.endsWith('_fuzz.cc') && f.includes(filter))
+  .map((f) => f.replace(/\.cc$/, ''));
+for (const target of targets) {
+  // Seeds: test/fuzz/<target>.seeds, one input per line (JSON strings, so any byte can be written).
+  const corpus = path.join(dir, `${target}-corpus`);
+  fs.mkdirSync(corpus, { recursive: true });
+  const seedFile = path.join(root, 'test', 'fuzz', `${target}.seeds`);
+  if (fs.existsSync(seedFile)) {
+    fs.readFileSync(seedFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .forEach((line, i) => fs.writeFileSync(path.join(corpus, `seed-${i}`), Buffer.from(JSON.parse(line), 'latin1')));
+  }
+  console.log(`\n== ${target}: ${seconds} s ==`);
+  run(path.join(dir, target), [
+    `-max_total_time=${seconds}`,
+    '-max_len=512',
+    `-artifact_prefix=${dir}/${target}-`,
+    '-print_final_stats=1',
+    corpus,
+  ]);
+}

@@ -1,0 +1,139 @@
+#include "file_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ssr_native {
+namespace internal {
+namespace {
+
+int64_t Nanos(const struct timespec& t) {
+  return static_cast<int64_t>(t.tv_sec) * 1000000000 + static_cast<int64_t>(t.tv_nsec);
+}
+
+void Fill(const struct stat& st, FileStat* out) {
+  out->size = static_cast<uint64_t>(st.st_size);
+  out->dev = static_cast<uint64_t>(st.st_dev);
+  out->ino = static_cast<uint64_t>(st.st_ino);
+  out->mode = static_cast<uint32_t>(st.st_mode);
+  out->nlink = static_cast<uint32_t>(st.st_nlink);
+  out->uid = static_cast<uint32_t>(st.st_uid);
+  out->gid = static_cast<uint32_t>(st.st_gid);
+  out->rdev = static_cast<uint64_t>(st.st_rdev);
+  out->blksize = static_cast<int64_t>(st.st_blksize);
+  out->blocks = static_cast<int64_t>(st.st_blocks);
+#if defined(__APPLE__)
+  out->atime_ns = Nanos(st.st_atimespec);
+  out->mtime_ns = Nanos(st.st_mtimespec);
+  out->ctime_ns = Nanos(st.st_ctimespec);
+#else
+  out->atime_ns = Nanos(st.st_atim);
+  out->mtime_ns = Nanos(st.st_mtim);
+  out->ctime_ns = Nanos(st.st_ctim);
+#endif
+  out->is_directory = S_ISDIR(st.st_mode);
+  out->is_regular = S_ISREG(st.st_mode);
+}
+
+// Closes the descriptor on every path out of ReadWholeFile.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+int StatPath(const std::string& path, FileStat* out) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return errno;
+  Fill(st, out);
+  return 0;
+}
+
+bool IsSymlink(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+std::string RealPath(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return std::string();
+  std::string result(resolved);
+  free(resolved);
+  return result;
+}
+
+ReadResult ReadWholeFile(const std::string& path, uint64_t max_size) {
+  ReadResult result;
+  if (path.find('\0') != std::string::npos) {
+    result.error = ENOENT;
+    return result;
+  }
+  int flags = O_RDONLY | O_NONBLOCK;
+#ifdef O_CLOEXEC
+  flags |= O_CLOEXEC;
+#endif
+  Fd fd(open(path.c_str(), flags));
+  if (fd.get() < 0) {
+    result.error = errno;
+    return result;
+  }
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) {
+    result.error = errno;
+    return result;
+  }
+  Fill(st, &result.stat);
+  if (result.stat.is_directory) {
+    result.outcome = ReadOutcome::kDirectory;
+    return result;
+  }
+  if (!result.stat.is_regular) {
+    result.outcome = ReadOutcome::kNotRegular;
+    return result;
+  }
+  if (result.stat.size > max_size) {
+    result.outcome = ReadOutcome::kTooLarge;
+    return result;
+  }
+  // Read up to size + 1 bytes: a file that grew since fstat shows up as too large or is read
+  // as far as it goes; the watcher then drops the entry and the next request reloads it.
+  const size_t capacity = static_cast<size_t>(result.stat.size) + 1;
+  BlobBytes data(capacity);
+  size_t filled = 0;
+  while (filled < capacity) {
+    const ssize_t n = read(fd.get(), data.get() + filled, capacity - filled);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      result.error = errno;
+      return result;
+    }
+    if (n == 0) break;
+    filled += static_cast<size_t>(n);
+  }
+  if (filled > result.stat.size) {
+    result.outcome = ReadOutcome::kTooLarge;
+    return result;
+  }
+  result.stat.size = filled;
+  result.data = std::move(data);
+  result.size = filled;
+  result.outcome = ReadOutcome::kRead;
+  return result;
+}
+
+}  // namespace internal
+}  // namespace ssr_native

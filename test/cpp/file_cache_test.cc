@@ -1,0 +1,391 @@
+#include "ssr_native/file_cache.h"
+
+#include <errno.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ssr_native/etag.h"
+
+namespace ssr_native {
+namespace {
+
+// A fresh directory per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    char templ[] = "/tmp/ssr_native_fc_XXXXXX";
+    char* made = mkdtemp(templ);
+    path_ = made ? made : "";
+  }
+  ~TempDir() {
+    const std::string cmd = "rm -rf '" + path_ + "'";
+    if (!path_.empty()) {
+      EXPECT_EQ(system(cmd.c_str()), 0);
+    }
+  }
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+}
+
+std::string BodyOf(const FileCacheResult& result) {
+  if (!result.file) return std::string();
+  return std::string(reinterpret_cast<const char*>(result.file->body->data.get()),
+                     result.file->body->size);
+}
+
+// Polls `condition` for up to two seconds (change detection must take well under one).
+bool Eventually(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return condition();
+}
+
+FileCacheOptions OptionsFor(const TempDir& dir) {
+  FileCacheOptions options;
+  options.root = dir.path();
+  options.max_bytes = 1 << 20;
+  options.max_file_size = 64 << 10;
+  options.sweep_interval_ms = 50;
+  return options;
+}
+
+TEST(FileCache, LoadsThenHitsWithAContentEntityTag) {
+  TempDir dir;
+  WriteFile(dir / "a.txt", "123456789");
+  FileCache cache(OptionsFor(dir));
+  EXPECT_EQ(cache.Lookup(dir / "a.txt").status, FileCacheStatus::kMiss);
+  const FileCacheResult first = cache.Load(dir / "a.txt");
+  ASSERT_EQ(first.status, FileCacheStatus::kLoaded);
+  EXPECT_TRUE(first.cached);
+  EXPECT_EQ(BodyOf(first), "123456789");
+  EXPECT_EQ(first.file->body->etag, "W/\"9-cbf43926\"");
+  EXPECT_EQ(first.stat.size, 9u);
+  EXPECT_TRUE(first.stat.is_regular);
+
+  const FileCacheResult second = cache.Load(dir / "a.txt");
+  ASSERT_EQ(second.status, FileCacheStatus::kHit);
+  EXPECT_EQ(second.file.get(), first.file.get());  // the same bytes, not a copy
+  const FileCacheStats stats = cache.Stats();
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_EQ(stats.bytes, 9u);
+}
+
+TEST(FileCache, EmptyFile) {
+  TempDir dir;
+  WriteFile(dir / "empty", "");
+  FileCache cache(OptionsFor(dir));
+  const FileCacheResult result = cache.Load(dir / "empty");
+  ASSERT_EQ(result.status, FileCacheStatus::kLoaded);
+  EXPECT_EQ(result.file->body->size, 0u);
+  EXPECT_EQ(result.file->body->etag, "W/\"0-00000000\"");
+}
+
+TEST(FileCache, ReportsErrorsDirectoriesAndLargeFiles) {
+  TempDir dir;
+  WriteFile(dir / "file", "x");
+  ASSERT_EQ(mkdir((dir / "sub").c_str(), 0755), 0);
+  WriteFile(dir / "big", std::string(100 << 10, 'b'));
+  FileCache cache(OptionsFor(dir));
+
+  FileCacheResult missing = cache.Load(dir / "nope");
+  EXPECT_EQ(missing.status, FileCacheStatus::kError);
+  EXPECT_EQ(missing.error, ENOENT);
+  FileCacheResult not_dir = cache.Load(dir / "file/child");
+  EXPECT_EQ(not_dir.status, FileCacheStatus::kError);
+  EXPECT_EQ(not_dir.error, ENOTDIR);
+  FileCacheResult too_long = cache.Load(dir / std::string(5000, 'n'));
+  EXPECT_EQ(too_long.status, FileCacheStatus::kError);
+  EXPECT_EQ(too_long.error, ENAMETOOLONG);
+
+  FileCacheResult directory = cache.Load(dir / "sub");
+  EXPECT_EQ(directory.status, FileCacheStatus::kDirectory);
+  EXPECT_TRUE(directory.stat.is_directory);
+  FileCacheResult big = cache.Load(dir / "big");
+  EXPECT_EQ(big.status, FileCacheStatus::kTooLarge);
+  EXPECT_EQ(big.stat.size, 100u << 10);
+  // Nothing but the successful loads is remembered (no negative cache).
+  EXPECT_EQ(cache.Stats().entries, 0u);
+}
+
+TEST(FileCache, FifoIsNotRegularAndDoesNotBlock) {
+  TempDir dir;
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
+  FileCache cache(OptionsFor(dir));
+  EXPECT_EQ(cache.Load(dir / "fifo").status, FileCacheStatus::kNotRegular);
+}
+
+TEST(FileCache, EvictsLeastRecentlyUsedWithinMaxBytes) {
+  TempDir dir;
+  for (const char* name : {"a", "b", "c", "d"}) WriteFile(dir / name, std::string(4000, *name));
+  FileCacheOptions options = OptionsFor(dir);
+  options.max_bytes = 10000;
+  FileCache cache(options);
+  ASSERT_EQ(cache.Load(dir / "a").status, FileCacheStatus::kLoaded);
+  ASSERT_EQ(cache.Load(dir / "b").status, FileCacheStatus::kLoaded);
+  const uint32_t before = cache.Generation();
+  ASSERT_EQ(cache.Load(dir / "a").status, FileCacheStatus::kHit);     // a is now most recent
+  ASSERT_EQ(cache.Load(dir / "c").status, FileCacheStatus::kLoaded);  // evicts b
+  EXPECT_NE(cache.Generation(), before);
+  EXPECT_EQ(cache.Lookup(dir / "b").status, FileCacheStatus::kMiss);
+  EXPECT_EQ(cache.Lookup(dir / "a").status, FileCacheStatus::kHit);
+  const FileCacheStats stats = cache.Stats();
+  EXPECT_EQ(stats.entries, 2u);
+  EXPECT_EQ(stats.bytes, 8000u);
+  EXPECT_EQ(stats.evictions, 1u);
+  EXPECT_LE(stats.bytes, options.max_bytes);
+}
+
+TEST(FileCache, TouchRefreshesRecency) {
+  TempDir dir;
+  for (const char* name : {"a", "b", "c"}) WriteFile(dir / name, std::string(4000, *name));
+  FileCacheOptions options = OptionsFor(dir);
+  options.max_bytes = 10000;
+  FileCache cache(options);
+  const uint64_t a = cache.Load(dir / "a").file->id;
+  cache.Load(dir / "b");
+  EXPECT_EQ(cache.Touch(a), cache.Generation());
+  cache.Load(dir / "c");
+  EXPECT_EQ(cache.Lookup(dir / "a").status, FileCacheStatus::kHit);
+  EXPECT_EQ(cache.Lookup(dir / "b").status, FileCacheStatus::kMiss);
+}
+
+TEST(FileCache, EvictedBytesStayValidWhileReferenced) {
+  TempDir dir;
+  WriteFile(dir / "a", std::string(6000, 'a'));
+  WriteFile(dir / "b", std::string(6000, 'b'));
+  FileCacheOptions options = OptionsFor(dir);
+  options.max_bytes = 10000;
+  FileCache cache(options);
+  std::shared_ptr<const FileBlob> held = cache.Load(dir / "a").file->body;
+  cache.Load(dir / "b");  // evicts a
+  EXPECT_EQ(cache.Lookup(dir / "a").status, FileCacheStatus::kMiss);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(held->data.get()), held->size),
+            std::string(6000, 'a'));
+}
+
+TEST(FileCache, FileLargerThanMaxBytesIsServedButNotKept) {
+  TempDir dir;
+  WriteFile(dir / "a", std::string(3000, 'a'));
+  FileCacheOptions options = OptionsFor(dir);
+  options.max_bytes = 2000;
+  FileCache cache(options);
+  FileCacheResult result = cache.Load(dir / "a");
+  EXPECT_EQ(result.status, FileCacheStatus::kLoaded);
+  EXPECT_FALSE(result.cached);
+  EXPECT_EQ(BodyOf(result).size(), 3000u);
+  EXPECT_EQ(cache.Stats().entries, 0u);
+}
+
+void ExpectChangesDetected(bool watch) {
+  TempDir dir;
+  WriteFile(dir / "a.txt", "one");
+  FileCacheOptions options = OptionsFor(dir);
+  options.watch = watch;
+  FileCache cache(options);
+  ASSERT_EQ(BodyOf(cache.Load(dir / "a.txt")), "one");
+
+  // Edit in place (same size too: only content and mtime differ).
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  WriteFile(dir / "a.txt", "two");
+  EXPECT_TRUE(
+      Eventually([&] { return cache.Lookup(dir / "a.txt").status == FileCacheStatus::kMiss; }));
+  EXPECT_EQ(BodyOf(cache.Load(dir / "a.txt")), "two");
+
+  // Replace by rename.
+  WriteFile(dir / "tmp", "three!");
+  ASSERT_EQ(rename((dir / "tmp").c_str(), (dir / "a.txt").c_str()), 0);
+  EXPECT_TRUE(
+      Eventually([&] { return cache.Lookup(dir / "a.txt").status == FileCacheStatus::kMiss; }));
+  EXPECT_EQ(BodyOf(cache.Load(dir / "a.txt")), "three!");
+
+  // Delete.
+  ASSERT_EQ(unlink((dir / "a.txt").c_str()), 0);
+  EXPECT_TRUE(
+      Eventually([&] { return cache.Lookup(dir / "a.txt").status == FileCacheStatus::kMiss; }));
+  EXPECT_EQ(cache.Load(dir / "a.txt").error, ENOENT);
+}
+
+TEST(FileCache, DetectsEditRenameAndDeleteWithInotify) {
+  ExpectChangesDetected(true);
+#if defined(__linux__)
+  TempDir dir;
+  FileCache cache(OptionsFor(dir));
+  EXPECT_TRUE(cache.Stats().inotify);
+#endif
+}
+
+TEST(FileCache, DetectsEditRenameAndDeleteWithStatSweep) { ExpectChangesDetected(false); }
+
+TEST(FileCache, NewNameInAWatchedDirectoryMovesTheGeneration) {
+  TempDir dir;
+  WriteFile(dir / "a.txt", "a");
+  FileCache cache(OptionsFor(dir));
+  cache.Load(dir / "a.txt");
+  const uint32_t before = cache.Generation();
+  WriteFile(dir / "a", "new");
+  EXPECT_TRUE(Eventually([&] { return cache.Generation() != before; }));
+  EXPECT_EQ(cache.Lookup(dir / "a.txt").status, FileCacheStatus::kHit);  // untouched entry stays
+}
+
+TEST(FileCache, RenamedParentDirectoryDropsItsEntries) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir / "d").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((dir / "d/e").c_str(), 0755), 0);
+  WriteFile(dir / "d/e/f.txt", "old");
+  FileCache cache(OptionsFor(dir));
+  ASSERT_EQ(BodyOf(cache.Load(dir / "d/e/f.txt")), "old");
+  ASSERT_EQ(rename((dir / "d").c_str(), (dir / "d.old").c_str()), 0);
+  ASSERT_EQ(mkdir((dir / "d").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((dir / "d/e").c_str(), 0755), 0);
+  WriteFile(dir / "d/e/f.txt", "new");
+  EXPECT_TRUE(
+      Eventually([&] { return cache.Lookup(dir / "d/e/f.txt").status == FileCacheStatus::kMiss; }));
+  EXPECT_EQ(BodyOf(cache.Load(dir / "d/e/f.txt")), "new");
+  // And the new directory is watched again.
+  WriteFile(dir / "d/e/f.txt", "newer");
+  EXPECT_TRUE(Eventually([&] { return BodyOf(cache.Load(dir / "d/e/f.txt")) == "newer"; }));
+}
+
+TEST(FileCache, RefusesSymlinksLeavingTheRootWhenAsked) {
+  TempDir outside;
+  TempDir dir;
+  WriteFile(outside / "secret", "secret");
+  WriteFile(dir / "inside", "inside");
+  ASSERT_EQ(symlink((outside / "secret").c_str(), (dir / "link").c_str()), 0);
+  ASSERT_EQ(symlink((dir / "inside").c_str(), (dir / "good").c_str()), 0);
+  FileCacheOptions options = OptionsFor(dir);
+  options.allow_outside_root = false;
+  FileCache strict(options);
+  EXPECT_EQ(strict.Load(dir / "link").status, FileCacheStatus::kOutsideRoot);
+  EXPECT_EQ(BodyOf(strict.Load(dir / "good")), "inside");
+  FileCache lenient(OptionsFor(dir));
+  EXPECT_EQ(BodyOf(lenient.Load(dir / "link")), "secret");
+}
+
+TEST(FileCache, SymlinkedFileTargetEditsAreSeen) {
+  TempDir outside;
+  TempDir dir;
+  WriteFile(outside / "target", "v1");
+  ASSERT_EQ(symlink((outside / "target").c_str(), (dir / "link").c_str()), 0);
+  FileCache cache(OptionsFor(dir));
+  ASSERT_EQ(BodyOf(cache.Load(dir / "link")), "v1");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  WriteFile(outside / "target", "v2!");
+  EXPECT_TRUE(Eventually([&] { return BodyOf(cache.Load(dir / "link")) == "v2!"; }));
+}
+
+TEST(FileCache, VariantsCountAgainstMaxBytes) {
+  TempDir dir;
+  WriteFile(dir / "a", std::string(4000, 'a'));
+  WriteFile(dir / "b", std::string(4000, 'b'));
+  FileCacheOptions options = OptionsFor(dir);
+  options.max_bytes = 10000;
+  FileCache cache(options);
+  const uint64_t a = cache.Load(dir / "a").file->id;
+  const uint64_t b = cache.Load(dir / "b").file->id;
+  const std::string gz(1500, 'z');
+  auto blob =
+      cache.AttachVariant(a, "gzip", reinterpret_cast<const uint8_t*>(gz.data()), gz.size());
+  ASSERT_NE(blob, nullptr);
+  EXPECT_EQ(blob->etag, EntityTag(gz.data(), gz.size(), true));
+  EXPECT_EQ(cache.Variant(a, "gzip"), blob);
+  EXPECT_EQ(cache.Variant(a, "br"), nullptr);
+  EXPECT_EQ(cache.Stats().bytes, 9500u);
+  // A second variant that does not fit evicts b, never a itself.
+  auto br = cache.AttachVariant(a, "br", reinterpret_cast<const uint8_t*>(gz.data()), 1000);
+  ASSERT_NE(br, nullptr);
+  EXPECT_EQ(cache.Variant(b, "gzip"), nullptr);
+  EXPECT_EQ(cache.Lookup(dir / "b").status, FileCacheStatus::kMiss);
+  EXPECT_EQ(cache.Stats().bytes, 6500u);
+  EXPECT_EQ(cache.AttachVariant(b, "gzip", reinterpret_cast<const uint8_t*>(gz.data()), 10),
+            nullptr);  // b is gone
+}
+
+TEST(FileCache, InvalidateAndClear) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir / "d").c_str(), 0755), 0);
+  WriteFile(dir / "d/x", "x");
+  WriteFile(dir / "d/y", "y");
+  WriteFile(dir / "z", "z");
+  FileCache cache(OptionsFor(dir));
+  for (const char* name : {"d/x", "d/y", "z"}) cache.Load(dir / name);
+  cache.Invalidate(dir / "d/");
+  EXPECT_EQ(cache.Stats().entries, 1u);
+  cache.Invalidate(dir / "z");
+  EXPECT_EQ(cache.Stats().entries, 0u);
+  cache.Load(dir / "z");
+  cache.Clear();
+  EXPECT_EQ(cache.Stats().bytes, 0u);
+}
+
+// Readers and loaders on several threads while a writer keeps replacing files: every body seen
+// is one whole version, and the tag always matches the bytes.
+TEST(FileCache, ConcurrentLoadsAndEdits) {
+  TempDir dir;
+  const int kFiles = 8;
+  for (int i = 0; i < kFiles; ++i) WriteFile(dir / std::to_string(i), std::string(1000, 'a'));
+  FileCacheOptions options = OptionsFor(dir);
+  options.max_bytes = 5000;  // forces evictions too
+  FileCache cache(options);
+  std::atomic<bool> stop{false};
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      int i = t;
+      while (!stop.load()) {
+        FileCacheResult r = cache.Load(dir / std::to_string(i++ % kFiles));
+        if (r.file) {
+          const std::string body = BodyOf(r);
+          const bool whole = !body.empty() && body == std::string(body.size(), body[0]);
+          if (!whole || r.file->body->etag != EntityTag(body.data(), body.size(), true)) ++bad;
+          cache.Touch(r.file->id);
+        }
+      }
+    });
+  }
+  for (int round = 0; round < 200; ++round) {
+    const std::string name = std::to_string(round % kFiles);
+    WriteFile(dir / ("tmp" + name), std::string(900 + round, static_cast<char>('b' + round % 20)));
+    rename((dir / ("tmp" + name)).c_str(), (dir / name).c_str());
+  }
+  stop.store(true);
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_LE(cache.Stats().bytes, options.max_bytes);
+  // After the dust settles every file reads as its last version.
+  for (int i = 0; i < kFiles; ++i) {
+    const std::string path = dir / std::to_string(i);
+    std::ifstream in(path, std::ios::binary);
+    const std::string expected((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+    EXPECT_TRUE(Eventually([&] { return BodyOf(cache.Load(path)) == expected; })) << path;
+  }
+}
+
+}  // namespace
+}  // namespace ssr_native
