@@ -12,6 +12,7 @@ const { describeMachine } = require('./lib/cpu');
 const { startServer } = require('./lib/server');
 const { runLoad } = require('./lib/autocannon');
 const { formatTable, writeResults } = require('./lib/report');
+const { cpuSeconds } = require('./lib/cpu-time');
 
 const SCENARIO_DIR = path.join(__dirname, 'scenarios');
 const RESULTS_DIR = path.join(__dirname, '..', 'results');
@@ -62,7 +63,12 @@ async function runHttpCase(scenario, testCase, options, log) {
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < variants.length; k++) {
         const i = (k + round) % variants.length;
+        const cpuBefore = cpuSeconds(servers[i].pid);
         const result = await runLoad(load(servers[i], seconds, variants[i]));
+        const cpuAfter = cpuSeconds(servers[i].pid);
+        if (cpuBefore !== null && cpuAfter !== null && result.total > 0) {
+          result.cpuMicrosPerRequest = ((cpuAfter - cpuBefore) * 1e6) / result.total;
+        }
         samples[i].push(result);
         log(`  round ${round + 1}/${rounds} ${variants[i].name}: ${Math.round(result.requestsPerSecond)} req/s`);
       }
@@ -71,6 +77,7 @@ async function runHttpCase(scenario, testCase, options, log) {
     const summary = samples.map((runs, i) => ({
       variant: variants[i].name,
       rps: median(runs.map((r) => r.requestsPerSecond)),
+      cpu: runs.every((r) => r.cpuMicrosPerRequest !== undefined) ? median(runs.map((r) => r.cpuMicrosPerRequest)) : null,
       p50: median(runs.map((r) => r.p50)),
       p99: median(runs.map((r) => r.p99)),
       errors: runs.reduce((n, r) => n + r.errors, 0),
@@ -79,8 +86,13 @@ async function runHttpCase(scenario, testCase, options, log) {
     }));
     const baseRps = summary[variants.indexOf(baseline)].rps;
     const refRps = reference ? summary[variants.indexOf(reference)].rps : null;
+    const baseCpu = summary[variants.indexOf(baseline)].cpu;
+    const refCpu = reference ? summary[variants.indexOf(reference)].cpu : null;
+    const withCpu = summary.every((s) => s.cpu !== null);
     const columns = ['variant', 'req/s', 'p50 ms', 'p99 ms', 'errors', `ratio vs ${baseline.name}`];
     if (reference) columns.push(`vs ${reference.name}`);
+    if (withCpu) columns.push('server CPU us/req', 'CPU ratio');
+    if (withCpu && reference) columns.push(`CPU vs ${reference.name}`);
     const rows = summary.map((s) => {
       const row = {
         variant: s.variant,
@@ -91,9 +103,18 @@ async function runHttpCase(scenario, testCase, options, log) {
         [`ratio vs ${baseline.name}`]: `${(s.rps / baseRps).toFixed(2)}x`,
       };
       if (reference) row[`vs ${reference.name}`] = `${(s.rps / refRps).toFixed(2)}x`;
+      if (withCpu) {
+        // Requests per CPU-second relative to the baseline: higher is better, like req/s.
+        row['server CPU us/req'] = s.cpu.toFixed(1);
+        row['CPU ratio'] = `${(baseCpu / s.cpu).toFixed(2)}x`;
+        if (reference) row[`CPU vs ${reference.name}`] = `${(refCpu / s.cpu).toFixed(2)}x`;
+      }
       return row;
     });
     const notes = [`${rounds} rounds of ${seconds} s per variant, interleaved; medians shown.`];
+    if (withCpu) {
+      notes.push('server CPU us/req: user + system CPU of the server process per request (from /proc); CPU ratio: requests per CPU-second vs the baseline, robust to other load on the machine.');
+    }
     if (testCase.notes) notes.push(...testCase.notes);
     return { title: testCase.name, columns, rows, notes, raw: summary };
   } finally {

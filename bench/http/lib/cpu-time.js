@@ -1,0 +1,20 @@
+'use strict';
+// CPU time a process (all its threads) has used, from /proc: a per-request cost that other
+// processes on a shared machine cannot inflate the way they inflate wall-clock requests/s.
+const fs = require('fs');
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** Seconds of user + system CPU used so far by `pid`, or null where /proc is unavailable. */
+function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+module.exports = { cpuSeconds };
