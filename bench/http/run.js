@@ -13,15 +13,10 @@ const { startServer } = require('./lib/server');
 const { runLoad } = require('./lib/autocannon');
 const { formatTable, writeResults } = require('./lib/report');
 const { cpuSeconds } = require('./lib/cpu-time');
+const { median } = require('./lib/median');
 
 const SCENARIO_DIR = path.join(__dirname, 'scenarios');
 const RESULTS_DIR = path.join(__dirname, '..', 'results');
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function loadScenarios() {
   return fs

@@ -4,6 +4,7 @@
 // while /register receives more hashes per second than the CPU can compute.
 const http = require('http');
 const path = require('path');
+const { median } = require('../lib/median');
 
 const SERVER = path.join(__dirname, '..', 'servers', 'argon2-flood.js');
 const VARIANTS = [
@@ -34,11 +35,6 @@ async function drained(server) {
     stable = now === last ? stable + 1 : 0;
     last = now;
   }
-}
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 const HEALTH_RATE = 100; // requests/s, open loop: a health checker plus light traffic

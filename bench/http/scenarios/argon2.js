@@ -3,14 +3,10 @@
 // @node-rs/argon2 and crypto.argon2 (Node >= 24.7)?
 const { spawnSync } = require('child_process');
 const path = require('path');
+const { median } = require('../lib/median');
 
 const IMPLS = ['argon2', '@node-rs/argon2', 'crypto.argon2', 'ssr-native'];
 const BASELINE = 'argon2';
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 
 function measure(impl, mode, count) {
   // Unpinned: every implementation may use all CPUs (lanes and pools are what is measured).

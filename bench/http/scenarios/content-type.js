@@ -4,6 +4,7 @@
 const { spawnSync } = require('child_process');
 const path = require('path');
 const { LOAD_CPU, pinnedCommand } = require('../lib/cpu');
+const { median } = require('../lib/median');
 
 const BASELINE = 'content-type';
 const CASES = [
@@ -46,11 +47,6 @@ const LABELS = {
   'ssr-native-native-scanner': "ssr-native, scanner 'native' (C++ on every miss)",
   'ssr-native-js-scanner': "ssr-native, scanner 'js' (JavaScript on every miss)",
 };
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 
 module.exports = {
   name: 'content-type',

@@ -3,16 +3,12 @@
 const { spawnSync } = require('child_process');
 const path = require('path');
 const { LOAD_CPU, pinnedCommand } = require('../lib/cpu');
+const { median } = require('../lib/median');
 
 const SIZES = [
   { label: '64 B', bytes: 64, iterations: 2_000_000 },
   { label: '75 KB', bytes: 75 * 1024, iterations: 20_000 },
 ];
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 
 module.exports = {
   name: 'etag',
