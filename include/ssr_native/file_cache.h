@@ -137,6 +137,8 @@ class FileCache {
 
   void WatchThread();
   void SweepUnwatched();
+  // Drops every entry and marks loads under way stale; mutex_ held.
+  void ClearLocked();
   void EnsureWatchedLocked(const std::string& directory, bool* watched);
   void InvalidateLocked(const std::string& path, bool prefix);
   void EraseLocked(EntryList::iterator it);

@@ -284,7 +284,11 @@ void FileCache::InvalidateLocked(const std::string& path, bool prefix) {
 
 void FileCache::Clear() {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& ticket : loading_) ticket->stale = true;
+  ClearLocked();
+}
+
+void FileCache::ClearLocked() {
+  for (auto& ticket : loading_) ticket->stale = true;  // loads under way must not be cached
   lru_.clear();
   unwatched_entries_.store(0);
   by_path_.clear();
@@ -340,13 +344,7 @@ void FileCache::HandleEvents() {
       offset += static_cast<ssize_t>(sizeof(struct inotify_event) + event->len);
       if (event->mask & IN_Q_OVERFLOW) {
         // Events were lost: nothing cached can be trusted.
-        for (auto& ticket : loading_) ticket->stale = true;
-        lru_.clear();
-        unwatched_entries_.store(0);
-        by_path_.clear();
-        by_id_.clear();
-        bytes_ = 0;
-        BumpGeneration();
+        ClearLocked();
         continue;
       }
       auto dir = watch_dirs_.find(event->wd);
