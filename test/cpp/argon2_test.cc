@@ -50,6 +50,16 @@ std::vector<uint8_t> Bytes(const std::string& s) {
   return std::vector<uint8_t>(s.begin(), s.end());
 }
 
+// Inputs that borrow `password` and `salt` (no secret, no associated data).
+Argon2Inputs InputsOf(const std::vector<uint8_t>& password, const std::vector<uint8_t>& salt) {
+  Argon2Inputs in;
+  in.password = password.data();
+  in.password_size = password.size();
+  in.salt = salt.data();
+  in.salt_size = salt.size();
+  return in;
+}
+
 TEST(Blake2b, Rfc7693Abc) {
   const uint8_t abc[] = {'a', 'b', 'c'};
   uint8_t out[64];
@@ -114,11 +124,7 @@ class Argon2KernelTest : public ::testing::TestWithParam<Argon2Kernel> {
     params.passes = t;
     params.lanes = p;
     params.kernel = GetParam();
-    Argon2Inputs in;
-    in.password = password.data();
-    in.password_size = password.size();
-    in.salt = salt.data();
-    in.salt_size = salt.size();
+    Argon2Inputs in = InputsOf(password, salt);
     in.secret = secret.data();
     in.secret_size = secret.size();
     in.associated_data = ad.data();
@@ -164,11 +170,7 @@ TEST_P(Argon2KernelTest, LongAndShortTags) {
   params.passes = 1;
   params.lanes = 2;
   params.kernel = Argon2Kernel::kPortable;
-  Argon2Inputs in;
-  in.password = password.data();
-  in.password_size = password.size();
-  in.salt = salt.data();
-  in.salt_size = salt.size();
+  Argon2Inputs in = InputsOf(password, salt);
   std::vector<uint8_t> out(200);
   ASSERT_EQ(Argon2Hash(params, in, out.data(), out.size()), Argon2Status::kOk);
   EXPECT_EQ(tag, Hex(out.data(), out.size()));
@@ -208,11 +210,7 @@ TEST(Argon2Kernels, AgreeOnRandomBlocks) {
 
 TEST(Argon2, ValidationMatchesLibargon2Order) {
   const auto password = Bytes("pw"), salt = Bytes("saltsalt"), short_salt = Bytes("salt");
-  Argon2Inputs in;
-  in.password = password.data();
-  in.password_size = password.size();
-  in.salt = salt.data();
-  in.salt_size = salt.size();
+  Argon2Inputs in = InputsOf(password, salt);
   Argon2Params p;
   p.memory_kib = 64;
   p.passes = 1;
@@ -251,11 +249,7 @@ TEST(Argon2, ParallelForGivesTheSameTag) {
   params.memory_kib = 256;
   params.passes = 2;
   params.lanes = 2;
-  Argon2Inputs in;
-  in.password = password.data();
-  in.password_size = password.size();
-  in.salt = salt.data();
-  in.salt_size = salt.size();
+  Argon2Inputs in = InputsOf(password, salt);
   int calls = 0;
   // Runs lanes in reverse order: lanes of a slice must not depend on each other.
   ParallelFor reversed = [&](uint32_t count, const std::function<void(uint32_t)>& body) {
@@ -279,11 +273,7 @@ TEST(Argon2, ParallelForGivesTheSameTag) {
 TEST(Argon2, OddLaneCountsPairAndSplit) {
   // p=3 and p=5: pairs plus a lone lane, sequentially and split over "threads".
   const auto password = Bytes("password"), salt = Bytes("somesalt");
-  Argon2Inputs in;
-  in.password = password.data();
-  in.password_size = password.size();
-  in.salt = salt.data();
-  in.salt_size = salt.size();
+  Argon2Inputs in = InputsOf(password, salt);
   for (uint32_t lanes : {3u, 5u}) {
     Argon2Params params;
     params.memory_kib = 8 * lanes * 4;
@@ -305,11 +295,7 @@ TEST(Argon2, OddLaneCountsPairAndSplit) {
 
 TEST(Argon2, ReusedThreadMemoryGivesTheSameTags) {
   const auto password = Bytes("password"), salt = Bytes("somesalt");
-  Argon2Inputs in;
-  in.password = password.data();
-  in.password_size = password.size();
-  in.salt = salt.data();
-  in.salt_size = salt.size();
+  Argon2Inputs in = InputsOf(password, salt);
   Argon2Params params;
   params.passes = 2;
   params.lanes = 2;
