@@ -22,12 +22,24 @@ function pinProcess(pid, cpu) {
   return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' }).status === 0;
 }
 
+function npmVersion() {
+  const out = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['--version'], { encoding: 'utf8' });
+  return out.status === 0 ? out.stdout.trim() : 'unknown';
+}
+
 function describeMachine() {
   const cpus = os.cpus();
+  const bun = process.versions.bun;
   return {
     cpu: cpus[0] ? cpus[0].model.trim() : 'unknown',
     cpus: cpus.length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    kernel: os.release(),
+    arch: process.arch,
     node: process.version,
+    runtime: bun ? 'Bun' : 'Node.js',
+    runtimeVersion: bun ? bun : process.version,
+    npm: npmVersion(),
     pinning: pinning ? `server on CPU ${SERVER_CPU}, load generator on CPU ${LOAD_CPU}` : 'none (no taskset or a single CPU)',
   };
 }
