@@ -1,6 +1,5 @@
 // CRC-32 throughput by size and code path; reports bytes/s. Paths this CPU lacks are skipped.
 #include <benchmark/benchmark.h>
-
 #include <zlib.h>
 
 #include <vector>

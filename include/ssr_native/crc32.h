@@ -26,8 +26,8 @@ Crc32Path Crc32ActivePath();
 /// Whether `path` can run on this machine.
 bool Crc32PathAvailable(Crc32Path path);
 
-/// Runs one specific path (for tests and benchmarks). Falls back to the portable path when `path` is not
-/// available here, so it never executes an unsupported instruction.
+/// Runs one specific path (for tests and benchmarks). Falls back to the portable path when `path`
+/// is not available here, so it never executes an unsupported instruction.
 uint32_t Crc32WithPath(Crc32Path path, uint32_t crc, const void* data, size_t size);
 
 /// "portable", "pclmul" or "vpclmul512".

@@ -88,7 +88,9 @@ SSR_TARGET_PCLMUL uint32_t ExtendPclmul(uint32_t crc, const uint8_t* p, size_t n
 
 namespace ssr_native {
 namespace crc32_internal {
-uint32_t ExtendPclmul(uint32_t crc, const uint8_t* p, size_t n) { return ExtendPortable(crc, p, n); }
+uint32_t ExtendPclmul(uint32_t crc, const uint8_t* p, size_t n) {
+  return ExtendPortable(crc, p, n);
+}
 }  // namespace crc32_internal
 }  // namespace ssr_native
 
