@@ -11,7 +11,7 @@
         "<!(node -p \"require('node-addon-api').include_dir\")"
       ],
       "defines": [
-        "NAPI_VERSION=8",
+        "NAPI_VERSION=4",
         "NODE_ADDON_API_DISABLE_DEPRECATED",
         "NAPI_CPP_EXCEPTIONS",
         "NODE_ADDON_API_CPP_EXCEPTIONS_ALL",
