@@ -19,6 +19,7 @@ function nodeHttp(options) {
       res.end();
     });
     handler.close = () => mw.close();
+    handler.stats = () => mw.stats();
     return handler;
   };
 }
@@ -29,6 +30,7 @@ function express5(options) {
     const app = express();
     app.use(mw);
     app.close = () => mw.close();
+    app.stats = () => mw.stats();
     return app;
   };
 }
