@@ -14,9 +14,8 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const zlib = require('node:zlib');
 const { Worker } = require('node:worker_threads');
-const { listenOn } = require('./static-tree');
+const { listenOn, contentTag } = require('./static-tree');
 
 const FILES = ['c0-inplace.txt', 'c1-inplace.txt', 'c2-rename.txt', 'c3-rename.txt',
   's0-inplace.bin', 's1-inplace.bin', 's2-rename.bin', 's3-rename.bin'];
@@ -48,9 +47,7 @@ function contentOf(name, v) {
   return out;
 }
 
-function weakTag(body) {
-  return `W/"${body.length.toString(16)}-${(zlib.crc32(body) >>> 0).toString(16).padStart(8, '0')}"`;
-}
+const weakTag = contentTag;
 
 // Runs in the writer thread: rewrites random files until `ms` have passed; reports the versions.
 const WRITER = `
