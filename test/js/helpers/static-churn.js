@@ -253,3 +253,25 @@ async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutM
 }
 
 module.exports = { runChurn, contentOf, sizeOf, mulberry32, weakTag, FILES };
+
+// node test/js/helpers/static-churn.js [serve-static|ssr-native] [seed]: one churn run over
+// node:http, printed (serve-static's tags are size-mtime, so its ETags are not judged).
+if (require.main === module) {
+  const which = process.argv[2] || 'ssr-native';
+  const handlerFor = (root) => {
+    const mw = which === 'serve-static'
+      ? require('serve-static')(root)
+      : require('../../../lib/serve-static')(root, { maxFileSize: 64 * 1024 });
+    const handler = (req, res) => mw(req, res, (err) => {
+      res.statusCode = err ? err.status || 500 : 404;
+      res.end();
+    });
+    handler.close = () => mw.close && mw.close();
+    if (mw.stats) handler.stats = () => mw.stats();
+    return handler;
+  };
+  runChurn(handlerFor, { seed: Number(process.argv[3] || 1), contentTags: which !== 'serve-static' }).then(({ counts, failures }) => {
+    console.log(which, JSON.stringify(counts));
+    for (const failure of failures) console.log('  ' + failure);
+  });
+}
