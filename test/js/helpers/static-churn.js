@@ -55,12 +55,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parentPort, workerData } = require('node:worker_threads');
 const { contentOf, mulberry32 } = require(workerData.helper);
-const { root, files, ms, seed } = workerData;
+const { root, files, seed, shared } = workerData;
+const control = new Int32Array(shared); // [0]: stop when 1, [1]: writes done
 const random = mulberry32(seed);
 const version = Object.fromEntries(files.map((f) => [f, 0]));
-const end = Date.now() + ms;
 let writes = 0;
-while (Date.now() < end) {
+while (Atomics.load(control, 0) === 0) {
   // half of the writes (and of the requests) go to the cached in-place files: their loads then
   // often overlap a write, the case a reading must notice and redo
   const name = random() < 0.5 ? files[Math.floor(random() * 2)] : files[Math.floor(random() * files.length)];
@@ -81,6 +81,7 @@ while (Date.now() < end) {
     fs.closeSync(fd);
   }
   writes++;
+  Atomics.store(control, 1, writes);
 }
 parentPort.postMessage({ version, writes });
 `;
@@ -150,11 +151,13 @@ function judge(name, range, r, versions, contentTags) {
 }
 
 /**
- * handlerFor(root) -> node:http handler (with its own `close()` if any). Runs `ms` of churn with
- * `clients` keep-alive clients, then checks every file is served as on disk within 1 s.
+ * handlerFor(root) -> node:http handler (with its own `close()` if any). Runs at least `ms` of
+ * churn with `clients` keep-alive clients, longer (up to `maxMs`) until `minAnswers` whole answers
+ * and as many writes were seen (a loaded machine is slow), then checks every file is served as
+ * on disk within 1 s.
  * contentTags: false skips the ETag check (for a peer whose tags are size + mtime).
  */
-async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutMs = 3000, contentTags = true } = {}) {
+async function runChurn(handlerFor, { ms = 2500, maxMs = 10000, minAnswers = 150, clients = 8, seed = 1, timeoutMs = 3000, contentTags = true } = {}) {
   const root = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ssr-native-churn-'));
   const versions = {};
   for (const name of FILES) {
@@ -182,8 +185,19 @@ async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutM
     }
   };
   try {
-    const writer = new Worker(WRITER, { eval: true, workerData: { root, files: FILES, ms, seed, helper: __filename } });
+    const shared = new SharedArrayBuffer(8);
+    const control = new Int32Array(shared);
+    const writer = new Worker(WRITER, { eval: true, workerData: { root, files: FILES, seed, shared, helper: __filename } });
     let writing = true;
+    const started = Date.now();
+    const stopper = setInterval(() => {
+      const elapsed = Date.now() - started;
+      const enough = counts.ok >= minAnswers && Atomics.load(control, 1) >= minAnswers;
+      if ((elapsed >= ms && enough) || elapsed >= maxMs) {
+        Atomics.store(control, 0, 1);
+        clearInterval(stopper);
+      }
+    }, 20);
     const written = new Promise((resolve, reject) => {
       writer.once('message', (m) => {
         Object.assign(versions, m.version);
@@ -191,7 +205,10 @@ async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutM
         resolve();
       });
       writer.once('error', reject);
-    }).finally(() => (writing = false));
+    }).finally(() => {
+      writing = false;
+      clearInterval(stopper);
+    });
     // The writer only reports its versions at the end: meanwhile any version up to a generous
     // bound counts as written (a body must still be one whole version of the right size).
     for (const name of FILES) versions[name] = 1e5;
