@@ -13,11 +13,11 @@ const fresh = require('fresh');
 const createError = require('http-errors');
 const mime = require('mime-types');
 const ms = require('ms');
-const onFinished = require('on-finished');
 const parseRange = require('range-parser');
 const parseUrl = require('parseurl');
 const statuses = require('statuses');
 const { FileCache } = require('./file-cache');
+const { openFileForStream, sendFileStream } = require('./static/send-file-stream');
 const { chooseEncoding, isCompressible, compressVariants } = require('./static-encoding');
 const { invalidType, outOfRange } = require('./validate');
 
@@ -208,7 +208,7 @@ function serveStatic(root, options) {
         }
         sendFile(this.req, this.res, this.next, record, this.path);
       } else {
-        streamFile(this.req, this.res, this.next, filePath, statsOf(result.stat));
+        streamFile(this.req, this.res, this.next, filePath);
       }
     }
   }
@@ -238,38 +238,40 @@ function serveStatic(root, options) {
     else if (span !== DONE) res.end(body.subarray(span.start, span.end + 1));
   }
 
-  // send's streaming path for files over maxFileSize (and FIFOs and the like)
-  function streamFile(req, res, next, filePath, stat) {
+  // send's streaming path for files over maxFileSize (and FIFOs and the like). The file is opened
+  // first and the headers come from that descriptor's fstat, so the body sent is always the
+  // length announced (lib/static/send-file-stream.js): a rename-replace keeps sending the old
+  // version whole, a file that shrinks mid-stream ends the connection at once.
+  function streamFile(req, res, next, filePath) {
     if (res.headersSent) {
       return forwardError(req, res, next, createError(500, new Error("Can't set headers after they are sent."), { expose: false }));
     }
-    const record = {
-      path: filePath,
-      stat,
-      type: contentTypeOf(filePath),
-      lastModified: stat.mtime.toUTCString(),
-    };
-    setFileHeaders(res, filePath, record, statTag(stat));
-    const span = respond(req, res, next, stat.size);
-    if (span === DONE) return;
-    {
-      const { start, end } = span === FULL ? { start: 0, end: Math.max(0, stat.size - 1) } : span;
-      const stream = fs.createReadStream(filePath, { start, end });
-      stream.pipe(res);
-      const cleanup = () => stream.destroy();
-      onFinished(res, cleanup);
-      stream.on('error', (err) => {
-        cleanup();
-        switch (err.code) {
-          case 'ENAMETOOLONG':
-          case 'ENOENT':
-          case 'ENOTDIR':
-            return forwardError(req, res, next, createError(404, err, { expose: false }));
-          default:
-            return forwardError(req, res, next, createError(500, err, { expose: false }));
-        }
-      });
-    }
+    openFileForStream(filePath, (err, fd, stat) => {
+      if (err) return forwardError(req, res, next, streamError(err));
+      if (stat.isDirectory()) {
+        // replaced by a directory since it was found: as if it had vanished
+        fs.close(fd, () => {});
+        return forwardError(req, res, next, createError(404));
+      }
+      if (res.headersSent) {
+        fs.close(fd, () => {});
+        return forwardError(req, res, next, createError(500, new Error("Can't set headers after they are sent."), { expose: false }));
+      }
+      const record = {
+        path: filePath,
+        stat,
+        type: contentTypeOf(filePath),
+        lastModified: stat.mtime.toUTCString(),
+      };
+      setFileHeaders(res, filePath, record, statTag(stat));
+      const span = respond(req, res, next, stat.size);
+      if (span === DONE || stat.size === 0) {
+        fs.close(fd, () => {});
+        if (span !== DONE) res.end();
+        return;
+      }
+      sendFileStream(fd, stat, span === FULL ? { start: 0, end: stat.size - 1 } : span, res);
+    });
   }
 
   // SendStream.setHeader + SendStream.type
@@ -490,6 +492,18 @@ function statError(result, filePath) {
   err.syscall = 'stat';
   err.path = filePath;
   return err;
+}
+
+// send's mapping of a failed open of a file it had found
+function streamError(err) {
+  switch (err.code) {
+    case 'ENAMETOOLONG':
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return createError(404, err, { expose: false });
+    default:
+      return createError(500, err, { expose: false });
+  }
 }
 
 // fs.Stats-shaped object for setHeaders(res, path, stat)
