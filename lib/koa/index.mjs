@@ -1,4 +1,4 @@
-import koa from './koa.js';
+import koa from './index.js';
 
-export const { etag, conditional } = koa;
+export const { etag, conditional, serve } = koa;
 export default koa;
