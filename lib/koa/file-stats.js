@@ -12,10 +12,12 @@ class FileStats {
     // the native stat has no birth time; ctime is the closest the kernel reports everywhere
     this.birthtimeMs = stat.ctimeMs;
   }
-  get atime() { return new Date(this.atimeMs); }
-  get mtime() { return new Date(this.mtimeMs); }
-  get ctime() { return new Date(this.ctimeMs); }
-  get birthtime() { return new Date(this.birthtimeMs); }
+  // Node rounds the fractional milliseconds (fs.Stats: new Date(Math.round(ms))); so do we, or
+  // a file modified at x.9995 s would show a Last-Modified one second off koa-send's.
+  get atime() { return new Date(Math.round(this.atimeMs)); }
+  get mtime() { return new Date(Math.round(this.mtimeMs)); }
+  get ctime() { return new Date(Math.round(this.ctimeMs)); }
+  get birthtime() { return new Date(Math.round(this.birthtimeMs)); }
   isFile() { return (this.mode & S_IFMT) === S_IFREG; }
   isDirectory() { return (this.mode & S_IFMT) === S_IFDIR; }
   isSymbolicLink() { return false; } // stat follows links

@@ -206,7 +206,7 @@ function serve(root, options) {
       stats: undefined, // built on demand for setHeaders
       type,
       compressible: compress && encoding === undefined && isCompressible(mime.lookup(type) || ''),
-      lastModified: new Date(result.stat.mtimeMs).toUTCString(),
+      lastModified: new Date(Math.round(result.stat.mtimeMs)).toUTCString(), // as fs.Stats#mtime
     };
   }
 
