@@ -93,7 +93,9 @@ struct FileCacheStats {
   uint64_t evictions = 0;
   uint64_t invalidations = 0;
   uint64_t watched_directories = 0;
-  bool inotify = false;  ///< change detection by inotify (else stat sweep only)
+  uint64_t rereads = 0;         ///< readings repeated because the file changed while read
+  uint64_t unstable_loads = 0;  ///< loads served uncached: the file changed during every reading
+  bool inotify = false;         ///< change detection by inotify (else stat sweep only)
 };
 
 class FileCache {

@@ -310,6 +310,8 @@ class FileCacheWrap : public Napi::ObjectWrap<FileCacheWrap> {
     out.Set("evictions", static_cast<double>(s.evictions));
     out.Set("invalidations", static_cast<double>(s.invalidations));
     out.Set("watchedDirectories", static_cast<double>(s.watched_directories));
+    out.Set("rereads", static_cast<double>(s.rereads));
+    out.Set("unstableLoads", static_cast<double>(s.unstable_loads));
     out.Set("inotify", s.inotify);
     return out;
   }

@@ -137,6 +137,8 @@ FileCacheResult FileCache::Load(const std::string& path) {
 
   std::lock_guard<std::mutex> lock(mutex_);
   loading_.erase(std::find(loading_.begin(), loading_.end(), ticket));
+  counters_.rereads += static_cast<uint64_t>(read.attempts - 1);
+  if (read.unstable) ++counters_.unstable_loads;
   if (result.status == FileCacheStatus::kOutsideRoot) return result;
   result.stat = read.stat;
   switch (read.outcome) {
@@ -164,7 +166,8 @@ FileCacheResult FileCache::Load(const std::string& path) {
   result.status = FileCacheStatus::kLoaded;
   result.file = file;
   // A concurrent load of the same path may have won; keep the cached one unless ours is newer.
-  if (!ticket->stale) {
+  // A file that kept changing while it was read is served from what was read, but not kept.
+  if (!ticket->stale && !read.unstable) {
     auto existing = by_path_.find(path);
     if (existing != by_path_.end()) EraseLocked(existing->second);
     result.cached = InsertLocked(file, watched);

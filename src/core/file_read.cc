@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
+
 namespace ssr_native {
 namespace internal {
 namespace {
@@ -76,12 +78,13 @@ std::string RealPath(const std::string& path) {
   return result;
 }
 
-ReadResult ReadWholeFile(const std::string& path, uint64_t max_size) {
+namespace {
+
+// One open + fstat + read to end of file + fstat. `changed` says whether the file moved under the
+// read: another size or time after than before, or more or fewer bytes than the final size.
+ReadResult ReadOnce(const std::string& path, uint64_t max_size, bool* changed) {
   ReadResult result;
-  if (path.find('\0') != std::string::npos) {
-    result.error = ENOENT;
-    return result;
-  }
+  *changed = false;
   int flags = O_RDONLY | O_NONBLOCK;
 #ifdef O_CLOEXEC
   flags |= O_CLOEXEC;
@@ -91,12 +94,12 @@ ReadResult ReadWholeFile(const std::string& path, uint64_t max_size) {
     result.error = errno;
     return result;
   }
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0) {
+  struct stat before;
+  if (fstat(fd.get(), &before) != 0) {
     result.error = errno;
     return result;
   }
-  Fill(st, &result.stat);
+  Fill(before, &result.stat);
   if (result.stat.is_directory) {
     result.outcome = ReadOutcome::kDirectory;
     return result;
@@ -109,12 +112,21 @@ ReadResult ReadWholeFile(const std::string& path, uint64_t max_size) {
     result.outcome = ReadOutcome::kTooLarge;
     return result;
   }
-  // Read up to size + 1 bytes: a file that grew since fstat shows up as too large or is read
-  // as far as it goes; the watcher then drops the entry and the next request reloads it.
-  const size_t capacity = static_cast<size_t>(result.stat.size) + 1;
+  // Read to the end of the file, not to the stat'ed size: a file that grows meanwhile is seen
+  // growing (one byte of room beyond the size reveals it), up to max_size + 1 bytes.
+  const size_t limit = static_cast<size_t>(max_size) + 1;
+  size_t capacity = static_cast<size_t>(result.stat.size) + 1;
   BlobBytes data(capacity);
   size_t filled = 0;
-  while (filled < capacity) {
+  while (true) {
+    if (filled == capacity) {
+      if (capacity >= limit) break;
+      const size_t grown = capacity > limit / 2 ? limit : capacity * 2;
+      BlobBytes bigger(grown);
+      std::memcpy(bigger.get(), data.get(), filled);
+      data = std::move(bigger);
+      capacity = grown;
+    }
     const ssize_t n = read(fd.get(), data.get() + filled, capacity - filled);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -124,15 +136,46 @@ ReadResult ReadWholeFile(const std::string& path, uint64_t max_size) {
     if (n == 0) break;
     filled += static_cast<size_t>(n);
   }
-  if (filled > result.stat.size) {
-    result.outcome = ReadOutcome::kTooLarge;
+  struct stat after;
+  if (fstat(fd.get(), &after) != 0) {
+    result.error = errno;
     return result;
   }
+  const FileStat first = result.stat;
+  Fill(after, &result.stat);
+  if (filled > max_size) {
+    result.outcome = ReadOutcome::kTooLarge;  // it grew past the cap: stream it from disk
+    return result;
+  }
+  *changed = first.size != result.stat.size || first.mtime_ns != result.stat.mtime_ns ||
+             first.ctime_ns != result.stat.ctime_ns || result.stat.size != filled;
   result.stat.size = filled;
   result.data = std::move(data);
   result.size = filled;
   result.outcome = ReadOutcome::kRead;
   return result;
+}
+
+}  // namespace
+
+ReadResult ReadWholeFile(const std::string& path, uint64_t max_size, int attempts) {
+  if (path.find('\0') != std::string::npos) {
+    ReadResult result;
+    result.error = ENOENT;
+    return result;
+  }
+  for (int attempt = 1;; ++attempt) {
+    bool changed = false;
+    ReadResult result = ReadOnce(path, max_size, &changed);
+    result.attempts = attempt;
+    if (result.outcome != ReadOutcome::kRead || !changed) return result;
+    // Written to while we read: read it again, a few times; then these bytes are what we serve
+    // (their tag is computed from them), once, and not cached.
+    if (attempt >= attempts) {
+      result.unstable = true;
+      return result;
+    }
+  }
 }
 
 }  // namespace internal

@@ -200,13 +200,25 @@ TEST(FileCache, FileLargerThanMaxBytesIsServedButNotKept) {
   EXPECT_EQ(cache.Stats().entries, 0u);
 }
 
+// With inotify the stat sweep is set to a minute: a change seen within Eventually's two seconds
+// can then only have come from a watch.
+constexpr int kSweepNever = 60000;
+
+FileCacheOptions InotifyOnlyOptionsFor(const TempDir& dir) {
+  FileCacheOptions options = OptionsFor(dir);
+  options.watch = true;
+  options.sweep_interval_ms = kSweepNever;
+  return options;
+}
+
 void ExpectChangesDetected(bool watch) {
   TempDir dir;
   WriteFile(dir / "a.txt", "one");
-  FileCacheOptions options = OptionsFor(dir);
+  FileCacheOptions options = watch ? InotifyOnlyOptionsFor(dir) : OptionsFor(dir);
   options.watch = watch;
   FileCache cache(options);
   ASSERT_EQ(BodyOf(cache.Load(dir / "a.txt")), "one");
+  EXPECT_EQ(cache.Stats().watched_directories, watch ? 1u : 0u);
 
   // Edit in place (same size too: only content and mtime differ).
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -229,14 +241,16 @@ void ExpectChangesDetected(bool watch) {
   EXPECT_EQ(cache.Load(dir / "a.txt").error, ENOENT);
 }
 
-TEST(FileCache, DetectsEditRenameAndDeleteWithInotify) {
-  ExpectChangesDetected(true);
 #if defined(__linux__)
-  TempDir dir;
-  FileCache cache(OptionsFor(dir));
-  EXPECT_TRUE(cache.Stats().inotify);
-#endif
+TEST(FileCache, DetectsEditRenameAndDeleteWithInotify) {
+  {
+    TempDir dir;
+    FileCache cache(OptionsFor(dir));
+    EXPECT_TRUE(cache.Stats().inotify);
+  }
+  ExpectChangesDetected(true);
 }
+#endif
 
 TEST(FileCache, DetectsEditRenameAndDeleteWithStatSweep) { ExpectChangesDetected(false); }
 
@@ -256,8 +270,9 @@ TEST(FileCache, RenamedParentDirectoryDropsItsEntries) {
   ASSERT_EQ(mkdir((dir / "d").c_str(), 0755), 0);
   ASSERT_EQ(mkdir((dir / "d/e").c_str(), 0755), 0);
   WriteFile(dir / "d/e/f.txt", "old");
-  FileCache cache(OptionsFor(dir));
+  FileCache cache(InotifyOnlyOptionsFor(dir));
   ASSERT_EQ(BodyOf(cache.Load(dir / "d/e/f.txt")), "old");
+  EXPECT_EQ(cache.Stats().watched_directories, 3u);  // d/e, d and the root
   ASSERT_EQ(rename((dir / "d").c_str(), (dir / "d.old").c_str()), 0);
   ASSERT_EQ(mkdir((dir / "d").c_str(), 0755), 0);
   ASSERT_EQ(mkdir((dir / "d/e").c_str(), 0755), 0);
@@ -286,12 +301,28 @@ TEST(FileCache, RefusesSymlinksLeavingTheRootWhenAsked) {
   EXPECT_EQ(BodyOf(lenient.Load(dir / "link")), "secret");
 }
 
+// A symlinked file: the link's directory is watched, so a link replaced by another (the way
+// deploy tools switch versions) is seen by inotify; the target may live anywhere, so edits of
+// the target are the stat sweep's job.
 TEST(FileCache, SymlinkedFileTargetEditsAreSeen) {
   TempDir outside;
   TempDir dir;
   WriteFile(outside / "target", "v1");
+  WriteFile(outside / "other", "other");
   ASSERT_EQ(symlink((outside / "target").c_str(), (dir / "link").c_str()), 0);
-  FileCache cache(OptionsFor(dir));
+  {
+    FileCache cache(InotifyOnlyOptionsFor(dir));
+    ASSERT_EQ(BodyOf(cache.Load(dir / "link")), "v1");
+    EXPECT_EQ(cache.Stats().watched_directories, 1u);
+    ASSERT_EQ(symlink((outside / "other").c_str(), (dir / "link.tmp").c_str()), 0);
+    ASSERT_EQ(rename((dir / "link.tmp").c_str(), (dir / "link").c_str()), 0);
+    EXPECT_TRUE(
+        Eventually([&] { return cache.Lookup(dir / "link").status == FileCacheStatus::kMiss; }));
+    EXPECT_EQ(BodyOf(cache.Load(dir / "link")), "other");
+    ASSERT_EQ(unlink((dir / "link").c_str()), 0);
+    ASSERT_EQ(symlink((outside / "target").c_str(), (dir / "link").c_str()), 0);
+  }
+  FileCache cache(OptionsFor(dir));  // sweep every 50 ms
   ASSERT_EQ(BodyOf(cache.Load(dir / "link")), "v1");
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   WriteFile(outside / "target", "v2!");
@@ -385,6 +416,57 @@ TEST(FileCache, ConcurrentLoadsAndEdits) {
                                std::istreambuf_iterator<char>());
     EXPECT_TRUE(Eventually([&] { return BodyOf(cache.Load(path)) == expected; })) << path;
   }
+}
+
+// A writer rewrites a file in place (truncate, then 512-byte writes, as cp or rsync --inplace
+// do) while it is loaded again and again: a reading that the file changed under is read again,
+// so a file that stays under max_file_size is never reported too large, and whatever is served
+// carries the tag of exactly its bytes.
+TEST(FileCache, FileRewrittenDuringItsReadIsReadAgainNeverTooLarge) {
+  TempDir dir;
+  const std::string path = dir / "churn.bin";
+  WriteFile(path, std::string(1000, 'a'));
+  FileCacheOptions options = OptionsFor(dir);  // max_file_size 64 KiB
+  FileCache cache(options);
+  std::atomic<bool> stop{false};
+  std::atomic<int> writes{0};
+  std::string last;
+  std::thread writer([&] {
+    uint32_t seed = 12345;
+    while (!stop.load()) {
+      seed = seed * 1103515245u + 12345u;
+      const size_t size = 1000 + (seed >> 8) % (48 << 10);
+      const std::string content(size, static_cast<char>('a' + (seed >> 4) % 26));
+      FILE* out = fopen(path.c_str(), "wb");
+      if (out == nullptr) continue;
+      setvbuf(out, nullptr, _IONBF, 0);
+      for (size_t at = 0; at < size; at += 512)
+        fwrite(content.data() + at, 1, std::min<size_t>(512, size - at), out);
+      fclose(out);
+      last = content;
+      ++writes;
+    }
+  });
+  int too_large = 0;
+  int bad_tag = 0;
+  // Until enough readings overlapped a write (a few hundred ms here), at most five seconds.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline &&
+         (cache.Stats().rereads < 50 || writes.load() < 20)) {
+    cache.Invalidate(path);
+    const FileCacheResult r = cache.Load(path);
+    if (r.status == FileCacheStatus::kTooLarge) ++too_large;
+    if (r.status != FileCacheStatus::kLoaded) continue;
+    const std::string body = BodyOf(r);
+    if (r.file->body->etag != EntityTag(body.data(), body.size(), true)) ++bad_tag;
+  }
+  stop.store(true);
+  writer.join();
+  EXPECT_EQ(too_large, 0);
+  EXPECT_EQ(bad_tag, 0);
+  const FileCacheStats stats = cache.Stats();
+  EXPECT_GT(stats.rereads, 0u) << "no reading overlapped a write: the test proved nothing";
+  EXPECT_TRUE(Eventually([&] { return BodyOf(cache.Load(path)) == last; }));
 }
 
 }  // namespace
