@@ -255,7 +255,13 @@ class FileSender {
       // the stat-based tag koa-etag would have made from the stream's path
       if (this.setEtag && !ctx.response.get('ETag')) ctx.set('ETag', entityTag(stats, { weak: true }));
       let span = { start: 0, end: stats.size - 1 };
-      if (this.acceptRanges) span = this.rangeOf(ctx, stats.size) || span;
+      if (this.acceptRanges) {
+        const range = this.rangeOf(ctx, stats.size);
+        if (range !== undefined) {
+          span = range;
+          ctx.set('Content-Length', String(span.end - span.start + 1));
+        }
+      }
       stream = fileRangeStream(fd, span);
     } catch (err) {
       fs.close(fd, () => {});
