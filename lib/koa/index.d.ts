@@ -83,7 +83,8 @@ export interface KoaServeOptions extends KoaSendOptions {
 export interface KoaServeMiddleware {
   (ctx: KoaStaticContext, next: () => Promise<unknown>): Promise<void> | undefined;
   readonly cache: FileCache;
-  stats(): FileCacheStats;
+  /** The cache's counters, and `routes`: URL paths remembered (at most 8192). */
+  stats(): FileCacheStats & { routes: number };
   /** Releases the cache (unless it was passed in as `cache`, which its owner closes). */
   close(): void;
 }

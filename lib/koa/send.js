@@ -32,9 +32,12 @@ const { basename, extname, normalize, parse, resolve, sep } = path;
 // Accept-Encoding outcomes that change koa-send's answer: a route is remembered per outcome.
 const ACCEPTS_BR = 1;
 const ACCEPTS_GZIP = 2;
-// Bounds on the memos (attackers choose paths and headers).
+// Bounds on the memos (attackers choose paths and headers): entries, and the length of a key
+// (a longer path or header is answered without being remembered), so at most ~8 MB of keys.
 const MAX_ROUTES = 8192;
+const MAX_ROUTE_LENGTH = 1024;
 const MAX_ACCEPT_HEADERS = 256;
+const MAX_ACCEPT_LENGTH = 256;
 // stat errors koa-send turns into 404; fs.access also fails on ELOOP
 const NOT_FOUND = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR']);
 const ABSENT = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR', 'ELOOP']);
@@ -74,8 +77,10 @@ class FileSender {
       bits =
         (this.brotli && ctx.acceptsEncodings('br', 'identity') === 'br' ? ACCEPTS_BR : 0) |
         (this.gzip && ctx.acceptsEncodings('gzip', 'identity') === 'gzip' ? ACCEPTS_GZIP : 0);
-      if (this.acceptOutcomes.size >= MAX_ACCEPT_HEADERS) this.acceptOutcomes.clear();
-      this.acceptOutcomes.set(key, bits);
+      if (key === null || key.length <= MAX_ACCEPT_LENGTH) {
+        if (this.acceptOutcomes.size >= MAX_ACCEPT_HEADERS) this.acceptOutcomes.clear();
+        this.acceptOutcomes.set(key, bits);
+      }
     }
     return bits;
   }
@@ -97,6 +102,7 @@ class FileSender {
   }
 
   remember(urlPath, bits, record, generation) {
+    if (urlPath.length > MAX_ROUTE_LENGTH) return;
     if (this.routesGeneration !== generation) {
       this.routes.clear();
       this.routesGeneration = generation;
@@ -200,6 +206,7 @@ class FileSender {
 
   makeRecord(filePath, encodingExt, encoding, result) {
     const type = typeOf(filePath, encodingExt);
+    const compressibleType = this.compress && isCompressible(mime.lookup(type) || '');
     return {
       path: filePath,
       encoding, // of a .br/.gz sibling
@@ -208,7 +215,9 @@ class FileSender {
       etag: result.etag,
       stats: undefined, // built on demand for setHeaders
       type,
-      compressible: this.compress && encoding === undefined && isCompressible(mime.lookup(type) || ''),
+      // compress: in-memory variants of an identity file; Vary on whatever depends on Accept-Encoding
+      compressible: compressibleType && encoding === undefined,
+      vary: compressibleType || (this.compress && encoding !== undefined),
       lastModified: new Date(Math.round(result.stat.mtimeMs)).toUTCString(), // as fs.Stats#mtime
     };
   }
@@ -220,12 +229,12 @@ class FileSender {
     let variant;
     if (record.compressible) {
       variant = this.chooseVariant(ctx, record);
-      appendVary(ctx);
       if (variant !== undefined) {
         body = variant.body;
         tag = variant.etag;
       }
     }
+    if (record.vary) appendVary(ctx);
     const setHeaders = this.setHeaders;
     if (setHeaders) setHeaders(ctx.res, record.path, record.stats || (record.stats = new FileStats(record.file.stat)));
     ctx.set('Content-Length', String(body.length));

@@ -50,7 +50,8 @@ function serve(root, options) {
       };
 
   middleware.cache = sender.cache;
-  middleware.stats = () => sender.cache.stats();
+  // the cache's counters, and how many URL paths are remembered (bounded: MAX_ROUTES)
+  middleware.stats = () => ({ ...sender.cache.stats(), routes: sender.routes.size });
   middleware.close = () => sender.cache.close();
   return middleware;
 }

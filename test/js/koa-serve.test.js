@@ -322,6 +322,33 @@ test('maxBytes bounds the memory; a FileCache shared by two mounts and serveStat
   }
 });
 
+test('hostile spellings: the remembered URL paths stay bounded (count and key length)', async () => {
+  const mw = serve(tree.root);
+  try {
+    await withServer([mw], async (port) => {
+      const paths = [];
+      for (let i = 0; i < 8300; i++) paths.push(`/d${i % 97}/${'./'.repeat(Math.floor(i / 97))}../a.txt`);
+      let next = 0;
+      const worker = async () => {
+        while (next < paths.length) {
+          const r = await rawRequest(port, paths[next++]);
+          assert.equal(r.status, 200);
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
+      assert.ok(mw.stats().routes > 0);
+      assert.ok(mw.stats().routes <= 8192, `${mw.stats().routes} routes remembered`);
+      // a very long spelling is answered, not remembered
+      const before = mw.stats().routes;
+      const long = '/' + './'.repeat(600) + 'a.txt';
+      assert.equal((await rawRequest(port, long)).status, 200);
+      assert.equal(mw.stats().routes, before);
+    });
+  } finally {
+    mw.close();
+  }
+});
+
 test('send(ctx, path, opts): koa-send 5 API over the same cache', async () => {
   const opts = { root: tree.root, maxage: 60000 };
   await withServer([async (ctx) => {
