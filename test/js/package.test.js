@@ -18,6 +18,8 @@ test('ESM wrappers re-export the CommonJS API', async () => {
   const koaEsm = await import('ssr-native/koa');
   assert.equal(koaEsm.etag, koaCjs.etag);
   assert.equal(koaEsm.conditional, koaCjs.conditional);
+  assert.equal(koaEsm.serve, koaCjs.serve);
+  assert.equal(koaEsm.send, koaCjs.send);
 });
 
 test('TypeScript declarations compile for CommonJS and ESM users', () => {

@@ -15,6 +15,19 @@ const crc: number = ssr.crc32('x', 0);
 
 const middleware: koa.KoaMiddleware = koa.etag({ weak: true });
 koa.conditional();
+const files: koa.KoaServeMiddleware = koa.serve('public', {
+  maxage: 60000,
+  immutable: true,
+  extensions: ['html'],
+  defer: false,
+  compress: true,
+  acceptRanges: true,
+  setHeaders: (res, path, stats) => res.setHeader('X-Size', String(stats.size) + path),
+});
+files.stats().bytes;
+files.close();
+// @ts-expect-error koa-send's extensions are an array
+koa.serve('public', { extensions: 'html' });
 
 // @ts-expect-error numbers are not entities
 ssr.etag(42);

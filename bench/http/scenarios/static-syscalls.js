@@ -10,6 +10,7 @@ const os = require('os');
 const path = require('path');
 
 const SERVER = path.join(__dirname, '..', 'servers', 'static.js');
+const KOA_SERVER = path.join(__dirname, '..', 'servers', 'koa-static.js');
 const TRACED = 'trace=%file,%desc,%memory';
 
 function haveStrace() {
@@ -23,9 +24,9 @@ function makeTree() {
   return root;
 }
 
-function startTraced(env, traceFile) {
+function startTraced(env, traceFile, script = SERVER) {
   return new Promise((resolve, reject) => {
-    const child = spawn('strace', ['-f', '-qq', '-y', '-e', TRACED, '-o', traceFile, process.execPath, SERVER], {
+    const child = spawn('strace', ['-f', '-qq', '-y', '-e', TRACED, '-o', traceFile, process.execPath, script], {
       env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -64,7 +65,10 @@ const settle = () => new Promise((r) => setTimeout(r, 300));
 
 async function measure(impl, framework, urlPath, n, root) {
   const traceFile = path.join(os.tmpdir(), `ssr-native-strace-${process.pid}-${impl}.txt`);
-  const { child, port } = await startTraced({ STATIC_IMPL: impl, STATIC_FRAMEWORK: framework, STATIC_ROOT: root }, traceFile);
+  const { child, port } =
+    framework === 'koa'
+      ? await startTraced({ KOA_STATIC_IMPL: impl, STATIC_ROOT: root }, traceFile, KOA_SERVER)
+      : await startTraced({ STATIC_IMPL: impl, STATIC_FRAMEWORK: framework, STATIC_ROOT: root }, traceFile);
   try {
     await requests(port, urlPath, 50); // warm-up: the first request loads the cache
     await settle();
@@ -94,7 +98,7 @@ async function measure(impl, framework, urlPath, n, root) {
 module.exports = {
   name: 'static-syscalls',
   order: 32,
-  question: 'File-system system calls per request for a warm static file: serve-static 2.2.1 vs ssr-native serveStatic (strace).',
+  question: 'File-system system calls per request for a warm static file: serve-static 2.2.1 vs ssr-native serveStatic (node:http), koa-static 5 vs ssr-native/koa serve() (Koa 3) (strace).',
   async run({ quick, log }) {
     if (!haveStrace()) {
       return { tables: [{ title: 'skipped', columns: ['note'], rows: [{ note: 'strace is not installed' }], notes: [] }] };
@@ -104,8 +108,13 @@ module.exports = {
     const rows = [];
     try {
       for (const urlPath of ['/1kb.js', '/64kb.js']) {
-        for (const [name, impl] of [['serve-static 2.2.1', 'serve-static'], ['ssr-native serveStatic', 'ssr-native']]) {
-          const r = await measure(impl, 'http', urlPath, n, root);
+        for (const [name, impl, framework] of [
+          ['serve-static 2.2.1', 'serve-static', 'http'],
+          ['ssr-native serveStatic', 'ssr-native', 'http'],
+          ['Koa 3 + koa-static 5', 'koa-static', 'koa'],
+          ['Koa 3 + ssr-native/koa serve()', 'ssr-native', 'koa'],
+        ]) {
+          const r = await measure(impl, framework, urlPath, n, root);
           log(`  ${name} ${urlPath}: ${r.perRequest.toFixed(2)} fs syscalls/request ${JSON.stringify(r.byCall)}`);
           rows.push({
             variant: name,
@@ -122,7 +131,7 @@ module.exports = {
     return {
       tables: [
         {
-          title: `warm file, node:http, ${n} keep-alive GETs`,
+          title: `warm file, node:http and Koa 3, ${n} keep-alive GETs`,
           columns: ['variant', 'file', 'fs syscalls/request', 'which (total in window)', 'fd/memory syscalls traced/request'],
           rows,
           notes: [

@@ -2,8 +2,8 @@
 // Koa middleware: drop-ins for koa-etag 5 and koa-conditional-get 3. Works on Koa 2 and 3.
 const { Stream } = require('stream');
 const fsp = require('fs/promises');
-const { etag: entityTag, isStats } = require('./etag');
-const { invalidType } = require('./validate');
+const { etag: entityTag, isStats } = require('../etag');
+const { invalidType } = require('../validate');
 
 // Same entity choice as koa-etag: nothing for empty bodies, non-2xx or an ETag already set;
 // a file stream gets its stats; strings and Buffers as they are; anything else as JSON.

@@ -1,0 +1,99 @@
+/// <reference types="node" />
+import type { IncomingHttpHeaders, ServerResponse } from 'http';
+import type { FileCache, FileCacheStats, StaticFileStats } from '../serve-static';
+
+/** The Koa context, as far as these middleware use it (Koa 2 and 3). */
+export interface KoaLikeContext {
+  body: unknown;
+  status: number;
+  fresh: boolean;
+  response: { get(field: string): string; etag: string };
+}
+export type KoaMiddleware = (ctx: KoaLikeContext, next: () => Promise<unknown>) => Promise<void>;
+
+export interface KoaEtagOptions {
+  /** Force weak (true) or strong (false) tags; by default bodies get strong tags, file streams weak ones. */
+  weak?: boolean;
+}
+
+/** Drop-in for koa-etag 5, hashing with CRC-32. */
+export function etag(options?: KoaEtagOptions): KoaMiddleware;
+
+/** Drop-in for koa-conditional-get 3: answers 304 when the request is fresh. */
+export function conditional(): KoaMiddleware;
+
+/** The Koa context, as far as serve() and send() use it (Koa 2 and 3). */
+export interface KoaStaticContext extends KoaLikeContext {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  res: ServerResponse;
+  type: string;
+  set(field: string, value: string): void;
+  acceptsEncodings(...encodings: string[]): string | false;
+  throw(...args: any[]): never;
+}
+
+/** koa-send 5's options (serve() reads them once, at creation). */
+export interface KoaSendOptions {
+  /** Directory the path is resolved in (send() only; serve() takes it as its first argument). */
+  root?: string;
+  /** Index file of a directory. serve(): default 'index.html'; false: none. */
+  index?: string | false;
+  /** Cache-Control max-age in milliseconds. Default 0. */
+  maxage?: number;
+  maxAge?: number;
+  /** Add `immutable` to Cache-Control. */
+  immutable?: boolean;
+  /** Serve dotfiles and files in dot directories. Default false (passed on: 404). */
+  hidden?: boolean;
+  /** A directory without a trailing slash gets its index too. Default true. */
+  format?: boolean;
+  /** Extensions to try when the path has none, e.g. ['html']. Default false. */
+  extensions?: string[] | false;
+  /** Serve a `.br` sibling to clients that accept br. Default true. */
+  brotli?: boolean;
+  /** Serve a `.gz` sibling to clients that accept gzip. Default true. */
+  gzip?: boolean;
+  setHeaders?: (res: ServerResponse, path: string, stats: StaticFileStats) => void;
+
+  // Beyond koa-send:
+  /** Set the ETag the cache holds (W/"<size hex>-<crc32 hex>" of the content). Default true. */
+  etag?: boolean;
+  /** Precomputed gzip and brotli variants of compressible types, with Vary: Accept-Encoding. */
+  compress?: boolean;
+  /** Send Accept-Ranges and honour Range requests (206/416). Default false, as koa-send. */
+  acceptRanges?: boolean;
+  /** Bound on cached bytes. Default 64 MiB. */
+  maxBytes?: number;
+  /** Files larger than this are streamed from disk. Default 4 MiB. */
+  maxFileSize?: number;
+  /** Watch for changes with inotify (default true); false: a 250 ms stat sweep. */
+  watch?: boolean;
+  /** Share one FileCache between several serve() mounts and serveStatic: one memory budget. */
+  cache?: FileCache;
+}
+
+/** koa-static 5's options: koa-send's plus `defer`. */
+export interface KoaServeOptions extends KoaSendOptions {
+  /** Let downstream middleware answer first; serve only what is still a 404 without a body. */
+  defer?: boolean;
+}
+
+export interface KoaServeMiddleware {
+  (ctx: KoaStaticContext, next: () => Promise<unknown>): Promise<void> | undefined;
+  readonly cache: FileCache;
+  /** The cache's counters, and `routes`: URL paths remembered (at most 8192). */
+  stats(): FileCacheStats & { routes: number };
+  /** Releases the cache (unless it was passed in as `cache`, which its owner closes). */
+  close(): void;
+}
+
+/** Drop-in for koa-static 5 (koa-send 5) serving files from the native FileCache. */
+export function serve(root: string, options?: KoaServeOptions): KoaServeMiddleware;
+
+/** Drop-in for koa-send 5's send(ctx, path, opts): resolves with the file's path, or undefined. */
+export function send(ctx: KoaStaticContext, path: string, opts?: KoaSendOptions): Promise<string | undefined>;
+
+declare const koa: { etag: typeof etag; conditional: typeof conditional; serve: typeof serve; send: typeof send };
+export default koa;

@@ -1,0 +1,9 @@
+'use strict';
+// ssr-native/koa: Koa 2 and 3 middleware. etag() and conditional() replace koa-etag 5 and
+// koa-conditional-get 3; serve() replaces koa-static 5 and send() koa-send 5, both over the
+// native FileCache.
+const { etag, conditional } = require('./etag');
+const { serve } = require('./serve');
+const { send } = require('./send');
+
+module.exports = { etag, conditional, serve, send };

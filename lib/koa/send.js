@@ -1,0 +1,443 @@
+'use strict';
+// FileSender: koa-send 5.0.1 step by step, with its stat/access calls answered by the native
+// FileCache (lib/file-cache.js) and cached files sent as zero-copy Buffers. The same decoding,
+// resolve-path checks, hidden-file rule, .br/.gz siblings, extensions, directory format, headers
+// and thrown errors as koa-send; serve() (koa-static) and send() (koa-send) are built on it.
+//
+// A resolution that ends on a cached file is remembered per URL path and Accept-Encoding outcome
+// until the cache generation moves (any change in a watched directory, an eviction), so a warm
+// hit makes no system call at all.
+//
+// Beyond koa-send: the ETag is set from the cache (the content's CRC-32, so etag() in front
+// hashes nothing and every machine agrees), `compress` (in-memory gzip/br), `acceptRanges`
+// (206/416), `maxBytes`/`maxFileSize`, and `cache` (one FileCache shared by several mounts and
+// serveStatic). Files over maxFileSize are streamed from the descriptor that was fstat'ed.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const createError = require('http-errors');
+const fresh = require('fresh');
+const mime = require('mime-types');
+const parseRange = require('range-parser');
+const resolvePath = require('resolve-path');
+const { etag: entityTag } = require('../etag');
+const { FileCache } = require('../file-cache');
+const { chooseEncoding, isCompressible, compressVariants } = require('../static-encoding');
+const { openFileForStream, fileRangeStream } = require('../static/send-file-stream');
+const { invalidType, outOfRange } = require('../validate');
+const { FileStats } = require('./file-stats');
+
+const { basename, extname, normalize, parse, resolve, sep } = path;
+
+// Accept-Encoding outcomes that change koa-send's answer: a route is remembered per outcome.
+const ACCEPTS_BR = 1;
+const ACCEPTS_GZIP = 2;
+// Bounds on the memos (attackers choose paths and headers): entries, and the length of a key
+// (a longer path or header is answered without being remembered), so at most ~8 MB of keys.
+const MAX_ROUTES = 8192;
+const MAX_ROUTE_LENGTH = 1024;
+const MAX_ACCEPT_HEADERS = 256;
+const MAX_ACCEPT_LENGTH = 256;
+// stat errors koa-send turns into 404; fs.access also fails on ELOOP
+const NOT_FOUND = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR']);
+const ABSENT = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR', 'ELOOP']);
+const BYTES_RANGE_REGEXP = /^ *bytes=/;
+
+class FileSender {
+  /** `opts`: koa-send's options (read once: koa-send reads them per call) plus ours. */
+  constructor(opts, cache) {
+    this.root = opts.root ? normalize(resolve(opts.root)) : '';
+    this.index = opts.index;
+    const maxage = opts.maxage || opts.maxAge || 0;
+    this.cacheControl = `max-age=${(maxage / 1000) | 0}` + (opts.immutable ? ',immutable' : '');
+    this.hidden = opts.hidden || false;
+    this.format = opts.format !== false;
+    this.extensions = Array.isArray(opts.extensions) ? opts.extensions : false;
+    this.brotli = opts.brotli !== false;
+    this.gzip = opts.gzip !== false;
+    this.setHeaders = opts.setHeaders;
+    // ours
+    this.setEtag = opts.etag !== false;
+    this.compress = Boolean(opts.compress);
+    this.acceptRanges = Boolean(opts.acceptRanges);
+    this.cache = cache;
+    this.routes = new Map(); // URL path -> [record per Accept-Encoding outcome]
+    this.routesGeneration = cache.generation();
+    this.acceptOutcomes = new Map(); // Accept-Encoding header -> ACCEPTS_* bits
+  }
+
+  /** Which of koa-send's sibling encodings the request accepts (ACCEPTS_* bits). */
+  encodingBits(ctx) {
+    if (!this.brotli && !this.gzip) return 0;
+    const header = ctx.headers['accept-encoding'];
+    const key = header === undefined ? null : header;
+    let bits = this.acceptOutcomes.get(key);
+    if (bits === undefined) {
+      // the context's own negotiation, exactly as koa-send asks it
+      bits =
+        (this.brotli && ctx.acceptsEncodings('br', 'identity') === 'br' ? ACCEPTS_BR : 0) |
+        (this.gzip && ctx.acceptsEncodings('gzip', 'identity') === 'gzip' ? ACCEPTS_GZIP : 0);
+      if (key === null || key.length <= MAX_ACCEPT_LENGTH) {
+        if (this.acceptOutcomes.size >= MAX_ACCEPT_HEADERS) this.acceptOutcomes.clear();
+        this.acceptOutcomes.set(key, bits);
+      }
+    }
+    return bits;
+  }
+
+  /** Answers from a remembered resolution (memory only, no system call); false if there is none. */
+  sendRemembered(ctx, urlPath, bits) {
+    const slots = this.routes.get(urlPath);
+    const record = slots === undefined ? undefined : slots[bits];
+    if (record === undefined) return false;
+    const generation = this.cache.touch(record.file.id);
+    if (generation !== this.routesGeneration) {
+      this.routes.clear();
+      this.routesGeneration = generation;
+      return false;
+    }
+    if (record.encoding !== undefined) setContentEncoding(ctx, record.encoding);
+    this.sendRecord(ctx, record);
+    return true;
+  }
+
+  remember(urlPath, bits, record, generation) {
+    if (urlPath.length > MAX_ROUTE_LENGTH) return;
+    if (this.routesGeneration !== generation) {
+      this.routes.clear();
+      this.routesGeneration = generation;
+    }
+    if (this.routes.size >= MAX_ROUTES) this.routes.clear();
+    let slots = this.routes.get(urlPath);
+    if (slots === undefined) this.routes.set(urlPath, (slots = [undefined, undefined, undefined, undefined]));
+    slots[bits] = record;
+  }
+
+  // memory first (no system call, no thread hop), then a load on the libuv pool
+  load(filePath) {
+    const hit = this.cache.lookup(filePath);
+    return hit.status === 'hit' ? hit : this.cache.get(filePath);
+  }
+
+  // koa-send's exists(): fs.access(path) succeeds
+  async exists(filePath) {
+    const result = await this.load(filePath);
+    if (result.status === 'outsideRoot') return false;
+    return result.status !== 'error' || !ABSENT.has(result.code);
+  }
+
+  // koa-send's stat(): the load result, or the error koa-send throws
+  async stat(filePath) {
+    const result = await this.load(filePath);
+    if (result.status === 'error' || result.status === 'outsideRoot') throw statError(result, filePath);
+    return result;
+  }
+
+  /**
+   * koa-send(ctx, urlPath, opts): answers with the file `urlPath` names and returns its path, or
+   * returns undefined (hidden, or a directory it will not index), or throws as koa-send throws.
+   */
+  async send(ctx, urlPath, bits = this.encodingBits(ctx)) {
+    assert(ctx, 'koa context required');
+    assert(urlPath, 'pathname required');
+    const { root, index, setHeaders } = this;
+    const trailingSlash = urlPath[urlPath.length - 1] === '/';
+    let p = urlPath.substr(parse(urlPath).root.length);
+    if (setHeaders && typeof setHeaders !== 'function') {
+      throw new TypeError('option setHeaders must be function');
+    }
+    p = decode(p);
+    if (p === -1) return ctx.throw(400, 'failed to decode');
+    if (index && trailingSlash) p += index;
+    p = resolvePath(root, p);
+    if (!this.hidden && isHidden(root, p)) return undefined;
+
+    const generation = this.cache.generation();
+    let encoding;
+    let encodingExt = '';
+    if (bits & ACCEPTS_BR && (await this.exists(p + '.br'))) {
+      p += '.br';
+      encoding = 'br';
+      encodingExt = '.br';
+      setContentEncoding(ctx, encoding);
+    } else if (bits & ACCEPTS_GZIP && (await this.exists(p + '.gz'))) {
+      p += '.gz';
+      encoding = 'gzip';
+      encodingExt = '.gz';
+      setContentEncoding(ctx, encoding);
+    }
+
+    if (this.extensions && !/\./.exec(basename(p))) {
+      const list = [].concat(this.extensions);
+      for (let i = 0; i < list.length; i++) {
+        let ext = list[i];
+        if (typeof ext !== 'string') throw new TypeError('option extensions must be array of strings or false');
+        if (!/^\./.exec(ext)) ext = `.${ext}`;
+        if (await this.exists(`${p}${ext}`)) {
+          p = `${p}${ext}`;
+          break;
+        }
+      }
+    }
+
+    let result = await this.stat(p);
+    let throughDirectory = false;
+    if (result.status === 'directory') {
+      if (!(this.format && index)) return undefined;
+      p += `/${index}`;
+      result = await this.stat(p);
+      // the answer also depends on names in the parent directory, which may not be watched
+      throughDirectory = true;
+    }
+
+    if (result.body !== undefined) {
+      const record = this.makeRecord(p, encodingExt, encoding, result);
+      if (result.cached && !throughDirectory && this.cache.generation() === generation) {
+        this.remember(urlPath, bits, record, generation);
+      }
+      this.sendRecord(ctx, record);
+    } else if (result.status === 'tooLarge') {
+      await this.sendStream(ctx, p, encodingExt);
+    } else {
+      this.sendAsKoaSend(ctx, p, encodingExt, new FileStats(result.stat));
+    }
+    return p;
+  }
+
+  makeRecord(filePath, encodingExt, encoding, result) {
+    const type = typeOf(filePath, encodingExt);
+    const compressibleType = this.compress && isCompressible(mime.lookup(type) || '');
+    return {
+      path: filePath,
+      encoding, // of a .br/.gz sibling
+      file: result,
+      body: result.body,
+      etag: result.etag,
+      stats: undefined, // built on demand for setHeaders
+      type,
+      // compress: in-memory variants of an identity file; Vary on whatever depends on Accept-Encoding
+      compressible: compressibleType && encoding === undefined,
+      vary: compressibleType || (this.compress && encoding !== undefined),
+      lastModified: new Date(Math.round(result.stat.mtimeMs)).toUTCString(), // as fs.Stats#mtime
+    };
+  }
+
+  // koa-send's header step for a file held in memory (identity, sibling or compressed variant)
+  sendRecord(ctx, record) {
+    let body = record.body;
+    let tag = record.etag;
+    let variant;
+    if (record.compressible) {
+      variant = this.chooseVariant(ctx, record);
+      if (variant !== undefined) {
+        body = variant.body;
+        tag = variant.etag;
+      }
+    }
+    if (record.vary) appendVary(ctx);
+    const setHeaders = this.setHeaders;
+    if (setHeaders) setHeaders(ctx.res, record.path, record.stats || (record.stats = new FileStats(record.file.stat)));
+    ctx.set('Content-Length', String(body.length));
+    if (!ctx.response.get('Last-Modified')) ctx.set('Last-Modified', record.lastModified);
+    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', this.cacheControl);
+    if (!ctx.type) ctx.type = record.type;
+    if (variant !== undefined) ctx.set('Content-Encoding', variant.encoding);
+    if (this.setEtag && !ctx.response.get('ETag')) ctx.set('ETag', tag);
+    if (this.acceptRanges) {
+      const span = this.rangeOf(ctx, body.length);
+      if (span !== undefined) body = body.subarray(span.start, span.end + 1);
+    }
+    ctx.body = body;
+  }
+
+  // Files over maxFileSize: read from the descriptor whose fstat gave the headers, exactly the
+  // announced length; a file that shrinks meanwhile closes the connection (lib/static).
+  async sendStream(ctx, filePath, encodingExt) {
+    const { fd, stats } = await openForStream(filePath);
+    let stream;
+    try {
+      if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
+      ctx.set('Content-Length', String(stats.size));
+      if (!ctx.response.get('Last-Modified')) ctx.set('Last-Modified', stats.mtime.toUTCString());
+      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', this.cacheControl);
+      if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
+      // the stat-based tag koa-etag would have made from the stream's path
+      if (this.setEtag && !ctx.response.get('ETag')) ctx.set('ETag', entityTag(stats, { weak: true }));
+      let span = { start: 0, end: stats.size - 1 };
+      if (this.acceptRanges) {
+        const range = this.rangeOf(ctx, stats.size);
+        if (range !== undefined) {
+          span = range;
+          ctx.set('Content-Length', String(span.end - span.start + 1));
+        }
+      }
+      stream = fileRangeStream(fd, span);
+    } catch (err) {
+      fs.close(fd, () => {});
+      throw err;
+    }
+    const res = ctx.res;
+    // Before the headers are out Koa answers the error (500); after, only closing the
+    // connection keeps its framing honest.
+    stream.on('error', () => {
+      if (res.headersSent) res.destroy();
+    });
+    ctx.body = stream;
+  }
+
+  // koa-send's own streaming, kept for what the cache does not hold as a regular file (FIFOs,
+  // an index that is a directory...): same headers, same stream, same errors.
+  sendAsKoaSend(ctx, filePath, encodingExt, stats) {
+    if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
+    ctx.set('Content-Length', stats.size);
+    if (!ctx.response.get('Last-Modified')) ctx.set('Last-Modified', stats.mtime.toUTCString());
+    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', this.cacheControl);
+    if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
+    ctx.body = fs.createReadStream(filePath);
+  }
+
+  // Range (acceptRanges: true), as serveStatic: one range -> 206, several or malformed -> the
+  // whole body, unsatisfiable -> 416 unless the client's copy is fresh. Returns { start, end }.
+  rangeOf(ctx, length) {
+    if (!ctx.response.get('Accept-Ranges')) ctx.set('Accept-Ranges', 'bytes');
+    const header = ctx.headers.range;
+    if (header === undefined || !BYTES_RANGE_REGEXP.test(header)) return undefined;
+    const etag = ctx.response.get('ETag');
+    const lastModified = ctx.response.get('Last-Modified');
+    if (fresh(ctx.headers, { etag, 'last-modified': lastModified })) return undefined;
+    if (!isRangeFresh(ctx.headers['if-range'], etag, lastModified)) return undefined;
+    const ranges = parseRange(length, header, { combine: true });
+    if (ranges === -1) {
+      throw createError(416, { headers: { 'Content-Range': `bytes */${length}` } });
+    }
+    if (ranges === -2 || ranges.length !== 1) return undefined;
+    const { start, end } = ranges[0];
+    ctx.status = 206;
+    ctx.set('Content-Range', `bytes ${start}-${end}/${length}`);
+    return { start, end };
+  }
+
+  chooseVariant(ctx, record) {
+    const variants = this.cache.variantsOf(record.file.id);
+    if (variants === undefined) {
+      compressVariants(this.cache, record.file);
+      return undefined;
+    }
+    const encoding = chooseEncoding(ctx.headers['accept-encoding'], variants);
+    return encoding ? variants[encoding] : undefined;
+  }
+}
+
+/** The FileCache for these options: `cache` (shared), or a new one bounded by maxBytes/maxFileSize. */
+function cacheFor(opts, root) {
+  if (opts.cache !== undefined) {
+    if (!(opts.cache instanceof FileCache)) throw invalidType('options.cache', 'a FileCache', opts.cache);
+    return opts.cache;
+  }
+  const settings = { root: root || undefined };
+  for (const name of ['maxBytes', 'maxFileSize']) {
+    const value = opts[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || Number.isNaN(value)) throw invalidType(`options.${name}`, 'a number', value);
+    if (value < 0) throw outOfRange(`options.${name}`, '>= 0', value);
+    settings[name] = value;
+  }
+  if (opts.watch !== undefined) settings.watch = Boolean(opts.watch);
+  return new FileCache(settings);
+}
+
+// send(ctx, path, opts): koa-send's own API. One sender per options object (koa-send reads the
+// options on every call; a sender reads them once, so an options object is not to be changed
+// after its first use) and, unless `opts.cache` names one, one FileCache for every send() call.
+const senders = new WeakMap();
+let sharedCache;
+function send(ctx, urlPath, opts = {}) {
+  let sender = senders.get(opts);
+  if (sender === undefined) {
+    if (opts === null || typeof opts !== 'object') throw invalidType('opts', 'an object', opts);
+    const cache = opts.cache !== undefined ? cacheFor(opts) : sharedCache || (sharedCache = new FileCache());
+    sender = new FileSender(opts, cache);
+    senders.set(opts, sender);
+  }
+  if (ctx && urlPath) {
+    const bits = sender.encodingBits(ctx);
+    if (sender.sendRemembered(ctx, urlPath, bits)) return Promise.resolve(sender.routes.get(urlPath)[bits].path);
+    return sender.send(ctx, urlPath, bits);
+  }
+  return sender.send(ctx, urlPath, 0); // rejects with koa-send's AssertionError
+}
+
+function openForStream(filePath) {
+  return new Promise((resolvePromise, reject) => {
+    openFileForStream(filePath, (err, fd, stats) => {
+      if (!err) return resolvePromise({ fd, stats });
+      if (NOT_FOUND.has(err.code)) return reject(createError(404, err));
+      err.status = 500;
+      reject(err);
+    });
+  });
+}
+
+function setContentEncoding(ctx, encoding) {
+  ctx.set('Content-Encoding', encoding);
+  ctx.res.removeHeader('Content-Length');
+}
+
+function appendVary(ctx) {
+  const vary = ctx.response.get('Vary');
+  if (!vary) ctx.set('Vary', 'Accept-Encoding');
+  else if (!/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(String(vary))) ctx.set('Vary', vary + ', Accept-Encoding');
+}
+
+function isRangeFresh(ifRange, etag, lastModified) {
+  if (!ifRange) return true;
+  if (ifRange.indexOf('"') !== -1) return Boolean(etag && ifRange.indexOf(etag) !== -1);
+  return Date.parse(lastModified) <= Date.parse(ifRange);
+}
+
+// The error koa-send throws when fs.stat fails: 404 for a missing file, the fs error with
+// status 500 otherwise.
+const UV_MESSAGES = {
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'not a directory',
+  ENAMETOOLONG: 'name too long',
+  EACCES: 'permission denied',
+  ELOOP: 'too many symbolic links encountered',
+};
+function statError(result, filePath) {
+  // a symlink leaving the root of a cache made with allowOutsideRoot: false reads as missing
+  const code = result.status === 'outsideRoot' ? 'ENOENT' : result.code;
+  const errno = result.status === 'outsideRoot' ? -2 : result.errno;
+  const message = UV_MESSAGES[code] || String(result.message || '').toLowerCase();
+  const err = new Error(`${code}: ${message}, stat '${filePath}'`);
+  err.errno = errno;
+  err.code = code;
+  err.syscall = 'stat';
+  err.path = filePath;
+  if (NOT_FOUND.has(code)) return createError(404, err);
+  err.status = 500;
+  return err;
+}
+
+// koa-send's file type: the extension, under a .br/.gz suffix
+function typeOf(file, encodingExt) {
+  return encodingExt !== '' ? extname(basename(file, encodingExt)) : extname(file);
+}
+
+function isHidden(root, filePath) {
+  const parts = filePath.substr(root.length).split(sep);
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i][0] === '.') return true;
+  }
+  return false;
+}
+
+function decode(p) {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return -1;
+  }
+}
+
+module.exports = { FileSender, cacheFor, send };

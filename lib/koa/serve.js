@@ -1,0 +1,59 @@
+'use strict';
+// serve(root, options): a drop-in for koa-static 5 on Koa 2 and 3. koa-static's own part
+// (options, GET/HEAD only, defer, 404s passed on to next()) around a FileSender, which is
+// koa-send 5 over the native FileCache (lib/koa/send.js).
+const assert = require('assert');
+const { resolve } = require('path');
+const { FileSender, cacheFor } = require('./send');
+
+function serve(root, options) {
+  const opts = Object.assign({}, options);
+  assert(root, 'root directory is required to serve files');
+  opts.root = resolve(root);
+  if (opts.index !== false) opts.index = opts.index || 'index.html';
+  const sender = new FileSender(opts, cacheFor(opts, opts.root));
+
+  // koa-static: send(), and next() unless it answered; a 404 from send() is not an error
+  async function sendOrNext(ctx, next, urlPath, bits) {
+    let done;
+    try {
+      done = await sender.send(ctx, urlPath, bits);
+    } catch (err) {
+      if (err.status !== 404) throw err;
+    }
+    if (!done) await next();
+  }
+
+  const middleware = opts.defer
+    ? async function serve(ctx, next) {
+        await next();
+        if (ctx.method !== 'HEAD' && ctx.method !== 'GET') return;
+        // response is already handled
+        if (ctx.body != null || ctx.status !== 404) return;
+        const bits = sender.encodingBits(ctx);
+        const urlPath = ctx.path;
+        if (sender.sendRemembered(ctx, urlPath, bits)) return;
+        try {
+          await sender.send(ctx, urlPath, bits);
+        } catch (err) {
+          if (err.status !== 404) throw err;
+        }
+      }
+    : function serve(ctx, next) {
+        const method = ctx.method;
+        if (method !== 'HEAD' && method !== 'GET') return next();
+        const bits = sender.encodingBits(ctx);
+        const urlPath = ctx.path;
+        // a remembered file is answered synchronously: no promise, no system call
+        if (sender.sendRemembered(ctx, urlPath, bits)) return undefined;
+        return sendOrNext(ctx, next, urlPath, bits);
+      };
+
+  middleware.cache = sender.cache;
+  // the cache's counters, and how many URL paths are remembered (bounded: MAX_ROUTES)
+  middleware.stats = () => ({ ...sender.cache.stats(), routes: sender.routes.size });
+  middleware.close = () => sender.cache.close();
+  return middleware;
+}
+
+module.exports = { serve };
