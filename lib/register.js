@@ -15,7 +15,7 @@ const Module = require('module');
 const path = require('path');
 
 const REGISTERED = Symbol.for('ssr-native.register');
-const replacement = require.resolve('./content-type.js');
+const replacement = require.resolve('./content-type/index.js');
 
 function isContentTypeV1(resolved) {
   try {

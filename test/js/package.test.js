@@ -18,6 +18,11 @@ test('ESM wrappers re-export the CommonJS API', async () => {
   const koaEsm = await import('ssr-native/koa');
   assert.equal(koaEsm.etag, koaCjs.etag);
   assert.equal(koaEsm.conditional, koaCjs.conditional);
+  const v2Cjs = require('ssr-native/content-type/v2');
+  const v2Esm = await import('ssr-native/content-type/v2');
+  for (const name of ['parse', 'format', 'isTypeValid', 'isTokenValid', 'configure', 'cacheStats', 'clearCache']) {
+    assert.equal(v2Esm[name], v2Cjs[name], name);
+  }
 });
 
 test('TypeScript declarations compile for CommonJS and ESM users', () => {

@@ -127,8 +127,8 @@ test('register is idempotent and only redirects the exact request for a 1.x copy
   const Module = require('node:module');
   const again = Module[Symbol.for('ssr-native.register')];
   assert.equal(first, again);
-  assert.equal(require('content-type'), require('../../lib/content-type.js'));
-  assert.notEqual(require('content-type/index.js'), require('../../lib/content-type.js'));
+  assert.equal(require('content-type'), require('../../lib/content-type/index.js'));
+  assert.notEqual(require('content-type/index.js'), require('../../lib/content-type/index.js'));
   const v2 = require.resolve('content-type', { paths: [path.join(root, 'node_modules', 'express')] });
   assert.match(v2, /express[\\/]node_modules[\\/]content-type/);
   assert.equal(typeof require(v2).parse, 'function');

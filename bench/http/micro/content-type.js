@@ -27,7 +27,7 @@ if (candidate === 'content-type') {
   const fast = require('fast-content-type-parse').parse;
   parse = (arg) => fast(typeof arg === 'string' ? arg : arg.headers['content-type']);
 } else if (candidate.startsWith('ssr-native')) {
-  const ours = require(path.join(root, 'lib', 'content-type.js'));
+  const ours = require(path.join(root, 'lib', 'content-type', 'index.js'));
   if (candidate === 'ssr-native-native-scanner') ours.configure({ scanner: 'native' });
   if (candidate === 'ssr-native-js-scanner') ours.configure({ scanner: 'js' });
   if (candidate === 'ssr-native-no-cache') ours.configure({ cacheSize: 0 });
