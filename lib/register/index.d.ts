@@ -1,10 +1,12 @@
-/** The parts of ssr-native/register (SSR_NATIVE_REGISTER selects them; default all). */
-export type RegisterPart = 'content-type' | 'etag' | 'static';
+declare namespace register {
+  /** The parts of ssr-native/register (SSR_NATIVE_REGISTER selects them; default all). */
+  type Part = 'content-type' | 'etag' | 'static';
+}
 
 /** What ssr-native/register installed and swapped. */
 declare const register: {
   /** Enabled parts -> the original package files swapped so far. */
-  readonly active: Partial<Record<RegisterPart, Set<string>>>;
+  readonly active: Partial<Record<register.Part, Set<string>>>;
   /** ssr-native's files, by what they replace. */
   readonly replacements: Readonly<Record<'content-type@1' | 'content-type@2' | 'etag' | 'static', string>>;
   /** The content-type files replaced so far (either major). */

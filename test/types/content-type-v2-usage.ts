@@ -13,3 +13,8 @@ contentTypeV2.clearCache();
 contentTypeV2.parse('a/b', { start: '1' });
 
 export { at, header, valid, size };
+
+import register = require('ssr-native/register');
+const swapped: Set<string> | undefined = register.active.static;
+const part: register.Part = 'etag';
+export { swapped, part };
