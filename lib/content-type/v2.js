@@ -282,7 +282,8 @@ function parse(header, options) {
     return parseGeneric(header, comma, start, options);
   }
   const flags = (comma ? 1 : 0) | (options?.parameters === false ? 2 : 0);
-  if (start > header.length) return { type: '', index: start, parameters: new NullObject() };
+  // Nothing to scan: the package returns the start itself as the index (even a -0), no type.
+  if (start >= header.length) return { type: '', index: start, parameters: new NullObject() };
   if (cache.capacity === 0) return scanResult(header, start, flags);
   return parseCached(header, start, flags);
 }

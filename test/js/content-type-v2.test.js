@@ -82,7 +82,7 @@ function randomOptions(rng, header) {
     case 6:
       return { comma: rng.pick([true, false, 1, 'true']), start: rng.int(header.length + 1), parameters: rng.pick([true, false, 0, undefined]) };
     case 7:
-      return { start: rng.pick([-1, -5, 1.5, NaN, Infinity, '2', null, 2 ** 31, 0.0]) };
+      return { start: rng.pick([-1, -5, 1.5, NaN, Infinity, '2', null, 2 ** 31, 0.0, -0]) };
     case 8:
       return null;
     default:
@@ -183,6 +183,12 @@ test('parse: non-string headers and odd options fail or coerce exactly as conten
     for (const option of options) {
       const expected = outcome(() => theirs.parse(header, option));
       assert.deepStrictEqual(outcome(() => ours.parse(header, option)), expected, `parse(${show(header)}, ${show(option)})`);
+    }
+  }
+  // -0 is kept as the index where nothing is scanned, as in the package (deepStrictEqual tells -0 from 0).
+  for (const header of ['', '', 'a/b', 'a/b']) {
+    for (const start of [0, -0, 0, -0, 3, 3]) {
+      assert.deepStrictEqual(outcome(() => ours.parse(header, { start })), outcome(() => theirs.parse(header, { start })), `parse(${show(header)}, { start: ${Object.is(start, -0) ? '-0' : start} })`);
     }
   }
   // Options are read in the package's order (comma, start, then parameters after the type).
