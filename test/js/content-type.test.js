@@ -9,8 +9,8 @@ const path = require('node:path');
 const { inspect } = require('node:util');
 
 const reference = require('content-type');
-const ours = require('../../lib/content-type.js');
-const { scanJs, scanNative } = require('../../lib/content-type-scan.js');
+const ours = require('../../lib/content-type/index.js');
+const { scanJs, scanNative } = require('../../lib/content-type/scan.js');
 
 // Deterministic pseudo-random numbers (mulberry32), so a failure can be reproduced.
 function random(seed) {
@@ -385,7 +385,7 @@ test('the cache never holds more than its capacity', () => {
 
 test('300,000 distinct headers grow heap + external memory by less than 16 MB', (t) => {
   const script = `
-    const ct = require(${JSON.stringify(path.join(__dirname, '../../lib/content-type.js'))});
+    const ct = require(${JSON.stringify(path.join(__dirname, '../../lib/content-type/index.js'))});
     const mem = () => { gc(); gc(); const m = process.memoryUsage(); return m.heapUsed + m.external; };
     for (let i = 0; i < 2000; i++) ct.parse('text/warm-' + i);
     const before = mem();
@@ -420,12 +420,12 @@ test('package entry points: ssr-native/content-type (CommonJS and ESM) and ssr-n
   assert.equal(child.status, 0, child.stderr);
   const out = JSON.parse(child.stdout);
   assert.equal(out.ours, 'function');
-  assert.equal(out.replacement, require.resolve('../../lib/content-type.js'));
+  assert.equal(out.replacement, require.resolve('../../lib/content-type/index.js'));
 });
 
 test('both scanners work in several worker threads at once, and a worker can be terminated mid-parse', async () => {
   const { Worker } = require('node:worker_threads');
-  const file = require.resolve('../../lib/content-type.js');
+  const file = require.resolve('../../lib/content-type/index.js');
   const source = `
     const { parentPort, workerData } = require('worker_threads');
     const ct = require(workerData.file);
@@ -459,7 +459,7 @@ test("'auto' falls back to the JavaScript scanner when the addon cannot be loade
     const nativePath = require.resolve(${JSON.stringify(path.join(__dirname, '../../lib/native.js'))});
     const err = Object.assign(new Error('not built'), { code: 'ERR_SSR_NATIVE_NOT_BUILT' });
     require.cache[nativePath] = { id: nativePath, filename: nativePath, loaded: true, get exports() { throw err; } };
-    const ct = require(${JSON.stringify(path.join(__dirname, '../../lib/content-type.js'))});
+    const ct = require(${JSON.stringify(path.join(__dirname, '../../lib/content-type/index.js'))});
     const long = 'text/plain; x="' + 'y'.repeat(400) + '"';
     const a = ct.parse(long);
     const b = ct.parse('text/html; charset=utf-8');

@@ -20,6 +20,11 @@ test('ESM wrappers re-export the CommonJS API', async () => {
   assert.equal(koaEsm.conditional, koaCjs.conditional);
   assert.equal(koaEsm.serve, koaCjs.serve);
   assert.equal(koaEsm.send, koaCjs.send);
+  const v2Cjs = require('ssr-native/content-type/v2');
+  const v2Esm = await import('ssr-native/content-type/v2');
+  for (const name of ['parse', 'format', 'isTypeValid', 'isTokenValid', 'configure', 'cacheStats', 'clearCache']) {
+    assert.equal(v2Esm[name], v2Cjs[name], name);
+  }
 });
 
 test('TypeScript declarations compile for CommonJS and ESM users', () => {

@@ -9,7 +9,8 @@
 //          roundtrip (Express's setCharset: parse, set charset, format)
 //          uncached-long (the same with ~450-character headers)
 //   candidates: content-type, fast-content-type-parse, ssr-native, ssr-native-native-scanner,
-//               ssr-native-js-scanner, ssr-native-no-cache
+//               ssr-native-js-scanner, ssr-native-no-cache; content-type-2 (2.1.0), ssr-native-v2
+//               (the 2.x API: parse(string) only)
 const path = require('path');
 
 const [caseName, candidate, iterationsArg] = process.argv.slice(2);
@@ -27,12 +28,16 @@ if (candidate === 'content-type') {
   const fast = require('fast-content-type-parse').parse;
   parse = (arg) => fast(typeof arg === 'string' ? arg : arg.headers['content-type']);
 } else if (candidate.startsWith('ssr-native')) {
-  const ours = require(path.join(root, 'lib', 'content-type.js'));
+  const ours = require(path.join(root, 'lib', 'content-type', 'index.js'));
   if (candidate === 'ssr-native-native-scanner') ours.configure({ scanner: 'native' });
   if (candidate === 'ssr-native-js-scanner') ours.configure({ scanner: 'js' });
   if (candidate === 'ssr-native-no-cache') ours.configure({ cacheSize: 0 });
   parse = ours.parse;
   format = ours.format;
+} else if (candidate === 'content-type-2') {
+  ({ parse, format } = require('content-type2'));
+} else if (candidate === 'ssr-native-v2') {
+  ({ parse, format } = require(path.join(root, 'lib', 'content-type', 'v2.js')));
 } else {
   throw new Error(`unknown candidate ${candidate}`);
 }

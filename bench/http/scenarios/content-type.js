@@ -1,6 +1,7 @@
 'use strict';
 // How long does a Content-Type parse (cached and not) and Express's setCharset round trip take,
-// against content-type 1.0.5 and fast-content-type-parse?
+// against content-type 1.0.5 and fast-content-type-parse; and for the 2.x API (Express 5.3,
+// body-parser 2.4, type-is 2.1), ssr-native/content-type/v2 against content-type 2.1.0?
 const { spawnSync } = require('child_process');
 const path = require('path');
 const { LOAD_CPU, pinnedCommand } = require('../lib/cpu');
@@ -27,6 +28,22 @@ const CASES = [
     iterations: 1_000_000,
   },
   {
+    name: 'cached',
+    api: 'v2',
+    title: 'content-type 2.x API, parse(string): the same 5 request Content-Types (as body-parser 2.4 reads a charset)',
+    candidates: ['content-type-2', 'ssr-native-v2'],
+    baseline: 'content-type-2',
+    iterations: 1_000_000,
+  },
+  {
+    name: 'roundtrip',
+    api: 'v2',
+    title: "content-type 2.x API, Express 5.3 setCharset: parse(type), parameters.charset = 'utf-8', format()",
+    candidates: ['content-type-2', 'ssr-native-v2'],
+    baseline: 'content-type-2',
+    iterations: 1_000_000,
+  },
+  {
     name: 'uncached',
     title: 'parse: a Content-Type never seen before on every call',
     candidates: ['content-type', 'fast-content-type-parse', 'ssr-native', 'ssr-native-no-cache', 'ssr-native-native-scanner'],
@@ -46,13 +63,15 @@ const LABELS = {
   'ssr-native-no-cache': 'ssr-native, cacheSize 0 (scanner alone)',
   'ssr-native-native-scanner': "ssr-native, scanner 'native' (C++ on every miss)",
   'ssr-native-js-scanner': "ssr-native, scanner 'js' (JavaScript on every miss)",
+  'content-type-2': 'content-type 2.1.0',
+  'ssr-native-v2': 'ssr-native/content-type/v2',
 };
 
 module.exports = {
   name: 'content-type',
   order: 6,
   question:
-    'ns per Content-Type parse (cached, uncached) and per Express setCharset round trip, against content-type 1.0.5 and fast-content-type-parse.',
+    'ns per Content-Type parse (cached, uncached) and per Express setCharset round trip, against content-type 1.0.5 and fast-content-type-parse, and (2.x API) against content-type 2.1.0.',
   async run({ quick, log }) {
     const rounds = quick ? 3 : 9;
     const tables = [];
@@ -73,10 +92,11 @@ module.exports = {
           if (out.status !== 0) throw new Error(out.stderr);
           samples[candidate].push(JSON.parse(out.stdout).ns);
         }
-        log(`  ${c.name} round ${round + 1}/${rounds}`);
+        log(`  ${c.api || 'v1'} ${c.name} round ${round + 1}/${rounds}`);
       }
-      const base = median(samples[BASELINE]);
-      const ratioColumn = `ratio vs ${LABELS[BASELINE]}`;
+      const baseline = c.baseline || BASELINE;
+      const base = median(samples[baseline]);
+      const ratioColumn = `ratio vs ${LABELS[baseline]}`;
       tables.push({
         title: c.title,
         columns: ['implementation', 'ns/call', ratioColumn],

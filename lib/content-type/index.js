@@ -13,8 +13,8 @@ const {
   TOKEN,
   QUOTED_TEXT,
   ERROR_MESSAGES,
-} = require('./content-type-scan');
-const { HeaderCache } = require('./header-cache');
+} = require('./scan');
+const { HeaderCache } = require('../header-cache');
 
 // The package's own expressions, used only where the argument is not a string and its
 // coercion rules (ToString on arbitrary values) must be reproduced exactly.

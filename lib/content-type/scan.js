@@ -1,6 +1,6 @@
 'use strict';
 // Content-Type scanners: the grammar of content-type 1.0.5 (see include/ssr_native/content_type.h)
-// in two implementations with one output, so content-type.js can use either on a cache miss and
+// in two implementations with one output, so index.js (1.x) can use either on a cache miss and
 // the tests can hold both against the package.
 //
 // A scan returns the finished result (a ContentType: type and parameter names lower-cased,
@@ -9,7 +9,7 @@
 // The addon is loaded on first use of the native scanner only, so the default (JavaScript) path
 // works even where the addon could not be built.
 let native;
-const { GenerationalCache } = require('./generational-cache');
+const { GenerationalCache } = require('../generational-cache');
 
 const INVALID_MEDIA_TYPE = -1;
 const INVALID_PARAMETER_FORMAT = -2;
@@ -171,7 +171,7 @@ let offsets = new Uint32Array(3 + 5 * 16);
 
 /** The scan in C++ (src/core/content_type.cc): one native call, then slices in JavaScript. */
 function scanNative(header, forFormat) {
-  if (native === undefined) native = require('./native');
+  if (native === undefined) native = require('../native');
   let count = native.scanMediaType(header, offsets);
   while (count === -3) {
     offsets = new Uint32Array(offsets.length * 4);

@@ -1,4 +1,4 @@
-import contentType from './content-type.js';
+import contentType from './index.js';
 
 export const { parse, format, configure, cacheStats, clearCache } = contentType;
 export default contentType;
