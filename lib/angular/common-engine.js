@@ -15,7 +15,7 @@ const fs = require('fs');
 const path = require('path');
 const { FileCache } = require('../file-cache');
 const { PageMemo } = require('./page-memo');
-const { invalidType, outOfRange } = require('../validate');
+const { describe, invalidType, outOfRange } = require('../validate');
 
 // The marker prerendering leaves in the page (the same expression in @angular/ssr 17 to 21).
 const SSG_MARKER_REGEXP = /ng-server-context=["']\w*\|?ssg\|?\w*["']/;
@@ -35,6 +35,7 @@ class SsgPageCache {
     this.pending = new Map(); // pagePath -> Promise of a load in flight (bounded by requests in flight)
     this.hits = 0; // prerendered pages answered from memory
     this.reads = 0; // prerendered pages read from disk (one per file version, or per request when uncacheable)
+    this.shared = 0; // requests answered by a read already in flight for the same page
     this.notPrerendered = 0; // lookups answered "render it" (the engine then renders)
     this.original = engine.retrieveSSGPage;
   }
@@ -67,7 +68,8 @@ class SsgPageCache {
       }
     }
     let pending = this.pending.get(pagePath);
-    if (pending === undefined) {
+    if (pending !== undefined) this.shared++;
+    else {
       pending = this.load(pagePath, publicPath, documentFilePath);
       this.pending.set(pagePath, pending);
       const done = () => this.pending.delete(pagePath);
@@ -115,6 +117,7 @@ class SsgPageCache {
     return {
       hits: this.hits,
       reads: this.reads,
+      shared: this.shared,
       notPrerendered: this.notPrerendered,
       pages: this.memo.size,
       pageBytes: this.memo.bytes,
@@ -212,7 +215,7 @@ function renderCallsRetrieve(engine) {
 // Names the @angular/ssr the application has installed, when it can be found from the working
 // directory (the engine itself carries no version).
 function describeVersion(engine) {
-  const ctor = engine.constructor && engine.constructor.name ? `a ${engine.constructor.name}` : 'an object';
+  const ctor = describe(engine);
   try {
     const manifest = require.resolve('@angular/ssr/package.json', { paths: [process.cwd()] });
     const { version } = JSON.parse(fs.readFileSync(manifest, 'utf8'));

@@ -18,6 +18,8 @@ export interface SsgPageCacheStats {
   hits: number;
   /** Prerendered pages read from disk (once per file version). */
   reads: number;
+  /** Requests answered by a read already in flight for the same page. */
+  shared: number;
   /** Lookups answered "not prerendered" (the engine rendered them). */
   notPrerendered: number;
   /** URL paths remembered. */
