@@ -64,7 +64,8 @@ async function writeResponse(response, req, res, options) {
       if (size > maxBuffer) return stream(res, body, { reader, chunks });
     }
   } catch {
-    // what writeResponseToNodeResponse sends when the body fails
+    // what writeResponseToNodeResponse sends when the body fails: what came before, then this
+    for (const chunk of chunks) res.write(chunk);
     res.end('Internal server error.');
     return;
   }
