@@ -211,13 +211,17 @@ test('writeResponse writes what writeResponseToNodeResponse writes, plus the ETa
   const { writeResponse } = require(path.join(fixture.APP, 'node_modules', 'ssr-native', 'lib', 'angular'));
   const page = '<!doctype html><html><body>' + 'é€ ssr '.repeat(500) + '</body></html>';
   const htmlHeaders = { 'content-type': 'text/html;charset=UTF-8' };
-  const streamOf = (chunks, failAfter) => new ReadableStream({
-    start(controller) {
-      for (const c of chunks) controller.enqueue(c);
-      if (failAfter) controller.error(new Error('render failed'));
-      else controller.close();
-    },
-  });
+  // one chunk per pull; with failAfter, the pull after the last chunk fails
+  const streamOf = (chunks, failAfter) => {
+    let i = 0;
+    return new ReadableStream({
+      pull(controller) {
+        if (i < chunks.length) controller.enqueue(chunks[i++]);
+        else if (failAfter) controller.error(new Error('render failed'));
+        else controller.close();
+      },
+    });
+  };
   const big = 'x'.repeat(64 * 1024);
   const cases = {
     'html-string': () => new Response(page, { headers: { ...htmlHeaders, 'content-length': String(Buffer.byteLength(page)) } }),
