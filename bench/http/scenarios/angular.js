@@ -1,0 +1,86 @@
+'use strict';
+// Angular SSR (the Angular 21 app in test/fixtures/angular-app): the stock servers against the
+// same servers wired to ssr-native, for a CommonEngine server (prerendered route, server-rendered
+// route, static asset) and an AngularNodeAppEngine server (server-rendered route, static asset).
+//
+// The servers run the built app. `cases` is a getter so that only running this scenario prepares
+// the fixture: when it is not built, it is installed (npm ci + the packed ssr-native) and built
+// here (a few minutes); when that fails, the scenario is skipped with a line saying how to build.
+const fs = require('fs');
+const path = require('path');
+const fixture = require('../../../scripts/angular-fixture');
+
+const script = path.join(__dirname, '..', 'servers', 'angular.js');
+const server = (name, label, extra = {}) => ({ name: label, script, env: { ANGULAR_SERVER: name }, ...extra });
+
+function prepared() {
+  if (fixture.isBuilt()) return true;
+  try {
+    fixture.log('the fixture app is not built: installing and building it (npm run test:angular does the same)');
+    if (!fixture.isInstalled()) fixture.install();
+    fixture.build();
+    return true;
+  } catch (err) {
+    fixture.log(`skipped: could not build test/fixtures/angular-app (${err.message.split('\n')[0]}); ` +
+      'build it with `npm run test:angular` (or `npm ci && npm i --no-save <ssr-native tarball> && npx ng build` there)');
+    return false;
+  }
+}
+
+function cases() {
+  if (!prepared()) return [];
+  const asset = '/' + fs.readdirSync(fixture.BROWSER).find((f) => /^main-.*\.js$/.test(f));
+  const common = [
+    server('stock-common-engine', 'CommonEngine (stock)', { baseline: true }),
+    server('common-engine', 'CommonEngine + ssr-native'),
+  ];
+  const appEngine = [
+    server('stock-app-engine', 'AppEngine + writeResponseToNodeResponse (stock)', { baseline: true }),
+    server('app-engine', 'AppEngine + ssr-native writeResponse'),
+  ];
+  return [
+    {
+      name: 'CommonEngine, prerendered route GET /about (21 KB)',
+      request: { path: '/about' },
+      variants: common,
+      notes: ['stock: fs.promises.readFile of browser/about/index.html per request; ssr-native: cacheCommonEngine (from memory), CRC-32 ETag.'],
+    },
+    {
+      name: 'CommonEngine, server-rendered route GET /live',
+      request: { path: '/live' },
+      variants: common,
+      notes: ['Rendering is untouched; the difference is the ETag function (SHA-1 vs CRC-32) and the SSG lookup.'],
+    },
+    {
+      name: `CommonEngine, static asset GET /main-*.js (${Math.round(fs.statSync(path.join(fixture.BROWSER, asset)).size / 1024)} KB)`,
+      request: { path: asset },
+      variants: common,
+      notes: ['express.static vs serveStatic.'],
+    },
+    {
+      name: 'AppEngine, server-rendered route GET /live',
+      request: { path: '/live' },
+      variants: appEngine,
+      notes: ['ssr-native adds a CRC-32 ETag (and 304s) to server-rendered HTML; target: at most 5% more server CPU per request.'],
+    },
+    {
+      name: 'AppEngine, static asset GET /main-*.js',
+      request: { path: asset },
+      variants: appEngine,
+      notes: ['express.static vs serveStatic.'],
+    },
+  ];
+}
+
+let memo;
+module.exports = {
+  name: 'angular',
+  order: 60,
+  question: 'Angular 21 SSR: requests/s of the stock CommonEngine and AppEngine servers vs the same wired to ssr-native.',
+  rounds: 6,
+  seconds: 3,
+  get cases() {
+    if (memo === undefined) memo = cases();
+    return memo;
+  },
+};
