@@ -10,7 +10,12 @@ const fs = require('fs');
 const path = require('path');
 const fixture = require('../../../scripts/angular-fixture');
 
+const zlib = require('zlib');
+
 const script = path.join(__dirname, '..', 'servers', 'angular.js');
+const writerScript = path.join(__dirname, '..', 'servers', 'angular-writer.js');
+// Rendering takes milliseconds of CPU per page: few connections keep latency sane.
+const RENDER_CONNECTIONS = 4;
 const server = (name, label, extra = {}) => ({ name: label, script, env: { ANGULAR_SERVER: name }, ...extra });
 
 function prepared() {
@@ -29,7 +34,10 @@ function prepared() {
 
 function cases() {
   if (!prepared()) return [];
-  const asset = '/' + fs.readdirSync(fixture.BROWSER).find((f) => /^main-.*\.js$/.test(f));
+  const asset = '/favicon.ico';
+  const assetKb = Math.round(fs.statSync(path.join(fixture.BROWSER, 'favicon.ico')).size / 1024);
+  const page = fs.readFileSync(path.join(fixture.BROWSER, 'index.html'));
+  const pageTag = `W/"${page.length.toString(16)}-${zlib.crc32(page).toString(16).padStart(8, '0')}"`;
   const common = [
     server('stock-common-engine', 'CommonEngine (stock)', { baseline: true }),
     server('common-engine', 'CommonEngine + ssr-native'),
@@ -48,11 +56,12 @@ function cases() {
     {
       name: 'CommonEngine, server-rendered route GET /live',
       request: { path: '/live' },
+      connections: RENDER_CONNECTIONS,
       variants: common,
       notes: ['Rendering is untouched; the difference is the ETag function (SHA-1 vs CRC-32) and the SSG lookup.'],
     },
     {
-      name: `CommonEngine, static asset GET /main-*.js (${Math.round(fs.statSync(path.join(fixture.BROWSER, asset)).size / 1024)} KB)`,
+      name: `CommonEngine, static asset GET ${asset} (${assetKb} KB)`,
       request: { path: asset },
       variants: common,
       notes: ['express.static vs serveStatic.'],
@@ -60,11 +69,28 @@ function cases() {
     {
       name: 'AppEngine, server-rendered route GET /live',
       request: { path: '/live' },
+      connections: RENDER_CONNECTIONS,
       variants: appEngine,
       notes: ['ssr-native adds a CRC-32 ETag (and 304s) to server-rendered HTML; target: at most 5% more server CPU per request.'],
     },
     {
-      name: 'AppEngine, static asset GET /main-*.js',
+      name: `AppEngine response writer alone: a ${Math.round(page.length / 1024)} KB server-rendered page, no rendering`,
+      request: { path: '/' },
+      variants: [
+        { name: 'writeResponseToNodeResponse (stock)', script: writerScript, env: { ANGULAR_WRITER: 'stock' }, baseline: true },
+        { name: 'ssr-native writeResponse', script: writerScript, env: { ANGULAR_WRITER: 'ssr-native' } },
+        {
+          name: 'ssr-native writeResponse, If-None-Match -> 304',
+          script: writerScript,
+          env: { ANGULAR_WRITER: 'ssr-native' },
+          request: { path: '/', headers: { 'if-none-match': pageTag } },
+          expectNon2xx: true,
+        },
+      ],
+      notes: ['The AppEngine Response of a server-rendered page, written by each function: the CPU difference per request is what the ETag costs, to set against the CPU of rendering the page (the case above).'],
+    },
+    {
+      name: `AppEngine, static asset GET ${asset} (${assetKb} KB)`,
       request: { path: asset },
       variants: appEngine,
       notes: ['express.static vs serveStatic.'],
