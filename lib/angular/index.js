@@ -1,0 +1,9 @@
+'use strict';
+// ssr-native/angular: the two places an Angular SSR server can use the native pieces.
+// - cacheCommonEngine(engine): prerendered pages of a CommonEngine server from memory.
+// - writeResponse(response, req, res): AngularNodeAppEngine responses with an ETag and 304s.
+// Static files: serveStatic from 'ssr-native' in place of express.static (same options).
+const { cacheCommonEngine, ssgCacheOf } = require('./common-engine');
+const { writeResponse } = require('./write-response');
+
+module.exports = { cacheCommonEngine, ssgCacheOf, writeResponse };

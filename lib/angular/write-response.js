@@ -1,0 +1,152 @@
+'use strict';
+// writeResponse(response, req, res): the replacement for @angular/ssr/node's
+// writeResponseToNodeResponse(response, res) in AngularNodeAppEngine servers.
+//
+// Angular's function copies status and headers, flushes them, then streams the body: it never
+// goes through res.send, so server-rendered pages get no ETag and never a 304, whatever Express's
+// etag setting says. Here an HTML response is read whole first (AppEngine's server-rendered body
+// is a stream that delivers the finished page in one chunk, so nothing is delayed), given the
+// native CRC-32 weak ETag unless it has one, and answered 304 when the request's If-None-Match
+// matches on GET/HEAD, as Express's res.send does. The body then goes out with a Content-Length
+// instead of chunked. Anything else (not text/html, no body, or an HTML body past maxBuffer)
+// is written exactly as writeResponseToNodeResponse writes it.
+const fresh = require('fresh');
+const { etag } = require('../etag');
+const { invalidType, outOfRange } = require('../validate');
+
+const HTML_TYPE_REGEXP = /^\s*text\/html\s*(?:;|$)/i;
+const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
+
+async function writeResponse(response, req, res, options) {
+  if (response === null || typeof response !== 'object' || typeof response.status !== 'number' ||
+      response.headers === null || typeof response.headers !== 'object') {
+    throw invalidType('response', 'a Response', response);
+  }
+  if (req === null || typeof req !== 'object' || req.headers === null || typeof req.headers !== 'object') {
+    throw invalidType('req', 'an IncomingMessage', req);
+  }
+  if (res === null || typeof res !== 'object' || typeof res.setHeader !== 'function') {
+    throw invalidType('res', 'a ServerResponse', res);
+  }
+  let maxBuffer = DEFAULT_MAX_BUFFER;
+  if (options !== undefined) {
+    if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    if (options.maxBuffer !== undefined) {
+      maxBuffer = options.maxBuffer;
+      if (typeof maxBuffer !== 'number' || Number.isNaN(maxBuffer)) throw invalidType('options.maxBuffer', 'a number', maxBuffer);
+      if (maxBuffer < 0) throw outOfRange('options.maxBuffer', '>= 0', maxBuffer);
+    }
+  }
+
+  const { status, headers, body } = response;
+  res.statusCode = status;
+  copyHeaders(headers, res);
+  if (!body || !HTML_TYPE_REGEXP.test(headers.get('content-type') || '')) return stream(res, body, undefined);
+
+  let reader;
+  const chunks = [];
+  let size = 0;
+  let strings = true;
+  try {
+    reader = body.getReader();
+    cancelOnClose(res, reader);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      if (typeof value === 'string') size += value.length;
+      else if (ArrayBuffer.isView(value)) {
+        strings = false;
+        size += value.byteLength;
+      } else {
+        return stream(res, body, { reader, chunks }); // res.write decides, as in Angular's function
+      }
+      if (size > maxBuffer) return stream(res, body, { reader, chunks });
+    }
+  } catch {
+    // what writeResponseToNodeResponse sends when the body fails: what came before, then this
+    for (const chunk of chunks) res.write(chunk);
+    res.end('Internal server error.');
+    return;
+  }
+  if (res.destroyed || res.writableEnded) return; // the client went away meanwhile
+
+  const entity = strings ? chunks.join('') : Buffer.concat(chunks.map(toBuffer));
+  let tag = headers.get('etag');
+  if (!tag) {
+    tag = etag(entity);
+    res.setHeader('ETag', tag);
+  }
+  const method = req.method;
+  if ((method === 'GET' || method === 'HEAD') && ((status >= 200 && status < 300) || status === 304) &&
+      fresh(req.headers, { etag: tag, 'last-modified': headers.get('last-modified') || undefined })) {
+    // what Express does for a fresh request in res.send
+    res.removeHeader('Content-Type');
+    res.removeHeader('Content-Length');
+    res.removeHeader('Transfer-Encoding');
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  res.end(entity);
+}
+
+// Status aside, the header copy of writeResponseToNodeResponse: every Set-Cookie kept apart.
+function copyHeaders(headers, res) {
+  let cookieHeaderSet = false;
+  for (const [name, value] of headers.entries()) {
+    if (name === 'set-cookie') {
+      if (cookieHeaderSet) continue;
+      res.setHeader(name, headers.getSetCookie());
+      cookieHeaderSet = true;
+    } else {
+      res.setHeader(name, value);
+    }
+  }
+}
+
+function cancelOnClose(res, reader) {
+  res.on('close', () => {
+    reader.cancel().catch((error) => {
+      console.error(`An error occurred while writing the response body for: ${res.req && res.req.url}.`, error);
+    });
+  });
+}
+
+// writeResponseToNodeResponse's streaming, resumable after `started.chunks` were read already.
+async function stream(res, body, started) {
+  if ('flushHeaders' in res) res.flushHeaders();
+  if (!body) {
+    res.end();
+    return;
+  }
+  try {
+    let reader;
+    if (started) {
+      reader = started.reader;
+      for (const chunk of started.chunks) {
+        if (res.write(chunk) === false) await new Promise((resolve) => res.once('drain', resolve));
+      }
+    } else {
+      reader = body.getReader();
+      cancelOnClose(res, reader);
+    }
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        res.end();
+        break;
+      }
+      if (res.write(value) === false) await new Promise((resolve) => res.once('drain', resolve));
+    }
+  } catch {
+    res.end('Internal server error.');
+  }
+}
+
+function toBuffer(chunk) {
+  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+module.exports = { writeResponse };

@@ -1,0 +1,298 @@
+'use strict';
+// npm run test:angular: ssr-native in a real Angular 21 app (test/fixtures/angular-app), end to end.
+// Packs ssr-native, installs the app's dependencies and the tarball as a user would, builds the
+// app (prerendering runs in worker threads that load the server bundle and so the addon), starts
+// its servers on loopback and checks what the README promises. Then the CommonEngine patch
+// against @angular/ssr 17-20 (scripts/test-angular-versions.js).
+//   --no-install  reuse the fixture's node_modules      --no-build  reuse its dist/
+//   --no-versions skip the @angular/ssr 17-20 checks
+const assert = require('assert/strict');
+const fs = require('fs');
+const http = require('http');
+const path = require('path');
+const zlib = require('zlib');
+const { test, before, after } = require('node:test');
+const fixture = require('./angular-fixture');
+
+const args = new Set(process.argv.slice(2));
+const servers = {};
+let buildOutput = '';
+const timings = {};
+
+before(async () => {
+  if (!args.has('--no-install') || !fixture.isInstalled()) timings.install = fixture.install();
+  if (!args.has('--no-build') || !fixture.isBuilt()) {
+    try {
+      const built = fixture.build();
+      timings.build = built.seconds;
+      buildOutput = built.output;
+    } catch (err) {
+      process.stderr.write(String(err.stdout || '') + String(err.stderr || ''));
+      throw err;
+    }
+  }
+  for (const name of fixture.SERVERS) servers[name] = await fixture.startServer(name);
+}, { timeout: 20 * 60 * 1000 });
+
+after(async () => {
+  await Promise.all(Object.values(servers).map((s) => s.stop()));
+  if (timings.install !== undefined) fixture.log(`install took ${timings.install.toFixed(1)} s`);
+  if (timings.build !== undefined) fixture.log(`build took ${timings.build.toFixed(1)} s`);
+});
+
+// http.get, not fetch: fetch hides 304 details and adds its own conditional headers.
+function request(server, urlPath, { method = 'GET', headers = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: servers[server].port, path: urlPath, method, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// What ssr-native's etag() makes, computed here independently: W/"<length hex>-<crc32 hex>".
+function crcTag(bytes) {
+  return `W/"${bytes.length.toString(16)}-${zlib.crc32(bytes).toString(16).padStart(8, '0')}"`;
+}
+
+function builtAsset() {
+  const name = fs.readdirSync(fixture.BROWSER).find((f) => /^main-.*\.js$/.test(f));
+  assert.ok(name, 'main-*.js in dist/browser');
+  return { urlPath: `/${name}`, bytes: fs.readFileSync(path.join(fixture.BROWSER, name)) };
+}
+
+async function expectEtagAnd304(server, urlPath) {
+  const first = await request(server, urlPath);
+  assert.equal(first.status, 200);
+  assert.match(first.headers['content-type'], /^text\/html/);
+  assert.equal(first.headers.etag, crcTag(first.body), `${server} ${urlPath}: the native ETag of the body`);
+  for (const method of ['GET', 'HEAD']) {
+    const again = await request(server, urlPath, { method, headers: { 'if-none-match': first.headers.etag } });
+    assert.equal(again.status, 304, `${server} ${method} ${urlPath} with If-None-Match`);
+    assert.equal(again.body.length, 0);
+    assert.equal(again.headers['content-type'], undefined);
+  }
+  const other = await request(server, urlPath, { headers: { 'if-none-match': 'W/"0-00000000"' } });
+  assert.equal(other.status, 200);
+  return first;
+}
+
+test('ng build prerenders / and /about with ssr-native external and loaded by the server bundle', () => {
+  if (buildOutput) assert.match(buildOutput, /Prerendered 2 static routes/);
+  const routes = JSON.parse(fs.readFileSync(path.join(fixture.DIST, 'prerendered-routes.json'), 'utf8')).routes;
+  assert.deepEqual(Object.keys(routes).sort(), ['/', '/about']);
+  for (const page of ['index.html', 'about/index.html']) {
+    assert.match(fs.readFileSync(path.join(fixture.BROWSER, page), 'utf8'), /ng-server-context="ssg"/);
+  }
+  // externalDependencies kept the addon out of esbuild's bundle: the prerender workers, which
+  // import server.mjs to answer their requests, loaded it from node_modules.
+  const bundle = fs.readFileSync(fixture.SERVER_BUNDLE, 'utf8');
+  assert.match(bundle, /from\s*"ssr-native"/);
+  assert.match(bundle, /from\s*"ssr-native\/angular"/);
+  // (the servers resolve it from the fixture's own package scope: node_modules, the tarball)
+  const installed = path.join(fixture.APP, 'node_modules', 'ssr-native');
+  assert.ok(!fs.lstatSync(installed).isSymbolicLink(), 'installed from the tarball, not linked');
+  assert.ok(fs.existsSync(path.join(installed, 'build', 'Release', 'ssr_native.node')));
+});
+
+test('AppEngine + writeResponse: a server-rendered page gets the native ETag and 304s', async () => {
+  const page = await expectEtagAnd304('app-engine', '/live');
+  assert.match(page.body.toString(), /Live page \(server-rendered\)/);
+  assert.match(page.body.toString(), /<p id="path">\/live<\/p>/);
+  // the stock server sends the same page, streamed, without any ETag
+  const stock = await request('stock-app-engine', '/live');
+  assert.equal(stock.status, 200);
+  assert.equal(stock.headers.etag, undefined);
+  assert.equal(stock.body.toString(), page.body.toString());
+});
+
+test('AppEngine + writeResponse: a prerendered page keeps Angular\'s ETag and gets 304s for weak matches', async () => {
+  const page = await request('app-engine', '/about');
+  assert.equal(page.status, 200);
+  assert.match(page.headers.etag, /^"[0-9a-f]{64}"$/); // Angular's own sha256 tag for prerendered pages
+  assert.equal(page.body.toString(), fs.readFileSync(path.join(fixture.BROWSER, 'about', 'index.html'), 'utf8'));
+  const weak = await request('app-engine', '/about', { headers: { 'if-none-match': `W/${page.headers.etag}` } });
+  assert.equal(weak.status, 304);
+  const stockWeak = await request('stock-app-engine', '/about', { headers: { 'if-none-match': `W/${page.headers.etag}` } });
+  assert.equal(stockWeak.status, 200); // Angular compares tags with ===
+});
+
+test('both servers serve assets from serveStatic (content CRC-32 ETag, not size-mtime)', async () => {
+  const asset = builtAsset();
+  for (const server of ['app-engine', 'common-engine']) {
+    const res = await request(server, asset.urlPath);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.etag, crcTag(asset.bytes), server);
+    assert.equal(res.headers['cache-control'], 'public, max-age=31536000');
+    assert.ok(res.body.equals(asset.bytes));
+    const again = await request(server, asset.urlPath, { headers: { 'if-none-match': res.headers.etag } });
+    assert.equal(again.status, 304);
+  }
+  const stock = await request('stock-common-engine', asset.urlPath);
+  assert.match(stock.headers.etag, /^W\/"[0-9a-f]+-[0-9a-f]+"$/);
+  assert.notEqual(stock.headers.etag, crcTag(asset.bytes));
+});
+
+test('CommonEngine + cacheCommonEngine: each prerendered page is read from disk once', async () => {
+  const before = await servers['common-engine'].stats();
+  const pages = { '/': 'index.html', '/about': 'about/index.html' };
+  const rounds = [];
+  for (let i = 0; i < 10; i++) {
+    // concurrent requests too: a page asked twice at once is still read once
+    rounds.push(Promise.all(Object.keys(pages).flatMap((p) => [request('common-engine', p), request('common-engine', p)])));
+  }
+  const results = (await Promise.all(rounds)).flat();
+  for (const res of results) assert.equal(res.status, 200);
+  for (const [urlPath, file] of Object.entries(pages)) {
+    const onDisk = fs.readFileSync(path.join(fixture.BROWSER, file), 'utf8');
+    const stock = await request('stock-common-engine', urlPath);
+    const ours = await request('common-engine', urlPath);
+    assert.equal(ours.body.toString(), onDisk);
+    assert.equal(stock.body.toString(), onDisk);
+  }
+  const after = await servers['common-engine'].stats();
+  // 42 requests: one read per page, every other one answered from memory (or from the one read
+  // in flight when it came)
+  const seen = JSON.stringify({ before, after });
+  assert.equal(after.reads - before.reads, before.reads === 0 ? 2 : 0, seen);
+  const fromMemory = after.hits + after.shared - before.hits - before.shared;
+  assert.equal(fromMemory, 42 - (after.reads - before.reads), seen);
+});
+
+test('CommonEngine + cacheCommonEngine: ETag and 304 on prerendered and server-rendered pages', async () => {
+  await expectEtagAnd304('common-engine', '/');
+  const live = await expectEtagAnd304('common-engine', '/live');
+  // rendering itself is untouched: the same page as the stock CommonEngine server renders
+  const stock = await request('stock-common-engine', '/live');
+  assert.equal(live.body.toString(), stock.body.toString());
+  const stats = await servers['common-engine'].stats();
+  assert.ok(stats.notPrerendered >= 1);
+});
+
+test('CommonEngine + cacheCommonEngine: a page edited on disk is served fresh', async () => {
+  const file = path.join(fixture.BROWSER, 'about', 'index.html');
+  const original = fs.readFileSync(file, 'utf8');
+  await request('common-engine', '/about'); // cached
+  const readsBefore = (await servers['common-engine'].stats()).reads;
+  const edited = original.replace('About page (prerendered)', 'About page (edited on disk)');
+  assert.notEqual(edited, original);
+  try {
+    fs.writeFileSync(file, edited);
+    const start = Date.now();
+    let body = '';
+    while (Date.now() - start < 5000) {
+      body = (await request('common-engine', '/about')).body.toString();
+      if (body === edited) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(body, edited, 'the edited page within 5 s');
+    fixture.log(`edited page served after ${Date.now() - start} ms`);
+    const stats = await servers['common-engine'].stats();
+    assert.equal(stats.reads, readsBefore + 1);
+    for (let i = 0; i < 5; i++) assert.equal((await request('common-engine', '/about')).body.toString(), edited);
+    assert.equal((await servers['common-engine'].stats()).reads, readsBefore + 1);
+  } finally {
+    fs.writeFileSync(file, original);
+  }
+});
+
+// writeResponse next to Angular's writeResponseToNodeResponse (from the fixture's
+// @angular/ssr/node) over HTTP: for each kind of Response, the same status, headers and body,
+// except the ETag (and Content-Length instead of chunked) that ours adds to HTML.
+test('writeResponse writes what writeResponseToNodeResponse writes, plus the ETag', async () => {
+  const { pathToFileURL } = require('url');
+  const stockModule = path.join(fixture.APP, 'node_modules', '@angular', 'ssr', 'fesm2022', 'node.mjs');
+  // Angular's packages are partially compiled: the JIT compiler must be loaded first
+  await import(pathToFileURL(path.join(fixture.APP, 'node_modules', '@angular', 'compiler', 'fesm2022', 'compiler.mjs')).href);
+  const { writeResponseToNodeResponse } = await import(pathToFileURL(stockModule).href);
+  const { writeResponse } = require(path.join(fixture.APP, 'node_modules', 'ssr-native', 'lib', 'angular'));
+  const page = '<!doctype html><html><body>' + 'é€ ssr '.repeat(500) + '</body></html>';
+  const htmlHeaders = { 'content-type': 'text/html;charset=UTF-8' };
+  // one chunk per pull; with failAfter, the pull after the last chunk fails
+  const streamOf = (chunks, failAfter) => {
+    let i = 0;
+    return new ReadableStream({
+      pull(controller) {
+        if (i < chunks.length) controller.enqueue(chunks[i++]);
+        else if (failAfter) controller.error(new Error('render failed'));
+        else controller.close();
+      },
+    });
+  };
+  const big = 'x'.repeat(64 * 1024);
+  const cases = {
+    'html-string': () => new Response(page, { headers: { ...htmlHeaders, 'content-length': String(Buffer.byteLength(page)) } }),
+    'html-stream-string': () => new Response(streamOf([page]), { headers: htmlHeaders }),
+    'html-stream-bytes': () => new Response(streamOf([new TextEncoder().encode(page.slice(0, 100)), new TextEncoder().encode(page.slice(100))]), { headers: htmlHeaders }),
+    'html-404': () => new Response(streamOf([page]), { status: 404, headers: htmlHeaders }),
+    'html-cookies': () => {
+      const headers = new Headers(htmlHeaders);
+      headers.append('set-cookie', 'a=1; Path=/');
+      headers.append('set-cookie', 'b=2; HttpOnly');
+      headers.append('x-custom', 'v');
+      return new Response(streamOf([page]), { headers });
+    },
+    'html-fails': () => new Response(streamOf(['<html>partial'], true), { headers: htmlHeaders }),
+    'html-over-max-buffer': () => new Response(streamOf([big, big]), { headers: htmlHeaders }),
+    'json': () => new Response(streamOf([new TextEncoder().encode('{"a":1}')]), { headers: { 'content-type': 'application/json' } }),
+    'no-body': () => new Response(null, { status: 204, headers: { 'x-a': 'b' } }),
+    'redirect': () => new Response(null, { status: 302, headers: { location: '/elsewhere' } }),
+    'prerendered-etag': () => new Response(page, { headers: { ...htmlHeaders, etag: '"abc"' } }),
+  };
+  const server = http.createServer((req, res) => {
+    const [, which, name] = req.url.split('/');
+    const response = cases[name]();
+    const write = which === 'stock' ? writeResponseToNodeResponse(response, res) :
+      writeResponse(response, req, res, { maxBuffer: 100 * 1024 });
+    write.catch((err) => { res.statusCode = 599; res.end(String(err)); });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const get = (urlPath, headers = {}) => new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: server.address().port, path: urlPath, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    }).on('error', reject);
+  });
+  const comparable = (headers) => {
+    const out = { ...headers };
+    for (const name of ['date', 'etag', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']) delete out[name];
+    return out;
+  };
+  try {
+    for (const name of Object.keys(cases)) {
+      const stock = await get(`/stock/${name}`);
+      const ours = await get(`/ours/${name}`);
+      assert.equal(ours.status, stock.status, name);
+      assert.deepEqual(comparable(ours.headers), comparable(stock.headers), name);
+      assert.equal(ours.body, stock.body, name);
+      const tagged = ['html-string', 'html-stream-string', 'html-stream-bytes', 'html-404', 'html-cookies'].includes(name);
+      if (tagged) {
+        assert.equal(ours.headers.etag, crcTag(Buffer.from(ours.body)), name);
+        assert.equal(ours.headers['content-length'], String(Buffer.byteLength(ours.body)), name);
+        const again = await get(`/ours/${name}`, { 'if-none-match': ours.headers.etag });
+        assert.equal(again.status, name === 'html-404' ? 404 : 304, name);
+        if (again.status === 304) assert.deepEqual(again.headers['set-cookie'], stock.headers['set-cookie'], name);
+        const noCache = await get(`/ours/${name}`, { 'if-none-match': ours.headers.etag, 'cache-control': 'no-cache' });
+        assert.equal(noCache.status, stock.status, `${name}: Cache-Control: no-cache`);
+      } else {
+        assert.equal(ours.headers.etag, stock.headers.etag, name);
+      }
+    }
+    // Angular's own tag of a prerendered page is kept, and a weak match of it gets a 304
+    const weak = await get('/ours/prerendered-etag', { 'if-none-match': 'W/"abc"' });
+    assert.equal(weak.status, 304);
+  } finally {
+    server.close();
+  }
+});
+
+if (!args.has('--no-versions')) {
+  test('cacheCommonEngine on the CommonEngine of @angular/ssr 17, 18, 19 and 20', { timeout: 15 * 60 * 1000 }, () => {
+    const { execFileSync } = require('child_process');
+    execFileSync(process.execPath, [path.join(__dirname, 'test-angular-versions.js')], { stdio: 'inherit' });
+  });
+}

@@ -1,0 +1,192 @@
+'use strict';
+// ssr-native/angular without Angular installed: argument errors, the bounds of the page memo,
+// writeResponse over HTTP with real WHATWG Responses, and the ESM wrapper. The real Angular
+// engines (CommonEngine of @angular/ssr 17-21, AngularNodeAppEngine 21 in an `ng new` app) are
+// checked by `npm run test:angular`.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const zlib = require('node:zlib');
+const { listen, request } = require('./helpers/http');
+const angular = require('ssr-native/angular');
+const { PageMemo } = require('../../lib/angular/page-memo');
+const { FileCache } = require('ssr-native');
+
+const { cacheCommonEngine, ssgCacheOf, writeResponse } = angular;
+
+function crcTag(bytes) {
+  return `W/"${bytes.length.toString(16)}-${zlib.crc32(bytes).toString(16).padStart(8, '0')}"`;
+}
+
+// A seeded generator, so a failure can be replayed (the seed is in the assertion label).
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+test('ESM wrapper re-exports the CommonJS API', async () => {
+  const esm = await import('ssr-native/angular');
+  assert.equal(esm.cacheCommonEngine, cacheCommonEngine);
+  assert.equal(esm.writeResponse, writeResponse);
+  assert.equal(esm.ssgCacheOf, ssgCacheOf);
+  assert.equal(esm.default, angular);
+});
+
+test('cacheCommonEngine: a TypeError for anything that is not a known CommonEngine', () => {
+  for (const bad of [undefined, null, 42, 'engine']) {
+    assert.throws(() => cacheCommonEngine(bad), { name: 'TypeError', message: /^engine must be a CommonEngine instance/ });
+  }
+  // the shape of a future major: render() no longer asks retrieveSSGPage()
+  class FutureEngine {
+    constructor() {
+      this.pageIsSSG = new Map();
+    }
+    async render() {
+      return 'rendered';
+    }
+    async retrieveSSGPage() {
+      return undefined;
+    }
+  }
+  assert.throws(() => cacheCommonEngine(new FutureEngine()), {
+    name: 'TypeError',
+    message: /unsupported CommonEngine \(an instance of FutureEngine; @angular\/ssr .*\): its render\(\) does not call retrieveSSGPage\(\)\. ssr-native supports the CommonEngine of @angular\/ssr 17-18/,
+  });
+  assert.throws(() => cacheCommonEngine({ render() {} }), { message: /no retrieveSSGPage\(\) method, it has no pageIsSSG map/ });
+});
+
+test('cacheCommonEngine: options are checked', () => {
+  class Engine {
+    constructor() {
+      this.pageIsSSG = new Map();
+    }
+    async render(opts) {
+      return (await this.retrieveSSGPage(opts)) ?? 'rendered';
+    }
+    async retrieveSSGPage() {
+      return undefined;
+    }
+  }
+  assert.throws(() => cacheCommonEngine(new Engine(), 5), { name: 'TypeError', message: /^options must be an object/ });
+  assert.throws(() => cacheCommonEngine(new Engine(), { maxPages: -1 }), { name: 'RangeError' });
+  assert.throws(() => cacheCommonEngine(new Engine(), { maxBytes: '1' }), { name: 'TypeError' });
+  assert.throws(() => cacheCommonEngine(new Engine(), { cache: {} }), { name: 'TypeError', message: /options\.cache must be a FileCache/ });
+  const cache = new FileCache();
+  const engine = cacheCommonEngine(new Engine(), { cache });
+  assert.equal(ssgCacheOf(engine).cache, cache);
+  ssgCacheOf(engine).close();
+  assert.equal(Object.prototype.hasOwnProperty.call(engine, 'retrieveSSGPage'), false, 'close() gives the method back');
+  cache.close();
+});
+
+test('PageMemo stays within its entry and byte bounds over random use', () => {
+  for (let seed = 1; seed <= 20; seed++) {
+    const random = rng(seed);
+    const maxEntries = 1 + Math.floor(random() * 50);
+    const maxBytes = Math.floor(random() * 5000);
+    const memo = new PageMemo(maxEntries, maxBytes);
+    const model = new Map(); // key -> entry, to check what get() returns
+    for (let i = 0; i < 2000; i++) {
+      const key = `/p${Math.floor(random() * 200)}`;
+      if (random() < 0.5) {
+        const entry = random() < 0.3 ? { ssg: false } : { ssg: true, html: 'x'.repeat(Math.floor(random() * 400)) };
+        memo.set(key, entry);
+        model.set(key, entry);
+      } else {
+        const got = memo.get(key);
+        if (got !== undefined) assert.equal(got, model.get(key), `seed ${seed}: a stale entry for ${key}`);
+      }
+      assert.ok(memo.size <= maxEntries, `seed ${seed}: ${memo.size} entries > ${maxEntries}`);
+      assert.ok(memo.bytes <= maxBytes, `seed ${seed}: ${memo.bytes} bytes > ${maxBytes}`);
+      let bytes = 0;
+      for (const entry of memo._map.values()) bytes += entry.html === undefined ? 0 : entry.html.length;
+      assert.equal(memo.bytes, bytes, `seed ${seed}: byte count drifted`);
+    }
+  }
+});
+
+test('PageMemo evicts the least recently used entry', () => {
+  const memo = new PageMemo(2, 100);
+  memo.set('a', { ssg: false });
+  memo.set('b', { ssg: false });
+  memo.get('a');
+  memo.set('c', { ssg: false });
+  assert.ok(memo.get('a'));
+  assert.equal(memo.get('b'), undefined);
+  assert.ok(memo.get('c'));
+});
+
+test('writeResponse: HTML gets the CRC-32 ETag, a 304 on GET and HEAD, cookies kept', async () => {
+  const page = '<!doctype html><p>' + 'ü'.repeat(1000) + '</p>';
+  const server = await listen((req, res) => {
+    const headers = new Headers({ 'content-type': 'text/html;charset=UTF-8' });
+    headers.append('set-cookie', 'a=1');
+    headers.append('set-cookie', 'b=2');
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(page); // AppEngine enqueues the finished page as one string
+        controller.close();
+      },
+    });
+    writeResponse(new Response(body, { headers, status: req.url === '/missing' ? 404 : 200 }), req, res);
+  });
+  try {
+    const first = await request(`${server.url}/`);
+    assert.equal(first.status, 200);
+    assert.equal(first.body.toString(), page);
+    assert.equal(first.headers.etag, crcTag(Buffer.from(page)));
+    assert.equal(first.headers['content-length'], String(Buffer.byteLength(page)));
+    assert.deepEqual(first.headers['set-cookie'], ['a=1', 'b=2']);
+    for (const method of ['GET', 'HEAD']) {
+      const again = await request(`${server.url}/`, { method, headers: { 'if-none-match': first.headers.etag } });
+      assert.equal(again.status, 304, method);
+      assert.equal(again.headers['content-type'], undefined);
+      assert.deepEqual(again.headers['set-cookie'], ['a=1', 'b=2']);
+    }
+    const post = await request(`${server.url}/`, { method: 'POST', headers: { 'if-none-match': first.headers.etag } });
+    assert.equal(post.status, 200);
+    const missing = await request(`${server.url}/missing`, { headers: { 'if-none-match': first.headers.etag } });
+    assert.equal(missing.status, 404, 'no 304 for a non-2xx page');
+    assert.equal(missing.headers.etag, first.headers.etag);
+  } finally {
+    await server.close();
+  }
+});
+
+test('writeResponse: non-HTML and bodies over maxBuffer stream through without an ETag', async () => {
+  const server = await listen((req, res) => {
+    const type = req.url === '/json' ? 'application/json' : 'text/html';
+    const chunk = new TextEncoder().encode(req.url === '/json' ? '{"a":1}' : 'y'.repeat(1000));
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(chunk);
+        controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    writeResponse(new Response(body, { headers: { 'content-type': type } }), req, res, { maxBuffer: 1500 });
+  });
+  try {
+    for (const [urlPath, length] of [['/json', 14], ['/big', 2000]]) {
+      const res = await request(`${server.url}${urlPath}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.length, length);
+      assert.equal(res.headers.etag, undefined, urlPath);
+      assert.equal(res.headers['transfer-encoding'], 'chunked', urlPath);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+test('writeResponse: rejects what is not a Response, request or response', async () => {
+  await assert.rejects(writeResponse(null, {}, {}), { name: 'TypeError', message: /^response must be a Response/ });
+  await assert.rejects(writeResponse(new Response('x'), null, {}), { name: 'TypeError', message: /^req must be an IncomingMessage/ });
+  await assert.rejects(writeResponse(new Response('x'), { headers: {} }, {}), { name: 'TypeError', message: /^res must be a ServerResponse/ });
+  await assert.rejects(writeResponse(new Response('x'), { headers: {} }, { setHeader() {} }, { maxBuffer: -1 }), { name: 'RangeError' });
+});
