@@ -14,7 +14,12 @@ const { request: rawRequest } = require('./helpers/http');
 
 const root = path.join(__dirname, '..', '..');
 const app = path.join(root, 'test', 'fixtures', 'register-app.js');
-const MODES = { plain: [], require: ['-r', 'ssr-native/register'], import: ['--import', 'ssr-native/register'] };
+const MODES = {
+  plain: [],
+  require: ['-r', 'ssr-native/register'],
+  import: ['--import', 'ssr-native/register'],
+  'no-addon': ['-r', path.join(root, 'test', 'fixtures', 'no-addon.js'), '-r', 'ssr-native/register'],
+};
 
 function start(framework, mode, env = {}) {
   const child = spawn(process.execPath, [...MODES[mode], app], {
@@ -203,6 +208,16 @@ test('SSR_NATIVE_REGISTER selects the parts; none leaves everything alone', asyn
   } finally {
     none.child.kill();
   }
+});
+
+test('without a loadable addon, register swaps content-type only and the app still answers', async () => {
+  const plain = await answers('express53', 'plain', EXPRESS_REQUESTS);
+  const registered = await answers('express53', 'no-addon', EXPRESS_REQUESTS);
+  assert.equal(registered.output, '');
+  assert.deepStrictEqual(registered.state.active.etag, []);
+  assert.deepStrictEqual(registered.state.active.static, []);
+  assert.deepStrictEqual(registered.state.contentTypeFromNodeModules, []);
+  assertSameAnswers('express53 (no addon)', plain, registered, { swapsSend: false, swapsStatic: false });
 });
 
 test('--import: an ESM app importing content-type and serve-static itself gets ours', () => {
