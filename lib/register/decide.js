@@ -59,6 +59,21 @@ function readManifest(manifest) {
   }
 }
 
+// The etag and static parts run on the addon; where it is not built (or cannot load), they are
+// left alone rather than break the app at its first require (content-type needs no addon).
+let nativeLoads;
+function nativeAvailable() {
+  if (nativeLoads === undefined) {
+    try {
+      require('../native');
+      nativeLoads = true;
+    } catch {
+      nativeLoads = false;
+    }
+  }
+  return nativeLoads;
+}
+
 /**
  * The replacement for `request` (as written in the require/import), which resolved to
  * `resolved`, asked for by the module in `parentFile`; or undefined to keep the original.
@@ -78,7 +93,7 @@ function replacementFor(request, resolved, parentFile, parts) {
     const requirer = packageOf(parentFile);
     if (requirer === null || requirer.name !== 'express' || (requirer.major !== 4 && requirer.major !== 5)) return undefined;
     const pkg = packageOf(resolved);
-    if (pkg === null || pkg.name !== 'etag' || pkg.major !== 1) return undefined;
+    if (pkg === null || pkg.name !== 'etag' || pkg.major !== 1 || !nativeAvailable()) return undefined;
     return { part: 'etag', file: REPLACEMENTS.etag };
   }
   if (request === 'serve-static') {
@@ -86,7 +101,7 @@ function replacementFor(request, resolved, parentFile, parts) {
     const pkg = packageOf(resolved);
     // 1.x (Express 4's express.static) sits on send 0.x, whose headers differ from ours
     // (charset=UTF-8, other precondition handling): left alone.
-    if (pkg === null || pkg.name !== 'serve-static' || pkg.major !== 2) return undefined;
+    if (pkg === null || pkg.name !== 'serve-static' || pkg.major !== 2 || !nativeAvailable()) return undefined;
     return { part: 'static', file: REPLACEMENTS.static };
   }
   return undefined;

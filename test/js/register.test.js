@@ -14,7 +14,12 @@ const { request: rawRequest } = require('./helpers/http');
 
 const root = path.join(__dirname, '..', '..');
 const app = path.join(root, 'test', 'fixtures', 'register-app.js');
-const MODES = { plain: [], require: ['-r', 'ssr-native/register'], import: ['--import', 'ssr-native/register'] };
+const MODES = {
+  plain: [],
+  require: ['-r', 'ssr-native/register'],
+  import: ['--import', 'ssr-native/register'],
+  'no-addon': ['-r', path.join(root, 'test', 'fixtures', 'no-addon.js'), '-r', 'ssr-native/register'],
+};
 
 function start(framework, mode, env = {}) {
   const child = spawn(process.execPath, [...MODES[mode], app], {
@@ -205,13 +210,27 @@ test('SSR_NATIVE_REGISTER selects the parts; none leaves everything alone', asyn
   }
 });
 
+test('without a loadable addon, register swaps content-type only and the app still answers', async () => {
+  const plain = await answers('express53', 'plain', EXPRESS_REQUESTS);
+  const registered = await answers('express53', 'no-addon', EXPRESS_REQUESTS);
+  assert.equal(registered.output, '');
+  assert.deepStrictEqual(registered.state.active.etag, []);
+  assert.deepStrictEqual(registered.state.active.static, []);
+  assert.deepStrictEqual(registered.state.contentTypeFromNodeModules, []);
+  assertSameAnswers('express53 (no addon)', plain, registered, { swapsSend: false, swapsStatic: false });
+});
+
 test('--import: an ESM app importing content-type and serve-static itself gets ours', () => {
   const script = [
     "import ct from 'content-type';",
     "import serveStatic from 'serve-static';",
+    "import express from 'express53';",
+    "const app = express(); app.get('/', (req, res) => res.send('hi'));",
+    "const etagOfHi = await new Promise((done) => { const server = app.listen(0, '127.0.0.1', async () => {",
+    "  const res = await fetch(`http://127.0.0.1:${server.address().port}/`); server.close(); done(res.headers.get('etag')); }); });",
     "import register from 'ssr-native/register';",
     'await new Promise((r) => setTimeout(r, 50));',
-    'console.log(JSON.stringify({ ours: typeof ct.cacheStats, name: serveStatic.name, esmHooks: register.esmHooks,',
+    'console.log(JSON.stringify({ ours: typeof ct.cacheStats, name: serveStatic.name, esmHooks: register.esmHooks, etagOfHi,',
     "  active: Object.fromEntries(Object.entries(register.active).map(([k, v]) => [k, [...v]])) }));",
   ].join('\n');
   const result = spawnSync(process.execPath, ['--import', 'ssr-native/register', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
@@ -220,7 +239,11 @@ test('--import: an ESM app importing content-type and serve-static itself gets o
   assert.equal(out.ours, 'function');
   assert.equal(out.name, 'registeredServeStatic');
   assert.equal(out.esmHooks, true);
-  assert.deepStrictEqual(out.active['content-type'], [path.join(root, 'node_modules', 'content-type', 'index.js')]);
+  assert.ok(out.active['content-type'].includes(path.join(root, 'node_modules', 'content-type', 'index.js')));
+  // Express imported from ESM: its CommonJS tree still gets the swaps (ETag, content-type 2.x).
+  assert.equal(out.etagOfHi, etag(Buffer.from('hi')));
+  assert.equal(out.active.etag.length, 1);
+  assert.equal(out.active.static.length, 1);
 });
 
 test('register is idempotent: a second copy loaded returns the first state and wraps nothing twice', () => {
