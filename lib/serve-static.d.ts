@@ -38,6 +38,10 @@ export interface FileCacheStats {
   evictions: number;
   invalidations: number;
   watchedDirectories: number;
+  /** Readings of a file repeated because it changed while it was being read. */
+  rereads: number;
+  /** Loads served once, uncached, because the file changed during every reading. */
+  unstableLoads: number;
   /** Change detection by inotify (false: stat sweep only). */
   inotify: boolean;
 }

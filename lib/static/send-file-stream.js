@@ -8,14 +8,16 @@
 // that connection is read as the rest of this body.
 //
 //   openFileForStream(path, callback(err, fd, stats))   open (non-blocking for FIFOs) + fstat
-//   fileRangeStream(fd, { start, end })                  Readable of bytes start..end (inclusive),
+//   fileRangeStream(fd, { start, end, res })             Readable of bytes start..end (inclusive),
 //                                                        errors with code 'ERR_FILE_SHRANK' if the
-//                                                        file ends first; closes fd when done
+//                                                        file ends first (and then destroys `res`
+//                                                        if given); closes fd when done
 //   sendFileStream(fd, stats, { start, end }, res, cb?) pipes that range into `res`; destroys `res`
 //                                                        on a short or failed read; cb(err) once
 //
-// serveStatic (lib/serve-static.js) uses it for files over maxFileSize; Koa's serve() can use
-// fileRangeStream as ctx.body and destroy ctx.res on its 'error'.
+// serveStatic (lib/serve-static.js) uses it for files over maxFileSize. For Koa, set
+// ctx.body = fileRangeStream(fd, { start, end, res: ctx.res }): Koa only reports a body stream's
+// error once headers are sent and would leave the connection waiting; `res` is destroyed instead.
 const fs = require('fs');
 const { Readable } = require('stream');
 const onFinished = require('on-finished');
@@ -45,7 +47,7 @@ function shrankError(expected, sent) {
 
 /** Exactly the bytes start..end (inclusive) of `fd`, read by position; never more, never fewer. */
 class FileRangeStream extends Readable {
-  constructor(fd, { start = 0, end, highWaterMark = CHUNK } = {}) {
+  constructor(fd, { start = 0, end, res, highWaterMark = CHUNK } = {}) {
     super({ highWaterMark });
     if (!Number.isSafeInteger(start) || start < 0) throw new RangeError(`start must be an integer >= 0 (got ${start})`);
     if (end === undefined || end === Infinity) throw new RangeError('end is required');
@@ -56,6 +58,7 @@ class FileRangeStream extends Readable {
     this.remaining = this.expected;
     this.reading = false;
     this.closeWhenRead = null; // _destroy waits for a read in flight before closing fd
+    this.res = res;
   }
 
   _read(size) {
@@ -79,6 +82,8 @@ class FileRangeStream extends Readable {
   }
 
   _destroy(err, callback) {
+    // A body cut short: the response it was announced on can only be ended by closing it.
+    if (err && this.res && !this.res.destroyed) this.res.destroy();
     const close = () => {
       if (this.fd === null) return callback(err);
       const fd = this.fd;

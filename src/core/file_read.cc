@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 
 namespace ssr_native {
@@ -114,7 +115,7 @@ ReadResult ReadOnce(const std::string& path, uint64_t max_size, bool* changed) {
   }
   // Read to the end of the file, not to the stat'ed size: a file that grows meanwhile is seen
   // growing (one byte of room beyond the size reveals it), up to max_size + 1 bytes.
-  const size_t limit = static_cast<size_t>(max_size) + 1;
+  const size_t limit = max_size >= SIZE_MAX - 1 ? SIZE_MAX : static_cast<size_t>(max_size) + 1;
   size_t capacity = static_cast<size_t>(result.stat.size) + 1;
   BlobBytes data(capacity);
   size_t filled = 0;

@@ -146,3 +146,25 @@ test('fileRangeStream: exact bytes, ERR_FILE_SHRANK when the file ends first, ar
     tree.remove();
   }
 });
+
+test('fileRangeStream({ res }) as a body piped by someone else (Koa): a short file destroys res', async () => {
+  const tree = makeTree({ 'f.bin': pattern(500000, 7) });
+  const file = path.join(tree.root, 'f.bin');
+  try {
+    await withServer(async (setHandler, get) => {
+      setHandler(async (req, res) => {
+        const { fd, stat } = await open(file);
+        fs.truncateSync(file, 1000);
+        res.setHeader('Content-Length', stat.size);
+        const body = fileRangeStream(fd, { start: 0, end: stat.size - 1, res });
+        body.on('error', () => {}); // what Koa does: report it, leave the response alone
+        body.pipe(res);
+      });
+      const r = await get();
+      assert.equal(r.hang, undefined, 'destroyed, not left waiting');
+      assert.ok(r.aborted || r.error);
+    });
+  } finally {
+    tree.remove();
+  }
+});

@@ -2,13 +2,15 @@
 // Differential test: ssr-native's serveStatic against serve-static 2.2.1 (express.static in
 // Express 5), both mounted in Express 5 over the same tree. Every combination of path x options
 // x conditional/range headers x method must give the same status, headers (ETag values aside:
-// ours are content CRC-32s, theirs size-mtime) and body.
+// ours are content CRC-32s, theirs size-mtime) and body. The ETag values are checked too: a file
+// served from the cache carries W/"<len hex>-<crc32 hex>" of its bytes (CRC from zlib), a file
+// streamed from disk the same tag as serve-static.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const express = require('express');
 const peerServeStatic = require('serve-static');
 const serveStatic = require('../../lib/serve-static');
-const { makeTree, rawRequest, listenOn } = require('./helpers/static-tree');
+const { makeTree, rawRequest, listenOn, contentTag } = require('./helpers/static-tree');
 
 const big = Buffer.alloc(200 * 1024);
 for (let i = 0; i < big.length; i++) big[i] = (i * 7 + (i >> 9)) & 0xff;
@@ -142,6 +144,7 @@ async function startPair(tree, options, ourExtra = {}) {
   return {
     peer,
     ours,
+    maxFileSize: ourExtra.maxFileSize === undefined ? 4 << 20 : ourExtra.maxFileSize,
     close: async () => {
       oursMiddleware.close();
       await peer.close();
@@ -162,12 +165,28 @@ async function fill(headers, port, rawPath) {
 async function compare(pair, rawPath, { method = 'GET', headers = {} } = {}) {
   const theirs = await rawRequest(pair.peer.port, rawPath, { method, headers: await fill(headers, pair.peer.port, rawPath) });
   const mine = await rawRequest(pair.ours.port, rawPath, { method, headers: await fill(headers, pair.ours.port, rawPath) });
-  assert.deepEqual(
-    describeResponse(mine),
-    describeResponse(theirs),
-    `${method} ${rawPath.slice(0, 80)} ${JSON.stringify(headers)}`,
-  );
+  const what = `${method} ${rawPath.slice(0, 80)} ${JSON.stringify(headers)}`;
+  assert.deepEqual(describeResponse(mine), describeResponse(theirs), what);
+  await checkTag(pair, rawPath, mine, theirs, method, what);
   return mine;
+}
+
+// The ETag's value: the content tag of the whole file's bytes when served from the cache, send's
+// size-mtime tag (the same as serve-static's) when streamed. 206, 304 and HEAD answers carry the
+// tag of the whole file: its bytes are fetched with a plain GET.
+async function checkTag(pair, rawPath, mine, theirs, method, what) {
+  const tag = mine.headers.etag;
+  // (other statuses come from Express's error and fall-through handlers, with Express's tags)
+  if (tag === undefined || ![200, 206, 304].includes(mine.status)) return;
+  let body = mine.body;
+  if (mine.status !== 200 || method !== 'GET') {
+    const whole = await rawRequest(pair.ours.port, rawPath);
+    assert.equal(whole.status, 200, what);
+    assert.equal(whole.headers.etag, tag, `the same tag as a plain GET, ${what}`);
+    body = whole.body;
+  }
+  if (body.length > pair.maxFileSize) assert.equal(tag, theirs.headers.etag, `streamed: send's tag, ${what}`);
+  else assert.equal(tag, contentTag(body), `content tag of the bytes, ${what}`);
 }
 
 let tree;

@@ -6,6 +6,7 @@
 //                memory-headers (the same, with every header serve-static sends: the ceiling for
 //                a drop-in, which must send them)
 //   STATIC_ROOT: directory to serve (default: a generated tree, see tree())
+//   STATIC_LIB: the lib/ directory whose serve-static.js is `ssr-native` (default: this checkout's)
 const fs = require('fs');
 const http = require('http');
 const os = require('os');
@@ -31,7 +32,7 @@ const root = process.env.STATIC_ROOT || tree();
 
 function middleware() {
   if (impl === 'serve-static') return require('serve-static')(root);
-  if (impl === 'ssr-native') return require('../../../lib/serve-static')(root);
+  if (impl === 'ssr-native') return require(path.join(process.env.STATIC_LIB || path.join(__dirname, '../../../lib'), 'serve-static'))(root);
   if (impl === 'memory' || impl === 'memory-headers') {
     const files = new Map();
     for (const name of fs.readdirSync(root)) {

@@ -14,9 +14,8 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const zlib = require('node:zlib');
 const { Worker } = require('node:worker_threads');
-const { listenOn } = require('./static-tree');
+const { listenOn, contentTag } = require('./static-tree');
 
 const FILES = ['c0-inplace.txt', 'c1-inplace.txt', 'c2-rename.txt', 'c3-rename.txt',
   's0-inplace.bin', 's1-inplace.bin', 's2-rename.bin', 's3-rename.bin'];
@@ -48,9 +47,7 @@ function contentOf(name, v) {
   return out;
 }
 
-function weakTag(body) {
-  return `W/"${body.length.toString(16)}-${(zlib.crc32(body) >>> 0).toString(16).padStart(8, '0')}"`;
-}
+const weakTag = contentTag;
 
 // Runs in the writer thread: rewrites random files until `ms` have passed; reports the versions.
 const WRITER = `
@@ -58,16 +55,19 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parentPort, workerData } = require('node:worker_threads');
 const { contentOf, mulberry32 } = require(workerData.helper);
-const { root, files, ms, seed } = workerData;
+const { root, files, seed, shared } = workerData;
+const control = new Int32Array(shared); // [0]: stop when 1, [1]: writes done
 const random = mulberry32(seed);
 const version = Object.fromEntries(files.map((f) => [f, 0]));
-const end = Date.now() + ms;
 let writes = 0;
-while (Date.now() < end) {
-  const name = files[Math.floor(random() * files.length)];
+while (Atomics.load(control, 0) === 0) {
+  // half of the writes (and of the requests) go to the cached in-place files: their loads then
+  // often overlap a write, the case a reading must notice and redo
+  const name = random() < 0.5 ? files[Math.floor(random() * 2)] : files[Math.floor(random() * files.length)];
   const v = ++version[name];
   const body = contentOf(name, v);
-  const chunk = name[0] === 'c' ? 1024 : 16384;
+  // small writes keep a cached file changing for longer, so that loads overlap the writes
+  const chunk = name[0] === 'c' ? 256 : 16384;
   const file = path.join(root, name);
   if (name.includes('rename')) {
     const tmp = path.join(root, '.tmp-' + name);
@@ -81,6 +81,7 @@ while (Date.now() < end) {
     fs.closeSync(fd);
   }
   writes++;
+  Atomics.store(control, 1, writes);
 }
 parentPort.postMessage({ version, writes });
 `;
@@ -150,11 +151,13 @@ function judge(name, range, r, versions, contentTags) {
 }
 
 /**
- * handlerFor(root) -> node:http handler (with its own `close()` if any). Runs `ms` of churn with
- * `clients` keep-alive clients, then checks every file is served as on disk within 1 s.
+ * handlerFor(root) -> node:http handler (with its own `close()` if any). Runs at least `ms` of
+ * churn with `clients` keep-alive clients, longer (up to `maxMs`) until `minAnswers` whole answers
+ * and as many writes were seen (a loaded machine is slow), then checks every file is served as
+ * on disk within 1 s.
  * contentTags: false skips the ETag check (for a peer whose tags are size + mtime).
  */
-async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutMs = 3000, contentTags = true } = {}) {
+async function runChurn(handlerFor, { ms = 2500, maxMs = 10000, minAnswers = 150, clients = 8, seed = 1, timeoutMs = 3000, contentTags = true } = {}) {
   const root = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ssr-native-churn-'));
   const versions = {};
   for (const name of FILES) {
@@ -182,8 +185,19 @@ async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutM
     }
   };
   try {
-    const writer = new Worker(WRITER, { eval: true, workerData: { root, files: FILES, ms, seed, helper: __filename } });
+    const shared = new SharedArrayBuffer(8);
+    const control = new Int32Array(shared);
+    const writer = new Worker(WRITER, { eval: true, workerData: { root, files: FILES, seed, shared, helper: __filename } });
     let writing = true;
+    const started = Date.now();
+    const stopper = setInterval(() => {
+      const elapsed = Date.now() - started;
+      const enough = counts.ok >= minAnswers && Atomics.load(control, 1) >= minAnswers;
+      if ((elapsed >= ms && enough) || elapsed >= maxMs) {
+        Atomics.store(control, 0, 1);
+        clearInterval(stopper);
+      }
+    }, 20);
     const written = new Promise((resolve, reject) => {
       writer.once('message', (m) => {
         Object.assign(versions, m.version);
@@ -191,7 +205,10 @@ async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutM
         resolve();
       });
       writer.once('error', reject);
-    }).finally(() => (writing = false));
+    }).finally(() => {
+      writing = false;
+      clearInterval(stopper);
+    });
     // The writer only reports its versions at the end: meanwhile any version up to a generous
     // bound counts as written (a body must still be one whole version of the right size).
     for (const name of FILES) versions[name] = 1e5;
@@ -199,7 +216,7 @@ async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutM
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
         while (writing) {
-          const name = FILES[Math.floor(random() * FILES.length)];
+          const name = random() < 0.5 ? FILES[Math.floor(random() * 2)] : FILES[Math.floor(random() * FILES.length)];
           let range;
           if (random() < 0.25) {
             const a = Math.floor(random() * 50000);
@@ -216,6 +233,11 @@ async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutM
     };
     await Promise.all([written, ...Array.from({ length: clients }, client)]);
     await writer.terminate();
+    if (typeof handler.stats === 'function') {
+      const stats = handler.stats();
+      counts.rereads = stats.rereads;
+      counts.unstableLoads = stats.unstableLoads;
+    }
 
     // Writes have stopped: every file is served as it is on disk within 1 s.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -248,3 +270,25 @@ async function runChurn(handlerFor, { ms = 2500, clients = 8, seed = 1, timeoutM
 }
 
 module.exports = { runChurn, contentOf, sizeOf, mulberry32, weakTag, FILES };
+
+// node test/js/helpers/static-churn.js [serve-static|ssr-native] [seed]: one churn run over
+// node:http, printed (serve-static's tags are size-mtime, so its ETags are not judged).
+if (require.main === module) {
+  const which = process.argv[2] || 'ssr-native';
+  const handlerFor = (root) => {
+    const mw = which === 'serve-static'
+      ? require('serve-static')(root)
+      : require('../../../lib/serve-static')(root, { maxFileSize: 64 * 1024 });
+    const handler = (req, res) => mw(req, res, (err) => {
+      res.statusCode = err ? err.status || 500 : 404;
+      res.end();
+    });
+    handler.close = () => mw.close && mw.close();
+    if (mw.stats) handler.stats = () => mw.stats();
+    return handler;
+  };
+  runChurn(handlerFor, { seed: Number(process.argv[3] || 1), contentTags: which !== 'serve-static' }).then(({ counts, failures }) => {
+    console.log(which, JSON.stringify(counts));
+    for (const failure of failures) console.log('  ' + failure);
+  });
+}

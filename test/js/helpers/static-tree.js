@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
+const zlib = require('node:zlib');
 
 function makeTree(files) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-static-'));
@@ -69,4 +70,10 @@ async function eventually(check, ms = 1000) {
   return check();
 }
 
-module.exports = { makeTree, rawRequest, listenOn, eventually, agent };
+/** The ETag serveStatic must give these bytes: W/"<length hex>-<CRC-32 hex>", the CRC from zlib
+ *  (an outside reference, not our own code). */
+function contentTag(body) {
+  return `W/"${body.length.toString(16)}-${(zlib.crc32(body) >>> 0).toString(16).padStart(8, '0')}"`;
+}
+
+module.exports = { makeTree, rawRequest, listenOn, eventually, agent, contentTag };
