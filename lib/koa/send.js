@@ -274,17 +274,12 @@ class FileSender {
           ctx.set('Content-Length', String(span.end - span.start + 1));
         }
       }
-      stream = fileRangeStream(fd, span);
+      // a short read (the file shrank) destroys ctx.res: Koa would leave the connection waiting
+      stream = fileRangeStream(fd, { start: span.start, end: span.end, res: ctx.res });
     } catch (err) {
       fs.close(fd, () => {});
       throw err;
     }
-    const res = ctx.res;
-    // Before the headers are out Koa answers the error (500); after, only closing the
-    // connection keeps its framing honest.
-    stream.on('error', () => {
-      if (res.headersSent) res.destroy();
-    });
     ctx.body = stream;
   }
 
