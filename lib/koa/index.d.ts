@@ -92,7 +92,12 @@ export interface KoaServeMiddleware {
 /** Drop-in for koa-static 5 (koa-send 5) serving files from the native FileCache. */
 export function serve(root: string, options?: KoaServeOptions): KoaServeMiddleware;
 
-/** Drop-in for koa-send 5's send(ctx, path, opts): resolves with the file's path, or undefined. */
+/**
+ * Drop-in for koa-send 5's send(ctx, path, opts): resolves with the file's path, or undefined.
+ * Files come from one FileCache shared by every send() call (default bounds; maxBytes,
+ * maxFileSize and watch are not read here) unless `opts.cache` names one. Reuse one options
+ * object to have resolutions remembered; it is read once, at its first use.
+ */
 export function send(ctx: KoaStaticContext, path: string, opts?: KoaSendOptions): Promise<string | undefined>;
 
 declare const koa: { etag: typeof etag; conditional: typeof conditional; serve: typeof serve; send: typeof send };

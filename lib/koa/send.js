@@ -215,6 +215,8 @@ class FileSender {
       etag: result.etag,
       stats: undefined, // built on demand for setHeaders
       type,
+      contentType: undefined, // what `ctx.type = type` gave in the app typeApp
+      typeApp: undefined,
       // compress: in-memory variants of an identity file; Vary on whatever depends on Accept-Encoding
       compressible: compressibleType && encoding === undefined,
       vary: compressibleType || (this.compress && encoding !== undefined),
@@ -224,6 +226,7 @@ class FileSender {
 
   // koa-send's header step for a file held in memory (identity, sibling or compressed variant)
   sendRecord(ctx, record) {
+    const response = ctx.response;
     let body = record.body;
     let tag = record.etag;
     let variant;
@@ -237,17 +240,17 @@ class FileSender {
     if (record.vary) appendVary(ctx);
     const setHeaders = this.setHeaders;
     if (setHeaders) setHeaders(ctx.res, record.path, record.stats || (record.stats = new FileStats(record.file.stat)));
-    ctx.set('Content-Length', String(body.length));
-    if (!ctx.response.get('Last-Modified')) ctx.set('Last-Modified', record.lastModified);
-    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', this.cacheControl);
-    if (!ctx.type) ctx.type = record.type;
-    if (variant !== undefined) ctx.set('Content-Encoding', variant.encoding);
-    if (this.setEtag && !ctx.response.get('ETag')) ctx.set('ETag', tag);
+    response.set('Content-Length', String(body.length));
+    if (!response.get('Last-Modified')) response.set('Last-Modified', record.lastModified);
+    if (!response.get('Cache-Control')) response.set('Cache-Control', this.cacheControl);
+    if (!response.type) setType(response, record);
+    if (variant !== undefined) response.set('Content-Encoding', variant.encoding);
+    if (this.setEtag && !response.get('ETag')) response.set('ETag', tag);
     if (this.acceptRanges) {
       const span = this.rangeOf(ctx, body.length);
       if (span !== undefined) body = body.subarray(span.start, span.end + 1);
     }
-    ctx.body = body;
+    response.body = body;
   }
 
   // Files over maxFileSize: read from the descriptor whose fstat gave the headers, exactly the
@@ -271,17 +274,12 @@ class FileSender {
           ctx.set('Content-Length', String(span.end - span.start + 1));
         }
       }
-      stream = fileRangeStream(fd, span);
+      // a short read (the file shrank) destroys ctx.res: Koa would leave the connection waiting
+      stream = fileRangeStream(fd, { start: span.start, end: span.end, res: ctx.res });
     } catch (err) {
       fs.close(fd, () => {});
       throw err;
     }
-    const res = ctx.res;
-    // Before the headers are out Koa answers the error (500); after, only closing the
-    // connection keeps its framing honest.
-    stream.on('error', () => {
-      if (res.headersSent) res.destroy();
-    });
     ctx.body = stream;
   }
 
@@ -376,6 +374,20 @@ function openForStream(filePath) {
       reject(err);
     });
   });
+}
+
+// `ctx.type = extension`, as koa-send does, once per file and app: the Content-Type it produced
+// (Koa 3 looks the extension up in mime-types on every call) is kept on the record.
+function setType(response, record) {
+  const app = response.app;
+  if (record.typeApp === app) {
+    if (record.contentType) response.set('Content-Type', record.contentType);
+    else response.remove('Content-Type');
+    return;
+  }
+  response.type = record.type;
+  record.contentType = response.get('Content-Type');
+  record.typeApp = app;
 }
 
 function setContentEncoding(ctx, encoding) {

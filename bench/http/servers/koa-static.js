@@ -20,13 +20,13 @@ if (!root) throw new Error('STATIC_ROOT is required');
 const app = new Koa();
 app.silent = true;
 if (impl === 'koa-static') {
-  // koa-etag prints a deprecation notice when loaded
+  // koa-etag prints a deprecation notice each time etag() is called
   const warn = console.warn;
   console.warn = () => {};
-  const koaEtag = require('koa-etag').default;
+  const koaEtagMiddleware = require('koa-etag').default();
   console.warn = warn;
   app.use(require('koa-conditional-get')());
-  app.use(koaEtag());
+  app.use(koaEtagMiddleware);
   app.use(require('koa-static')(root));
 } else if (impl === 'koa-static-cache') {
   app.use(require('koa-static-cache')(root, { buffer: true }));
