@@ -16,7 +16,9 @@ const { cpuSeconds } = require('./lib/cpu-time');
 const { median } = require('./lib/median');
 
 const SCENARIO_DIR = path.join(__dirname, 'scenarios');
-const RESULTS_DIR = path.join(__dirname, '..', 'results');
+// --results=<dir> writes elsewhere, e.g. bench/results/node24 for a run under another Node.
+const resultsArg = process.argv.find((a) => a.startsWith('--results='));
+const RESULTS_DIR = resultsArg ? path.resolve(resultsArg.slice('--results='.length)) : path.join(__dirname, '..', 'results');
 
 function loadScenarios() {
   return fs
