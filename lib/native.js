@@ -1,24 +1,40 @@
 'use strict';
-// Loads the one addon binary (built by `npm install` into build/Release).
+// Loads the addon binary: a local build when there is one (compiled by the install script, or
+// by a developer), else the prebuilt binary shipped in the package for this platform.
+//
+// A build comes first because it only exists when it is wanted: the install script compiles
+// only when no prebuild matches or loads here, and a developer who rebuilt after editing C++
+// must not get a stale prebuild. Each candidate that exists but fails to load (another libc,
+// an older glibc) is skipped, and the error names every attempt.
 const path = require('path');
 
+const root = path.join(__dirname, '..');
+
+function candidates() {
+  return [
+    path.join(root, 'build', 'Release', 'ssr_native.node'),
+    path.join(root, 'build', 'Debug', 'ssr_native.node'),
+    // The file prebuildify writes for --napi (scripts/prebuild.js writes the same): one
+    // Node-API binary per platform-arch that every Node version and Bun loads.
+    path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'node.napi.node'),
+  ];
+}
+
 function load() {
-  const root = path.join(__dirname, '..');
-  const candidates = ['build/Release/ssr_native.node', 'build/Debug/ssr_native.node'];
-  let firstError;
-  for (const candidate of candidates) {
+  const failures = [];
+  for (const candidate of candidates()) {
     try {
-      return require(path.join(root, candidate));
+      return require(candidate);
     } catch (err) {
-      if (err && err.code !== 'MODULE_NOT_FOUND') throw err;
-      firstError = firstError || err;
+      if (err && err.code !== 'MODULE_NOT_FOUND') failures.push(`${path.relative(root, candidate)}: ${err.message}`);
     }
   }
   const err = new Error(
-    'ssr-native: the native addon is not built. Run `npm rebuild ssr-native` (needs a C++17 compiler, make and python3).',
+    `ssr-native: no native addon loads on ${process.platform}-${process.arch}` +
+      (failures.length ? ` (${failures.join('; ')})` : '') +
+      '. Run `npm rebuild ssr-native` (needs a C++17 compiler, make and python3).',
   );
   err.code = 'ERR_SSR_NATIVE_NOT_BUILT';
-  err.cause = firstError;
   throw err;
 }
 

@@ -23,7 +23,9 @@ const { summarize, writeSummary, compareRuns } = require('./lib/summary');
 const { SkipScenario, gitCommit } = require('./lib/run-info');
 
 const SCENARIO_DIR = path.join(__dirname, 'scenarios');
-const RESULTS_DIR = path.join(__dirname, '..', 'results');
+// --results=<dir> writes elsewhere, e.g. bench/results/node24 for a run under another Node.
+const resultsArg = process.argv.find((a) => a.startsWith('--results='));
+const RESULTS_DIR = resultsArg ? path.resolve(resultsArg.slice('--results='.length)) : path.join(__dirname, '..', 'results');
 
 function loadScenarios() {
   return fs

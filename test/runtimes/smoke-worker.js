@@ -2,7 +2,7 @@
 // Worker side of test/runtimes/smoke.test.js. mode 'answer': compute and post known answers;
 // mode 'busy': start long hashes and a loop of etags, say so, and wait to be terminated.
 const { parentPort, workerData } = require('node:worker_threads');
-const { name } = require('../../package.json');
+const { name } = require('ssr-native/package.json');
 
 const { etag } = require(name);
 const contentType = require(`${name}/content-type`);

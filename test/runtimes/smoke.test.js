@@ -12,7 +12,9 @@ const os = require('node:os');
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 
-const pkg = require('../../package.json');
+// Through the package's own name, so the same file runs in this repo and in a project that
+// installed the packed tarball (npm run test:pack).
+const pkg = require('ssr-native/package.json');
 
 const entryPoints = Object.keys(pkg.exports)
   .filter((key) => key !== './package.json')
