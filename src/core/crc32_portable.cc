@@ -48,24 +48,65 @@ inline uint32_t Lookup(int slice, uint32_t word, int byte) {
   return kTables.table[slice][(word >> (8 * byte)) & 0xFFu];
 }
 
+// Advances the (inverted) register `c` over 16 bytes.
+inline uint32_t Step16(uint32_t c, const uint8_t* p) {
+  const uint32_t w0 = LoadLe32(p) ^ c;
+  const uint32_t w1 = LoadLe32(p + 4);
+  const uint32_t w2 = LoadLe32(p + 8);
+  const uint32_t w3 = LoadLe32(p + 12);
+  return Lookup(15, w0, 0) ^ Lookup(14, w0, 1) ^ Lookup(13, w0, 2) ^ Lookup(12, w0, 3) ^
+         Lookup(11, w1, 0) ^ Lookup(10, w1, 1) ^ Lookup(9, w1, 2) ^ Lookup(8, w1, 3) ^
+         Lookup(7, w2, 0) ^ Lookup(6, w2, 1) ^ Lookup(5, w2, 2) ^ Lookup(4, w2, 3) ^
+         Lookup(3, w3, 0) ^ Lookup(2, w3, 1) ^ Lookup(1, w3, 2) ^ Lookup(0, w3, 3);
+}
+
+uint32_t ExtendOneStream(uint32_t crc, const uint8_t* p, size_t n) {
+  uint32_t c = ~crc;
+  for (; n >= 16; p += 16, n -= 16) c = Step16(c, p);
+  for (; n > 0; ++p, --n) c = (c >> 8) ^ kTables.table[0][(c ^ *p) & 0xFFu];
+  return ~c;
+}
+
+// a(x) * b(x) mod P(x), both reflected (bit 31 is x^0), as zlib's multmodp.
+constexpr uint32_t MultModP(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (uint32_t m = 1u << 31; m != 0; m >>= 1) {
+    if (a & m) product ^= b;
+    b = (b & 1u) ? (b >> 1) ^ kPolyReflected32 : b >> 1;
+  }
+  return product;
+}
+
+// x^(2^k) mod P by k squarings of x. Shifting a CRC over n zero bytes is a multiplication by
+// x^(8n) mod P; for n = 2^m bytes that is x^(2^(m+3)).
+constexpr uint32_t XPow2PowModP(int k) {
+  uint32_t r = 1u << 30;  // x^1
+  for (int i = 0; i < k; ++i) r = MultModP(r, r);
+  return r;
+}
+
+// Two independent streams over the halves of each 4 KiB block hide the table lookups' latency
+// (one stream waits on its previous result); the halves are joined as zlib's crc32_combine
+// does: crc(A || B) = crc(A) * x^(8|B|) ^ crc(B).
+constexpr size_t kHalfBlock = 2048;                         // 2^11 bytes
+constexpr uint32_t kShiftHalfBlock = XPow2PowModP(11 + 3);  // x^(8 * 2048)
+
 }  // namespace
 
 uint32_t PortableTableEntry(int slice, int byte) { return kTables.table[slice][byte]; }
 
 uint32_t ExtendPortable(uint32_t crc, const uint8_t* p, size_t n) {
-  uint32_t c = ~crc;
-  for (; n >= 16; p += 16, n -= 16) {
-    const uint32_t w0 = LoadLe32(p) ^ c;
-    const uint32_t w1 = LoadLe32(p + 4);
-    const uint32_t w2 = LoadLe32(p + 8);
-    const uint32_t w3 = LoadLe32(p + 12);
-    c = Lookup(15, w0, 0) ^ Lookup(14, w0, 1) ^ Lookup(13, w0, 2) ^ Lookup(12, w0, 3) ^
-        Lookup(11, w1, 0) ^ Lookup(10, w1, 1) ^ Lookup(9, w1, 2) ^ Lookup(8, w1, 3) ^
-        Lookup(7, w2, 0) ^ Lookup(6, w2, 1) ^ Lookup(5, w2, 2) ^ Lookup(4, w2, 3) ^
-        Lookup(3, w3, 0) ^ Lookup(2, w3, 1) ^ Lookup(1, w3, 2) ^ Lookup(0, w3, 3);
+  for (; n >= 2 * kHalfBlock; p += 2 * kHalfBlock, n -= 2 * kHalfBlock) {
+    uint32_t a = ~crc;
+    uint32_t b = ~0u;  // crc32(0, B): register starts inverted from 0
+    const uint8_t* q = p + kHalfBlock;
+    for (size_t i = 0; i < kHalfBlock; i += 16) {
+      a = Step16(a, p + i);
+      b = Step16(b, q + i);
+    }
+    crc = MultModP(kShiftHalfBlock, ~a) ^ ~b;
   }
-  for (; n > 0; ++p, --n) c = (c >> 8) ^ kTables.table[0][(c ^ *p) & 0xFFu];
-  return ~c;
+  return ExtendOneStream(crc, p, n);
 }
 
 }  // namespace crc32_internal
