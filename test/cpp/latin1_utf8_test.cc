@@ -31,6 +31,9 @@ std::vector<uint8_t> Utf8OfLatin1(const std::vector<uint8_t>& latin1) {
 }
 
 uint32_t ZlibCrc(uint32_t crc, const std::vector<uint8_t>& v) {
+  // zlib's crc32(crc, NULL, 0) returns its initial value 0, not crc: an empty vector's data()
+  // may be NULL, and the CRC of nothing continued from crc is crc by definition.
+  if (v.empty()) return crc;
   return static_cast<uint32_t>(crc32(crc, v.data(), static_cast<uInt>(v.size())));
 }
 
