@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bytes.h"
+#include "ssr_native/cpu_features.h"
 #include "ssr_native/crc32.h"
 #include "ssr_native/etag.h"
 #include "ssr_native/latin1_utf8.h"
@@ -142,6 +143,21 @@ Napi::Value Crc32Paths(const Napi::CallbackInfo& info) {
   return result;
 }
 
+// cpuFeatures() -> { sse41, pclmulqdq, avx2, avx512f, avx512bw, avx512vl, vpclmulqdq }: what
+// the core detected (CPU and OS), so tests can check it against /proc/cpuinfo.
+Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
+  const ssr_native::CpuFeatures& f = ssr_native::GetCpuFeatures();
+  Napi::Object result = Napi::Object::New(info.Env());
+  result.Set("sse41", f.sse41);
+  result.Set("pclmulqdq", f.pclmulqdq);
+  result.Set("avx2", f.avx2);
+  result.Set("avx512f", f.avx512f);
+  result.Set("avx512bw", f.avx512bw);
+  result.Set("avx512vl", f.avx512vl);
+  result.Set("vpclmulqdq", f.vpclmulqdq);
+  return result;
+}
+
 }  // namespace
 
 void InitEtag(Napi::Env env, Napi::Object exports) {
@@ -152,6 +168,7 @@ void InitEtag(Napi::Env env, Napi::Object exports) {
   exports.Set("entityTag", Napi::Value(env, entity_tag));
   exports.Set("crc32WithPath", Napi::Function::New(env, Crc32WithPath, "crc32WithPath"));
   exports.Set("crc32Paths", Napi::Function::New(env, Crc32Paths, "crc32Paths"));
+  exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures, "cpuFeatures"));
 }
 
 }  // namespace ssr_native_addon
