@@ -27,8 +27,17 @@ uint32_t InitialCrc(const Napi::CallbackInfo& info, size_t index) {
 
 // crc32(data, value = 0) -> uint32, like zlib.crc32.
 Napi::Value Crc32(const Napi::CallbackInfo& info) {
-  std::string scratch;
-  const ByteView bytes = BytesOf(info[0], &scratch, "data");
+  std::string scratch;  // unused for strings: they go to the thread's scratch block
+  StringBytes string_bytes;
+  ByteView bytes;
+  if (info[0].IsString()) {
+    if (string_bytes.Encode(info.Env(), info[0], StringEncoding::kUtf8) != napi_ok) {
+      throw Napi::RangeError::New(info.Env(), "data is too large to hash");
+    }
+    bytes = string_bytes.view();
+  } else {
+    bytes = BytesOf(info[0], &scratch, "data");
+  }
   const uint32_t crc = ssr_native::Crc32(InitialCrc(info, 1), bytes.data, bytes.size);
   return Napi::Number::New(info.Env(), crc);
 }
