@@ -8,8 +8,11 @@
 #include <string>
 
 #include "bytes.h"
+#include "ssr_native/cpu_features.h"
 #include "ssr_native/crc32.h"
 #include "ssr_native/etag.h"
+#include "ssr_native/latin1_utf8.h"
+#include "string_bytes.h"
 
 namespace ssr_native_addon {
 namespace {
@@ -24,49 +27,87 @@ uint32_t InitialCrc(const Napi::CallbackInfo& info, size_t index) {
 
 // crc32(data, value = 0) -> uint32, like zlib.crc32.
 Napi::Value Crc32(const Napi::CallbackInfo& info) {
-  std::string scratch;
-  const ByteView bytes = BytesOf(info[0], &scratch, "data");
+  std::string scratch;  // unused for strings: they go to the thread's scratch block
+  StringBytes string_bytes;
+  ByteView bytes;
+  if (info[0].IsString()) {
+    if (string_bytes.Encode(info.Env(), info[0], StringEncoding::kUtf8) != napi_ok) {
+      throw Napi::RangeError::New(info.Env(), "data is too large to hash");
+    }
+    bytes = string_bytes.view();
+  } else {
+    bytes = BytesOf(info[0], &scratch, "data");
+  }
   const uint32_t crc = ssr_native::Crc32(InitialCrc(info, 1), bytes.data, bytes.size);
   return Napi::Number::New(info.Env(), crc);
 }
 
-// entityTag(data, weak) -> 'W/"<len>-<crc>"' or '"<len>-<crc>"'.
-// The per-response hot path, written against the C Node-API directly: a typed array is read
-// with one call (no separate type check), and no C++ wrapper objects are created.
+// The encoding code lib/etag.js passes (a StringEncoding); UTF-8 when absent or unknown.
+StringEncoding EncodingArg(napi_env env, size_t argc, napi_value* argv, size_t index) {
+  int32_t code = 0;
+  if (argc > index && napi_get_value_int32(env, argv[index], &code) == napi_ok &&
+      code >= static_cast<int32_t>(StringEncoding::kUtf8) &&
+      code <= static_cast<int32_t>(StringEncoding::kUtf8OfLatin1)) {
+    return static_cast<StringEncoding>(code);
+  }
+  return StringEncoding::kUtf8;
+}
+
+napi_value TagValue(napi_env env, uint64_t size, uint32_t crc, bool weak) {
+  char tag[ssr_native::kMaxEntityTagLength];
+  const size_t n = ssr_native::FormatEntityTag(size, crc, weak, tag);
+  napi_value result = nullptr;
+  napi_create_string_latin1(env, tag, n, &result);
+  return result;
+}
+
+// entityTag(data, weak, encoding) -> 'W/"<len>-<crc>"' or '"<len>-<crc>"'.
+// The per-response hot path, written against the C Node-API directly: a Uint8Array is read
+// with one call (no separate type check), a string is written into the thread's scratch block
+// (no heap copy per call), and no C++ wrapper objects are created.
 napi_value EntityTag(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 3;
+  napi_value argv[3];
   if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
+  if (argc == 0) {
+    napi_throw_type_error(env, nullptr, "body must be a string, Buffer, TypedArray or DataView");
+    return nullptr;
+  }
   bool weak = true;
   if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);  // leaves `weak` if not a boolean
 
-  ByteView bytes;
   napi_typedarray_type type;
   size_t length = 0;
   void* data = nullptr;
-  std::string scratch;
-  if (argc >= 1 &&
-      napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr, nullptr) == napi_ok &&
-      type == napi_uint8_array) {
-    bytes.data = static_cast<const uint8_t*>(data);
-    bytes.size = length;
-  } else {
-    try {
-      bytes = BytesOf(Napi::Value(env, argc >= 1 ? argv[0] : nullptr), &scratch, "body");
-    } catch (const Napi::Error& e) {
-      e.ThrowAsJavaScriptException();
-      return nullptr;
-    } catch (const std::bad_alloc&) {
+  const napi_status view_status =
+      napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr, nullptr);
+  if (view_status == napi_ok && type == napi_uint8_array) {
+    return TagValue(env, length, ssr_native::Crc32(0, data, length), weak);
+  }
+  ByteView bytes;
+  if (view_status != napi_ok) {  // not a typed array: a string?
+    const StringEncoding encoding = EncodingArg(env, argc, argv, 2);
+    StringBytes string_bytes;
+    const napi_status status = string_bytes.Encode(env, argv[0], encoding);
+    if (status == napi_ok) {
+      bytes = string_bytes.view();
+      if (encoding == StringEncoding::kUtf8OfLatin1) {
+        const ssr_native::Utf8Digest digest =
+            ssr_native::Crc32OfLatin1AsUtf8(0, bytes.data, bytes.size);
+        return TagValue(env, digest.size, digest.crc, weak);
+      }
+      return TagValue(env, bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak);
+    }
+    if (status != napi_string_expected) {
       napi_throw_range_error(env, nullptr, "body is too large to hash");
       return nullptr;
     }
   }
-  char tag[ssr_native::kMaxEntityTagLength];
-  const size_t n = ssr_native::FormatEntityTag(
-      bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak, tag);
-  napi_value result = nullptr;
-  napi_create_string_latin1(env, tag, n, &result);
-  return result;
+  if (!ViewOfArrayBufferView(env, argv[0], &bytes)) {  // other typed arrays, DataView
+    napi_throw_type_error(env, nullptr, "body must be a string, Buffer, TypedArray or DataView");
+    return nullptr;
+  }
+  return TagValue(env, bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak);
 }
 
 bool PathFromName(const std::string& name, Crc32Path* path) {
@@ -111,6 +152,21 @@ Napi::Value Crc32Paths(const Napi::CallbackInfo& info) {
   return result;
 }
 
+// cpuFeatures() -> { sse41, pclmulqdq, avx2, avx512f, avx512bw, avx512vl, vpclmulqdq }: what
+// the core detected (CPU and OS), so tests can check it against /proc/cpuinfo.
+Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
+  const ssr_native::CpuFeatures& f = ssr_native::GetCpuFeatures();
+  Napi::Object result = Napi::Object::New(info.Env());
+  result.Set("sse41", f.sse41);
+  result.Set("pclmulqdq", f.pclmulqdq);
+  result.Set("avx2", f.avx2);
+  result.Set("avx512f", f.avx512f);
+  result.Set("avx512bw", f.avx512bw);
+  result.Set("avx512vl", f.avx512vl);
+  result.Set("vpclmulqdq", f.vpclmulqdq);
+  return result;
+}
+
 }  // namespace
 
 void InitEtag(Napi::Env env, Napi::Object exports) {
@@ -121,6 +177,7 @@ void InitEtag(Napi::Env env, Napi::Object exports) {
   exports.Set("entityTag", Napi::Value(env, entity_tag));
   exports.Set("crc32WithPath", Napi::Function::New(env, Crc32WithPath, "crc32WithPath"));
   exports.Set("crc32Paths", Napi::Function::New(env, Crc32Paths, "crc32Paths"));
+  exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures, "cpuFeatures"));
 }
 
 }  // namespace ssr_native_addon

@@ -5,7 +5,7 @@
 
 namespace ssr_native_addon {
 
-/// Adds crc32, entityTag, crc32WithPath and crc32Paths to the addon's exports.
+/// Adds crc32, entityTag, crc32WithPath, crc32Paths and cpuFeatures to the addon's exports.
 void InitEtag(Napi::Env env, Napi::Object exports);
 
 }  // namespace ssr_native_addon

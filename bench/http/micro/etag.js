@@ -1,30 +1,60 @@
 'use strict';
-// ns per call of each etag function on one body size; run pinned by scenarios/etag.js.
-// Usage: node micro/etag.js <bytes> <iterations>  -> JSON { name: nsPerCall }
+// ns per call of each etag function on one body; run pinned by scenarios/etag.js.
+// Usage: node micro/etag.js <bytes> <iterations> [kind]  -> JSON { results: { name: nsPerCall } }
+// kind: buffer (default), ascii (a one-byte ASCII string), latin1 (one-byte with é, ü, ...),
+// wide (ASCII text with one U+2014 near the end: a two-byte string, the worst case for the
+// Latin-1 check), cjk (mostly CJK text). Time is the process's CPU time, not wall time, so
+// other load on a shared machine inflates it less.
 const crypto = require('crypto');
 const zlib = require('zlib');
 const { etag } = require('../../..');
+const { renderPage } = require('../lib/page');
 
 const bytes = Number(process.argv[2]);
 const iterations = Number(process.argv[3]);
-const body = Buffer.from(Array.from({ length: bytes }, (_, i) => (i * 131 + 7) & 0xff));
+const kind = process.argv[4] || 'buffer';
 
-const candidates = {
-  // What Express's default weak etag (the etag package) does: SHA-1, base64, 27 chars.
-  'express default (SHA-1)': (b) =>
-    `W/"${b.length.toString(16)}-${crypto.createHash('sha1').update(b).digest('base64').substring(0, 27)}"`,
-  'zlib.crc32 in JS': (b) => `W/"${b.length.toString(16)}-${zlib.crc32(b).toString(16).padStart(8, '0')}"`,
-  'ssr-native etag': (b) => etag(b),
-};
+function bodyOf() {
+  if (kind === 'buffer') return Buffer.from(Array.from({ length: bytes }, (_, i) => (i * 131 + 7) & 0xff));
+  const page = renderPage(Math.max(bytes, 200)).slice(0, bytes);
+  if (kind === 'ascii') return page;
+  if (kind === 'latin1') return page.replace(/e/g, (m, i) => (i % 20 === 0 ? 'é' : m));
+  if (kind === 'wide') return `${page.slice(0, page.length - 40)}\u2014${page.slice(page.length - 39)}`;
+  if (kind === 'cjk') return page.replace(/[a-z]/g, (c) => String.fromCharCode(0x4e00 + c.charCodeAt(0)));
+  throw new Error(`unknown kind ${kind}`);
+}
+const body = bodyOf();
+const asBuffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
+
+const sha1Tag = (b) => `W/"${b.length.toString(16)}-${crypto.createHash('sha1').update(b).digest('base64').substring(0, 27)}"`;
+const zlibTag = (b) => `W/"${b.length.toString(16)}-${zlib.crc32(b).toString(16).padStart(8, '0')}"`;
+const hasZlibCrc = typeof zlib.crc32 === 'function'; // Node >= 20.15 / 22.2
+
+const candidates =
+  kind === 'buffer'
+    ? {
+        'express default (SHA-1)': () => sha1Tag(body),
+        ...(hasZlibCrc && { 'zlib.crc32 in JS': () => zlibTag(body) }),
+        'ssr-native etag': () => etag(body),
+      }
+    : {
+        // The etag package (Express's default) on a string: Buffer.byteLength + SHA-1 of it.
+        'express default (SHA-1)': () => sha1Tag(Buffer.from(body)),
+        ...(hasZlibCrc && { 'zlib.crc32 in JS': () => zlibTag(Buffer.from(body)) }),
+        'ssr-native etag(Buffer.from(s))': () => etag(Buffer.from(body)),
+        'ssr-native etag(s)': () => etag(body),
+        'ssr-native etag, same bytes as a Buffer': () => etag(asBuffer),
+      };
 
 let sink = 0;
 function measure(fn) {
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < iterations; i++) sink += fn(body).length;
-  return Number(process.hrtime.bigint() - start) / iterations;
+  const start = process.cpuUsage();
+  for (let i = 0; i < iterations; i++) sink += fn().length;
+  const used = process.cpuUsage(start);
+  return ((used.user + used.system) * 1000) / iterations;
 }
 
 const results = {};
-for (const [name, fn] of Object.entries(candidates)) measure(fn); // warm up every candidate first
+for (const fn of Object.values(candidates)) measure(fn); // warm up every candidate first
 for (const [name, fn] of Object.entries(candidates)) results[name] = measure(fn);
 process.stdout.write(JSON.stringify({ results, sink }) + '\n');

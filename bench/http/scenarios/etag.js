@@ -6,14 +6,24 @@ const { LOAD_CPU, pinnedCommand } = require('../lib/cpu');
 const { median } = require('../lib/median');
 
 const SIZES = [
-  { label: '64 B', bytes: 64, iterations: 2_000_000 },
-  { label: '75 KB', bytes: 75 * 1024, iterations: 20_000 },
+  { label: '64 B Buffer', bytes: 64, iterations: 2_000_000 },
+  { label: '75 KB Buffer', bytes: 75 * 1024, iterations: 20_000 },
+  // Strings, as Koa bodies and Angular's HTML reach etag(): one-byte ASCII pages (Express 5
+  // would have made a Buffer first), Latin-1 text, a two-byte page (one U+2014 near the end:
+  // the worst case of the Latin-1 check) and CJK text.
+  { label: '64 B ASCII string', bytes: 64, iterations: 2_000_000, kind: 'ascii' },
+  { label: '1 KB ASCII string', bytes: 1024, iterations: 500_000, kind: 'ascii' },
+  { label: '62 KB ASCII string', bytes: 62 * 1024, iterations: 20_000, kind: 'ascii' },
+  { label: '75 KB ASCII string', bytes: 75 * 1024, iterations: 20_000, kind: 'ascii' },
+  { label: '75 KB Latin-1 string (some e replaced by é)', bytes: 75 * 1024, iterations: 5_000, kind: 'latin1' },
+  { label: '75 KB two-byte string (ASCII + one U+2014 at the end)', bytes: 75 * 1024, iterations: 2_000, kind: 'wide' },
+  { label: '75 KB CJK string', bytes: 75 * 1024, iterations: 2_000, kind: 'cjk' },
 ];
 
 module.exports = {
   name: 'etag',
   order: 5,
-  question: 'ns per etag() call on a 64-byte and a 75 KB Buffer, against zlib.crc32 and SHA-1 (Express default).',
+  question: 'ns per etag() call on Buffers and strings, against zlib.crc32 and SHA-1 (Express default); for strings also against the same bytes as a Buffer.',
   async run({ quick, log }) {
     const rounds = quick ? 3 : 7;
     const tables = [];
@@ -25,6 +35,7 @@ module.exports = {
           path.join(__dirname, '..', 'micro', 'etag.js'),
           String(size.bytes),
           String(iterations),
+          size.kind || 'buffer',
         ]);
         const out = spawnSync(cmd, args, { encoding: 'utf8' });
         if (out.status !== 0) throw new Error(out.stderr);
@@ -32,22 +43,32 @@ module.exports = {
         for (const [name, ns] of Object.entries(results)) (samples[name] ||= []).push(ns);
         log(`  ${size.label} round ${round + 1}/${rounds}`);
       }
-      const baselineName = 'zlib.crc32 in JS';
+      // zlib.crc32 exists from Node 20.15 / 22.2; before that, ratios are taken against SHA-1.
+      const baselineName = samples['zlib.crc32 in JS'] ? 'zlib.crc32 in JS' : 'express default (SHA-1)';
       const base = median(samples[baselineName]);
+      const sameBytes = samples['ssr-native etag, same bytes as a Buffer'];
+      const bufferNs = sameBytes ? median(sameBytes) : null;
+      const columns = ['function', 'ns/call', 'GB/s', `ratio vs ${baselineName}`];
+      if (bufferNs) columns.push('time vs the same bytes as a Buffer');
       const rows = Object.entries(samples).map(([name, values]) => {
         const ns = median(values);
-        return {
+        const row = {
           function: name,
           'ns/call': ns.toFixed(0),
-          'GB/s': ((size.bytes / ns)).toFixed(2),
+          'GB/s': (size.bytes / ns).toFixed(2),
           [`ratio vs ${baselineName}`]: `${(base / ns).toFixed(2)}x`,
         };
+        if (bufferNs) row['time vs the same bytes as a Buffer'] = `${(ns / bufferNs).toFixed(2)}x`;
+        return row;
       });
       tables.push({
-        title: `${size.label} Buffer`,
-        columns: ['function', 'ns/call', 'GB/s', `ratio vs ${baselineName}`],
+        title: size.label,
+        columns,
         rows,
-        notes: [`median of ${rounds} runs, each in a fresh process pinned to one CPU; ratio = speed-up.`],
+        notes: [
+          `median of ${rounds} runs, each in a fresh process pinned to one CPU; CPU time per call; ratio = speed-up.`,
+          ...(bufferNs ? ['time vs the same bytes as a Buffer: how much the string costs over etag() of Buffer.from(s) already made (target <= 2x for ASCII pages).'] : []),
+        ],
       });
     }
     return { tables };

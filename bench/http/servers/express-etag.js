@@ -1,7 +1,8 @@
 'use strict';
 // Express 5 serving a 75 KB server-rendered page (a string, as SSR renderers return it).
 // ETAG_MODE: default (Express's weak SHA-1), off, zlib (a zlib.crc32-based JS function),
-// ssr-native (this package's etag).
+// ssr-native (this package's etag), constant (a function returning a fixed tag: everything an
+// ETag costs Express except computing it).
 const express = require('express');
 const zlib = require('zlib');
 const { etag } = require('../../..');
@@ -13,7 +14,9 @@ function zlibEtag(body) {
   return `W/"${buf.length.toString(16)}-${zlib.crc32(buf).toString(16).padStart(8, '0')}"`;
 }
 
-const modes = { default: 'weak', off: false, zlib: zlibEtag, 'ssr-native': etag };
+const constantEtag = () => 'W/"12c00-0badc0de"';
+
+const modes = { default: 'weak', off: false, zlib: zlibEtag, 'ssr-native': etag, constant: constantEtag };
 const mode = process.env.ETAG_MODE || 'default';
 if (!(mode in modes)) throw new Error(`unknown ETAG_MODE ${mode}`);
 

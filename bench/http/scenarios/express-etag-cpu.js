@@ -1,0 +1,74 @@
+'use strict';
+// What does the ETag cost Express 5 per request, in server CPU time? ssr-native's etag against
+// ETags off and against a function returning a constant tag (all of an ETag's cost to Express
+// except computing it), with the spread over interleaved rounds: on a shared machine the CPU
+// time per request is the stable figure, and the spread says how far to trust a ratio.
+const path = require('path');
+const { median } = require('../lib/median');
+const { cpuSeconds } = require('../lib/cpu-time');
+
+const SCRIPT = path.join(__dirname, '..', 'servers', 'express-etag.js');
+const VARIANTS = [
+  { name: 'etag off', mode: 'off' },
+  { name: 'constant etag fn', mode: 'constant' },
+  { name: 'ssr-native etag', mode: 'ssr-native' },
+];
+
+module.exports = {
+  name: 'express-etag-cpu',
+  order: 11,
+  question:
+    'Express 5, 75 KB page: server CPU per request with ssr-native etag vs ETags off and vs a constant-string etag function (per-round spread).',
+  async run({ quick, log, startServer, runLoad }) {
+    const rounds = quick ? 3 : 7;
+    const seconds = quick ? 2 : 4;
+    const servers = [];
+    try {
+      for (const v of VARIANTS) servers.push(await startServer(SCRIPT, { ETAG_MODE: v.mode }));
+      const load = (server, duration) => ({ url: `${server.url}/`, connections: 50, duration });
+      for (const server of servers) await runLoad(load(server, 2));
+      const cpu = VARIANTS.map(() => []);
+      const rps = VARIANTS.map(() => []);
+      for (let round = 0; round < rounds; round++) {
+        for (let k = 0; k < VARIANTS.length; k++) {
+          const i = (k + round) % VARIANTS.length;
+          const before = cpuSeconds(servers[i].pid);
+          const result = await runLoad(load(servers[i], seconds));
+          const after = cpuSeconds(servers[i].pid);
+          if (before === null || after === null) throw new Error('no /proc CPU times: this scenario needs Linux');
+          cpu[i].push(((after - before) * 1e6) / result.total);
+          rps[i].push(result.requestsPerSecond);
+          log(`  round ${round + 1}/${rounds} ${VARIANTS[i].name}: ${cpu[i][round].toFixed(1)} us CPU/req`);
+        }
+      }
+      const ours = VARIANTS.findIndex((v) => v.mode === 'ssr-native');
+      // Per round: requests per CPU-second of ours over the other's (1.00x = the same cost).
+      const spread = (j) => {
+        const ratios = cpu[ours].map((c, r) => cpu[j][r] / c);
+        return `${median(ratios).toFixed(3)}x (${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`;
+      };
+      const rows = VARIANTS.map((v, i) => ({
+        variant: v.name,
+        'req/s': Math.round(median(rps[i])).toLocaleString('en-US'),
+        'server CPU us/req': median(cpu[i]).toFixed(1),
+        'us/req min-max': `${Math.min(...cpu[i]).toFixed(1)}-${Math.max(...cpu[i]).toFixed(1)}`,
+        'ratio ssr-native vs this (CPU), median (min-max)': i === ours ? '-' : spread(i),
+      }));
+      return {
+        tables: [
+          {
+            title: '75 KB page, GET /',
+            columns: ['variant', 'req/s', 'server CPU us/req', 'us/req min-max', 'ratio ssr-native vs this (CPU), median (min-max)'],
+            rows,
+            notes: [
+              `${rounds} interleaved rounds of ${seconds} s per variant (order rotated each round); server pinned to CPU 0, load to CPU 1.`,
+              'ratio = requests per server CPU-second of ssr-native etag over this variant, taken per round; 1.00x = the ETag costs nothing measurable.',
+            ],
+          },
+        ],
+      };
+    } finally {
+      for (const s of servers) await s.stop();
+    }
+  },
+};
