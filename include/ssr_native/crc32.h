@@ -10,7 +10,7 @@ namespace ssr_native {
 
 /// The implementations; each is bit-identical to zlib's crc32().
 enum class Crc32Path {
-  kZlib = 0,        ///< zlib's crc32(): the portable fallback
+  kPortable = 0,    ///< slicing-by-16 tables: any CPU, the fallback
   kPclmul = 1,      ///< 128-bit carry-less-multiply folding (SSE4.1 + PCLMULQDQ)
   kVpclmul512 = 2,  ///< 512-bit folding (AVX-512 + VPCLMULQDQ)
 };
@@ -26,11 +26,11 @@ Crc32Path Crc32ActivePath();
 /// Whether `path` can run on this machine.
 bool Crc32PathAvailable(Crc32Path path);
 
-/// Runs one specific path (for tests and benchmarks). Falls back to zlib when `path` is not
-/// available here, so it never executes an unsupported instruction.
+/// Runs one specific path (for tests and benchmarks). Falls back to the portable path when `path`
+/// is not available here, so it never executes an unsupported instruction.
 uint32_t Crc32WithPath(Crc32Path path, uint32_t crc, const void* data, size_t size);
 
-/// "zlib", "pclmul" or "vpclmul512".
+/// "portable", "pclmul" or "vpclmul512".
 const char* Crc32PathName(Crc32Path path);
 
 }  // namespace ssr_native

@@ -1,30 +1,10 @@
-// CRC-32 dispatch and the portable zlib path.
+// CRC-32 dispatch: picks the fastest path this CPU supports, once.
 #include "ssr_native/crc32.h"
-
-#include <zlib.h>
-
-#include <climits>
 
 #include "crc32_internal.h"
 #include "ssr_native/cpu_features.h"
 
 namespace ssr_native {
-namespace crc32_internal {
-
-uint32_t ExtendZlib(uint32_t crc, const uint8_t* data, size_t size) {
-  uLong value = crc;
-  // zlib takes a uInt length: feed it at most 1 GiB at a time.
-  constexpr size_t kChunk = size_t{1} << 30;
-  while (size > 0) {
-    const size_t n = size < kChunk ? size : kChunk;
-    value = ::crc32(value, data, static_cast<uInt>(n));
-    data += n;
-    size -= n;
-  }
-  return static_cast<uint32_t>(value);
-}
-
-}  // namespace crc32_internal
 
 namespace {
 
@@ -33,7 +13,7 @@ using Extend = uint32_t (*)(uint32_t, const uint8_t*, size_t);
 bool PathSupported(Crc32Path path) {
   const CpuFeatures& cpu = GetCpuFeatures();
   switch (path) {
-    case Crc32Path::kZlib:
+    case Crc32Path::kPortable:
       return true;
     case Crc32Path::kPclmul:
       return cpu.sse41 && cpu.pclmulqdq;
@@ -50,16 +30,16 @@ Extend ExtendFor(Crc32Path path) {
       return crc32_internal::ExtendVpclmul512;
     case Crc32Path::kPclmul:
       return crc32_internal::ExtendPclmul;
-    case Crc32Path::kZlib:
+    case Crc32Path::kPortable:
       break;
   }
-  return crc32_internal::ExtendZlib;
+  return crc32_internal::ExtendPortable;
 }
 
 Crc32Path ChooseFastestPath() {
   if (PathSupported(Crc32Path::kVpclmul512)) return Crc32Path::kVpclmul512;
   if (PathSupported(Crc32Path::kPclmul)) return Crc32Path::kPclmul;
-  return Crc32Path::kZlib;
+  return Crc32Path::kPortable;
 }
 
 // Resolved once, on first use (thread-safe static initialisation).
@@ -86,14 +66,14 @@ Crc32Path Crc32ActivePath() { return ActiveDispatch().path; }
 bool Crc32PathAvailable(Crc32Path path) { return PathSupported(path); }
 
 uint32_t Crc32WithPath(Crc32Path path, uint32_t crc, const void* data, size_t size) {
-  const Extend extend = PathSupported(path) ? ExtendFor(path) : crc32_internal::ExtendZlib;
+  const Extend extend = PathSupported(path) ? ExtendFor(path) : crc32_internal::ExtendPortable;
   return extend(crc, static_cast<const uint8_t*>(data), size);
 }
 
 const char* Crc32PathName(Crc32Path path) {
   switch (path) {
-    case Crc32Path::kZlib:
-      return "zlib";
+    case Crc32Path::kPortable:
+      return "portable";
     case Crc32Path::kPclmul:
       return "pclmul";
     case Crc32Path::kVpclmul512:

@@ -81,7 +81,7 @@ SSR_TARGET_AVX512 uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* p, size
 namespace ssr_native {
 namespace crc32_internal {
 uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* p, size_t n) {
-  return ExtendZlib(crc, p, n);
+  return ExtendPortable(crc, p, n);
 }
 }  // namespace crc32_internal
 }  // namespace ssr_native

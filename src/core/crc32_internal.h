@@ -12,8 +12,12 @@
 namespace ssr_native {
 namespace crc32_internal {
 
-// The portable path: zlib's crc32(), split into chunks its 32-bit length argument can take.
-uint32_t ExtendZlib(uint32_t crc, const uint8_t* data, size_t size);
+// The portable path: slicing-by-16, our own code (crc32_portable.cc). No zlib: the addon must
+// not depend on a crc32 symbol the host runtime may or may not export.
+uint32_t ExtendPortable(uint32_t crc, const uint8_t* data, size_t size);
+
+// Entry `byte` of slicing table `slice` (0..15), for tests against the published table.
+uint32_t PortableTableEntry(int slice, int byte);
 
 // SIMD paths: only call after checking the CPU supports them.
 uint32_t ExtendPclmul(uint32_t crc, const uint8_t* data, size_t size);
@@ -21,7 +25,7 @@ uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* data, size_t size);
 
 #if defined(__x86_64__) || defined(__i386__)
 // Shared tail of both folding paths: folds the remaining whole 16-byte blocks into `folded`,
-// reduces it to 32 bits (Barrett) and finishes the last 0-15 bytes with zlib.
+// reduces it to 32 bits (Barrett) and finishes the last 0-15 bytes with the portable path.
 uint32_t FinishPclmul(__m128i folded, const uint8_t* data, size_t size);
 #endif
 

@@ -51,12 +51,12 @@ SSR_TARGET_PCLMUL uint32_t Reduce128(__m128i x) {
 SSR_TARGET_PCLMUL uint32_t FinishPclmul(__m128i x, const uint8_t* p, size_t n) {
   const __m128i k128 = Pair(kFold<128 - 32>, kFold<128 + 32>);
   for (; n >= 16; p += 16, n -= 16) x = Fold(x, k128, Load(p));
-  // The register is the CRC without zlib's final inversion; zlib finishes the tail.
-  return ExtendZlib(~Reduce128(x), p, n);
+  // The register is the CRC without zlib's final inversion; the portable path finishes the tail.
+  return ExtendPortable(~Reduce128(x), p, n);
 }
 
 SSR_TARGET_PCLMUL uint32_t ExtendPclmul(uint32_t crc, const uint8_t* p, size_t n) {
-  if (n < 64) return ExtendZlib(crc, p, n);  // folding setup costs more than it saves
+  if (n < 64) return ExtendPortable(crc, p, n);  // folding setup costs more than it saves
 
   // Four independent 128-bit accumulators hide the multiplier's latency.
   __m128i x0 = _mm_xor_si128(Load(p), _mm_cvtsi32_si128(static_cast<int>(~crc)));
@@ -88,7 +88,9 @@ SSR_TARGET_PCLMUL uint32_t ExtendPclmul(uint32_t crc, const uint8_t* p, size_t n
 
 namespace ssr_native {
 namespace crc32_internal {
-uint32_t ExtendPclmul(uint32_t crc, const uint8_t* p, size_t n) { return ExtendZlib(crc, p, n); }
+uint32_t ExtendPclmul(uint32_t crc, const uint8_t* p, size_t n) {
+  return ExtendPortable(crc, p, n);
+}
 }  // namespace crc32_internal
 }  // namespace ssr_native
 

@@ -120,7 +120,7 @@ test('crc32() equals zlib.crc32, chained or not', () => {
 
 test('every CRC-32 path this CPU supports matches zlib at every alignment', () => {
   const { active, available } = native.crc32Paths();
-  assert.ok(available.includes('zlib'));
+  assert.ok(available.includes('portable'));
   assert.ok(available.includes(active));
   const backing = crypto.randomBytes(8192 + 64);
   for (const path of available) {
@@ -132,7 +132,7 @@ test('every CRC-32 path this CPU supports matches zlib at every alignment', () =
     }
     assert.equal(native.crc32WithPath(path, backing, 12345), zlib.crc32(backing, 12345));
   }
-  for (const path of ['zlib', 'pclmul', 'vpclmul512']) {
+  for (const path of ['portable', 'pclmul', 'vpclmul512']) {
     if (!available.includes(path)) assert.throws(() => native.crc32WithPath(path, backing), RangeError);
   }
 });
