@@ -103,7 +103,7 @@ TEST_P(Crc32PathTest, SpecialPatternsMatchZlib) {
 
 INSTANTIATE_TEST_SUITE_P(AllPaths, Crc32PathTest,
                          ::testing::Values(Crc32Path::kPortable, Crc32Path::kPclmul,
-                                           Crc32Path::kVpclmul512),
+                                           Crc32Path::kVpclmul512, Crc32Path::kArmCrc32),
                          [](const auto& info) { return std::string(Crc32PathName(info.param)); });
 
 TEST(Crc32, DispatchedMatchesZlib) {
