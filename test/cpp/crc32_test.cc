@@ -113,6 +113,19 @@ TEST(Crc32, DispatchedMatchesZlib) {
 
 TEST(Crc32, ActivePathIsAvailable) { EXPECT_TRUE(Crc32PathAvailable(Crc32ActivePath())); }
 
+TEST(Crc32, ActivePathIsTheFastestAvailable) {
+  // Fastest first; a CPU has the x86 paths or the ARM one, never both.
+  const Crc32Path by_speed[] = {Crc32Path::kVpclmul512, Crc32Path::kPclmul, Crc32Path::kArmCrc32,
+                                Crc32Path::kPortable};
+  for (const Crc32Path path : by_speed) {
+    if (Crc32PathAvailable(path)) {
+      EXPECT_EQ(Crc32ActivePath(), path) << Crc32PathName(path) << " is available";
+      return;
+    }
+  }
+  FAIL() << "not even the portable path is available";
+}
+
 TEST(Crc32, UnavailablePathStillMatchesZlib) {
   // Whatever this CPU lacks, asking for it must still give the right answer.
   const auto data = RandomBytes(3000, 5);
