@@ -62,4 +62,6 @@ function main() {
   process.exit(result.status === null ? 1 : result.status);
 }
 
-main();
+if (require.main === module) main();
+
+module.exports = { findNodeGyp, cleanEnv };

@@ -13,9 +13,12 @@ struct CpuFeatures {
   bool avx512bw = false;
   bool avx512vl = false;
   bool vpclmulqdq = false;
+  // AArch64 (Linux getauxval(AT_HWCAP)): the CRC32 instructions and 64-bit polynomial multiply.
+  bool arm_crc32 = false;
+  bool arm_pmull = false;
 };
 
-/// Detected once, on first use; thread-safe. All false on non-x86 machines.
+/// Detected once, on first use; thread-safe. Only the current architecture's flags can be true.
 const CpuFeatures& GetCpuFeatures();
 
 }  // namespace ssr_native

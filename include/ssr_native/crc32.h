@@ -13,8 +13,9 @@ enum class Crc32Path {
   kPortable = 0,    ///< slicing-by-16 tables: any CPU, the fallback
   kPclmul = 1,      ///< 128-bit carry-less-multiply folding (SSE4.1 + PCLMULQDQ)
   kVpclmul512 = 2,  ///< 512-bit folding (AVX-512 + VPCLMULQDQ)
+  kArmCrc32 = 3,    ///< ARMv8 CRC32 instructions, 8 bytes each (AArch64 with HWCAP_CRC32)
 };
-constexpr int kCrc32PathCount = 3;
+constexpr int kCrc32PathCount = 4;
 
 /// Extends `crc` (0 to start, or a previous result to chain) over `size` bytes, exactly as
 /// zlib's `crc32(crc, data, size)` does, using the path chosen for this CPU.
@@ -30,7 +31,7 @@ bool Crc32PathAvailable(Crc32Path path);
 /// is not available here, so it never executes an unsupported instruction.
 uint32_t Crc32WithPath(Crc32Path path, uint32_t crc, const void* data, size_t size);
 
-/// "portable", "pclmul" or "vpclmul512".
+/// "portable", "pclmul", "vpclmul512" or "armv8_crc32".
 const char* Crc32PathName(Crc32Path path);
 
 }  // namespace ssr_native

@@ -1,7 +1,9 @@
 // The AVX2 Argon2 block function (see argon2_fill_simd.inc for the layout).
-#include <immintrin.h>
-
 #include "argon2_internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+
+#include <immintrin.h>
 
 namespace ssr_native {
 namespace argon2_internal {
@@ -40,3 +42,16 @@ SSR_ARGON2_TARGET void FillBlockAvx2(const Block& prev, const Block& ref, Block*
 
 }  // namespace argon2_internal
 }  // namespace ssr_native
+
+#else  // not x86: never dispatched to (the CPU check fails), but keep the symbol defined.
+
+namespace ssr_native {
+namespace argon2_internal {
+void FillBlockAvx2(const Block& prev, const Block& ref, Block* next, bool xor_into_next,
+                   const NextBlockHint* hint) {
+  FillBlockPortable(prev, ref, next, xor_into_next, hint);
+}
+}  // namespace argon2_internal
+}  // namespace ssr_native
+
+#endif

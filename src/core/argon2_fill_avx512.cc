@@ -1,8 +1,10 @@
 // The AVX-512 Argon2 block function: the AVX2 layout (argon2_fill_simd.inc) with AVX-512VL's
 // vprorq doing each rotation in one instruction instead of a byte shuffle or two shifts.
-#include <immintrin.h>
-
 #include "argon2_internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+
+#include <immintrin.h>
 
 namespace ssr_native {
 namespace argon2_internal {
@@ -26,3 +28,16 @@ SSR_ARGON2_TARGET void FillBlockAvx512(const Block& prev, const Block& ref, Bloc
 
 }  // namespace argon2_internal
 }  // namespace ssr_native
+
+#else  // not x86: never dispatched to (the CPU check fails), but keep the symbol defined.
+
+namespace ssr_native {
+namespace argon2_internal {
+void FillBlockAvx512(const Block& prev, const Block& ref, Block* next, bool xor_into_next,
+                     const NextBlockHint* hint) {
+  FillBlockPortable(prev, ref, next, xor_into_next, hint);
+}
+}  // namespace argon2_internal
+}  // namespace ssr_native
+
+#endif

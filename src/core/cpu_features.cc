@@ -7,6 +7,18 @@
 #define SSR_NATIVE_X86 1
 #endif
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#define SSR_NATIVE_ARM64_LINUX 1
+// From <asm/hwcap.h>; spelled out for C libraries that do not define them.
+#ifndef HWCAP_PMULL
+#define HWCAP_PMULL (1UL << 4)
+#endif
+#ifndef HWCAP_CRC32
+#define HWCAP_CRC32 (1UL << 7)
+#endif
+#endif
+
 namespace ssr_native {
 namespace {
 
@@ -40,6 +52,13 @@ CpuFeatures Detect() {
     f.avx512vl = os_avx512 && (ebx & (1u << 31)) != 0;
     f.vpclmulqdq = os_avx && (ecx & (1u << 10)) != 0;
   }
+#endif
+#if defined(SSR_NATIVE_ARM64_LINUX)
+  // The kernel reports what user space may execute; reading ID registers directly would trap
+  // on older kernels.
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  f.arm_crc32 = (hwcap & HWCAP_CRC32) != 0;
+  f.arm_pmull = (hwcap & HWCAP_PMULL) != 0;
 #endif
   return f;
 }

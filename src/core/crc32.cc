@@ -20,6 +20,8 @@ bool PathSupported(Crc32Path path) {
     case Crc32Path::kVpclmul512:
       return cpu.sse41 && cpu.pclmulqdq && cpu.avx512f && cpu.avx512bw && cpu.avx512vl &&
              cpu.vpclmulqdq;
+    case Crc32Path::kArmCrc32:
+      return cpu.arm_crc32;
   }
   return false;
 }
@@ -30,6 +32,8 @@ Extend ExtendFor(Crc32Path path) {
       return crc32_internal::ExtendVpclmul512;
     case Crc32Path::kPclmul:
       return crc32_internal::ExtendPclmul;
+    case Crc32Path::kArmCrc32:
+      return crc32_internal::ExtendArmCrc32;
     case Crc32Path::kPortable:
       break;
   }
@@ -39,6 +43,7 @@ Extend ExtendFor(Crc32Path path) {
 Crc32Path ChooseFastestPath() {
   if (PathSupported(Crc32Path::kVpclmul512)) return Crc32Path::kVpclmul512;
   if (PathSupported(Crc32Path::kPclmul)) return Crc32Path::kPclmul;
+  if (PathSupported(Crc32Path::kArmCrc32)) return Crc32Path::kArmCrc32;
   return Crc32Path::kPortable;
 }
 
@@ -78,6 +83,8 @@ const char* Crc32PathName(Crc32Path path) {
       return "pclmul";
     case Crc32Path::kVpclmul512:
       return "vpclmul512";
+    case Crc32Path::kArmCrc32:
+      return "armv8_crc32";
   }
   return "unknown";
 }

@@ -22,6 +22,7 @@ uint32_t PortableTableEntry(int slice, int byte);
 // SIMD paths: only call after checking the CPU supports them.
 uint32_t ExtendPclmul(uint32_t crc, const uint8_t* data, size_t size);
 uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* data, size_t size);
+uint32_t ExtendArmCrc32(uint32_t crc, const uint8_t* data, size_t size);
 
 #if defined(__x86_64__) || defined(__i386__)
 // Shared tail of both folding paths: folds the remaining whole 16-byte blocks into `folded`,

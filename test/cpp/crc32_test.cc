@@ -103,7 +103,7 @@ TEST_P(Crc32PathTest, SpecialPatternsMatchZlib) {
 
 INSTANTIATE_TEST_SUITE_P(AllPaths, Crc32PathTest,
                          ::testing::Values(Crc32Path::kPortable, Crc32Path::kPclmul,
-                                           Crc32Path::kVpclmul512),
+                                           Crc32Path::kVpclmul512, Crc32Path::kArmCrc32),
                          [](const auto& info) { return std::string(Crc32PathName(info.param)); });
 
 TEST(Crc32, DispatchedMatchesZlib) {
@@ -112,6 +112,19 @@ TEST(Crc32, DispatchedMatchesZlib) {
 }
 
 TEST(Crc32, ActivePathIsAvailable) { EXPECT_TRUE(Crc32PathAvailable(Crc32ActivePath())); }
+
+TEST(Crc32, ActivePathIsTheFastestAvailable) {
+  // Fastest first; a CPU has the x86 paths or the ARM one, never both.
+  const Crc32Path by_speed[] = {Crc32Path::kVpclmul512, Crc32Path::kPclmul, Crc32Path::kArmCrc32,
+                                Crc32Path::kPortable};
+  for (const Crc32Path path : by_speed) {
+    if (Crc32PathAvailable(path)) {
+      EXPECT_EQ(Crc32ActivePath(), path) << Crc32PathName(path) << " is available";
+      return;
+    }
+  }
+  FAIL() << "not even the portable path is available";
+}
 
 TEST(Crc32, UnavailablePathStillMatchesZlib) {
   // Whatever this CPU lacks, asking for it must still give the right answer.
