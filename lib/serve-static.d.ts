@@ -141,7 +141,9 @@ export interface ServeStaticOptions<R extends ServerResponse = ServerResponse> {
 export interface ServeStaticMiddleware {
   (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
   readonly cache: FileCache;
-  stats(): FileCacheStats;
+  /** The cache's counters, plus how many URL paths this middleware has memoised: resolved to a
+   *  file (`memoRoutes`) and known to fall through to next() (`memoFallthroughs`). */
+  stats(): FileCacheStats & { memoRoutes: number; memoFallthroughs: number };
   /** Stops the watcher thread and drops the cache. */
   close(): void;
 }

@@ -28,6 +28,13 @@ const UP_PATH_REGEXP = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 // Memoised URL path -> file resolutions; cleared whenever the cache generation moves. Bounded so
 // a flood of distinct spellings of existing files cannot grow it without limit.
 const MAX_ROUTES = 8192;
+// Memoised URL paths that fall through to next() (missing file, a directory without index or
+// redirect, ...) when every load behind the answer was `settled` (the FileCache moves its
+// generation before that answer could change). Cleared when the generation moves; bounded in
+// count and in characters, as attackers choose these paths.
+const MAX_FALLTHROUGHS = 8192;
+const MAX_FALLTHROUGH_CHARS = 1 << 20;
+const MAX_FALLTHROUGH_LENGTH = 1024;
 // respond() outcomes besides a { start, end } span
 const DONE = 0;
 const FULL = 1;
@@ -49,6 +56,9 @@ function serveStatic(root, options) {
   const cache = opts.cache instanceof FileCache ? opts.cache : new FileCache(cacheOptions(opts, config.root));
   const routes = new Map();
   let routesGeneration = cache.generation();
+  const fallthroughs = new Set();
+  let fallthroughChars = 0;
+  let fallthroughsGeneration = routesGeneration;
 
   function middleware(req, res, next) {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -68,10 +78,16 @@ function serveStatic(root, options) {
     let hit = rawUrl !== '/' ? routes.get(rawUrl) : undefined;
     let pathname = rawUrl;
     if (hit === undefined) {
+      if (fallthroughs.size !== 0 && rawUrl !== '/' && fallthroughs.has(rawUrl) && fallthroughValid()) {
+        return callNext(req, res, next);
+      }
       pathname = parseUrl(req).pathname;
       // make sure the redirect happens at the mount point
       if (pathname === '/' && parseUrl.original(req).pathname.substr(-1) !== '/') pathname = '';
       hit = routes.get(pathname);
+      if (hit === undefined && fallthroughs.size !== 0 && fallthroughs.has(pathname) && fallthroughValid()) {
+        return callNext(req, res, next);
+      }
     }
     if (hit !== undefined) {
       const generation = cache.touch(hit.file.id);
@@ -85,6 +101,28 @@ function serveStatic(root, options) {
     new Transfer(req, res, next, pathname).start();
   }
 
+  // Whether the memoised fall-throughs still hold (the cache generation has not moved).
+  function fallthroughValid() {
+    if (cache.generation() === fallthroughsGeneration) return true;
+    fallthroughs.clear();
+    fallthroughChars = 0;
+    return false;
+  }
+
+  function rememberFallthrough(pathname, generation) {
+    if (pathname.length > MAX_FALLTHROUGH_LENGTH || cache.generation() !== generation) return;
+    if (fallthroughsGeneration !== generation || fallthroughs.size >= MAX_FALLTHROUGHS ||
+        fallthroughChars + pathname.length > MAX_FALLTHROUGH_CHARS) {
+      fallthroughs.clear();
+      fallthroughChars = 0;
+      fallthroughsGeneration = generation;
+    }
+    if (!fallthroughs.has(pathname)) {
+      fallthroughs.add(pathname);
+      fallthroughChars += pathname.length;
+    }
+  }
+
   // One request on the slow path: resolves the URL path like SendStream.pipe.
   class Transfer {
     constructor(req, res, next, pathname) {
@@ -94,9 +132,16 @@ function serveStatic(root, options) {
       this.path = pathname;
       this.forwardError = !fallthrough;
       this.generation = cache.generation();
+      // every load so far answered `settled` (see rememberFallthrough)
+      this.settled = true;
     }
 
     error(status, err) {
+      if (!this.forwardError && status < 500) {
+        // serve-static calls next() without the error: no need to build it
+        if (this.settled) rememberFallthrough(this.path, this.generation);
+        return callNext(this.req, this.res, this.next);
+      }
       const httpError = !err
         ? createError(status)
         : err instanceof Error
@@ -137,19 +182,27 @@ function serveStatic(root, options) {
       }
     }
 
+    // memory first, then the libuv pool; notes whether the answer may be memoised
+    load(filePath, callback) {
+      load(filePath, (result) => {
+        if (result.settled !== true) this.settled = false;
+        callback(result);
+      });
+    }
+
     sendFile(p) {
       let i = 0;
       const pathEndsWithSep = p[p.length - 1] === sep;
       const tryExtension = (err) => {
         if (config.extensions.length <= i) return err ? this.onStatError(err) : this.error(404);
         const candidate = p + '.' + config.extensions[i++];
-        load(candidate, (result) => {
+        this.load(candidate, (result) => {
           if (result.status === 'error' || result.status === 'outsideRoot') return tryExtension(statError(result, candidate));
           if (result.status === 'directory') return tryExtension();
           this.found(candidate, result);
         });
       };
-      load(p, (result) => {
+      this.load(p, (result) => {
         if (result.status === 'error' || result.status === 'outsideRoot') {
           const err = statError(result, p);
           if (err.code === 'ENOENT' && !extname(p) && !pathEndsWithSep) return tryExtension(err);
@@ -166,7 +219,7 @@ function serveStatic(root, options) {
       const nextIndex = (err) => {
         if (++i >= config.index.length) return err ? this.onStatError(err) : this.error(404);
         const candidate = join(p, config.index[i]);
-        load(candidate, (result) => {
+        this.load(candidate, (result) => {
           if (result.status === 'error' || result.status === 'outsideRoot') return nextIndex(statError(result, candidate));
           if (result.status === 'directory') return nextIndex();
           this.found(candidate, result);
@@ -350,7 +403,8 @@ function serveStatic(root, options) {
   }
 
   middleware.cache = cache;
-  middleware.stats = () => cache.stats();
+  // the cache's counters, plus the sizes of this middleware's memos
+  middleware.stats = () => Object.assign(cache.stats(), { memoRoutes: routes.size, memoFallthroughs: fallthroughs.size });
   middleware.close = () => cache.close();
   if (opts.preload) {
     // With compress, the variants are made during preload too (one file at a time).

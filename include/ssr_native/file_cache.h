@@ -83,6 +83,11 @@ struct FileCacheResult {
   FileStat stat;
   std::shared_ptr<const CachedFile> file;  ///< kHit and kLoaded
   bool cached = false;  ///< kLoaded: kept (false when it exceeds max_bytes or changed meanwhile)
+  /// kError ENOENT/ENOTDIR and kDirectory: every name whose appearance, removal or replacement
+  /// could change this answer is watched (or, without inotify, the sweep moves the generation
+  /// each period), so Generation() moves before a new Load could answer otherwise. Callers may
+  /// memoise such an outcome while the generation stays put.
+  bool settled = false;
 };
 
 struct FileCacheStats {
@@ -143,6 +148,7 @@ class FileCache {
   void ClearLocked();
   void EnsureWatchedLocked(const std::string& directory, bool* watched);
   void InvalidateLocked(const std::string& path, bool prefix);
+  bool WatchAbsenceLocked(const std::string& path, bool directory);
   void EraseLocked(EntryList::iterator it);
   void BumpGeneration() { generation_.fetch_add(1, std::memory_order_acq_rel); }
   bool InsertLocked(std::shared_ptr<const CachedFile> file, bool watched);

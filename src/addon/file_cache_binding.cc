@@ -120,7 +120,7 @@ Napi::Object BlobObject(Napi::Env env, const std::shared_ptr<const FileBlob>& bl
   return out;
 }
 
-// { status, code?, stat?, id?, body?, etag? }
+// { status, code?, stat?, settled?, id?, body?, etag? }
 Napi::Object ResultObject(Napi::Env env, const FileCacheResult& result) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("status", StatusName(result.status));
@@ -128,12 +128,14 @@ Napi::Object ResultObject(Napi::Env env, const FileCacheResult& result) {
     out.Set("code", ErrnoName(result.error));
     out.Set("errno", -result.error);
     out.Set("message", strerror(result.error));
+    if (result.settled) out.Set("settled", true);
     return out;
   }
   if (result.status == FileCacheStatus::kMiss || result.status == FileCacheStatus::kOutsideRoot) {
     return out;
   }
   out.Set("stat", StatObject(env, result.stat));
+  if (result.settled) out.Set("settled", true);
   if (result.file) {
     out.Set("id", static_cast<double>(result.file->id));
     out.Set("body", BufferOf(env, result.file->body));

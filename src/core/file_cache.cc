@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -145,9 +146,13 @@ FileCacheResult FileCache::Load(const std::string& path) {
     case internal::ReadOutcome::kError:
       result.status = FileCacheStatus::kError;
       result.error = read.error;
+      if (read.error == ENOENT || read.error == ENOTDIR) {
+        result.settled = WatchAbsenceLocked(path, false);
+      }
       return result;
     case internal::ReadOutcome::kDirectory:
       result.status = FileCacheStatus::kDirectory;
+      result.settled = WatchAbsenceLocked(path, true);
       return result;
     case internal::ReadOutcome::kTooLarge:
       result.status = FileCacheStatus::kTooLarge;
@@ -332,6 +337,57 @@ void FileCache::EnsureWatchedLocked(const std::string& directory, bool* watched)
   *watched = true;
 #else
   (void)directory;
+#endif
+}
+
+// After a load answered "no such file" (or "a directory") for `path`: makes sure the answer
+// cannot change without the generation moving, and says whether that holds. Walks down from
+// the root watching each existing directory of the path (real directories only: a symlink or
+// a file on the way is not followed, the answer is then just not settled) until the first
+// name that does not exist; creating that name is then an event in a watched directory. The
+// walk runs after the read, so what it finds is checked after its watches exist: a name made
+// meanwhile is either found (not settled) or reported by inotify. It only descends through
+// directories that exist, so a hostile path costs at most one system call per real level.
+bool FileCache::WatchAbsenceLocked(const std::string& path, bool directory) {
+  // Without inotify the sweep moves the generation every period; without its thread, nothing.
+  if (inotify_fd_ < 0) return thread_.joinable();
+#if defined(__linux__)
+  const std::string& root = options_.root;
+  if (root.empty() || root.back() == '/') return false;  // no known top ("/" root: never)
+  std::string target = path;
+  while (target.size() > root.size() + 1 && target.back() == '/') target.pop_back();
+  if (target.size() <= root.size() + 1 || !HasPrefix(target, root + "/")) return false;
+  const uint32_t mask = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE |
+                        IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
+  size_t end = root.size();  // the directory to watch is target[0, end)
+  while (true) {
+    const std::string dir = target.substr(0, end);
+    // The root itself may be a symlink (a deployment switch): followed, as everywhere else.
+    const uint32_t flags = end == root.size() ? IN_ONLYDIR : IN_ONLYDIR | IN_DONT_FOLLOW;
+    const int wd = inotify_add_watch(inotify_fd_, dir.c_str(), mask | flags);
+    if (wd < 0) {
+      // The first missing name, its parent watched: settled. A symlink, a file, the watch
+      // limit or anything else: not.
+      return end != root.size() && errno == ENOENT;
+    }
+    if (watch_dirs_.find(wd) == watch_dirs_.end()) {
+      watch_dirs_[wd] = dir;
+      watched_paths_[dir] = wd;
+    }
+    const size_t slash = target.find('/', end + 1);
+    if (slash == std::string::npos) break;
+    end = slash;
+  }
+  // Every directory above the final name is real and watched: the name is absent (not, say,
+  // a dangling symlink) or a real directory.
+  struct stat st;
+  if (lstat(target.c_str(), &st) != 0) return errno == ENOENT && !directory;
+  // A directory answer only changes if the name itself is replaced: an event in its parent.
+  return directory && S_ISDIR(st.st_mode);
+#else
+  (void)path;
+  (void)directory;
+  return false;
 #endif
 }
 

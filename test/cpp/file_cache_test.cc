@@ -265,6 +265,69 @@ TEST(FileCache, NewNameInAWatchedDirectoryMovesTheGeneration) {
   EXPECT_EQ(cache.Lookup(dir / "a.txt").status, FileCacheStatus::kHit);  // untouched entry stays
 }
 
+#if defined(__linux__)
+// A "not found" under directories that do not exist yet (an API route such as /api/users in
+// a static root): settled, and creating the directory, then the file, each move the generation.
+TEST(FileCache, SettledAbsenceUnderMissingDirectoriesMovesTheGenerationOnCreation) {
+  TempDir dir;
+  FileCache cache(InotifyOnlyOptionsFor(dir));
+  FileCacheResult missing = cache.Load(dir / "api/v1/users");
+  ASSERT_EQ(missing.status, FileCacheStatus::kError);
+  EXPECT_EQ(missing.error, ENOENT);
+  EXPECT_TRUE(missing.settled);
+  uint32_t before = cache.Generation();
+  ASSERT_EQ(mkdir((dir / "api").c_str(), 0755), 0);
+  EXPECT_TRUE(Eventually([&] { return cache.Generation() != before; }));
+  EXPECT_TRUE(cache.Load(dir / "api/v1/users").settled);
+  before = cache.Generation();
+  ASSERT_EQ(mkdir((dir / "api/v1").c_str(), 0755), 0);
+  EXPECT_TRUE(Eventually([&] { return cache.Generation() != before; }));
+  EXPECT_TRUE(cache.Load(dir / "api/v1/users").settled);
+  before = cache.Generation();
+  WriteFile(dir / "api/v1/users", "[]");
+  EXPECT_TRUE(Eventually([&] { return cache.Generation() != before; }));
+  EXPECT_EQ(BodyOf(cache.Load(dir / "api/v1/users")), "[]");
+}
+
+// Answers that could change without an event in a watched directory are not settled.
+TEST(FileCache, AbsenceThroughSymlinksOrFilesIsNotSettled) {
+  TempDir outside;
+  TempDir dir;
+  WriteFile(dir / "file.js", "x");
+  ASSERT_EQ(mkdir((dir / "real").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((outside / "later").c_str(), (dir / "dangling").c_str()), 0);
+  ASSERT_EQ(symlink(outside.path().c_str(), (dir / "linkdir").c_str()), 0);
+  FileCache cache(InotifyOnlyOptionsFor(dir));
+  EXPECT_FALSE(cache.Load(dir / "dangling").settled);
+  EXPECT_FALSE(cache.Load(dir / "linkdir/missing").settled);
+  EXPECT_FALSE(cache.Load(dir / "linkdir").settled);
+  EXPECT_EQ(cache.Load(dir / "file.js/x").error, ENOTDIR);
+  EXPECT_FALSE(cache.Load(dir / "file.js/x").settled);
+  FileCacheResult directory = cache.Load(dir / "real");
+  EXPECT_EQ(directory.status, FileCacheStatus::kDirectory);
+  EXPECT_TRUE(directory.settled);
+  EXPECT_TRUE(cache.Load(dir / "real/").settled);
+  EXPECT_TRUE(cache.Load(dir / "real/missing").settled);
+  // outside the root, or without a root: nothing to say
+  EXPECT_FALSE(cache.Load(outside / "nothing").settled);
+  FileCacheOptions rootless = InotifyOnlyOptionsFor(dir);
+  rootless.root.clear();
+  FileCache anywhere(rootless);
+  EXPECT_FALSE(anywhere.Load(dir / "nothing").settled);
+}
+#endif
+
+// Without inotify the sweep moves the generation every period, so an absence is settled too.
+TEST(FileCache, SettledAbsenceWithStatSweepExpiresEachPeriod) {
+  TempDir dir;
+  FileCacheOptions options = OptionsFor(dir);
+  options.watch = false;
+  FileCache cache(options);
+  EXPECT_TRUE(cache.Load(dir / "api/users").settled);
+  const uint32_t before = cache.Generation();
+  EXPECT_TRUE(Eventually([&] { return cache.Generation() != before; }));
+}
+
 TEST(FileCache, RenamedParentDirectoryDropsItsEntries) {
   TempDir dir;
   ASSERT_EQ(mkdir((dir / "d").c_str(), 0755), 0);

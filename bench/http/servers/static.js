@@ -7,6 +7,9 @@
 //                a drop-in, which must send them)
 //   STATIC_ROOT: directory to serve (default: a generated tree, see tree())
 //   STATIC_LIB: the lib/ directory whose serve-static.js is `ssr-native` (default: this checkout's)
+//   STATIC_API: 1 = the layout of a generated Angular server or a typical Express app: the static
+//                middleware first with { maxAge: '1y', index: false, redirect: false }, then a
+//                JSON route GET /api/users (STATIC_IMPL none: that route alone)
 const fs = require('fs');
 const http = require('http');
 const os = require('os');
@@ -30,9 +33,13 @@ const framework = process.env.STATIC_FRAMEWORK || 'express';
 const impl = process.env.STATIC_IMPL || 'serve-static';
 const root = process.env.STATIC_ROOT || tree();
 
+const api = process.env.STATIC_API === '1';
+const options = api ? { maxAge: '1y', index: false, redirect: false } : undefined;
+
 function middleware() {
-  if (impl === 'serve-static') return require('serve-static')(root);
-  if (impl === 'ssr-native') return require(path.join(process.env.STATIC_LIB || path.join(__dirname, '../../../lib'), 'serve-static'))(root);
+  if (impl === 'serve-static') return require('serve-static')(root, options);
+  if (impl === 'ssr-native') return require(path.join(process.env.STATIC_LIB || path.join(__dirname, '../../../lib'), 'serve-static'))(root, options);
+  if (impl === 'none') return (req, res, next) => next();
   if (impl === 'memory' || impl === 'memory-headers') {
     const files = new Map();
     for (const name of fs.readdirSync(root)) {
@@ -64,6 +71,7 @@ if (framework === 'express') {
   const express = require('express');
   const app = express();
   app.use(mw);
+  if (api) app.get('/api/users', (req, res) => res.json([{ id: 1, name: 'Ada' }, { id: 2, name: 'Grace' }]));
   server = http.createServer(app);
 } else if (framework === 'http') {
   server = http.createServer((req, res) =>
