@@ -17,6 +17,7 @@ const parseRange = require('range-parser');
 const parseUrl = require('parseurl');
 const statuses = require('statuses');
 const { FileCache } = require('./file-cache');
+const { FileStats, lastModifiedOf } = require('./static/file-stats');
 const { openFileForStream, sendFileStream } = require('./static/send-file-stream');
 const { chooseEncoding, isCompressible, compressVariants } = require('./static-encoding');
 const { invalidType, outOfRange } = require('./validate');
@@ -483,7 +484,7 @@ function makeRecord(filePath, result, config) {
     stat: undefined, // built on demand for setHeaders
     type,
     compressible: config.compress && isCompressible(type),
-    lastModified: new Date(result.stat.mtimeMs).toUTCString(),
+    lastModified: lastModifiedOf(result.stat), // rounded as fs.Stats rounds it
   };
 }
 
@@ -561,23 +562,6 @@ function streamError(err) {
 }
 
 // fs.Stats-shaped object for setHeaders(res, path, stat)
-class FileStats {
-  constructor(s) {
-    Object.assign(this, s);
-    this.birthtimeMs = s.ctimeMs;
-  }
-  get atime() { return new Date(this.atimeMs); }
-  get mtime() { return new Date(this.mtimeMs); }
-  get ctime() { return new Date(this.ctimeMs); }
-  get birthtime() { return new Date(this.birthtimeMs); }
-  isFile() { return (this.mode & fs.constants.S_IFMT) === fs.constants.S_IFREG; }
-  isDirectory() { return (this.mode & fs.constants.S_IFMT) === fs.constants.S_IFDIR; }
-  isSymbolicLink() { return false; }
-  isFIFO() { return (this.mode & fs.constants.S_IFMT) === fs.constants.S_IFIFO; }
-  isSocket() { return (this.mode & fs.constants.S_IFMT) === fs.constants.S_IFSOCK; }
-  isBlockDevice() { return (this.mode & fs.constants.S_IFMT) === fs.constants.S_IFBLK; }
-  isCharacterDevice() { return (this.mode & fs.constants.S_IFMT) === fs.constants.S_IFCHR; }
-}
 function statsOf(s) {
   return new FileStats(s);
 }

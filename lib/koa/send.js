@@ -25,7 +25,7 @@ const { FileCache } = require('../file-cache');
 const { chooseEncoding, isCompressible, compressVariants } = require('../static-encoding');
 const { openFileForStream, fileRangeStream } = require('../static/send-file-stream');
 const { invalidType, outOfRange } = require('../validate');
-const { FileStats } = require('./file-stats');
+const { FileStats } = require('../static/file-stats');
 
 const { basename, extname, normalize, parse, resolve, sep } = path;
 

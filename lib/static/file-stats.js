@@ -1,7 +1,7 @@
 'use strict';
 // fs.Stats-shaped view of the stat the native FileCache returns ({ size, mode, mtimeMs, ... }),
-// for koa-send's setHeaders(res, path, stats). Built once per cached file version, on demand.
-// (lib/serve-static.js has the same class privately; one shared module would serve both.)
+// for the setHeaders(res, path, stats) callbacks of serveStatic and Koa's serve()/send().
+// Built once per cached file version, on demand.
 const { constants } = require('fs');
 
 const { S_IFMT, S_IFREG, S_IFDIR, S_IFIFO, S_IFSOCK, S_IFBLK, S_IFCHR } = constants;
@@ -13,7 +13,7 @@ class FileStats {
     this.birthtimeMs = stat.ctimeMs;
   }
   // Node rounds the fractional milliseconds (fs.Stats: new Date(Math.round(ms))); so do we, or
-  // a file modified at x.9995 s would show a Last-Modified one second off koa-send's.
+  // a file modified at x.9995 s would show a Last-Modified one second off serve-static's and koa-send's.
   get atime() { return new Date(Math.round(this.atimeMs)); }
   get mtime() { return new Date(Math.round(this.mtimeMs)); }
   get ctime() { return new Date(Math.round(this.ctimeMs)); }
@@ -28,3 +28,10 @@ class FileStats {
 }
 
 module.exports = { FileStats };
+
+/** Last-Modified of a native stat, as `fs.Stats#mtime.toUTCString()` gives it (rounded ms). */
+function lastModifiedOf(stat) {
+  return new Date(Math.round(stat.mtimeMs)).toUTCString();
+}
+
+module.exports.lastModifiedOf = lastModifiedOf;
