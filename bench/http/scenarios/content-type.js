@@ -6,6 +6,7 @@ const { spawnSync } = require('child_process');
 const path = require('path');
 const { LOAD_CPU, pinnedCommand } = require('../lib/cpu');
 const { median } = require('../lib/median');
+const { headlineFromSamples } = require('../lib/headline');
 
 const BASELINE = 'content-type';
 const CASES = [
@@ -72,8 +73,8 @@ module.exports = {
   order: 6,
   question:
     'ns per Content-Type parse (cached, uncached) and per Express setCharset round trip, against content-type 1.0.5 and fast-content-type-parse, and (2.x API) against content-type 2.1.0.',
-  async run({ quick, log }) {
-    const rounds = quick ? 3 : 9;
+  async run({ pick, log }) {
+    const rounds = pick(3, 5, 9);
     const tables = [];
     for (const c of CASES) {
       const samples = Object.fromEntries(c.candidates.map((name) => [name, []]));
@@ -81,7 +82,7 @@ module.exports = {
         // Rotate the order every round so no candidate always runs first or last.
         const order = c.candidates.map((_, i) => c.candidates[(i + round) % c.candidates.length]);
         for (const candidate of order) {
-          const iterations = quick ? Math.ceil(c.iterations / 4) : c.iterations;
+          const iterations = Math.ceil(c.iterations / pick(4, 2, 1));
           const [cmd, args] = pinnedCommand(LOAD_CPU, process.execPath, [
             path.join(__dirname, '..', 'micro', 'content-type.js'),
             c.name,
@@ -105,6 +106,14 @@ module.exports = {
           return { implementation: LABELS[name], 'ns/call': ns.toFixed(0), [ratioColumn]: `${(base / ns).toFixed(2)}x` };
         }),
         notes: [`CPU time per call; median of ${rounds} runs, each candidate in a fresh process pinned to one CPU, order rotated per round; ratio = speed-up.`],
+        summary: headlineFromSamples({
+          measure: 'ns/call',
+          higherIsBetter: false,
+          samples: Object.fromEntries(Object.entries(samples).map(([name, v]) => [LABELS[name], v])),
+          baseline: LABELS[baseline],
+          ours: LABELS[c.candidates.find((name) => name.startsWith('ssr-native'))],
+          peers: c.candidates.filter((name) => name !== baseline && !name.startsWith('ssr-native')).map((name) => LABELS[name]),
+        }),
       });
     }
     return { tables };

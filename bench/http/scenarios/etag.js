@@ -4,6 +4,7 @@ const { spawnSync } = require('child_process');
 const path = require('path');
 const { LOAD_CPU, pinnedCommand } = require('../lib/cpu');
 const { median } = require('../lib/median');
+const { headlineFromSamples } = require('../lib/headline');
 
 const SIZES = [
   { label: '64 B Buffer', bytes: 64, iterations: 2_000_000 },
@@ -24,13 +25,13 @@ module.exports = {
   name: 'etag',
   order: 5,
   question: 'ns per etag() call on Buffers and strings, against zlib.crc32 and SHA-1 (Express default); for strings also against the same bytes as a Buffer.',
-  async run({ quick, log }) {
-    const rounds = quick ? 3 : 7;
+  async run({ pick, log }) {
+    const rounds = pick(3, 5, 7);
     const tables = [];
     for (const size of SIZES) {
       const samples = {};
       for (let round = 0; round < rounds; round++) {
-        const iterations = quick ? Math.ceil(size.iterations / 4) : size.iterations;
+        const iterations = Math.ceil(size.iterations / pick(4, 2, 1));
         const [cmd, args] = pinnedCommand(LOAD_CPU, process.execPath, [
           path.join(__dirname, '..', 'micro', 'etag.js'),
           String(size.bytes),
@@ -69,6 +70,15 @@ module.exports = {
           `median of ${rounds} runs, each in a fresh process pinned to one CPU; CPU time per call; ratio = speed-up.`,
           ...(bufferNs ? ['time vs the same bytes as a Buffer: how much the string costs over etag() of Buffer.from(s) already made (target <= 2x for ASCII pages).'] : []),
         ],
+        // Summary: against what Express does today (SHA-1 of the body), zlib.crc32 as the peer.
+        summary: headlineFromSamples({
+          measure: 'ns/call',
+          higherIsBetter: false,
+          samples,
+          baseline: 'express default (SHA-1)',
+          ours: samples['ssr-native etag(s)'] ? 'ssr-native etag(s)' : 'ssr-native etag',
+          peers: ['zlib.crc32 in JS'],
+        }),
       });
     }
     return { tables };

@@ -99,11 +99,11 @@ module.exports = {
   name: 'static-syscalls',
   order: 32,
   question: 'File-system system calls per request for a warm static file: serve-static 2.2.1 vs ssr-native serveStatic (node:http), koa-static 5 vs ssr-native/koa serve() (Koa 3) (strace).',
-  async run({ quick, log }) {
+  async run({ pick, log }) {
     if (!haveStrace()) {
       return { tables: [{ title: 'skipped', columns: ['note'], rows: [{ note: 'strace is not installed' }], notes: [] }] };
     }
-    const n = quick ? 200 : 1000;
+    const n = pick(200, 500, 1000);
     const root = makeTree();
     const rows = [];
     try {
