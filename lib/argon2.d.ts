@@ -49,10 +49,17 @@ export interface Argon2Settings {
   maxQueue: number;
   /** How long a call may wait in the queue before SemaphoreFullError (default 5000; 0: no limit). */
   queueTimeoutMs: number;
+  /**
+   * How long a rejection for a full queue is held before it settles, in ms, or 'auto' (the
+   * default: the recent hash time, 25..1000 ms). Paces clients that retry at once on a 429.
+   */
+  rejectDelayMs: number | 'auto';
   /** Threads of the process-wide hashing pool; default: the CPUs this process may use. */
   threads: number;
   /** Niceness of the pool threads, 0..19 (default 10): lower priority than the JS thread. */
   priority: number;
+  /** Linux scheduling policy of the pool threads (default 'normal'). */
+  policy: 'normal' | 'batch' | 'idle';
 }
 
 /** Changes the limits; returns the settings now in force. */

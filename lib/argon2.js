@@ -38,23 +38,31 @@ const settings = {
   maxConcurrency: 1,
   maxQueue: 8,
   queueTimeoutMs: 5000,
+  rejectDelayMs: 'auto',
   threads: 1,
   priority: 10,
+  policy: 'normal',
 };
 // Waiting calls per running one. Floods arrive in bursts: with a queue of 2 per slot a pinned
 // server sat idle between bursts (6.8 registrations/s where it can do 17); 8 keeps it busy
 // (argon2-flood), and a queued call still waits at most ~8 hash times (and queueTimeoutMs).
 const QUEUE_PER_SLOT = 8;
+// Linux scheduling policies of the pool threads (index = HashPool::Policy).
+const POLICIES = ['normal', 'batch', 'idle'];
 const explicit = new Set();
 const semaphore = new Semaphore(settings);
 let defaultsResolved = false;
 
-function resolveDefaults() {
+// Reads the defaults (threads, priority, policy) from the pool. They are final once the first
+// hash has created the pool; before that (configure() at start-up, stats()) they are read
+// again each time, so a taskset applied after configure() still sizes the pool.
+function resolveDefaults(final = false) {
   if (defaultsResolved) return;
-  defaultsResolved = true;
+  defaultsResolved = final;
   const pool = native.argon2PoolStats();
   if (!explicit.has('threads')) settings.threads = pool.threads;
   if (!explicit.has('priority')) settings.priority = pool.priority;
+  if (!explicit.has('policy')) settings.policy = POLICIES[pool.policy] || 'normal';
   applySettings();
 }
 
@@ -64,6 +72,7 @@ function applySettings() {
   semaphore.maxConcurrency = settings.maxConcurrency;
   semaphore.maxQueue = settings.maxQueue;
   semaphore.queueTimeoutMs = settings.queueTimeoutMs;
+  semaphore.rejectDelayMs = settings.rejectDelayMs;
   semaphore.drain();
 }
 
@@ -85,7 +94,15 @@ function configure(options = {}) {
   if (typeof options !== 'object' || options === null) {
     throw invalidType('options', 'an object', options);
   }
-  const known = ['maxConcurrency', 'maxQueue', 'queueTimeoutMs', 'threads', 'priority'];
+  const known = [
+    'maxConcurrency',
+    'maxQueue',
+    'queueTimeoutMs',
+    'rejectDelayMs',
+    'threads',
+    'priority',
+    'policy',
+  ];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw invalidType(`options.${key}`, `one of ${known.join(', ')}`, key);
   }
@@ -96,6 +113,12 @@ function configure(options = {}) {
   if (options.queueTimeoutMs !== undefined) {
     checkInteger(options, 'queueTimeoutMs', 0, Infinity);
   }
+  if (options.rejectDelayMs !== undefined && options.rejectDelayMs !== 'auto') {
+    checkInteger(options, 'rejectDelayMs', 0, 60000);
+  }
+  if (options.policy !== undefined && !POLICIES.includes(options.policy)) {
+    throw invalidType('options.policy', `one of ${POLICIES.join(', ')}`, options.policy);
+  }
 
   resolveDefaults();
   for (const key of known) {
@@ -104,8 +127,13 @@ function configure(options = {}) {
       explicit.add(key);
     }
   }
-  if (options.threads !== undefined || options.priority !== undefined) {
-    native.argon2Configure({ threads: settings.threads, priority: settings.priority });
+  if (options.threads !== undefined || options.priority !== undefined || options.policy !== undefined) {
+    native.argon2Configure({
+      // 0: the CPUs of the affinity mask when the pool starts (a later taskset still counts).
+      threads: explicit.has('threads') ? settings.threads : 0,
+      priority: settings.priority,
+      policy: POLICIES.indexOf(settings.policy),
+    });
   }
   applySettings();
   return { ...settings };
@@ -125,7 +153,7 @@ function stats() {
 // Runs one hash with a permit. The arguments were converted by the caller, so a TypeError
 // for a bad password comes before (and regardless of) admission.
 async function admittedHash(password, salt, secret, data, hashLength, m, t, p, type, version) {
-  resolveDefaults();
+  resolveDefaults(true);
   const release = await semaphore.acquire();
   try {
     return await native.argon2Hash(

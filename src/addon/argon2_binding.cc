@@ -255,6 +255,14 @@ Napi::Value Argon2Configure(const Napi::CallbackInfo& info) {
     g_pool_options.nice = nice;
     if (g_pool != nullptr) g_pool->SetNice(nice);
   }
+  if (options.Has("policy") && options.Get("policy").IsNumber()) {
+    const uint32_t index = options.Get("policy").As<Napi::Number>().Uint32Value();
+    const auto policy = index == 1   ? HashPool::Policy::kBatch
+                        : index == 2 ? HashPool::Policy::kIdle
+                                     : HashPool::Policy::kNormal;
+    g_pool_options.policy = policy;
+    if (g_pool != nullptr) g_pool->SetPolicy(policy);
+  }
   return info.Env().Undefined();
 }
 
@@ -266,6 +274,7 @@ Napi::Value Argon2PoolStats(const Napi::CallbackInfo& info) {
   if (g_pool != nullptr) {
     out.Set("threads", g_pool->threads());
     out.Set("priority", g_pool->nice());
+    out.Set("policy", static_cast<int>(g_pool->policy()));
     out.Set("queued", static_cast<double>(g_pool->queued()));
     out.Set("running", static_cast<double>(g_pool->running()));
   } else {
@@ -273,6 +282,7 @@ Napi::Value Argon2PoolStats(const Napi::CallbackInfo& info) {
         g_pool_options.threads == 0 ? HashPool::DefaultThreads() : g_pool_options.threads;
     out.Set("threads", threads);
     out.Set("priority", g_pool_options.nice);
+    out.Set("policy", static_cast<int>(g_pool_options.policy));
     out.Set("queued", 0);
     out.Set("running", 0);
   }

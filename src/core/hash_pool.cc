@@ -37,6 +37,7 @@ unsigned HashPool::DefaultThreads() {
 
 HashPool::HashPool(const Options& options) {
   nice_ = std::clamp(options.nice, 0, 19);
+  policy_ = options.policy;
   on_idle_ = options.on_idle;
   idle_ms_ = options.idle_ms;
   Resize(options.threads == 0 ? DefaultThreads() : options.threads);
@@ -74,6 +75,16 @@ unsigned HashPool::threads() const {
   return target_threads_;
 }
 
+void HashPool::SetPolicy(Policy policy) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  policy_ = policy;
+}
+
+HashPool::Policy HashPool::policy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return policy_;
+}
+
 int HashPool::nice() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return nice_;
@@ -102,18 +113,32 @@ void HashPool::Submit(std::function<void()> job) {
   wake_.notify_one();
 }
 
-void HashPool::ApplyNice(int* applied) {
-  int wanted;
+void HashPool::ApplyPriority(Applied* applied) {
+  Applied wanted;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    wanted = nice_;
+    wanted.nice = nice_;
+    wanted.policy = policy_;
   }
-  if (wanted == *applied) return;
+  if (wanted.nice == applied->nice && wanted.policy == applied->policy) return;
 #if defined(__linux__)
+  const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  if (wanted.policy != applied->policy) {
+    // Per thread: sched_setscheduler takes a thread id on Linux. Leaving SCHED_IDLE needs
+    // CAP_SYS_NICE; without it the thread keeps its policy.
+    const int linux_policy = wanted.policy == Policy::kBatch  ? SCHED_BATCH
+                             : wanted.policy == Policy::kIdle ? SCHED_IDLE
+                                                              : SCHED_OTHER;
+    sched_param param{};
+    param.sched_priority = 0;
+    if (sched_setscheduler(tid, linux_policy, &param) == 0) applied->policy = wanted.policy;
+  }
   // On Linux, PRIO_PROCESS with a thread id sets that one thread's niceness. Going back
   // down needs CAP_SYS_NICE; without it the thread keeps its current (lower) priority.
-  const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
-  if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), wanted) == 0) *applied = wanted;
+  if (wanted.nice != applied->nice &&
+      setpriority(PRIO_PROCESS, static_cast<id_t>(tid), wanted.nice) == 0) {
+    applied->nice = wanted.nice;
+  }
 #else
   *applied = wanted;
 #endif
@@ -128,8 +153,8 @@ void HashPool::RunSplitItems(Split* split) {
 }
 
 void HashPool::WorkerLoop(unsigned /*index*/) {
-  int applied_nice = 0;
-  ApplyNice(&applied_nice);
+  Applied applied;
+  ApplyPriority(&applied);
   std::unique_lock<std::mutex> lock(mutex_);
   ++idle_threads_;
   bool idle_hook_due = false;  // a job ran since on_idle was last called
@@ -170,7 +195,7 @@ void HashPool::WorkerLoop(unsigned /*index*/) {
       --idle_threads_;
       ++running_;
       lock.unlock();
-      ApplyNice(&applied_nice);
+      ApplyPriority(&applied);
       job();
       job = nullptr;  // destroy captured state outside the lock
       idle_hook_due = true;

@@ -30,6 +30,12 @@ test('configure validates its options and returns the settings', () => {
   assert.throws(() => argon2.configure({ threads: 0 }), RangeError);
   assert.throws(() => argon2.configure({ nope: 1 }), TypeError);
   assert.throws(() => argon2.configure(5), TypeError);
+  assert.throws(() => argon2.configure({ rejectDelayMs: 'soon' }), TypeError);
+  assert.throws(() => argon2.configure({ rejectDelayMs: -1 }), RangeError);
+  assert.throws(() => argon2.configure({ rejectDelayMs: 60001 }), RangeError);
+  assert.throws(() => argon2.configure({ policy: 'fifo' }), TypeError);
+  assert.equal(argon2.configure({}).rejectDelayMs, 'auto'); // the default
+  assert.equal(argon2.configure({}).policy, 'normal');
   const settings = argon2.configure({ threads: 2, priority: 12 });
   assert.equal(settings.threads, 2);
   assert.equal(settings.priority, 12);
@@ -41,7 +47,7 @@ test('configure validates its options and returns the settings', () => {
 test('full: calls beyond maxConcurrency + maxQueue reject at once with SemaphoreFullError', async () => {
   argon2.configure({ maxConcurrency: 4, maxQueue: 4, queueTimeoutMs: 0 });
   const digest = await argon2.hash('c', fast);
-  argon2.configure({ maxConcurrency: 1, maxQueue: 1, queueTimeoutMs: 0 });
+  argon2.configure({ maxConcurrency: 1, maxQueue: 1, queueTimeoutMs: 0, rejectDelayMs: 0 });
   const before = argon2.stats();
   const running = argon2.hash('a', slow);
   const queued = argon2.hash('b', slow);
@@ -68,6 +74,31 @@ test('full: calls beyond maxConcurrency + maxQueue reject at once with Semaphore
   assert.equal(after.rejected, before.rejected + 2);
   assert.equal(after.completed, before.completed + 2);
   assert.deepEqual({ active: after.active, queued: after.queued }, { active: 0, queued: 0 });
+});
+
+test('rejectDelayMs holds a rejection for a full queue before it settles', async () => {
+  // The storm defence: a client that retries the moment it gets a 429 is paced by the server.
+  // Ordering, not timing: a 64 KiB hash admitted before the rejection settles well within
+  // 400 ms, so with the delay it settles first; with rejectDelayMs 0 the rejection is first.
+  const busy = { memoryCost: 64, timeCost: 1, parallelism: 1 };
+  for (const [delay, firstSettled] of [
+    [400, 'admitted'],
+    [0, 'rejected'],
+  ]) {
+    argon2.configure({ maxConcurrency: 1, maxQueue: 0, queueTimeoutMs: 0, rejectDelayMs: delay });
+    const rejectedBefore = argon2.stats().rejected;
+    const order = [];
+    const admitted = argon2.hash('a', busy).then(() => order.push('admitted'));
+    const rejected = argon2.hash('b', busy).catch((err) => {
+      assert.ok(err instanceof argon2.SemaphoreFullError);
+      order.push('rejected');
+    });
+    // Counted at once, whatever the delay.
+    assert.equal(argon2.stats().rejected, rejectedBefore + 1);
+    await Promise.all([admitted, rejected]);
+    assert.equal(order[0], firstSettled, `rejectDelayMs ${delay}: ${order}`);
+  }
+  argon2.configure({ rejectDelayMs: 'auto' });
 });
 
 test('queued calls run in order once a slot frees up', async () => {
