@@ -71,9 +71,10 @@ class HashPool {
   struct Split;
   void WorkerLoop(unsigned index);
   void RunSplitItems(Split* split);
-  struct Applied {
+  struct Applied {  // what one thread has applied to itself
     int nice = 0;
     Policy policy = Policy::kNormal;
+    unsigned generation = 0;  // priority_generation_ when it last tried
   };
   void ApplyPriority(Applied* applied);
 
@@ -89,6 +90,7 @@ class HashPool {
   size_t running_ = 0;
   int nice_ = 0;
   Policy policy_ = Policy::kNormal;
+  unsigned priority_generation_ = 0;  // bumped by SetNice/SetPolicy: threads re-apply
   bool stopping_ = false;
   std::function<void()> on_idle_;
   unsigned idle_ms_ = 2000;

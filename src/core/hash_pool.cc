@@ -8,6 +8,7 @@
 #include <chrono>
 
 #if defined(__linux__)
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -66,8 +67,12 @@ void HashPool::Resize(unsigned threads) {
 }
 
 void HashPool::SetNice(int nice) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  nice_ = std::clamp(nice, 0, 19);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    nice_ = std::clamp(nice, 0, 19);
+    ++priority_generation_;
+  }
+  wake_.notify_all();  // idle threads apply it now, not at their next job
 }
 
 unsigned HashPool::threads() const {
@@ -76,8 +81,12 @@ unsigned HashPool::threads() const {
 }
 
 void HashPool::SetPolicy(Policy policy) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  policy_ = policy;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    policy_ = policy;
+    ++priority_generation_;
+  }
+  wake_.notify_all();
 }
 
 HashPool::Policy HashPool::policy() const {
@@ -119,6 +128,7 @@ void HashPool::ApplyPriority(Applied* applied) {
     std::lock_guard<std::mutex> lock(mutex_);
     wanted.nice = nice_;
     wanted.policy = policy_;
+    applied->generation = priority_generation_;
   }
   if (wanted.nice == applied->nice && wanted.policy == applied->policy) return;
 #if defined(__linux__)
@@ -153,13 +163,18 @@ void HashPool::RunSplitItems(Split* split) {
 }
 
 void HashPool::WorkerLoop(unsigned /*index*/) {
+#if defined(__linux__)
+  // A name to find the pool in `top -H`, /proc/<pid>/task/*/comm (and the tests).
+  pthread_setname_np(pthread_self(), "ssr-hash-pool");
+#endif
   Applied applied;
   ApplyPriority(&applied);
   std::unique_lock<std::mutex> lock(mutex_);
   ++idle_threads_;
   bool idle_hook_due = false;  // a job ran since on_idle was last called
-  auto has_work = [this] {
-    return stopping_ || !splits_.empty() || !jobs_.empty() || live_threads_ > target_threads_;
+  auto has_work = [this, &applied] {
+    return stopping_ || !splits_.empty() || !jobs_.empty() || live_threads_ > target_threads_ ||
+           applied.generation != priority_generation_;
   };
   for (;;) {
     if (idle_hook_due && on_idle_) {
@@ -172,6 +187,12 @@ void HashPool::WorkerLoop(unsigned /*index*/) {
       }
     } else {
       wake_.wait(lock, has_work);
+    }
+    if (applied.generation != priority_generation_) {
+      lock.unlock();
+      ApplyPriority(&applied);
+      lock.lock();
+      continue;
     }
     if (!splits_.empty()) {
       // Help finish a hash already running before starting a new one: lower latency,

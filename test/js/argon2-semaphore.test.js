@@ -4,6 +4,7 @@
 // Koa helpers answer 429 with Retry-After.
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const http = require('node:http');
 const argon2 = require('../../lib/argon2.js');
 
@@ -42,6 +43,58 @@ test('configure validates its options and returns the settings', () => {
   assert.equal(settings.maxConcurrency, 2); // follows threads until set itself
   assert.equal(settings.maxQueue, 16);
   assert.equal(argon2.configure({ maxQueue: Infinity }).maxQueue, Infinity);
+});
+
+// The hashing pool's threads as the kernel sees them: { nice, policy } of every thread named
+// ssr-hash-pool, from /proc/self/task/<tid>/stat (fields 19 and 41). null off Linux.
+function poolThreads() {
+  let tids;
+  try {
+    tids = fs.readdirSync('/proc/self/task');
+  } catch {
+    return null;
+  }
+  const out = [];
+  for (const tid of tids) {
+    try {
+      if (fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() !== 'ssr-hash-pool') continue;
+      const fields = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.push({ nice: Number(fields[16]), policy: Number(fields[38]) });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+// Polls (up to 10 s) until pred(poolThreads()) holds; returns the last sample.
+async function waitForPool(pred) {
+  let threads = poolThreads();
+  for (let i = 0; i < 500 && !pred(threads); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    threads = poolThreads();
+  }
+  return threads;
+}
+
+test('threads, priority and policy reach the real pool threads', { skip: poolThreads() === null && 'no /proc/self/task (not Linux)' }, async () => {
+  await argon2.hash('start the pool', fast);
+  const all = (nice, policy) => (threads) => threads.every((t) => t.nice === nice && t.policy === policy);
+  // Grow to 3 threads at nice 12: the kernel reports 3 threads, each at nice 12, SCHED_OTHER.
+  argon2.configure({ threads: 3, priority: 12 });
+  let threads = await waitForPool((t) => t.length === 3 && all(12, 0)(t));
+  assert.deepEqual(threads, Array(3).fill({ nice: 12, policy: 0 }));
+  // SCHED_BATCH (3) with nice 14.
+  argon2.configure({ priority: 14, policy: 'batch' });
+  threads = await waitForPool(all(14, 3));
+  assert.deepEqual(threads, Array(3).fill({ nice: 14, policy: 3 }));
+  // Shrink: surplus threads really exit.
+  argon2.configure({ threads: 1 });
+  threads = await waitForPool((t) => t.length === 1);
+  assert.equal(threads.length, 1, 'threads left after shrinking to 1');
+  // Still hashing after all that.
+  assert.equal(typeof (await argon2.hash('x', fast)), 'string');
+  argon2.configure({ threads: 2, policy: 'normal' });
 });
 
 test('full: calls beyond maxConcurrency + maxQueue reject at once with SemaphoreFullError', async () => {
