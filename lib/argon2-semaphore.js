@@ -21,10 +21,13 @@ class SemaphoreFullError extends Error {
 }
 
 class Semaphore {
-  constructor({ maxConcurrency, maxQueue, queueTimeoutMs }) {
+  constructor({ maxConcurrency, maxQueue, queueTimeoutMs, rejectDelayMs = 0 }) {
     this.maxConcurrency = maxConcurrency;
     this.maxQueue = maxQueue;
     this.queueTimeoutMs = queueTimeoutMs;
+    // 'auto' or milliseconds: how long a rejection for a full queue is held before it settles
+    // (see rejectionDelay()).
+    this.rejectDelayMs = rejectDelayMs;
     this.active = 0;
     this.waiters = []; // FIFO of { grant, timer }
     this.rejected = 0;
@@ -40,6 +43,19 @@ class Semaphore {
     return Math.max(1, seconds);
   }
 
+  /**
+   * Milliseconds a rejection is held before it settles. Clients that retry the moment they get
+   * a 429 (naive clients, attackers) otherwise keep the JavaScript thread 100% busy answering
+   * 429s, and the hashing pool, at a lower priority, starves: useful work stops. Held for
+   * about one hash time, a retry loop costs the server a few 429s per slot freed instead of
+   * thousands per second. 'auto': the recent hash time, 25..1000 ms.
+   */
+  rejectionDelay() {
+    if (this.rejectDelayMs !== 'auto') return this.rejectDelayMs;
+    const ms = this.averageMs || 100;
+    return Math.min(1000, Math.max(25, Math.round(ms)));
+  }
+
   /** Resolves to a release function, or rejects with SemaphoreFullError. */
   acquire() {
     if (this.active < this.maxConcurrency) {
@@ -48,7 +64,11 @@ class Semaphore {
     }
     if (this.waiters.length >= this.maxQueue) {
       this.rejected++;
-      return Promise.reject(new SemaphoreFullError(this.retryAfter()));
+      const error = new SemaphoreFullError(this.retryAfter());
+      const delay = this.rejectionDelay();
+      if (delay <= 0) return Promise.reject(error);
+      // One timer per held rejection: its cost is what a connection waiting for it costs.
+      return new Promise((resolve, reject) => setTimeout(reject, delay, error));
     }
     return new Promise((resolve, reject) => {
       const waiter = { grant: null, timer: null };

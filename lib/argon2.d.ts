@@ -49,17 +49,38 @@ export interface Argon2Settings {
   maxQueue: number;
   /** How long a call may wait in the queue before SemaphoreFullError (default 5000; 0: no limit). */
   queueTimeoutMs: number;
+  /**
+   * How long a rejection for a full queue is held before it settles, in ms, or 'auto' (the
+   * default: the recent hash time, 25..1000 ms). Paces clients that retry at once on a 429.
+   */
+  rejectDelayMs: number | 'auto';
   /** Threads of the process-wide hashing pool; default: the CPUs this process may use. */
   threads: number;
   /** Niceness of the pool threads, 0..19 (default 10): lower priority than the JS thread. */
   priority: number;
+  /** Linux scheduling policy of the pool threads (default 'normal'). */
+  policy: 'normal' | 'batch' | 'idle';
+  /**
+   * Name of a machine-wide budget on concurrent hashes shared by every process that uses the
+   * same name, or false. node:cluster and PM2 cluster workers join their cluster's by default.
+   */
+  shared: string | false;
+  /** Permits of the machine-wide budget; 0 (default): the CPUs this process may use. */
+  sharedSlots: number;
 }
 
 /** Changes the limits; returns the settings now in force. */
 export declare function configure(options?: Partial<Argon2Settings>): Argon2Settings;
 
 /** Counters for this JS thread. */
-export declare function stats(): { active: number; queued: number; rejected: number; completed: number };
+export declare function stats(): {
+  active: number;
+  queued: number;
+  rejected: number;
+  completed: number;
+  /** The machine-wide budget: its permits, held by all its processes, held by this one. */
+  shared: { name: string; slots: number; held: number; here: number } | null;
+};
 
 /** Rejection when hashing capacity is full (or a queued call waited too long): answer 429. */
 export declare class SemaphoreFullError extends Error {

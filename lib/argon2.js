@@ -2,7 +2,9 @@
 // require('ssr-native/argon2'): a drop-in for the argon2 npm package 0.45 (same exports,
 // defaults, validation, errors and PHC strings), hashing on ssr-native's own thread pool,
 // behind a semaphore that rejects with SemaphoreFullError (HTTP 429) when capacity is full.
-const { randomBytes, timingSafeEqual } = require('crypto');
+const { createHash, randomBytes, timingSafeEqual } = require('crypto');
+const fs = require('fs');
+const os = require('os');
 const native = require('./native.js');
 const { serialize, deserialize } = require('./argon2-phc.js');
 const { Semaphore, SemaphoreFullError } = require('./argon2-semaphore.js');
@@ -38,24 +40,86 @@ const settings = {
   maxConcurrency: 1,
   maxQueue: 8,
   queueTimeoutMs: 5000,
+  rejectDelayMs: 'auto',
   threads: 1,
   priority: 10,
+  policy: 'normal',
+  shared: false, // false, or the name of a machine-wide budget (a cluster's workers: automatic)
+  sharedSlots: 0, // its permits; 0: the CPUs this process may use
 };
 // Waiting calls per running one. Floods arrive in bursts: with a queue of 2 per slot a pinned
 // server sat idle between bursts (6.8 registrations/s where it can do 17); 8 keeps it busy
 // (argon2-flood), and a queued call still waits at most ~8 hash times (and queueTimeoutMs).
 const QUEUE_PER_SLOT = 8;
+// Linux scheduling policies of the pool threads (index = HashPool::Policy).
+const POLICIES = ['normal', 'batch', 'idle'];
 const explicit = new Set();
 const semaphore = new Semaphore(settings);
 let defaultsResolved = false;
 
-function resolveDefaults() {
+// Reads the defaults (threads, priority, policy) from the pool. They are final once the first
+// hash has created the pool; before that (configure() at start-up, stats()) they are read
+// again each time, so a taskset applied after configure() still sizes the pool.
+function resolveDefaults(final = false) {
   if (defaultsResolved) return;
-  defaultsResolved = true;
+  defaultsResolved = final;
   const pool = native.argon2PoolStats();
   if (!explicit.has('threads')) settings.threads = pool.threads;
   if (!explicit.has('priority')) settings.priority = pool.priority;
+  if (!explicit.has('policy')) settings.policy = POLICIES[pool.policy] || 'normal';
+  if (final && !explicit.has('shared')) {
+    // Workers of one cluster share one budget by default, sized to the CPUs they may use.
+    const name = clusterName();
+    if (name !== null) {
+      settings.shared = name;
+      joinBudget(name, explicit.has('sharedSlots') ? settings.sharedSlots : availableCpus(), true);
+    }
+  }
   applySettings();
+}
+
+// ---- Machine-wide budget ---------------------------------------------------------------
+
+// The budget this process belongs to: { name, slots, auto } or null.
+let sharedBudget = null;
+
+function availableCpus() {
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+}
+
+// The name of the cluster this process is a worker of, or null. node:cluster workers are
+// forked by their primary; PM2 cluster-mode instances by PM2's daemon, one app per name.
+function clusterName() {
+  const env = process.env;
+  if (env.exec_mode === 'cluster_mode' && (env.pm_id !== undefined || env.NODE_APP_INSTANCE !== undefined)) {
+    return `pm2-${process.ppid}-${env.name || ''}`;
+  }
+  if (require('cluster').isWorker) return `cluster-${process.ppid}`;
+  return null;
+}
+
+function lockFileOf(name) {
+  const dir = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const digest = createHash('sha256').update(name).digest('hex').slice(0, 24);
+  return require('path').join(dir, `ssr-native-argon2-${uid}-${digest}.lock`);
+}
+
+function joinBudget(name, slots, auto) {
+  if (name === null) {
+    native.argon2ConfigureShared(null);
+    sharedBudget = null;
+    return;
+  }
+  try {
+    native.argon2ConfigureShared(lockFileOf(name), slots);
+    sharedBudget = { name, slots, auto };
+  } catch (err) {
+    if (!auto) throw err;
+    // Automatic (cluster) budget unavailable: keep the per-process limits, say so once.
+    sharedBudget = null;
+    process.emitWarning(`${err.message}; hashing limits stay per process`, { code: 'SSR_NATIVE_ARGON2_SHARED' });
+  }
 }
 
 function applySettings() {
@@ -64,6 +128,7 @@ function applySettings() {
   semaphore.maxConcurrency = settings.maxConcurrency;
   semaphore.maxQueue = settings.maxQueue;
   semaphore.queueTimeoutMs = settings.queueTimeoutMs;
+  semaphore.rejectDelayMs = settings.rejectDelayMs;
   semaphore.drain();
 }
 
@@ -85,7 +150,17 @@ function configure(options = {}) {
   if (typeof options !== 'object' || options === null) {
     throw invalidType('options', 'an object', options);
   }
-  const known = ['maxConcurrency', 'maxQueue', 'queueTimeoutMs', 'threads', 'priority'];
+  const known = [
+    'maxConcurrency',
+    'maxQueue',
+    'queueTimeoutMs',
+    'rejectDelayMs',
+    'threads',
+    'priority',
+    'policy',
+    'shared',
+    'sharedSlots',
+  ];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw invalidType(`options.${key}`, `one of ${known.join(', ')}`, key);
   }
@@ -96,6 +171,19 @@ function configure(options = {}) {
   if (options.queueTimeoutMs !== undefined) {
     checkInteger(options, 'queueTimeoutMs', 0, Infinity);
   }
+  if (options.rejectDelayMs !== undefined && options.rejectDelayMs !== 'auto') {
+    checkInteger(options, 'rejectDelayMs', 0, 60000);
+  }
+  if (options.shared !== undefined && options.shared !== false) {
+    if (typeof options.shared !== 'string') throw invalidType('options.shared', 'a string or false', options.shared);
+    if (options.shared.length === 0 || options.shared.length > 200) {
+      throw outOfRange('options.shared', 'a name of 1 to 200 characters', options.shared);
+    }
+  }
+  if (options.sharedSlots !== undefined) checkInteger(options, 'sharedSlots', 0, 4096);
+  if (options.policy !== undefined && !POLICIES.includes(options.policy)) {
+    throw invalidType('options.policy', `one of ${POLICIES.join(', ')}`, options.policy);
+  }
 
   resolveDefaults();
   for (const key of known) {
@@ -104,8 +192,17 @@ function configure(options = {}) {
       explicit.add(key);
     }
   }
-  if (options.threads !== undefined || options.priority !== undefined) {
-    native.argon2Configure({ threads: settings.threads, priority: settings.priority });
+  if (options.threads !== undefined || options.priority !== undefined || options.policy !== undefined) {
+    native.argon2Configure({
+      // 0: the CPUs of the affinity mask when the pool starts (a later taskset still counts).
+      threads: explicit.has('threads') ? settings.threads : 0,
+      priority: settings.priority,
+      policy: POLICIES.indexOf(settings.policy),
+    });
+  }
+  if (options.shared !== undefined || (options.sharedSlots !== undefined && sharedBudget !== null)) {
+    const name = settings.shared === false ? null : settings.shared;
+    joinBudget(name, settings.sharedSlots || availableCpus(), false);
   }
   applySettings();
   return { ...settings };
@@ -119,13 +216,15 @@ function stats() {
     queued: semaphore.waiters.length,
     rejected: semaphore.rejected,
     completed: semaphore.completed,
+    // The machine-wide budget: its permits, those held by all its processes and by this one.
+    shared: sharedBudget === null ? null : { name: sharedBudget.name, ...native.argon2SharedStats() },
   };
 }
 
 // Runs one hash with a permit. The arguments were converted by the caller, so a TypeError
 // for a bad password comes before (and regardless of) admission.
 async function admittedHash(password, salt, secret, data, hashLength, m, t, p, type, version) {
-  resolveDefaults();
+  resolveDefaults(true);
   const release = await semaphore.acquire();
   try {
     return await native.argon2Hash(

@@ -19,9 +19,15 @@ namespace ssr_native {
 /// at a lower OS priority (a positive nice value) so they yield the CPU to the JS thread.
 class HashPool {
  public:
+  /// Linux scheduling policy of the pool threads. kBatch: CFS weight from `nice`, but no
+  /// wakeup preemption of other threads. kIdle: runs only when nothing else wants the CPU
+  /// (`nice` is ignored); leaving it again needs CAP_SYS_NICE.
+  enum class Policy { kNormal = 0, kBatch = 1, kIdle = 2 };
+
   struct Options {
     unsigned threads = 0;  // 0: the number of CPUs this process may run on
     int nice = 10;         // added niceness of the pool threads, 0..19 (Linux, per thread)
+    Policy policy = Policy::kNormal;
     /// Called on a pool thread once it has been idle for idle_ms after running a job: the
     /// place to free per-thread caches (Argon2's kept memory).
     std::function<void()> on_idle;
@@ -45,9 +51,12 @@ class HashPool {
   void Resize(unsigned threads);
   /// Changes the niceness; each thread applies it before its next job.
   void SetNice(int nice);
+  /// Changes the scheduling policy; each thread applies it before its next job.
+  void SetPolicy(Policy policy);
 
   unsigned threads() const;
   int nice() const;
+  Policy policy() const;
   /// Jobs waiting for a thread, and jobs running.
   size_t queued() const;
   size_t running() const;
@@ -62,7 +71,12 @@ class HashPool {
   struct Split;
   void WorkerLoop(unsigned index);
   void RunSplitItems(Split* split);
-  void ApplyNice(int* applied);
+  struct Applied {  // what one thread has applied to itself
+    int nice = 0;
+    Policy policy = Policy::kNormal;
+    unsigned generation = 0;  // priority_generation_ when it last tried
+  };
+  void ApplyPriority(Applied* applied);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;        // workers: a job, a split or a stop
@@ -75,6 +89,8 @@ class HashPool {
   unsigned idle_threads_ = 0;
   size_t running_ = 0;
   int nice_ = 0;
+  Policy policy_ = Policy::kNormal;
+  unsigned priority_generation_ = 0;  // bumped by SetNice/SetPolicy: threads re-apply
   bool stopping_ = false;
   std::function<void()> on_idle_;
   unsigned idle_ms_ = 2000;

@@ -23,6 +23,7 @@
 #include "ssr_native/argon2.h"
 #include "ssr_native/blake2b.h"
 #include "ssr_native/hash_pool.h"
+#include "ssr_native/shared_permits.h"
 
 namespace ssr_native_addon {
 namespace {
@@ -61,6 +62,16 @@ HashPool& Pool() {
   return *g_pool;
 }
 
+// The machine-wide budget (null: none). Hashes hold a reference to the one they took a permit
+// from, so replacing it while they run is safe.
+std::mutex g_shared_mutex;
+std::shared_ptr<ssr_native::SharedPermits> g_shared;
+
+std::shared_ptr<ssr_native::SharedPermits> SharedBudget() {
+  std::lock_guard<std::mutex> lock(g_shared_mutex);
+  return g_shared;
+}
+
 struct Gate {
   std::mutex mutex;
   bool open = true;
@@ -96,6 +107,9 @@ struct HashRequest {
 
 // Pool thread: no JS values. Never throws.
 void RunHash(HashRequest* request) {
+  const std::shared_ptr<ssr_native::SharedPermits> shared = SharedBudget();
+  unsigned slot = 0;
+  bool holding = false;
   try {
     request->tag.bytes.resize(request->tag_size);
     request->params.reuse_thread_memory = true;
@@ -109,6 +123,14 @@ void RunHash(HashRequest* request) {
     in.associated_data = request->associated_data.bytes.data();
     in.associated_data_size = request->associated_data.bytes.size();
     HashPool& pool = Pool();
+    // Machine-wide budget: wait for a permit before the arena is touched. A thread that has to
+    // wait first frees the arena it kept from its last hash, so arenas in use across the
+    // machine stay within the budget's slots.
+    if (shared != nullptr && !shared->TryAcquire(&slot)) {
+      ssr_native::Argon2ReleaseThreadMemory();
+      slot = shared->Acquire();
+    }
+    holding = shared != nullptr;
     request->status = ssr_native::Argon2Hash(
         request->params, in, request->tag.bytes.data(), request->tag.bytes.size(),
         [&pool](uint32_t count, const std::function<void(uint32_t)>& body) {
@@ -117,6 +139,11 @@ void RunHash(HashRequest* request) {
         [&pool] { return pool.spare_threads(); });
   } catch (...) {
     request->status = Argon2Status::kMemoryAllocationError;
+  }
+  if (holding) {
+    shared->Release(slot);
+    // Keep the arena only when this thread goes straight on to another hash.
+    if (Pool().queued() == 0) ssr_native::Argon2ReleaseThreadMemory();
   }
   // The password is not needed any more: wipe it now rather than when the JS thread runs.
   ssr_native::SecureWipe(request->password.bytes.data(), request->password.bytes.size());
@@ -255,6 +282,14 @@ Napi::Value Argon2Configure(const Napi::CallbackInfo& info) {
     g_pool_options.nice = nice;
     if (g_pool != nullptr) g_pool->SetNice(nice);
   }
+  if (options.Has("policy") && options.Get("policy").IsNumber()) {
+    const uint32_t index = options.Get("policy").As<Napi::Number>().Uint32Value();
+    const auto policy = index == 1   ? HashPool::Policy::kBatch
+                        : index == 2 ? HashPool::Policy::kIdle
+                                     : HashPool::Policy::kNormal;
+    g_pool_options.policy = policy;
+    if (g_pool != nullptr) g_pool->SetPolicy(policy);
+  }
   return info.Env().Undefined();
 }
 
@@ -266,6 +301,7 @@ Napi::Value Argon2PoolStats(const Napi::CallbackInfo& info) {
   if (g_pool != nullptr) {
     out.Set("threads", g_pool->threads());
     out.Set("priority", g_pool->nice());
+    out.Set("policy", static_cast<int>(g_pool->policy()));
     out.Set("queued", static_cast<double>(g_pool->queued()));
     out.Set("running", static_cast<double>(g_pool->running()));
   } else {
@@ -273,10 +309,44 @@ Napi::Value Argon2PoolStats(const Napi::CallbackInfo& info) {
         g_pool_options.threads == 0 ? HashPool::DefaultThreads() : g_pool_options.threads;
     out.Set("threads", threads);
     out.Set("priority", g_pool_options.nice);
+    out.Set("policy", static_cast<int>(g_pool_options.policy));
     out.Set("queued", 0);
     out.Set("running", 0);
   }
   out.Set("kernel", ssr_native::Argon2KernelName(ssr_native::Argon2BestKernel()));
+  return out;
+}
+
+// argon2ConfigureShared(path, slots) or argon2ConfigureShared(null): joins (or leaves) a
+// machine-wide budget. Throws an Error saying why the lock file cannot be used.
+Napi::Value Argon2ConfigureShared(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || info[0].IsNull() || info[0].IsUndefined()) {
+    std::lock_guard<std::mutex> lock(g_shared_mutex);
+    g_shared.reset();
+    return env.Undefined();
+  }
+  if (!info[0].IsString() || info.Length() < 2 || !info[1].IsNumber()) {
+    throw Napi::TypeError::New(env, "argon2ConfigureShared(path, slots)");
+  }
+  std::string error;
+  std::shared_ptr<ssr_native::SharedPermits> permits = ssr_native::SharedPermits::Open(
+      info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::Number>().Uint32Value(), &error);
+  if (permits == nullptr) throw Napi::Error::New(env, "argon2: shared budget: " + error);
+  std::lock_guard<std::mutex> lock(g_shared_mutex);
+  g_shared = std::move(permits);
+  return env.Undefined();
+}
+
+// argon2SharedStats() -> null or { slots, held (machine-wide), here (this process) }
+Napi::Value Argon2SharedStats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::shared_ptr<ssr_native::SharedPermits> shared = SharedBudget();
+  if (shared == nullptr) return env.Null();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("slots", shared->slots());
+  out.Set("held", shared->HeldMachineWide());
+  out.Set("here", shared->HeldHere());
   return out;
 }
 
@@ -291,6 +361,10 @@ void InitArgon2(Napi::Env env, Napi::Object exports) {
   exports.Set("argon2Hash", Napi::Function::New(env, Argon2Hash, "argon2Hash", state));
   exports.Set("argon2Configure", Napi::Function::New(env, Argon2Configure, "argon2Configure"));
   exports.Set("argon2PoolStats", Napi::Function::New(env, Argon2PoolStats, "argon2PoolStats"));
+  exports.Set("argon2ConfigureShared",
+              Napi::Function::New(env, Argon2ConfigureShared, "argon2ConfigureShared"));
+  exports.Set("argon2SharedStats",
+              Napi::Function::New(env, Argon2SharedStats, "argon2SharedStats"));
 }
 
 }  // namespace ssr_native_addon

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #if defined(__linux__)
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -37,6 +38,7 @@ unsigned HashPool::DefaultThreads() {
 
 HashPool::HashPool(const Options& options) {
   nice_ = std::clamp(options.nice, 0, 19);
+  policy_ = options.policy;
   on_idle_ = options.on_idle;
   idle_ms_ = options.idle_ms;
   Resize(options.threads == 0 ? DefaultThreads() : options.threads);
@@ -65,13 +67,31 @@ void HashPool::Resize(unsigned threads) {
 }
 
 void HashPool::SetNice(int nice) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  nice_ = std::clamp(nice, 0, 19);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    nice_ = std::clamp(nice, 0, 19);
+    ++priority_generation_;
+  }
+  wake_.notify_all();  // idle threads apply it now, not at their next job
 }
 
 unsigned HashPool::threads() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return target_threads_;
+}
+
+void HashPool::SetPolicy(Policy policy) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    policy_ = policy;
+    ++priority_generation_;
+  }
+  wake_.notify_all();
+}
+
+HashPool::Policy HashPool::policy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return policy_;
 }
 
 int HashPool::nice() const {
@@ -102,18 +122,33 @@ void HashPool::Submit(std::function<void()> job) {
   wake_.notify_one();
 }
 
-void HashPool::ApplyNice(int* applied) {
-  int wanted;
+void HashPool::ApplyPriority(Applied* applied) {
+  Applied wanted;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    wanted = nice_;
+    wanted.nice = nice_;
+    wanted.policy = policy_;
+    applied->generation = priority_generation_;
   }
-  if (wanted == *applied) return;
+  if (wanted.nice == applied->nice && wanted.policy == applied->policy) return;
 #if defined(__linux__)
+  const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  if (wanted.policy != applied->policy) {
+    // Per thread: sched_setscheduler takes a thread id on Linux. Leaving SCHED_IDLE needs
+    // CAP_SYS_NICE; without it the thread keeps its policy.
+    const int linux_policy = wanted.policy == Policy::kBatch  ? SCHED_BATCH
+                             : wanted.policy == Policy::kIdle ? SCHED_IDLE
+                                                              : SCHED_OTHER;
+    sched_param param{};
+    param.sched_priority = 0;
+    if (sched_setscheduler(tid, linux_policy, &param) == 0) applied->policy = wanted.policy;
+  }
   // On Linux, PRIO_PROCESS with a thread id sets that one thread's niceness. Going back
   // down needs CAP_SYS_NICE; without it the thread keeps its current (lower) priority.
-  const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
-  if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), wanted) == 0) *applied = wanted;
+  if (wanted.nice != applied->nice &&
+      setpriority(PRIO_PROCESS, static_cast<id_t>(tid), wanted.nice) == 0) {
+    applied->nice = wanted.nice;
+  }
 #else
   *applied = wanted;
 #endif
@@ -128,13 +163,18 @@ void HashPool::RunSplitItems(Split* split) {
 }
 
 void HashPool::WorkerLoop(unsigned /*index*/) {
-  int applied_nice = 0;
-  ApplyNice(&applied_nice);
+#if defined(__linux__)
+  // A name to find the pool in `top -H`, /proc/<pid>/task/*/comm (and the tests).
+  pthread_setname_np(pthread_self(), "ssr-hash-pool");
+#endif
+  Applied applied;
+  ApplyPriority(&applied);
   std::unique_lock<std::mutex> lock(mutex_);
   ++idle_threads_;
   bool idle_hook_due = false;  // a job ran since on_idle was last called
-  auto has_work = [this] {
-    return stopping_ || !splits_.empty() || !jobs_.empty() || live_threads_ > target_threads_;
+  auto has_work = [this, &applied] {
+    return stopping_ || !splits_.empty() || !jobs_.empty() || live_threads_ > target_threads_ ||
+           applied.generation != priority_generation_;
   };
   for (;;) {
     if (idle_hook_due && on_idle_) {
@@ -147,6 +187,12 @@ void HashPool::WorkerLoop(unsigned /*index*/) {
       }
     } else {
       wake_.wait(lock, has_work);
+    }
+    if (applied.generation != priority_generation_) {
+      lock.unlock();
+      ApplyPriority(&applied);
+      lock.lock();
+      continue;
     }
     if (!splits_.empty()) {
       // Help finish a hash already running before starting a new one: lower latency,
@@ -170,7 +216,7 @@ void HashPool::WorkerLoop(unsigned /*index*/) {
       --idle_threads_;
       ++running_;
       lock.unlock();
-      ApplyNice(&applied_nice);
+      ApplyPriority(&applied);
       job();
       job = nullptr;  // destroy captured state outside the lock
       idle_hook_due = true;

@@ -1,12 +1,20 @@
-// HashPool: jobs run, lanes split over idle threads, resize and shutdown.
+// HashPool: jobs run, lanes split over idle threads, resize, niceness and policy (as the
+// kernel reports them), and shutdown.
 #include "ssr_native/hash_pool.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -125,19 +133,97 @@ TEST(HashPool, SpareThreadsCountsIdleThreadsWithoutQueuedWork) {
   release.set_value();
 }
 
-TEST(HashPool, ResizeAndNice) {
+// What the kernel says, not what the pool stored: the pool's threads (named ssr-hash-pool)
+// from /proc/self/task, each thread's niceness and scheduling policy from its stat line.
+struct PoolThread {
+  int nice;
+  int policy;
+};
+
+std::vector<PoolThread> PoolThreads() {
+  std::vector<PoolThread> out;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return out;
+  while (dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] == '.') continue;
+    const std::string base = std::string("/proc/self/task/") + entry->d_name;
+    std::ifstream comm(base + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name != "ssr-hash-pool") continue;
+    std::ifstream stat_file(base + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    const size_t close = stat.rfind(") ");
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    std::vector<std::string> f((std::istream_iterator<std::string>(fields)),
+                               std::istream_iterator<std::string>());
+    // Fields from the 3rd (state) on: nice is the 19th, policy the 41st.
+    if (f.size() < 39) continue;
+    out.push_back({std::stoi(f[16]), std::stoi(f[38])});
+  }
+  closedir(dir);
+  return out;
+}
+
+// Waits (up to 10 s, polling) until pred(PoolThreads()) holds; returns the last sample.
+template <typename Pred>
+std::vector<PoolThread> WaitForPoolThreads(Pred pred) {
+  std::vector<PoolThread> threads;
+  for (int i = 0; i < 1000; ++i) {
+    threads = PoolThreads();
+    if (pred(threads)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return threads;
+}
+
+bool AllNice(const std::vector<PoolThread>& threads, int nice, int policy) {
+  for (const auto& t : threads) {
+    if (t.nice != nice || t.policy != policy) return false;
+  }
+  return true;
+}
+
+TEST(HashPool, ResizeStartsAndStopsRealThreads) {
   HashPool pool(Options(2, 0));
   EXPECT_EQ(pool.threads(), 2u);
+  EXPECT_EQ(WaitForPoolThreads([](auto& t) { return t.size() == 2; }).size(), 2u);
   pool.Resize(4);
   EXPECT_EQ(pool.threads(), 4u);
+  EXPECT_EQ(WaitForPoolThreads([](auto& t) { return t.size() == 4; }).size(), 4u);
+  // Surplus threads exit once idle: the kernel's thread list shrinks, not just a counter.
   pool.Resize(1);
   EXPECT_EQ(pool.threads(), 1u);
-  pool.SetNice(25);
-  EXPECT_EQ(pool.nice(), 19);
+  // (ASSERT: a thread that lingers may also swallow the next job's wake-up.)
+  ASSERT_EQ(WaitForPoolThreads([](auto& t) { return t.size() == 1; }).size(), 1u);
   std::promise<void> ran;
   pool.Submit([&] { ran.set_value(); });
   ran.get_future().wait();
   EXPECT_GE(HashPool::DefaultThreads(), 1u);
+}
+
+TEST(HashPool, NiceAndPolicyAreAppliedToTheThreads) {
+  HashPool pool(Options(3, 7));
+  // Applied at start: every thread runs at nice 7 under SCHED_OTHER (0).
+  auto threads = WaitForPoolThreads([](auto& t) { return t.size() == 3 && AllNice(t, 7, 0); });
+  ASSERT_EQ(threads.size(), 3u);
+  EXPECT_TRUE(AllNice(threads, 7, 0));
+  // Raised while idle: applied without waiting for a job. Clamped to 19.
+  pool.SetNice(25);
+  EXPECT_EQ(pool.nice(), 19);
+  threads = WaitForPoolThreads([](auto& t) { return AllNice(t, 19, 0); });
+  EXPECT_TRUE(AllNice(threads, 19, 0));
+  // SCHED_BATCH (3) keeps the niceness.
+  pool.SetPolicy(HashPool::Policy::kBatch);
+  EXPECT_EQ(pool.policy(), HashPool::Policy::kBatch);
+  threads = WaitForPoolThreads([](auto& t) { return AllNice(t, 19, 3); });
+  EXPECT_TRUE(AllNice(threads, 19, 3));
+  // Seen from inside a job, too.
+  std::promise<int> seen;
+  pool.Submit(
+      [&] { seen.set_value(getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)))); });
+  EXPECT_EQ(seen.get_future().get(), 19);
 }
 
 TEST(HashPool, CallsOnIdleAfterAJob) {

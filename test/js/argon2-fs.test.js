@@ -1,33 +1,44 @@
 'use strict';
 // Hashing runs on ssr-native's own pool, so libuv's pool (fs, dns, zlib, crypto.pbkdf2 ...)
-// stays free: file reads complete while the hashing pool is saturated. (With the argon2
-// package the same reads queue behind the hashes on libuv's four threads.)
+// stays free: file reads complete while the hashing pool is saturated. With the argon2
+// package the same hashes occupy libuv's threads and the reads queue behind them.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs/promises');
+const os = require('node:os');
 const zlib = require('node:zlib');
 const { promisify } = require('node:util');
 const argon2 = require('../../lib/argon2.js');
+const native = require('../../lib/native.js');
 
-test('fs and zlib work keeps flowing while the hashing pool is saturated', async () => {
-  argon2.configure({ maxConcurrency: 64, maxQueue: 64 });
+test('fs and zlib work completes while every hashing thread is busy and no hash has finished', async () => {
+  // Enough hashes to keep every pool thread busy (one per CPU this process may use) and, were
+  // they on libuv's pool, every libuv thread too.
+  const cpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  const libuvThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  const count = Math.max(cpus, libuvThreads);
+  argon2.configure({ maxConcurrency: count, maxQueue: 0 });
+  // Long hashes (~0.3-1 s each): 40 small reads and gzips take a few ms on a free libuv pool.
+  const long = { memoryCost: 65536, timeCost: 24, parallelism: 1 };
   let hashesDone = 0;
   const hashes = [];
-  for (let i = 0; i < 8; i++) {
-    hashes.push(
-      argon2.hash(`pw${i}`, { memoryCost: 65536, timeCost: 3, parallelism: 1 }).then(() => hashesDone++),
-    );
-  }
-  // More libuv work items than libuv has threads, one after another.
+  for (let i = 0; i < count; i++) hashes.push(argon2.hash(`pw${i}`, long).then(() => hashesDone++));
+  assert.equal(argon2.stats().active, count, 'every hash admitted');
+
   let reads = 0;
   for (let i = 0; i < 40; i++) {
     await fs.readFile(__filename);
     await promisify(zlib.gzip)(Buffer.alloc(1024, i));
     reads++;
   }
-  const stillHashing = 8 - hashesDone;
+  const done = hashesDone;
+  const pool = native.argon2PoolStats();
   await Promise.all(hashes);
+
   assert.equal(reads, 40);
-  // Progress, not timing: the reads finished while hashes were still queued or running.
-  assert.ok(stillHashing > 0, `all 8 hashes finished before 40 reads did`);
+  // Progress, not timing: the libuv work did not wait for a single hash...
+  assert.equal(done, 0, `${done} of ${count} hashes finished before 40 reads and gzips did`);
+  // ... while our pool was saturated: every one of its threads running a hash.
+  assert.equal(pool.running, pool.threads, `pool: ${JSON.stringify(pool)}`);
+  assert.equal(pool.threads, cpus);
 });

