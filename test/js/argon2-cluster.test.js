@@ -6,7 +6,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const cluster = require('node:cluster');
 const path = require('node:path');
-const argon2 = require('../../lib/argon2.js');
+const argon2 = require('../../lib/argon2/index.js');
 
 const linux = process.platform === 'linux';
 const SLOTS = 2;

@@ -8,7 +8,7 @@ const fs = require('node:fs/promises');
 const os = require('node:os');
 const zlib = require('node:zlib');
 const { promisify } = require('node:util');
-const argon2 = require('../../lib/argon2.js');
+const argon2 = require('../../lib/argon2/index.js');
 const native = require('../../lib/native.js');
 
 test('fs and zlib work completes while every hashing thread is busy and no hash has finished', async () => {

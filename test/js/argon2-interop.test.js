@@ -5,7 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
-const ours = require('../../lib/argon2.js');
+const ours = require('../../lib/argon2/index.js');
 const peer = require('argon2');
 
 // A seeded generator, so a failure can be replayed (the seed is in the assertion label).

@@ -5,7 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const crypto = require('node:crypto');
-const ours = require('../../lib/argon2-phc.js');
+const ours = require('../../lib/argon2/phc.js');
 // @phc/format is the argon2 package's own dependency: load the copy it uses.
 const theirs = require(require.resolve('@phc/format', { paths: [path.dirname(require.resolve('argon2'))] }));
 

@@ -6,7 +6,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
-const argon2 = require('../../lib/argon2.js');
+const argon2 = require('../../lib/argon2/index.js');
 
 const slow = { memoryCost: 65536, timeCost: 3, parallelism: 1 }; // tens of ms at least
 const fast = { memoryCost: 64, timeCost: 1, parallelism: 1 };

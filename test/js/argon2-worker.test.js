@@ -23,10 +23,10 @@ test('terminating workers mid-hash leaves the process alive and hashing', async 
 });
 
 test('hashes from several workers at once verify on the main thread', async () => {
-  const argon2 = require('../../lib/argon2.js');
+  const argon2 = require('../../lib/argon2/index.js');
   const source = `
     const { parentPort, workerData } = require('node:worker_threads');
-    const argon2 = require(${JSON.stringify(path.join(__dirname, '..', '..', 'lib', 'argon2.js'))});
+    const argon2 = require(${JSON.stringify(path.join(__dirname, '..', '..', 'lib', 'argon2', 'index.js'))});
     Promise.all([0, 1, 2].map((i) => argon2.hash(workerData + i, { memoryCost: 256, timeCost: 2, parallelism: 2 })))
       .then((digests) => parentPort.postMessage(digests));
   `;

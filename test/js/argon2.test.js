@@ -3,7 +3,7 @@
 // results, same errors (type and message) for the same calls.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const ours = require('../../lib/argon2.js');
+const ours = require('../../lib/argon2/index.js');
 const peer = require('argon2');
 
 const fast = { memoryCost: 64, timeCost: 1, parallelism: 1 };
@@ -185,7 +185,7 @@ test('verify and needsRehash: same results and errors as the argon2 package', as
 });
 
 test('ESM entry exposes the same functions', async () => {
-  const esm = await import('../../lib/argon2.mjs');
+  const esm = await import('../../lib/argon2/index.mjs');
   assert.equal(esm.hash, ours.hash);
   assert.equal(esm.default, ours);
   assert.equal(esm.SemaphoreFullError, ours.SemaphoreFullError);

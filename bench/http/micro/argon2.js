@@ -17,7 +17,7 @@ function load(name) {
   const salt = crypto.randomBytes(16);
   switch (name) {
     case 'ssr-native': {
-      const argon2 = require(path.join(root, 'lib', 'argon2.js'));
+      const argon2 = require(path.join(root, 'lib', 'argon2', 'index.js'));
       argon2.configure({ maxConcurrency: 64, maxQueue: 64, ...(process.env.ARGON2_PRIORITY ? { priority: Number(process.env.ARGON2_PRIORITY) } : {}) });
       return (pw, { parallelism }) => argon2.hash(pw, { salt, parallelism, raw: true });
     }

@@ -7,7 +7,7 @@ const express = require('express');
 const { listen } = require('../lib/server');
 
 const impl = process.env.ARGON2_IMPL || 'argon2';
-const argon2 = impl === 'ssr-native' ? require('../../../lib/argon2.js') : require('argon2');
+const argon2 = impl === 'ssr-native' ? require('../../../lib/argon2/index.js') : require('argon2');
 if (!['argon2', 'ssr-native'].includes(impl)) throw new Error(`unknown ARGON2_IMPL ${impl}`);
 // Optional override of the pool threads' niceness (default 10), to measure its effect.
 if (impl === 'ssr-native' && process.env.ARGON2_PRIORITY) {

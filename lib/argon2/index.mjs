@@ -1,4 +1,4 @@
-import m from './argon2.js';
+import m from './index.js';
 
 export const {
   argon2d,

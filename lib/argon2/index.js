@@ -5,10 +5,10 @@
 const { createHash, randomBytes, timingSafeEqual } = require('crypto');
 const fs = require('fs');
 const os = require('os');
-const native = require('./native.js');
-const { serialize, deserialize } = require('./argon2-phc.js');
-const { Semaphore, SemaphoreFullError } = require('./argon2-semaphore.js');
-const { invalidType, outOfRange } = require('./validate.js');
+const native = require('../native.js');
+const { serialize, deserialize } = require('./phc.js');
+const { Semaphore, SemaphoreFullError } = require('./semaphore.js');
+const { invalidType, outOfRange } = require('../validate.js');
 
 const argon2d = 0;
 const argon2i = 1;
