@@ -18,22 +18,25 @@ const writerScript = path.join(__dirname, '..', 'servers', 'angular-writer.js');
 const RENDER_CONNECTIONS = 4;
 const server = (name, label, extra = {}) => ({ name: label, script, env: { ANGULAR_SERVER: name }, ...extra });
 
-function prepared() {
-  if (fixture.isBuilt()) return true;
+// null when the fixture is built (building it here if needed), else why it could not be.
+let whyNot;
+function prepare() {
+  if (whyNot !== undefined) return whyNot;
+  whyNot = null;
+  if (fixture.isBuilt()) return whyNot;
   try {
     fixture.log('the fixture app is not built: installing and building it (npm run test:angular does the same)');
     if (!fixture.isInstalled()) fixture.install();
     fixture.build();
-    return true;
   } catch (err) {
-    fixture.log(`skipped: could not build test/fixtures/angular-app (${err.message.split('\n')[0]}); ` +
-      'build it with `npm run test:angular` (or `npm ci && npm i --no-save <ssr-native tarball> && npx ng build` there)');
-    return false;
+    whyNot = `could not build test/fixtures/angular-app (${err.message.split('\n')[0]}); ` +
+      'build it with `npm run test:angular` (or `npm ci && npm i --no-save <ssr-native tarball> && npx ng build` there)';
   }
+  return whyNot;
 }
 
 function cases() {
-  if (!prepared()) return [];
+  if (prepare()) return [];
   const asset = '/favicon.ico';
   const assetKb = Math.round(fs.statSync(path.join(fixture.BROWSER, 'favicon.ico')).size / 1024);
   const page = fs.readFileSync(path.join(fixture.BROWSER, 'index.html'));
@@ -105,6 +108,7 @@ module.exports = {
   question: 'Angular 21 SSR: requests/s of the stock CommonEngine and AppEngine servers vs the same wired to ssr-native.',
   rounds: 6,
   seconds: 3,
+  skip: prepare,
   get cases() {
     if (memo === undefined) memo = cases();
     return memo;

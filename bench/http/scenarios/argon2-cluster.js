@@ -52,9 +52,9 @@ module.exports = {
   order: 42,
   question:
     'A 2-worker node:cluster flooded with registrations: peak arena memory of the machine (workers\' RSS) and registrations/s, shared budget vs independent pools.',
-  async run({ quick, log, startServer, runLoad }) {
-    const rounds = quick ? 2 : 4;
-    const seconds = quick ? 4 : 8;
+  async run({ pick, log, startServer, runLoad }) {
+    const rounds = pick(1, 2, 4);
+    const seconds = pick(3, 4, 8);
     const os = require('os');
     const slots = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
     const samples = VARIANTS.map(() => ({ arena: [], regs: [], busy: [] }));

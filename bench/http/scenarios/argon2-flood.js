@@ -154,9 +154,9 @@ module.exports = {
   order: 41,
   question:
     'Server pinned to one CPU: /health p50/p99 idle and while /register is flooded with default argon2id hashes (paced, and a storm of clients retrying at once); registrations/s and 429s.',
-  async run({ quick, log, startServer, runLoad }) {
-    const rounds = quick ? 2 : 5;
-    const seconds = quick ? 4 : 8;
+  async run({ pick, log, startServer, runLoad }) {
+    const rounds = pick(1, 2, 5);
+    const seconds = pick(3, 4, 8);
     const health = (server, duration) => ({
       url: `${server.url}/health`,
       connections: 4,

@@ -39,14 +39,14 @@ module.exports = {
   order: 40,
   question:
     'One argon2id hash at the argon2 package defaults (m=64 MiB, t=3, p=4): latency, and hashes/s with 1, 2 and 4 in flight at p=1 and 4 in flight at p=4.',
-  async run({ quick, log }) {
-    const rounds = quick ? 2 : 5;
+  async run({ pick, log }) {
+    const rounds = pick(2, 3, 5);
     const modes = [
-      { mode: 'latency', count: quick ? 3 : 7, title: 'one hash, p=4: latency', unit: 'ms/hash', lowerIsBetter: true },
-      { mode: 'inflight-1', count: quick ? 4 : 8, title: '1 in flight, p=1: throughput', unit: 'hashes/s' },
-      { mode: 'inflight-2', count: quick ? 6 : 16, title: '2 in flight, p=1: throughput', unit: 'hashes/s' },
-      { mode: 'inflight-4', count: quick ? 8 : 24, title: '4 in flight, p=1: throughput', unit: 'hashes/s' },
-      { mode: 'inflight-4-p4', count: quick ? 8 : 24, title: '4 in flight, p=4 (defaults): throughput', unit: 'hashes/s' },
+      { mode: 'latency', count: pick(3, 3, 7), title: 'one hash, p=4: latency', unit: 'ms/hash', lowerIsBetter: true },
+      { mode: 'inflight-1', count: pick(4, 4, 8), title: '1 in flight, p=1: throughput', unit: 'hashes/s' },
+      { mode: 'inflight-2', count: pick(6, 6, 16), title: '2 in flight, p=1: throughput', unit: 'hashes/s' },
+      { mode: 'inflight-4', count: pick(8, 8, 24), title: '4 in flight, p=1: throughput', unit: 'hashes/s' },
+      { mode: 'inflight-4-p4', count: pick(8, 8, 24), title: '4 in flight, p=4 (defaults): throughput', unit: 'hashes/s' },
     ];
     const tables = [];
     for (const m of modes) {

@@ -74,7 +74,7 @@ module.exports = {
   question:
     'ns per Content-Type parse (cached, uncached) and per Express setCharset round trip, against content-type 1.0.5 and fast-content-type-parse, and (2.x API) against content-type 2.1.0.',
   async run({ pick, log }) {
-    const rounds = pick(3, 5, 9);
+    const rounds = pick(3, 3, 9);
     const tables = [];
     for (const c of CASES) {
       const samples = Object.fromEntries(c.candidates.map((name) => [name, []]));
@@ -82,7 +82,7 @@ module.exports = {
         // Rotate the order every round so no candidate always runs first or last.
         const order = c.candidates.map((_, i) => c.candidates[(i + round) % c.candidates.length]);
         for (const candidate of order) {
-          const iterations = Math.ceil(c.iterations / pick(4, 2, 1));
+          const iterations = Math.ceil(c.iterations / pick(4, 3, 1));
           const [cmd, args] = pinnedCommand(LOAD_CPU, process.execPath, [
             path.join(__dirname, '..', 'micro', 'content-type.js'),
             c.name,

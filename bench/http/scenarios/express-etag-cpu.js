@@ -20,8 +20,8 @@ module.exports = {
   question:
     'Express 5, 75 KB page: server CPU per request with ssr-native etag vs ETags off and vs a constant-string etag function (per-round spread).',
   async run({ pick, log, startServer, runLoad }) {
-    const rounds = pick(3, 5, 7);
-    const seconds = pick(2, 3, 4);
+    const rounds = pick(2, 3, 7);
+    const seconds = pick(1, 2, 4);
     const servers = [];
     try {
       for (const v of VARIANTS) servers.push(await startServer(SCRIPT, { ETAG_MODE: v.mode }));

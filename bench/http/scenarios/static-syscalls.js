@@ -103,7 +103,7 @@ module.exports = {
     if (!haveStrace()) {
       return { tables: [{ title: 'skipped', columns: ['note'], rows: [{ note: 'strace is not installed' }], notes: [] }] };
     }
-    const n = pick(200, 500, 1000);
+    const n = pick(200, 300, 1000);
     const root = makeTree();
     const rows = [];
     try {
