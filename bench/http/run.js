@@ -251,6 +251,7 @@ async function main() {
       `${machine.runtime} ${machine.runtimeVersion}; pinning: ${machine.pinning}`,
   );
   const started = Date.now();
+  const commit = gitCommit(path.join(__dirname, '..', '..'));
   const results = [];
   for (const [index, scenario] of selected.entries()) {
     const progress = () => {
@@ -258,16 +259,22 @@ async function main() {
       return `[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')} ${index + 1}/${selected.length}]`;
     };
     results.push(await runScenario(scenario, options, machine, progress));
+    // Rewritten after every scenario, so an interrupted run still leaves what it measured.
+    if (index < selected.length - 1) writeSummary(RESULTS_DIR, runRecord(results, { partial: true }));
   }
-  const run = {
-    date: new Date().toISOString(),
-    commit: gitCommit(path.join(__dirname, '..', '..')),
-    mode: options.mode,
-    seconds: (Date.now() - started) / 1000,
-    machine,
-    scenarios: results,
-    summary: summarize(results),
-  };
+  function runRecord(scenarios, extra = {}) {
+    return {
+      date: new Date().toISOString(),
+      commit,
+      mode: options.mode,
+      ...extra,
+      seconds: (Date.now() - started) / 1000,
+      machine,
+      scenarios,
+      summary: summarize(scenarios),
+    };
+  }
+  const run = runRecord(results);
   writeSummary(RESULTS_DIR, run);
   console.log(`\nDone in ${Math.round(run.seconds)} s. Results: ${path.relative(process.cwd(), RESULTS_DIR) || '.'}/latest.{json,md,svg} and <scenario>.{json,md,svg}`);
   for (const r of results.filter((r) => r.status !== 'ok')) console.log(`  ${r.name}: ${r.status}: ${r.reason}`);

@@ -98,7 +98,7 @@ function markdownSummary(run) {
   return [
     '# ssr-native benchmarks: summary',
     '',
-    `${run.mode} run, ${run.date}, commit ${run.commit}.`,
+    `${run.mode} run${run.partial ? ' (interrupted or still running: the scenarios done so far)' : ''}, ${run.date}, commit ${run.commit}.`,
     `${m.cpu}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, Linux ${m.kernel}; ${m.runtime} ${m.runtimeVersion}, npm ${m.npm}; pinning: ${m.pinning}.`,
     `Took ${Math.round(run.seconds)} s. Ratio: ssr-native against the baseline, > 1 is better whatever the unit; noise: half the spread of the per-round ratios;
 CPU ratio (HTTP scenarios): requests per server CPU-second against the baseline, the figure other load on a shared machine disturbs least.`,
