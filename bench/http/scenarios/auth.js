@@ -91,7 +91,7 @@ async function setUp(server) {
 async function drained(server, quietNeeded) {
   const deadline = Date.now() + 20000;
   for (let quiet = 0; quiet < quietNeeded && Date.now() < deadline; ) {
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, 100));
     const res = await request(`${server.url}/health`);
     quiet = res.body && res.body.hashing === 0 ? quiet + 1 : 0;
   }

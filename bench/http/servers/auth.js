@@ -155,5 +155,7 @@ app.get('/api/users', (req, res) => {
 });
 // Ours: a full semaphore answers 429 with Retry-After (the others have no admission control).
 if (argon2.ours) app.use(argon2.ours.expressErrorHandler());
+// autocannon closes its connections when a run ends, sometimes mid-body: nothing to answer.
+app.use((err, req, res, next) => (err && err.type === 'request.aborted' ? res.destroy() : next(err)));
 
 listen(http.createServer(app));
