@@ -111,7 +111,8 @@ CPU ratio (HTTP scenarios): requests per server CPU-second against the baseline,
 // A horizontal bar per case: its ratio on a log axis when ratios span more than 10x, with the
 // noise as a whisker and a line at 1x. Plain SVG with text, readable in any viewer.
 function svgSummary(run) {
-  const bars = run.summary.filter((s) => s.status === 'ok' && s.ratio > 0);
+  // A ratio against a baseline that measured zero is infinite: listed in the table, not drawn.
+  const bars = run.summary.filter((s) => s.status === 'ok' && Number.isFinite(s.ratio) && s.ratio > 0);
   const values = bars.map((b) => b.ratio).concat([1]);
   const lo = Math.min(...values);
   const hi = Math.max(...values);

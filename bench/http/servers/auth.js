@@ -42,7 +42,7 @@ function hasher() {
     return { hash: (p) => argon2.hash(p, { type: argon2.argon2id, ...COST }), verify: (d, p) => argon2.verify(d, p) };
   }
   if (impl === 'ssr-native') {
-    const ours = require('../../../lib/argon2.js');
+    const ours = require('../../../lib/argon2/index.js');
     return { hash: (p) => ours.hash(p, { type: ours.argon2id, ...COST }), verify: (d, p) => ours.verify(d, p), ours };
   }
   if (impl === 'node-rs') {
