@@ -13,6 +13,8 @@ const {
   TOKEN,
   QUOTED_TEXT,
   ERROR_MESSAGES,
+  isTokenString,
+  isTypeString,
 } = require('./scan');
 const { HeaderCache } = require('../header-cache');
 
@@ -136,30 +138,6 @@ function parse(string) {
   return parseHeader(header, false);
 }
 
-function isTokenString(str) {
-  const n = str.length;
-  if (n === 0) return false;
-  for (let i = 0; i < n; i++) {
-    const code = str.charCodeAt(i);
-    if (code > 255 || (CLASSES[code] & TOKEN) === 0) return false;
-  }
-  return true;
-}
-
-// token "/" token, without slicing.
-function isTypeString(str) {
-  const n = str.length;
-  let slash = -1;
-  for (let i = 0; i < n; i++) {
-    const code = str.charCodeAt(i);
-    if (code === 0x2f && slash === -1 && i > 0) {
-      slash = i;
-    } else if (code > 255 || (CLASSES[code] & TOKEN) === 0) {
-      return false;
-    }
-  }
-  return slash !== -1 && slash < n - 1;
-}
 
 // The package's qstring: tokens as they are, other text quoted with \ before " and \.
 function quoteValue(value) {

@@ -191,6 +191,32 @@ function scanNative(header, forFormat) {
   return new ContentType(out[2] === 1 ? type.toLowerCase() : type, parameters);
 }
 
+// Whole-string checks for format(): shared by the 1.x and 2.x modules (same tchar set).
+function isTokenString(str) {
+  const n = str.length;
+  if (n === 0) return false;
+  for (let i = 0; i < n; i++) {
+    const code = str.charCodeAt(i);
+    if (code > 255 || (CLASSES[code] & TOKEN) === 0) return false;
+  }
+  return true;
+}
+
+// token "/" token, without slicing.
+function isTypeString(str) {
+  const n = str.length;
+  let slash = -1;
+  for (let i = 0; i < n; i++) {
+    const code = str.charCodeAt(i);
+    if (code === 0x2f && slash === -1 && i > 0) {
+      slash = i;
+    } else if (code > 255 || (CLASSES[code] & TOKEN) === 0) {
+      return false;
+    }
+  }
+  return slash !== -1 && slash < n - 1;
+}
+
 module.exports = {
   scanJs,
   scanNative,
@@ -203,4 +229,6 @@ module.exports = {
   TOKEN,
   QUOTED_TEXT,
   isToken,
+  isTokenString,
+  isTypeString,
 };

@@ -13,6 +13,7 @@
 // of format.
 const { HeaderCache } = require('../header-cache');
 const { FormatTrie } = require('./format-trie');
+const { isTokenString, isTypeString } = require('./scan');
 
 const SP = 0x20;
 const HTAB = 0x09;
@@ -291,30 +292,6 @@ function parse(header, options) {
 // ---------------------------------------------------------------------------------------------
 // format
 
-function isTokenString(str) {
-  const n = str.length;
-  if (n === 0) return false;
-  for (let i = 0; i < n; i++) {
-    const code = str.charCodeAt(i);
-    if (code > 255 || (CLASSES[code] & TOKEN) === 0) return false;
-  }
-  return true;
-}
-
-// token "/" token
-function isTypeString(str) {
-  const n = str.length;
-  let slash = -1;
-  for (let i = 0; i < n; i++) {
-    const code = str.charCodeAt(i);
-    if (code === 0x2f && slash === -1 && i > 0) {
-      slash = i;
-    } else if (code > 255 || (CLASSES[code] & TOKEN) === 0) {
-      return false;
-    }
-  }
-  return slash !== -1 && slash < n - 1;
-}
 
 // The package's parameter value: a token as it is, other text quoted with \ before " and \,
 // anything else a TypeError. A non-string value goes through the package's exact steps (RegExp
