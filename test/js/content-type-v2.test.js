@@ -122,7 +122,11 @@ function outcome(fn, mutate = false) {
     }
     return { value: described };
   } catch (err) {
-    return { error: err.constructor.name, message: err.message };
+    // JavaScriptCore (Bun) words engine TypeErrors after the source expression that failed
+    // ("header.slice(a, b).toLowerCase is not a function. (In '...')"), which names the
+    // implementation's own variables: there, compare only what is not a function.
+    const message = process.versions.bun ? err.message.replace(/\. \(In '.*$/s, '').replace(/^.*\.(\w+) is not a function$/s, '$1 is not a function') : err.message;
+    return { error: err.constructor.name, message };
   }
 }
 

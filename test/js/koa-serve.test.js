@@ -395,7 +395,7 @@ test('option errors: the same as koa-static, and typed errors for ours', () => {
   assert.throws(() => serve('.', { cache: {} }), TypeError);
 });
 
-test('churn: files rewritten while served through Koa (cached, streamed, ranges): no hung, garbled or mistagged answer', async (t) => {
+test('churn: files rewritten while served through Koa (cached, streamed, ranges): no hung, garbled or mistagged answer', { skip: process.versions.bun ? "Bun's node:http does not abort a response destroyed after its headers (the client sees an empty body instead of a reset): the churn guarantee holds on Node only; see README" : false }, async (t) => {
   const handlerFor = (root) => {
     const mw = serve(root, { maxFileSize: 64 * 1024, acceptRanges: true });
     const handler = app([etag(), conditional(), mw]);

@@ -210,7 +210,7 @@ test('SSR_NATIVE_REGISTER selects the parts; none leaves everything alone', asyn
   }
 });
 
-test('without a loadable addon, register swaps content-type only and the app still answers', async () => {
+test('without a loadable addon, register swaps content-type only and the app still answers', { skip: process.versions.bun ? 'the unbuilt-addon simulation hooks Node\'s module loader, which Bun does not route require() through' : false }, async () => {
   const plain = await answers('express53', 'plain', EXPRESS_REQUESTS);
   const registered = await answers('express53', 'no-addon', EXPRESS_REQUESTS);
   assert.equal(registered.output, '');
@@ -220,7 +220,7 @@ test('without a loadable addon, register swaps content-type only and the app sti
   assertSameAnswers('express53 (no addon)', plain, registered, { swapsSend: false, swapsStatic: false });
 });
 
-test('--import: an ESM app importing content-type and serve-static itself gets ours', () => {
+test('--import: an ESM app importing content-type and serve-static itself gets ours', { skip: process.versions.bun ? 'Bun has no module.register/registerHooks ESM resolve hooks; CommonJS requires are still swapped there' : false }, () => {
   const script = [
     "import ct from 'content-type';",
     "import serveStatic from 'serve-static';",
