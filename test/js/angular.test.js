@@ -17,17 +17,8 @@ function crcTag(bytes) {
   return `W/"${bytes.length.toString(16)}-${zlib.crc32(bytes).toString(16).padStart(8, '0')}"`;
 }
 
-// A seeded generator, so a failure can be replayed (the seed is in the assertion label).
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded, so a failure can be replayed (test/js/helpers/seeded-random.js).
+const { mulberry32: rng } = require('./helpers/seeded-random');
 
 test('ESM wrapper re-exports the CommonJS API', async () => {
   const esm = await import('ssr-native/angular');

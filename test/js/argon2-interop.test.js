@@ -8,17 +8,8 @@ const crypto = require('node:crypto');
 const ours = require('../../lib/argon2/index.js');
 const peer = require('argon2');
 
-// A seeded generator, so a failure can be replayed (the seed is in the assertion label).
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded, so a failure can be replayed (test/js/helpers/seeded-random.js).
+const { mulberry32: rng } = require('./helpers/seeded-random');
 
 function randomCase(seed) {
   const r = rng(seed);

@@ -9,16 +9,10 @@ const assert = require('node:assert/strict');
 const ours = require('../../lib/content-type/v2.js');
 const theirs = require('content-type2');
 
+const { mulberry32 } = require('./helpers/seeded-random');
+
 function generator(seed) {
-  let s = seed >>> 0;
-  const next = () => {
-    // mulberry32
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n) => Math.floor(next() * n);
   const pick = (list) => list[int(list.length)];
   return { next, int, pick };

@@ -16,16 +16,8 @@ function reference(s, encoding, weak = true) {
   return `${weak ? 'W/' : ''}"${bytes.length.toString(16)}-${hex8(crc32(bytes))}"`;
 }
 
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded, so a failure can be replayed (test/js/helpers/seeded-random.js).
+const { mulberry32: random } = require('./helpers/seeded-random');
 
 // Code-unit alphabets: each makes V8 build a different kind of string.
 const ALPHABETS = {

@@ -10,17 +10,8 @@ const native = require('../../lib/native');
 
 const hex8 = (n) => n.toString(16).padStart(8, '0');
 
-// Deterministic pseudo-random numbers (mulberry32), so a failure can be reproduced.
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded, so a failure can be replayed (test/js/helpers/seeded-random.js).
+const { mulberry32: random } = require('./helpers/seeded-random');
 
 function randomBytes(rand, length) {
   const buf = Buffer.allocUnsafe(length);

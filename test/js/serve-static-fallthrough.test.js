@@ -50,15 +50,7 @@ function call(mw, url) {
 }
 
 // Seeded generator (mulberry32): a failure prints the seed and the path.
-function generator(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { mulberry32: generator } = require('./helpers/seeded-random');
 function randomPath(random, length) {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789-_';
   let p = '/';

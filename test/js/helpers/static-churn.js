@@ -22,16 +22,8 @@ const FILES = ['c0-inplace.txt', 'c1-inplace.txt', 'c2-rename.txt', 'c3-rename.t
 const CACHED_MAX = 40 * 1024; // cached files stay under the test's maxFileSize (64 KiB)
 const STREAMED_MIN = 100 * 1024;
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded, so a failure can be replayed (test/js/helpers/seeded-random.js).
+const { mulberry32 } = require('./seeded-random');
 
 // The size of version v of a file: deterministic, so readers can check a body against it.
 function sizeOf(name, v) {
