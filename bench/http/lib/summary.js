@@ -23,20 +23,34 @@ function numberOf(cell) {
  */
 function headlineOf(table) {
   if (table.summary) return table.summary;
-  const [nameColumn, measureColumn] = table.columns;
+  // table.headline = { measure, ours, baseline, higherIsBetter } names the column and rows when
+  // the second column is not the figure to quote (floods, CPU tables).
+  const hint = table.headline || {};
+  const nameColumn = table.columns[0];
+  const measureColumn = hint.measure || table.columns[1];
   const ratioColumn = table.columns.find((c) => c.startsWith('ratio'));
-  if (!ratioColumn || !table.rows.length) return null;
-  const rows = table.rows.map((row) => ({ name: String(row[nameColumn]), value: numberOf(row[measureColumn]), ratio: numberOf(row[ratioColumn]) }));
-  const ours = rows.find((r) => OURS.test(r.name));
-  const baseline = rows.find((r) => r !== ours && r.ratio !== null && Math.abs(r.ratio - 1) < 0.005) || rows.find((r) => r !== ours);
+  if ((!ratioColumn && !hint.measure) || !table.rows.length) return null;
+  const rows = table.rows.map((row) => ({
+    name: String(row[nameColumn]),
+    value: numberOf(row[measureColumn]),
+    ratio: ratioColumn ? numberOf(row[ratioColumn]) : null,
+  }));
+  const ours = hint.ours ? rows.find((r) => r.name === hint.ours) : rows.find((r) => OURS.test(r.name));
+  const baseline = hint.baseline
+    ? rows.find((r) => r.name === hint.baseline)
+    : rows.find((r) => r !== ours && r.ratio !== null && Math.abs(r.ratio - 1) < 0.005) || rows.find((r) => r !== ours);
   if (!ours || !baseline) return null;
+  if (hint.measure) {
+    const better = (r) => (hint.higherIsBetter === false ? baseline.value / r.value : r.value / baseline.value);
+    for (const r of rows) r.ratio = r.value && baseline.value ? better(r) : null;
+  }
   return {
     measure: measureColumn,
     baseline: { name: baseline.name, value: baseline.value },
     ours: { name: ours.name, value: ours.value },
     ratio: ours.ratio,
     noise: table.noise ?? null,
-    peers: rows.filter((r) => r !== ours && r !== baseline && !/bare|reference|off\b|constant/i.test(r.name)),
+    peers: rows.filter((r) => r !== ours && r !== baseline && !hint.measure && !/bare|reference|off\b|constant/i.test(r.name)),
   };
 }
 

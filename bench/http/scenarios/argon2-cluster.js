@@ -108,6 +108,8 @@ module.exports = {
     return {
       tables: [
         {
+          // summary: peak arena memory of the machine, shared budget against independent pools
+          headline: { measure: 'peak RSS growth MiB (median)', ours: 'shared budget (default)', baseline: 'two independent pools (shared: false)', higherIsBetter: false },
           title: `2 cluster workers, 16 connections posting /register back to back for ${seconds} s`,
           columns: Object.keys(rows[0]),
           rows,

@@ -139,6 +139,7 @@ async function runStorm({ rounds, seconds, log, startServer, runLoad, health, re
     };
   });
   return {
+    headline: { measure: 'registrations/s', ours: 'ssr-native/argon2', baseline: 'argon2 package' },
     title: `storm: ${STORM_CONNECTIONS} connections post /register back to back (retrying the moment a 429 arrives), /health at ${HEALTH_RATE} req/s`,
     columns: Object.keys(rows[0]),
     rows,
@@ -234,6 +235,7 @@ module.exports = {
     return {
       tables: [
         {
+          headline: { measure: 'registrations/s', ours: 'ssr-native/argon2', baseline: 'argon2 package' },
           title: `/health at ${HEALTH_RATE} req/s, /register offered ${REGISTER_RATE} req/s (32 connections)`,
           columns: Object.keys(rows[0]),
           rows,

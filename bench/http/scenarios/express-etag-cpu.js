@@ -57,6 +57,7 @@ module.exports = {
       return {
         tables: [
           {
+            headline: { measure: 'server CPU us/req', ours: 'ssr-native etag', baseline: 'etag off', higherIsBetter: false },
             title: '75 KB page, GET /',
             columns: ['variant', 'req/s', 'server CPU us/req', 'us/req min-max', 'ratio ssr-native vs this (CPU), median (min-max)'],
             rows,
