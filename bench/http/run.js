@@ -172,7 +172,8 @@ async function runScenario(scenario, options, machine, progress) {
       };
       ({ tables } = await scenario.run(context));
     } else {
-      const cases = scenario.cases || [{ name: scenario.name, request: scenario.request, variants: scenario.variants, reference: scenario.reference }];
+      const cases = (scenario.cases || [{ name: scenario.name, request: scenario.request, variants: scenario.variants, reference: scenario.reference }])
+        .filter((c) => !c.fullOnly || options.mode === 'full'); // cases flagged fullOnly: --full runs only
       tables = [];
       for (const testCase of cases) {
         log(`${scenario.name} / ${testCase.name}`);
