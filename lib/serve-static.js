@@ -20,7 +20,6 @@ const { FileCache } = require('./file-cache');
 const { FileStats, lastModifiedOf } = require('./static/file-stats');
 const { openFileForStream, sendFileStream } = require('./static/send-file-stream');
 const { chooseEncoding, isCompressible, compressVariants } = require('./static-encoding');
-const { invalidType, outOfRange } = require('./validate');
 
 const { extname, join, normalize, resolve, sep } = path;
 const BYTES_RANGE_REGEXP = /^ *bytes=/;
@@ -458,15 +457,9 @@ function sendConfig(opts, root) {
   return config;
 }
 
+// FileCache validates maxBytes/maxFileSize itself (TypeError/RangeError naming options.<name>).
 function cacheOptions(opts, root) {
-  const out = { root };
-  for (const name of ['maxBytes', 'maxFileSize']) {
-    const value = opts[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || Number.isNaN(value)) throw invalidType(`options.${name}`, 'a number', value);
-    if (value < 0) throw outOfRange(`options.${name}`, '>= 0', value);
-    out[name] = value;
-  }
+  const out = { root, maxBytes: opts.maxBytes, maxFileSize: opts.maxFileSize };
   if (opts.allowSymlinksOutsideRoot !== undefined) out.allowOutsideRoot = Boolean(opts.allowSymlinksOutsideRoot);
   if (opts.watch !== undefined) out.watch = Boolean(opts.watch);
   return out;

@@ -24,7 +24,7 @@ const { etag: entityTag } = require('../etag');
 const { FileCache } = require('../file-cache');
 const { chooseEncoding, isCompressible, compressVariants } = require('../static-encoding');
 const { openFileForStream, fileRangeStream } = require('../static/send-file-stream');
-const { invalidType, outOfRange } = require('../validate');
+const { invalidType } = require('../validate');
 const { FileStats } = require('../static/file-stats');
 
 const { basename, extname, normalize, parse, resolve, sep } = path;
@@ -332,14 +332,8 @@ function cacheFor(opts, root) {
     if (!(opts.cache instanceof FileCache)) throw invalidType('options.cache', 'a FileCache', opts.cache);
     return opts.cache;
   }
-  const settings = { root: root || undefined };
-  for (const name of ['maxBytes', 'maxFileSize']) {
-    const value = opts[name];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || Number.isNaN(value)) throw invalidType(`options.${name}`, 'a number', value);
-    if (value < 0) throw outOfRange(`options.${name}`, '>= 0', value);
-    settings[name] = value;
-  }
+  // FileCache validates maxBytes/maxFileSize itself, with the same messages as serveStatic.
+  const settings = { root: root || undefined, maxBytes: opts.maxBytes, maxFileSize: opts.maxFileSize };
   if (opts.watch !== undefined) settings.watch = Boolean(opts.watch);
   return new FileCache(settings);
 }
