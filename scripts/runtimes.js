@@ -39,8 +39,6 @@ const BUN_EXCLUDED = {
   'send-file-stream.test.js':
     "Bun's node:http does not abort a response destroyed after its headers were sent (the client sees an empty body, not a reset), so the shrinking-file guarantee is Node-only; see README",
   'serve-static-churn.test.js': 'same reason as send-file-stream.test.js (the churn test counts those cut-off answers as failures)',
-  'static-last-modified.test.js':
-    "Bun's fs.Stats truncates sub-millisecond mtimes where Node rounds them; ours follows Node, so Last-Modified can differ by one second from serve-static/koa-send under Bun",
   'serve-static-diff.test.js':
     "compares error-page text with serve-static 2.2.1 (send), whose ENAMETOOLONG message under Bun names the syscall 'open' where ours says 'stat'; the static server itself runs in the smoke suite and serve-static.test.js",
 };

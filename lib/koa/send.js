@@ -25,7 +25,7 @@ const { FileCache } = require('../file-cache');
 const { chooseEncoding, isCompressible, compressVariants } = require('../static-encoding');
 const { openFileForStream, fileRangeStream } = require('../static/send-file-stream');
 const { invalidType } = require('../validate');
-const { FileStats } = require('../static/file-stats');
+const { FileStats, lastModifiedOf } = require('../static/file-stats');
 
 const { basename, extname, normalize, parse, resolve, sep } = path;
 
@@ -220,7 +220,7 @@ class FileSender {
       // compress: in-memory variants of an identity file; Vary on whatever depends on Accept-Encoding
       compressible: compressibleType && encoding === undefined,
       vary: compressibleType || (this.compress && encoding !== undefined),
-      lastModified: new Date(Math.round(result.stat.mtimeMs)).toUTCString(), // as fs.Stats#mtime
+      lastModified: lastModifiedOf(result.stat), // as fs.Stats#mtime
     };
   }
 

@@ -6,18 +6,21 @@ const { constants } = require('fs');
 
 const { S_IFMT, S_IFREG, S_IFDIR, S_IFIFO, S_IFSOCK, S_IFBLK, S_IFCHR } = constants;
 
+// fs.Stats turns its fractional-millisecond times into Dates differently per runtime: Node rounds
+// (new Date(Math.round(ms))), Bun truncates (new Date(ms)). Follow the runtime we run on, or a file
+// modified at x.9995 s gets a Last-Modified one second off serve-static's and koa-send's.
+const dateOf = process.versions.bun ? (ms) => new Date(ms) : (ms) => new Date(Math.round(ms));
+
 class FileStats {
   constructor(stat) {
     Object.assign(this, stat);
     // the native stat has no birth time; ctime is the closest the kernel reports everywhere
     this.birthtimeMs = stat.ctimeMs;
   }
-  // Node rounds the fractional milliseconds (fs.Stats: new Date(Math.round(ms))); so do we, or
-  // a file modified at x.9995 s would show a Last-Modified one second off serve-static's and koa-send's.
-  get atime() { return new Date(Math.round(this.atimeMs)); }
-  get mtime() { return new Date(Math.round(this.mtimeMs)); }
-  get ctime() { return new Date(Math.round(this.ctimeMs)); }
-  get birthtime() { return new Date(Math.round(this.birthtimeMs)); }
+  get atime() { return dateOf(this.atimeMs); }
+  get mtime() { return dateOf(this.mtimeMs); }
+  get ctime() { return dateOf(this.ctimeMs); }
+  get birthtime() { return dateOf(this.birthtimeMs); }
   isFile() { return (this.mode & S_IFMT) === S_IFREG; }
   isDirectory() { return (this.mode & S_IFMT) === S_IFDIR; }
   isSymbolicLink() { return false; } // stat follows links
@@ -29,9 +32,9 @@ class FileStats {
 
 module.exports = { FileStats };
 
-/** Last-Modified of a native stat, as `fs.Stats#mtime.toUTCString()` gives it (rounded ms). */
+/** Last-Modified of a native stat, as this runtime's `fs.Stats#mtime.toUTCString()` gives it. */
 function lastModifiedOf(stat) {
-  return new Date(Math.round(stat.mtimeMs)).toUTCString();
+  return dateOf(stat.mtimeMs).toUTCString();
 }
 
 module.exports.lastModifiedOf = lastModifiedOf;
