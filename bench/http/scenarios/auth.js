@@ -152,7 +152,7 @@ async function registrations(server, seconds, rate) {
   await Promise.all(sent);
   latencies.sort((a, b) => a - b);
   const at = (q) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]) : 0);
-  return { statusCodes, p50: at(0.5), p99: at(0.99), errors, total: latencies.length + errors };
+  return { statusCodes, p50: at(0.5), p95: at(0.95), p99: at(0.99), errors, total: latencies.length + errors };
 }
 
 function successes(result) {
@@ -164,7 +164,7 @@ function successes(result) {
 async function runSetup({ setup, variants, rounds, seconds, log, startServer, runLoad, dir }) {
   const servers = [];
   const tokens = [];
-  const samples = variants.map(() => Object.fromEntries(ROUTES.map((r) => [r, { ok: [], p50: [], p99: [], busy: [], errors: [], other: [] }])));
+  const samples = variants.map(() => Object.fromEntries(ROUTES.map((r) => [r, { ok: [], p50: [], p95: [], p99: [], busy: [], errors: [], other: [] }])));
   try {
     for (const v of variants) {
       const env = {
@@ -193,6 +193,7 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
           const ok = successes(r);
           out.ok.push(ok / seconds);
           out.p50.push(r.p50);
+          out.p95.push(r.p95);
           out.p99.push(r.p99);
           out.busy.push(codes['429'] || 0);
           out.errors.push(r.errors);
@@ -217,6 +218,7 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
         implementation: v.name,
         'ok requests/s': median(s.ok).toFixed(1),
         'p50 ms': median(s.p50).toFixed(1),
+        'p95 ms': median(s.p95).toFixed(1),
         'p99 ms': p99.toFixed(1),
         '429s per run': String(Math.round(median(s.busy))),
         'errors/timeouts': String(s.errors.reduce((a, b) => a + b, 0)),
@@ -283,7 +285,7 @@ module.exports = {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     const common = [
-      'Latencies include fast answers: ssr-native/argon2 answers 429 (Retry-After) when its semaphore is full, the others queue every request. p95 is not reported: the harness\'s autocannon summary has p50 and p99.',
+      'Latencies include fast answers: ssr-native/argon2 answers 429 (Retry-After) when its semaphore is full, the others queue every request.',
       'Server CPU: "one CPU" = pinned to CPU 0 with the load generators on CPU 1; "all CPUs" and the cluster share CPU 1 with the 4 load generators. Other jobs share the machine: expect noise.',
       ...(left.length ? [`${left.join(', ')}: skipped, crypto.argon2 needs Node >= 24 (this run: ${process.version}).`] : []),
     ];
