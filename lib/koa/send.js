@@ -1,6 +1,6 @@
 'use strict';
 // FileSender: koa-send 5.0.1 step by step, with its stat/access calls answered by the native
-// FileCache (lib/file-cache.js) and cached files sent as zero-copy Buffers. The same decoding,
+// FileCache (lib/static/file-cache.js) and cached files sent as zero-copy Buffers. The same decoding,
 // resolve-path checks, hidden-file rule, .br/.gz siblings, extensions, directory format, headers
 // and thrown errors as koa-send; serve() (koa-static) and send() (koa-send) are built on it.
 //
@@ -21,8 +21,8 @@ const mime = require('mime-types');
 const parseRange = require('range-parser');
 const resolvePath = require('resolve-path');
 const { etag: entityTag } = require('../etag');
-const { FileCache } = require('../file-cache');
-const { chooseEncoding, isCompressible, compressVariants } = require('../static-encoding');
+const { FileCache } = require('../static/file-cache');
+const { chooseEncoding, isCompressible, compressVariants } = require('../static/encoding');
 const { openFileForStream, fileRangeStream } = require('../static/send-file-stream');
 const { invalidType } = require('../validate');
 const { FileStats, lastModifiedOf } = require('../static/file-stats');

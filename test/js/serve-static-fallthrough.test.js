@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const express = require('express');
 const referenceStatic = require('serve-static');
-const serveStatic = require('../../lib/serve-static');
+const serveStatic = require('../../lib/static');
 const { makeTree, rawRequest, listenOn, eventually } = require('./helpers/static-tree');
 
 async function withServer(handler, fn) {

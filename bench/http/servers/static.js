@@ -6,7 +6,8 @@
 //                memory-headers (the same, with every header serve-static sends: the ceiling for
 //                a drop-in, which must send them)
 //   STATIC_ROOT: directory to serve (default: a generated tree, see tree())
-//   STATIC_LIB: the lib/ directory whose serve-static.js is `ssr-native` (default: this checkout's)
+//   STATIC_LIB: the lib/ directory whose serveStatic is `ssr-native` (default: this checkout's;
+//               lib/static/ now, lib/serve-static.js in checkouts before the move)
 //   STATIC_API: 1 = the layout of a generated Angular server or a typical Express app: the static
 //                middleware first with { maxAge: '1y', index: false, redirect: false }, then a
 //                JSON route GET /api/users (STATIC_IMPL none: that route alone)
@@ -38,7 +39,11 @@ const options = api ? { maxAge: '1y', index: false, redirect: false } : undefine
 
 function middleware() {
   if (impl === 'serve-static') return require('serve-static')(root, options);
-  if (impl === 'ssr-native') return require(path.join(process.env.STATIC_LIB || path.join(__dirname, '../../../lib'), 'serve-static'))(root, options);
+  if (impl === 'ssr-native') {
+    const lib = process.env.STATIC_LIB || path.join(__dirname, '../../../lib');
+    const entry = fs.existsSync(path.join(lib, 'static', 'index.js')) ? 'static' : 'serve-static';
+    return require(path.join(lib, entry))(root, options);
+  }
   if (impl === 'none') return (req, res, next) => next();
   if (impl === 'memory' || impl === 'memory-headers') {
     const files = new Map();

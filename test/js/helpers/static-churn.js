@@ -270,7 +270,7 @@ if (require.main === module) {
   const handlerFor = (root) => {
     const mw = which === 'serve-static'
       ? require('serve-static')(root)
-      : require('../../../lib/serve-static')(root, { maxFileSize: 64 * 1024 });
+      : require('../../../lib/static')(root, { maxFileSize: 64 * 1024 });
     const handler = (req, res) => mw(req, res, (err) => {
       res.statusCode = err ? err.status || 500 : 404;
       res.end();

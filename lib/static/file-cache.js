@@ -4,8 +4,8 @@
 // (maxBytes, LRU) and drops entries whose file changed on disk (inotify, or a stat sweep).
 const fs = require('fs');
 const path = require('path');
-const native = require('./native');
-const { invalidType, outOfRange } = require('./validate');
+const native = require('../native');
+const { invalidType, outOfRange } = require('../validate');
 
 const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,

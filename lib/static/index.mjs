@@ -1,3 +1,3 @@
-import m from './serve-static.js';
+import m from './index.js';
 export const { serveStatic, FileCache } = m;
 export default m;

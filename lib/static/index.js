@@ -1,6 +1,6 @@
 'use strict';
 // serveStatic(root, options): a drop-in for serve-static 2.x (express.static in Express 5) that
-// serves files from native memory (lib/file-cache.js over the C++ FileCache). The request flow,
+// serves files from native memory (lib/static/file-cache.js over the C++ FileCache). The request flow,
 // options, headers, statuses and errors follow serve-static 2.2.1 + send 1.2.1 step by step;
 // what differs is where the bytes come from and the ETag (a CRC-32 of the content, the same on
 // every machine, instead of size + mtime). Files over maxFileSize are streamed from disk.
@@ -17,9 +17,9 @@ const parseRange = require('range-parser');
 const parseUrl = require('parseurl');
 const statuses = require('statuses');
 const { FileCache } = require('./file-cache');
-const { FileStats, lastModifiedOf } = require('./static/file-stats');
-const { openFileForStream, sendFileStream } = require('./static/send-file-stream');
-const { chooseEncoding, isCompressible, compressVariants } = require('./static-encoding');
+const { FileStats, lastModifiedOf } = require('./file-stats');
+const { openFileForStream, sendFileStream } = require('./send-file-stream');
+const { chooseEncoding, isCompressible, compressVariants } = require('./encoding');
 
 const { extname, join, normalize, resolve, sep } = path;
 const BYTES_RANGE_REGEXP = /^ *bytes=/;
