@@ -114,8 +114,11 @@ class FileCache {
   FileCacheResult Lookup(const std::string& path);
 
   /// Lookup, and on a miss open + fstat + read the file (blocking: call it off the event loop).
-  /// `path` must be absolute and normalised (no "." or ".." segments).
-  FileCacheResult Load(const std::string& path);
+  /// `path` must be absolute and normalised (no "." or ".." segments). `top`: the directory the
+  /// caller resolved `path` under (a static mount's root), where the watches that make a miss
+  /// `settled` start; empty means the cache's own root. A cache shared by several mounts has no
+  /// root of its own, so without `top` its misses are never settled.
+  FileCacheResult Load(const std::string& path, const std::string& top = std::string());
 
   /// Marks the entry `id` as just used (LRU) if it is still cached; returns Generation().
   uint32_t Touch(uint64_t id);
@@ -148,7 +151,7 @@ class FileCache {
   void ClearLocked();
   void EnsureWatchedLocked(const std::string& directory, bool* watched);
   void InvalidateLocked(const std::string& path, bool prefix);
-  bool WatchAbsenceLocked(const std::string& path, bool directory);
+  bool WatchAbsenceLocked(const std::string& path, const std::string& top, bool directory);
   void EraseLocked(EntryList::iterator it);
   void BumpGeneration() { generation_.fetch_add(1, std::memory_order_acq_rel); }
   bool InsertLocked(std::shared_ptr<const CachedFile> file, bool watched);

@@ -45,16 +45,25 @@ class FileCache {
     return this._native.lookup(filePath);
   }
 
-  /** Loads on the libuv pool; callback(result) with status hit|loaded|directory|tooLarge|notRegular|outsideRoot|error. */
-  load(filePath, callback) {
-    this._native.load(filePath, (err, result) => {
-      callback(err ? { status: 'error', code: 'EIO', errno: -5, message: err.message } : result);
-    });
+  /**
+   * Loads on the libuv pool; callback(result) with status hit|loaded|directory|tooLarge|notRegular|outsideRoot|error.
+   * `top` (optional): the directory filePath was resolved under (a static mount's root). A miss
+   * is `settled` (safe to memoise until the generation moves) only when the directories from
+   * there down are watched; a cache shared by several mounts has no root of its own to start from.
+   */
+  load(filePath, callback, top) {
+    this._native.load(
+      filePath,
+      (err, result) => {
+        callback(err ? { status: 'error', code: 'EIO', errno: -5, message: err.message } : result);
+      },
+      top,
+    );
   }
 
   /** Promise form of load(). */
-  get(filePath) {
-    return new Promise((resolve) => this.load(filePath, resolve));
+  get(filePath, top) {
+    return new Promise((resolve) => this.load(filePath, resolve, top));
   }
 
   /** Marks entry `id` as used (LRU) and returns the generation (which moves on any change). */

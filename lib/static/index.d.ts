@@ -83,9 +83,12 @@ export class FileCache {
   ready?: Promise<void>;
   /** Memory only, never a system call. */
   lookup(path: string): FileCacheResult;
-  /** Reads on the libuv pool when not cached. */
-  load(path: string, callback: (result: FileCacheResult) => void): void;
-  get(path: string): Promise<FileCacheResult>;
+  /**
+   * Reads on the libuv pool when not cached. `top`: the directory `path` was resolved under (a
+   * static mount's root), from which a miss is watched so it can be reported `settled`.
+   */
+  load(path: string, callback: (result: FileCacheResult) => void, top?: string): void;
+  get(path: string, top?: string): Promise<FileCacheResult>;
   generation(): number;
   touch(id: number): number;
   invalidate(path: string): void;

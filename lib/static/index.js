@@ -270,7 +270,7 @@ function serveStatic(root, options) {
   function load(filePath, callback) {
     const hit = cache.lookup(filePath);
     if (hit.status === 'hit') return callback(hit);
-    cache.load(filePath, callback);
+    cache.load(filePath, callback, config.root); // misses under our root can be settled, shared cache or not
   }
 
   // SendStream.send for a cached file

@@ -166,16 +166,17 @@ bool BoolOption(const Napi::Object& options, const char* name, bool fallback) {
 class LoadWorker : public Napi::AsyncWorker {
  public:
   LoadWorker(Napi::Function callback, std::shared_ptr<ssr_native::FileCache> cache,
-             std::string path)
+             std::string path, std::string top)
       : Napi::AsyncWorker(callback, "ssr-native:file-cache-load"),
         cache_(std::move(cache)),
-        path_(std::move(path)) {
+        path_(std::move(path)),
+        top_(std::move(top)) {
     SuppressDestruct();  // OnWorkComplete destroys it, whatever happens
   }
 
   void Execute() override {
     try {
-      result_ = cache_->Load(path_);
+      result_ = cache_->Load(path_, top_);
     } catch (const std::exception& e) {
       SetError(e.what());
     } catch (...) {
@@ -202,6 +203,7 @@ class LoadWorker : public Napi::AsyncWorker {
  private:
   std::shared_ptr<ssr_native::FileCache> cache_;
   std::string path_;
+  std::string top_;  // the mount root a miss's watches start from ("" = the cache's root)
   FileCacheResult result_;
 };
 
@@ -251,14 +253,16 @@ class FileCacheWrap : public Napi::ObjectWrap<FileCacheWrap> {
     return ResultObject(info.Env(), cache(info).Lookup(PathArgument(info, 0)));
   }
 
-  // load(path, callback(err, result))
+  // load(path, callback(err, result), top?): top = the mount root a miss's watches start from
   Napi::Value Load(const Napi::CallbackInfo& info) {
     cache(info);
     std::string path = PathArgument(info, 0);
     if (info.Length() < 2 || !info[1].IsFunction()) {
       throw Napi::TypeError::New(info.Env(), "callback must be a function");
     }
-    auto* worker = new LoadWorker(info[1].As<Napi::Function>(), cache_, std::move(path));
+    std::string top = info.Length() > 2 && !info[2].IsUndefined() ? PathArgument(info, 2) : "";
+    auto* worker =
+        new LoadWorker(info[1].As<Napi::Function>(), cache_, std::move(path), std::move(top));
     worker->Queue();
     return info.Env().Undefined();
   }

@@ -107,7 +107,7 @@ FileCacheResult FileCache::Lookup(const std::string& path) {
   return result;
 }
 
-FileCacheResult FileCache::Load(const std::string& path) {
+FileCacheResult FileCache::Load(const std::string& path, const std::string& top) {
   FileCacheResult result = Lookup(path);
   if (result.status == FileCacheStatus::kHit) return result;
 
@@ -147,12 +147,12 @@ FileCacheResult FileCache::Load(const std::string& path) {
       result.status = FileCacheStatus::kError;
       result.error = read.error;
       if (read.error == ENOENT || read.error == ENOTDIR) {
-        result.settled = WatchAbsenceLocked(path, false);
+        result.settled = WatchAbsenceLocked(path, top, false);
       }
       return result;
     case internal::ReadOutcome::kDirectory:
       result.status = FileCacheStatus::kDirectory;
-      result.settled = WatchAbsenceLocked(path, true);
+      result.settled = WatchAbsenceLocked(path, top, true);
       return result;
     case internal::ReadOutcome::kTooLarge:
       result.status = FileCacheStatus::kTooLarge;
@@ -342,17 +342,19 @@ void FileCache::EnsureWatchedLocked(const std::string& directory, bool* watched)
 
 // After a load answered "no such file" (or "a directory") for `path`: makes sure the answer
 // cannot change without the generation moving, and says whether that holds. Walks down from
-// the root watching each existing directory of the path (real directories only: a symlink or
-// a file on the way is not followed, the answer is then just not settled) until the first
-// name that does not exist; creating that name is then an event in a watched directory. The
-// walk runs after the read, so what it finds is checked after its watches exist: a name made
-// meanwhile is either found (not settled) or reported by inotify. It only descends through
-// directories that exist, so a hostile path costs at most one system call per real level.
-bool FileCache::WatchAbsenceLocked(const std::string& path, bool directory) {
+// `top` (the caller's mount root; else the cache's root) watching each existing directory of the
+// path (real directories only: a symlink or a file on the way is not followed, the answer is then
+// just not settled) until the first name that does not exist; creating that name is then an event
+// in a watched directory. The walk runs after the read, so what it finds is checked after its
+// watches exist: a name made meanwhile is either found (not settled) or reported by inotify. It
+// only descends through directories that exist, so a hostile path costs at most one system call per
+// real level.
+bool FileCache::WatchAbsenceLocked(const std::string& path, const std::string& top,
+                                   bool directory) {
   // Without inotify the sweep moves the generation every period; without its thread, nothing.
   if (inotify_fd_ < 0) return thread_.joinable();
 #if defined(__linux__)
-  const std::string& root = options_.root;
+  const std::string& root = top.empty() ? options_.root : top;
   if (root.empty() || root.back() == '/') return false;  // no known top ("/" root: never)
   std::string target = path;
   while (target.size() > root.size() + 1 && target.back() == '/') target.pop_back();
@@ -386,6 +388,7 @@ bool FileCache::WatchAbsenceLocked(const std::string& path, bool directory) {
   return directory && S_ISDIR(st.st_mode);
 #else
   (void)path;
+  (void)top;
   (void)directory;
   return false;
 #endif

@@ -315,6 +315,25 @@ TEST(FileCache, AbsenceThroughSymlinksOrFilesIsNotSettled) {
   FileCache anywhere(rootless);
   EXPECT_FALSE(anywhere.Load(dir / "nothing").settled);
 }
+
+// A cache shared by several static mounts has no root: each mount passes its own as `top`, and
+// its misses are then settled and watched like those of a cache with that root.
+TEST(FileCache, RootlessCacheSettlesAbsenceUnderTheCallersTop) {
+  TempDir dir;
+  TempDir other;
+  FileCacheOptions rootless = InotifyOnlyOptionsFor(dir);
+  rootless.root.clear();
+  FileCache cache(rootless);
+  FileCacheResult missing = cache.Load(dir / "api/users", dir.path());
+  ASSERT_EQ(missing.status, FileCacheStatus::kError);
+  EXPECT_TRUE(missing.settled);
+  EXPECT_TRUE(cache.Load(other / "page", other.path()).settled);  // a second mount, same cache
+  EXPECT_FALSE(cache.Load(other / "page", dir.path()).settled);   // not under the top given
+  EXPECT_FALSE(cache.Load(dir / "api/users", dir.path() + "/").settled);  // not normalised
+  const uint32_t before = cache.Generation();
+  ASSERT_EQ(mkdir((dir / "api").c_str(), 0755), 0);
+  EXPECT_TRUE(Eventually([&] { return cache.Generation() != before; }));
+}
 #endif
 
 // Without inotify the sweep moves the generation every period, so an absence is settled too.

@@ -9,6 +9,7 @@ const path = require('node:path');
 const express = require('express');
 const referenceStatic = require('serve-static');
 const serveStatic = require('../../lib/static');
+const { FileCache } = require('../../lib/static/file-cache');
 const { makeTree, rawRequest, listenOn, eventually } = require('./helpers/static-tree');
 
 async function withServer(handler, fn) {
@@ -58,12 +59,19 @@ function randomPath(random, length) {
   return p.replace(/\/+/g, '/').replace(/\/$/, 'x');
 }
 
-for (const watch of [true, false]) {
-  const mode = watch ? 'inotify' : 'stat sweep';
+// The third: a FileCache shared by several mounts (as under ssr-native/register) has no root of
+// its own; the mount's root still lets its misses be memoised.
+for (const { mode, watch, shared } of [
+  { mode: 'inotify', watch: true },
+  { mode: 'stat sweep', watch: false },
+  { mode: 'inotify, a cache shared by mounts', watch: true, shared: true },
+]) {
   test(`${mode}: a memoised fall-through is served within 1 s once the file appears`, async () => {
     const tree = makeTree({ 'index.html': 'home', 'about/team.txt': 'team', 'api/': '' });
     fs.rmdirSync(path.join(tree.root, 'api'));
-    const mw = serveStatic(tree.root, { maxAge: '1y', index: false, redirect: false, watch });
+    const options = { maxAge: '1y', index: false, redirect: false, watch };
+    if (shared) options.cache = new FileCache({});
+    const mw = serveStatic(tree.root, options);
     try {
       await withServer(expressWith(mw), async (port) => {
         const get = async (p) => {
