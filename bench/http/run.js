@@ -39,7 +39,7 @@ function loadScenarios() {
 // (else the first) is what ratios are taken against.
 async function runHttpCase(scenario, testCase, options, log) {
   const { rounds, seconds, warmupSeconds } = httpTiming(options.mode, scenario, testCase);
-  const variants = testCase.variants;
+  const variants = testCase.variants.filter((v) => !v.fullOnly || options.mode === 'full'); // fullOnly: --full runs only
   const baseline = variants.find((v) => v.baseline) || variants[0];
   const reference = testCase.reference && variants.find((v) => v.name === testCase.reference);
   const load = (server, duration, variant) => ({

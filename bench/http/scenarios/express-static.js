@@ -21,7 +21,7 @@ module.exports = {
       variant('express.static (serve-static 2.2.1)', 'serve-static', { baseline: true }),
       variant('ssr-native serveStatic', 'ssr-native'),
       variant('bare in-memory handler', 'memory'),
-      variant('in-memory, same headers as serve-static', 'memory-headers'),
+      variant('in-memory, same headers as serve-static', 'memory-headers', { fullOnly: true }), // a ceiling: --full only
       // STATIC_BASELINE_LIB=/other/checkout/lib: that checkout's serveStatic too (before/after)
       ...(process.env.STATIC_BASELINE_LIB
         ? [variant('ssr-native serveStatic, baseline lib', 'ssr-native', { env: { STATIC_FRAMEWORK: FRAMEWORK, STATIC_IMPL: 'ssr-native', STATIC_LIB: process.env.STATIC_BASELINE_LIB } })]
