@@ -26,6 +26,7 @@ const { chooseEncoding, isCompressible, compressVariants } = require('../static/
 const { openFileForStream, fileRangeStream } = require('../static/send-file-stream');
 const { invalidType } = require('../validate');
 const { FileStats, lastModifiedOf } = require('../static/file-stats');
+const { statError: fsStatError } = require('../static/stat-error');
 
 const { basename, extname, normalize, parse, resolve, sep } = path;
 
@@ -403,24 +404,9 @@ function isRangeFresh(ifRange, etag, lastModified) {
 
 // The error koa-send throws when fs.stat fails: 404 for a missing file, the fs error with
 // status 500 otherwise.
-const UV_MESSAGES = {
-  ENOENT: 'no such file or directory',
-  ENOTDIR: 'not a directory',
-  ENAMETOOLONG: 'name too long',
-  EACCES: 'permission denied',
-  ELOOP: 'too many symbolic links encountered',
-};
 function statError(result, filePath) {
-  // a symlink leaving the root of a cache made with allowOutsideRoot: false reads as missing
-  const code = result.status === 'outsideRoot' ? 'ENOENT' : result.code;
-  const errno = result.status === 'outsideRoot' ? -2 : result.errno;
-  const message = UV_MESSAGES[code] || String(result.message || '').toLowerCase();
-  const err = new Error(`${code}: ${message}, stat '${filePath}'`);
-  err.errno = errno;
-  err.code = code;
-  err.syscall = 'stat';
-  err.path = filePath;
-  if (NOT_FOUND.has(code)) return createError(404, err);
+  const err = fsStatError(result, filePath);
+  if (NOT_FOUND.has(err.code)) return createError(404, err);
   err.status = 500;
   return err;
 }

@@ -20,6 +20,7 @@ const { FileCache } = require('./file-cache');
 const { FileStats, lastModifiedOf } = require('./file-stats');
 const { openFileForStream, sendFileStream } = require('./send-file-stream');
 const { chooseEncoding, isCompressible, compressVariants } = require('./encoding');
+const { statError } = require('./stat-error');
 
 const { extname, join, normalize, resolve, sep } = path;
 const BYTES_RANGE_REGEXP = /^ *bytes=/;
@@ -518,28 +519,6 @@ function isRangeFresh(req, res) {
     return Boolean(etag && ifRange.indexOf(etag) !== -1);
   }
   return parseHttpDate(res.getHeader('Last-Modified')) <= parseHttpDate(ifRange);
-}
-
-// An fs-like error for a failed load (what fs.stat would have produced).
-const UV_MESSAGES = {
-  ENOENT: 'no such file or directory',
-  ENOTDIR: 'not a directory',
-  ENAMETOOLONG: 'name too long',
-  EACCES: 'permission denied',
-  ELOOP: 'too many symbolic links encountered',
-};
-function statError(result, filePath) {
-  if (result.status === 'outsideRoot') {
-    // a symlink leaving root with allowSymlinksOutsideRoot: false reads as a missing file
-    result = { code: 'ENOENT', errno: -2 };
-  }
-  const message = UV_MESSAGES[result.code] || String(result.message || '').toLowerCase();
-  const err = new Error(`${result.code}: ${message}, stat '${filePath}'`);
-  err.errno = result.errno;
-  err.code = result.code;
-  err.syscall = 'stat';
-  err.path = filePath;
-  return err;
 }
 
 // send's mapping of a failed open of a file it had found

@@ -1,0 +1,26 @@
+'use strict';
+// The error fs.stat would have produced for a failed FileCache load: what send (serveStatic) and
+// koa-send see and pass on, message and fields included.
+const UV_MESSAGES = {
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'not a directory',
+  ENAMETOOLONG: 'name too long',
+  EACCES: 'permission denied',
+  ELOOP: 'too many symbolic links encountered',
+};
+
+function statError(result, filePath) {
+  if (result.status === 'outsideRoot') {
+    // a symlink leaving the root of a cache made with allowOutsideRoot: false reads as missing
+    result = { code: 'ENOENT', errno: -2 };
+  }
+  const message = UV_MESSAGES[result.code] || String(result.message || '').toLowerCase();
+  const err = new Error(`${result.code}: ${message}, stat '${filePath}'`);
+  err.errno = result.errno;
+  err.code = result.code;
+  err.syscall = 'stat';
+  err.path = filePath;
+  return err;
+}
+
+module.exports = { statError };
