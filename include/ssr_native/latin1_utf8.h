@@ -18,9 +18,9 @@ struct Utf8Digest {
   uint64_t size;  ///< UTF-8 bytes: `size` plus one per character of 0x80 or more
 };
 
-/// The ASCII prefix is hashed in place, piece by piece (each piece checked, then hashed while
-/// it is still in L1); from the first non-ASCII piece on, the text is expanded to UTF-8 in
-/// small stack chunks. Nothing is allocated, whatever the size.
+/// The ASCII prefix is hashed in place, piece by piece (each piece checked as it is hashed, or
+/// checked and then hashed while it is still in L1); from the first non-ASCII piece on, the text is
+/// expanded to UTF-8 in small stack chunks. Nothing is allocated, whatever the size.
 Utf8Digest Crc32OfLatin1AsUtf8(uint32_t crc, const uint8_t* latin1, size_t size);
 
 namespace latin1_utf8_internal {
@@ -28,6 +28,9 @@ namespace latin1_utf8_internal {
 constexpr size_t kAsciiChunk = 16 * 1024;  ///< checked-then-hashed piece of the ASCII prefix
 constexpr size_t kExpandChunk = 4 * 1024;  ///< Latin-1 bytes expanded per step
 bool IsAsciiPortable(const uint8_t* data, size_t size);
+/// If every byte is ASCII, extends `*crc` over them and returns true; otherwise returns false and
+/// leaves `*crc`. One pass where the CRC path can check as it folds (vpclmul512), else two.
+bool Crc32IfAscii(uint32_t* crc, const uint8_t* data, size_t size);
 bool IsAsciiAvx2(const uint8_t* data, size_t size);  ///< only where the CPU has AVX2
 }  // namespace latin1_utf8_internal
 

@@ -110,6 +110,86 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
   return TagValue(env, bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak);
 }
 
+// The Latin-1 text of `value` (a string with no code unit above U+00FF, checked by the caller)
+// hashed as UTF-8, continuing `crc`; false (with a JS exception pending) for a non-string or no
+// memory. lib/etag.js feeds a long text in slices small enough that the copy V8 writes of each
+// is still in L1 while it is checked and hashed, instead of one copy the size of the page.
+bool DigestOfLatin1Slice(napi_env env, napi_value value, uint32_t crc, size_t* units,
+                         ssr_native::Utf8Digest* digest) {
+  StringBytes string_bytes;
+  const napi_status status = string_bytes.Encode(env, value, StringEncoding::kUtf8OfLatin1);
+  if (status == napi_string_expected) {
+    napi_throw_type_error(env, nullptr, "text must be a string");
+    return false;
+  }
+  if (status != napi_ok) {
+    napi_throw_range_error(env, nullptr, "text is too large to hash");
+    return false;
+  }
+  const ByteView bytes = string_bytes.view();
+  *units = bytes.size;  // one Latin-1 byte per UTF-16 code unit
+  *digest = ssr_native::Crc32OfLatin1AsUtf8(crc, bytes.data, bytes.size);
+  return true;
+}
+
+uint32_t Uint32Arg(napi_env env, size_t argc, napi_value* argv, size_t index) {
+  uint32_t value = 0;
+  if (argc > index) napi_get_value_uint32(env, argv[index], &value);  // 0 if not a number
+  return value;
+}
+
+// Longest slice latin1Utf8Crc takes: its extra-byte count times 2^32 must stay an exact double.
+constexpr size_t kMaxLatin1Slice = size_t{1} << 20;
+
+// latin1Utf8Crc(slice, crc) -> crc' + 2^32 * extra, where crc' continues `crc` over the slice's
+// UTF-8 bytes and extra counts its characters of U+0080..U+00FF (each one UTF-8 byte longer
+// than its Latin-1 byte). One number, so the call allocates nothing.
+napi_value Latin1Utf8Crc(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
+  if (argc < 1) {
+    napi_throw_type_error(env, nullptr, "text must be a string");
+    return nullptr;
+  }
+  size_t units = 0;
+  ssr_native::Utf8Digest digest{};
+  if (!DigestOfLatin1Slice(env, argv[0], Uint32Arg(env, argc, argv, 1), &units, &digest)) {
+    return nullptr;
+  }
+  if (units > kMaxLatin1Slice) {
+    napi_throw_range_error(env, nullptr, "text must be at most 1 MiB per slice");
+    return nullptr;
+  }
+  const double extra = static_cast<double>(digest.size - units);
+  napi_value result = nullptr;
+  napi_create_double(env, extra * 4294967296.0 + digest.crc, &result);
+  return result;
+}
+
+// latin1Utf8Tag(slice, weak, crc, bytesBefore) -> the entity tag of a text whose earlier slices
+// came to `bytesBefore` UTF-8 bytes with CRC `crc`, ending with `slice`.
+napi_value Latin1Utf8Tag(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
+  if (argc < 1) {
+    napi_throw_type_error(env, nullptr, "text must be a string");
+    return nullptr;
+  }
+  bool weak = true;
+  if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);
+  double before = 0;
+  if (argc >= 4) napi_get_value_double(env, argv[3], &before);
+  if (!(before >= 0 && before <= 9007199254740991.0)) before = 0;
+  size_t units = 0;
+  ssr_native::Utf8Digest digest{};
+  if (!DigestOfLatin1Slice(env, argv[0], Uint32Arg(env, argc, argv, 2), &units, &digest)) {
+    return nullptr;
+  }
+  return TagValue(env, static_cast<uint64_t>(before) + digest.size, digest.crc, weak);
+}
+
 bool PathFromName(const std::string& name, Crc32Path* path) {
   for (int i = 0; i < ssr_native::kCrc32PathCount; ++i) {
     const auto candidate = static_cast<Crc32Path>(i);
@@ -175,6 +255,14 @@ void InitEtag(Napi::Env env, Napi::Object exports) {
   NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, "entityTag", NAPI_AUTO_LENGTH, EntityTag,
                                                       nullptr, &entity_tag));
   exports.Set("entityTag", Napi::Value(env, entity_tag));
+  napi_value latin1_crc = nullptr;
+  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, "latin1Utf8Crc", NAPI_AUTO_LENGTH,
+                                                      Latin1Utf8Crc, nullptr, &latin1_crc));
+  exports.Set("latin1Utf8Crc", Napi::Value(env, latin1_crc));
+  napi_value latin1_tag = nullptr;
+  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, "latin1Utf8Tag", NAPI_AUTO_LENGTH,
+                                                      Latin1Utf8Tag, nullptr, &latin1_tag));
+  exports.Set("latin1Utf8Tag", Napi::Value(env, latin1_tag));
   exports.Set("crc32WithPath", Napi::Function::New(env, Crc32WithPath, "crc32WithPath"));
   exports.Set("crc32Paths", Napi::Function::New(env, Crc32Paths, "crc32Paths"));
   exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures, "cpuFeatures"));

@@ -22,6 +22,9 @@ uint32_t PortableTableEntry(int slice, int byte);
 // SIMD paths: only call after checking the CPU supports them.
 uint32_t ExtendPclmul(uint32_t crc, const uint8_t* data, size_t size);
 uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* data, size_t size);
+// ExtendVpclmul512 that also sets bit 7 of `*seen` if any byte it read is 0x80 or more: the ASCII
+// check of Latin-1 text fused into the CRC's own pass over it.
+uint32_t ExtendVpclmul512SeeingBytes(uint32_t crc, const uint8_t* data, size_t size, uint8_t* seen);
 uint32_t ExtendArmCrc32(uint32_t crc, const uint8_t* data, size_t size);
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "crc32_internal.h"
 #include "ssr_native/cpu_features.h"
 #include "ssr_native/crc32.h"
 
@@ -43,6 +44,20 @@ size_t ExpandLatin1(const uint8_t* in, size_t n, uint8_t* out) {
 
 }  // namespace
 
+bool Crc32IfAscii(uint32_t* crc, const uint8_t* data, size_t size) {
+  static const bool fused = Crc32ActivePath() == Crc32Path::kVpclmul512;
+  if (fused) {
+    uint8_t seen = 0;
+    const uint32_t extended = crc32_internal::ExtendVpclmul512SeeingBytes(*crc, data, size, &seen);
+    if (seen & 0x80) return false;
+    *crc = extended;
+    return true;
+  }
+  if (!IsAscii(data, size)) return false;
+  *crc = Crc32(*crc, data, size);
+  return true;
+}
+
 bool IsAsciiPortable(const uint8_t* p, size_t n) {
   // Four independent words per step, so the compiler can keep several loads in flight.
   uint64_t a = 0, b = 0, c = 0, d = 0;
@@ -73,8 +88,7 @@ Utf8Digest Crc32OfLatin1AsUtf8(uint32_t crc, const uint8_t* latin1, size_t size)
   // ASCII prefix: its UTF-8 bytes are the Latin-1 bytes.
   while (pos < size) {
     const size_t n = size - pos < kAsciiChunk ? size - pos : kAsciiChunk;
-    if (!IsAscii(latin1 + pos, n)) break;
-    crc = Crc32(crc, latin1 + pos, n);
+    if (!latin1_utf8_internal::Crc32IfAscii(&crc, latin1 + pos, n)) break;
     pos += n;
   }
   uint64_t utf8_size = pos;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ssr_native/cpu_features.h"
+#include "ssr_native/crc32.h"
 
 namespace ssr_native {
 namespace {
@@ -65,6 +66,36 @@ TEST(Latin1Utf8, AsciiCheckFindsAHighBitAtEveryPositionOfEveryLength) {
           EXPECT_FALSE(latin1_utf8_internal::IsAsciiAvx2(bytes.data(), n)) << n << " " << at;
         bytes[at] = 0x7F;
       }
+    }
+  }
+}
+
+// The ASCII check that rides along with the CRC (fused into the AVX-512 fold where the CPU has
+// it): a high byte anywhere, in the 256-byte fold loop, the 64-byte steps or the last bytes,
+// must be seen, and an ASCII run must get zlib's CRC.
+TEST(Latin1Utf8, CrcIfAsciiSeesAHighByteAnywhereAndOtherwiseHashes) {
+  if (Crc32ActivePath() != Crc32Path::kVpclmul512) {
+    std::printf("[ NOTE     ] no AVX-512 VPCLMULQDQ: the check and the CRC run as two passes\n");
+  }
+  std::mt19937 rng(20261201);
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 700; ++n) lengths.push_back(n);
+  for (size_t n : {size_t{1023}, size_t{4096 + 65}, kAsciiChunk}) lengths.push_back(n);
+  for (size_t n : lengths) {
+    std::vector<uint8_t> bytes(n);
+    for (auto& c : bytes) c = static_cast<uint8_t>(rng() % 0x80);
+    uint32_t crc = 0x1234u;
+    ASSERT_TRUE(latin1_utf8_internal::Crc32IfAscii(&crc, bytes.data(), n)) << "length " << n;
+    EXPECT_EQ(crc, ZlibCrc(0x1234u, bytes)) << "length " << n;
+    const size_t step = n > 700 ? 61 : 1;
+    for (size_t at = 0; at < n; at += step) {
+      const uint8_t was = bytes[at];
+      bytes[at] = static_cast<uint8_t>(0x80 | rng());
+      uint32_t untouched = 7;
+      ASSERT_FALSE(latin1_utf8_internal::Crc32IfAscii(&untouched, bytes.data(), n))
+          << "length " << n << ", byte " << static_cast<int>(bytes[at]) << " at " << at;
+      EXPECT_EQ(untouched, 7u);
+      bytes[at] = was;
     }
   }
 }

@@ -65,11 +65,12 @@ function describe(s) {
   return `length ${s.length}, first units [${units.join(' ')}], non-ASCII (index:unit) [${nonAscii.join(' ')}]`;
 }
 
-// Lengths around every threshold: lib/etag.js's LATIN1_CHECK_MIN (256), the AVX2 check's 32-
+// Lengths around every threshold: lib/etag.js's LATIN1_CHECK_MIN (256) and LATIN1_SLICE (16 Ki
+// units: longer Latin-1 text goes to the addon slice by slice) and its multiples, the AVX2 check's 32-
 // and 128-byte steps, the 4 KiB expansion chunk, the 16 KiB checked-then-hashed piece, the CRC
 // folding blocks (16/64/256 bytes), the first scratch block (4 KiB) and its doublings.
 const EDGES = [0, 1, 2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512,
-  4095, 4096, 4097, 8191, 8192, 8193, 16383, 16384, 16385, 32767, 32768, 32769, 65536 + 3];
+  4095, 4096, 4097, 8191, 8192, 8193, 16383, 16384, 16385, 32767, 32768, 32769, 49151, 49152, 49153, 65536 + 3];
 
 const ENCODINGS = ['utf8', 'utf-8', 'UTF8', 'latin1', 'binary', 'ascii', 'ucs2', 'utf16le', 'UTF-16LE',
   'base64', 'base64url', 'hex', undefined];
@@ -93,7 +94,7 @@ test('a single non-ASCII unit at each position of a Latin-1 string changes the p
   // piece, at the piece edges, or at the very end.
   const rand = random(0x5eed000a);
   const length = 3 * 16384 + 100;
-  const positions = [0, 1, 31, 32, 16383, 16384, 16385, 32767, 32768, length - 9, length - 1];
+  const positions = [0, 1, 31, 32, 16383, 16384, 16385, 32767, 32768, 49151, 49152, length - 9, length - 1];
   for (const pos of positions) {
     for (const unit of [0x80, 0xe9, 0xff, 0x2014, 0xd800, 0xdfff]) {
       const base = randomString(rand, length, 'ascii', 0);

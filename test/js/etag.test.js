@@ -110,6 +110,15 @@ test('the native binding rejects bad arguments with TypeErrors', () => {
   assert.throws(() => native.crc32(), TypeError);
   assert.throws(() => native.crc32(Buffer.alloc(1), 'x'), TypeError);
   assert.throws(() => native.crc32WithPath('nope', Buffer.alloc(1)), TypeError);
+  // The sliced Latin-1 path's two calls (lib/etag.js passes them strings of 16 Ki units).
+  for (const bad of [undefined, 42, {}, Buffer.alloc(1)]) {
+    assert.throws(() => native.latin1Utf8Crc(bad, 0), { name: 'TypeError', message: /text must be a string/ });
+    assert.throws(() => native.latin1Utf8Tag(bad, true, 0, 0), { name: 'TypeError', message: /text must be a string/ });
+  }
+  assert.throws(() => native.latin1Utf8Crc('a'.repeat(2 ** 20 + 1), 0), { name: 'RangeError', message: /at most 1 MiB/ });
+  assert.equal(native.latin1Utf8Crc('', 123), 123);
+  assert.equal(native.latin1Utf8Crc('\u00e9', 0), 2 ** 32 + crc32(Buffer.from('\u00e9')));
+  assert.equal(native.latin1Utf8Tag('b', false, crc32('a'), 1), etag('ab', { weak: false }));
   // A detached buffer has no bytes: an empty tag, not a crash.
   const ab = new ArrayBuffer(16);
   const view = new Uint8Array(ab);

@@ -8,6 +8,7 @@
 const crypto = require('crypto');
 const zlib = require('zlib');
 const { etag } = require('../../..');
+const native = require('../../../lib/native');
 const { renderPage } = require('../lib/page');
 
 const bytes = Number(process.argv[2]);
@@ -43,6 +44,11 @@ const candidates =
         ...(hasZlibCrc && { 'zlib.crc32 in JS': () => zlibTag(Buffer.from(body)) }),
         'ssr-native etag(Buffer.from(s))': () => etag(Buffer.from(body)),
         'ssr-native etag(s)': () => etag(body),
+        // Ablation: a one-byte text longer than lib/etag.js's 16 Ki slice, copied and hashed in
+        // one piece as before slicing (the addon's own call, with lib/etag.js's Latin-1 check).
+        ...(body.length > 16384 && !/[^\x00-\xff]/.test(body) && {
+          'ssr-native etag(s) in one piece (ablation)': () => native.entityTag(body, true, 3),
+        }),
         'ssr-native etag, same bytes as a Buffer': () => etag(asBuffer),
       };
 
