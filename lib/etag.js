@@ -87,7 +87,7 @@ function slicedLatin1Tag(body, weak) {
   let start = 0;
   for (const last = body.length - LATIN1_SLICE; start < last; start += LATIN1_SLICE) {
     const digest = latin1Utf8Crc(body.substring(start, start + LATIN1_SLICE), crc);
-    crc = digest % TWO_POW_32;
+    crc = digest >>> 0; // the low 32 bits (digest is an integer below 2^53)
     bytes += LATIN1_SLICE + (digest - crc) / TWO_POW_32;
   }
   return latin1Utf8Tag(body.substring(start), weak, crc, bytes);
