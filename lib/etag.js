@@ -71,10 +71,10 @@ const LATIN1_CHECK_MIN = 256;
 // Longer Latin-1 text is handed over in slices of this many characters: V8 copies each into the
 // addon's scratch block, where it is checked for non-ASCII and hashed while still in L1 (48 KB
 // here), instead of one copy the size of the page that has left L1 before it is read. Measured
-// here as time against the same bytes as a Buffer (A/B in one process, 7 interleaved rounds):
-// 75 KB ASCII 2.4-2.8x sliced against 3.7x in one piece, 32 KB 2.3x against 3.1-3.3x, 1.1 MB 2.3x
-// against 4.2x (`npm run bench -- etag`, its "in one piece (ablation)" row). What is left is V8's
-// copy (~40% of the time under perf) and the CRC itself (~36%); calls and slices are the rest.
+// as time against the same bytes as a Buffer: 75 KB ASCII 2.2x sliced against 3.0x in one piece
+// (`npm run bench -- --full etag`, its "in one piece (ablation)" row; 2.0-2.8x from process to
+// process), 32 KB 2.3x against 3.2x and 1.1 MB 2.3x against 4.2x (A/B in one process, 7 rounds).
+// What is left is V8's copy (~40% of the time under perf) and the CRC itself (~36%).
 const LATIN1_SLICE = 16 * 1024;
 const TWO_POW_32 = 4294967296;
 
