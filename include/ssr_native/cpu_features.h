@@ -13,6 +13,7 @@ struct CpuFeatures {
   bool avx512bw = false;
   bool avx512vl = false;
   bool vpclmulqdq = false;
+  bool avx512vbmi2 = false;  ///< byte compress/expand (vpcompressb), Ice Lake and later
   // AArch64 (Linux getauxval(AT_HWCAP)): the CRC32 instructions and 64-bit polynomial multiply.
   bool arm_crc32 = false;
   bool arm_pmull = false;

@@ -32,6 +32,10 @@ bool IsAsciiPortable(const uint8_t* data, size_t size);
 /// leaves `*crc`. One pass where the CRC path can check as it folds (vpclmul512), else two.
 bool Crc32IfAscii(uint32_t* crc, const uint8_t* data, size_t size);
 bool IsAsciiAvx2(const uint8_t* data, size_t size);  ///< only where the CPU has AVX2
+/// Latin-1 to UTF-8 into `out` (room for 2 * size bytes); returns the bytes written.
+size_t ExpandLatin1Portable(const uint8_t* in, size_t size, uint8_t* out);
+/// The same with AVX-512BW + VBMI2: only where the CPU has both.
+size_t ExpandLatin1Avx512(const uint8_t* in, size_t size, uint8_t* out);
 }  // namespace latin1_utf8_internal
 
 }  // namespace ssr_native

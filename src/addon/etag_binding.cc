@@ -232,7 +232,8 @@ Napi::Value Crc32Paths(const Napi::CallbackInfo& info) {
   return result;
 }
 
-// cpuFeatures() -> { sse41, pclmulqdq, avx2, avx512f, avx512bw, avx512vl, vpclmulqdq }: what
+// cpuFeatures() -> { sse41, pclmulqdq, avx2, avx512f, avx512bw, avx512vl, vpclmulqdq,
+// avx512vbmi2 }: what
 // the core detected (CPU and OS), so tests can check it against /proc/cpuinfo.
 Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   const ssr_native::CpuFeatures& f = ssr_native::GetCpuFeatures();
@@ -244,6 +245,7 @@ Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   result.Set("avx512bw", f.avx512bw);
   result.Set("avx512vl", f.avx512vl);
   result.Set("vpclmulqdq", f.vpclmulqdq);
+  result.Set("avx512vbmi2", f.avx512vbmi2);
   return result;
 }
 

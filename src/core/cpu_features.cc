@@ -51,6 +51,7 @@ CpuFeatures Detect() {
     f.avx512bw = os_avx512 && (ebx & (1u << 30)) != 0;
     f.avx512vl = os_avx512 && (ebx & (1u << 31)) != 0;
     f.vpclmulqdq = os_avx && (ecx & (1u << 10)) != 0;
+    f.avx512vbmi2 = os_avx512 && (ecx & (1u << 6)) != 0;
   }
 #endif
 #if defined(SSR_NATIVE_ARM64_LINUX)

@@ -19,9 +19,11 @@ uint64_t Load64(const uint8_t* p) {
   return w;
 }
 
+}  // namespace
+
 // Latin-1 to UTF-8: bytes below 0x80 as they are, the others as two bytes (C2/C3 + 80..BF).
 // Returns the number of bytes written to `out` (room for 2 * n).
-size_t ExpandLatin1(const uint8_t* in, size_t n, uint8_t* out) {
+size_t ExpandLatin1Portable(const uint8_t* in, size_t n, uint8_t* out) {
   uint8_t* o = out;
   size_t i = 0;
   while (i < n) {
@@ -41,8 +43,6 @@ size_t ExpandLatin1(const uint8_t* in, size_t n, uint8_t* out) {
   }
   return static_cast<size_t>(o - out);
 }
-
-}  // namespace
 
 bool Crc32IfAscii(uint32_t* crc, const uint8_t* data, size_t size) {
   static const bool fused = Crc32ActivePath() == Crc32Path::kVpclmul512;
@@ -92,10 +92,12 @@ Utf8Digest Crc32OfLatin1AsUtf8(uint32_t crc, const uint8_t* latin1, size_t size)
     pos += n;
   }
   uint64_t utf8_size = pos;
+  static const bool vbmi2 = GetCpuFeatures().avx512bw && GetCpuFeatures().avx512vbmi2;
   uint8_t expanded[2 * kExpandChunk];
   while (pos < size) {
     const size_t n = size - pos < kExpandChunk ? size - pos : kExpandChunk;
-    const size_t m = latin1_utf8_internal::ExpandLatin1(latin1 + pos, n, expanded);
+    const size_t m = vbmi2 ? latin1_utf8_internal::ExpandLatin1Avx512(latin1 + pos, n, expanded)
+                           : latin1_utf8_internal::ExpandLatin1Portable(latin1 + pos, n, expanded);
     crc = Crc32(crc, expanded, m);
     utf8_size += m;
     pos += n;

@@ -100,6 +100,40 @@ TEST(Latin1Utf8, CrcIfAsciiSeesAHighByteAnywhereAndOtherwiseHashes) {
   }
 }
 
+// Both expansions against the definition, at every length up to 300 (the AVX-512 path's 32-byte
+// steps and its portable tail) and a few longer ones, with ASCII runs, all-high text and mixes.
+TEST(Latin1Utf8, ExpansionsWriteTheUtf8OfEveryCharacter) {
+  const CpuFeatures& cpu = GetCpuFeatures();
+  const bool vbmi2 = cpu.avx512bw && cpu.avx512vbmi2;
+  if (!vbmi2)
+    std::printf("[ NOTE     ] no AVX-512 VBMI2 on this CPU: only the portable expansion runs\n");
+  std::mt19937 rng(20261202);
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 300; ++n) lengths.push_back(n);
+  for (size_t n : {size_t{1000}, kExpandChunk - 1, kExpandChunk}) lengths.push_back(n);
+  for (size_t n : lengths) {
+    for (int density : {0, 1, 8, 50, 100}) {  // percent of characters 0x80 or more
+      std::vector<uint8_t> latin1(n);
+      for (auto& c : latin1) {
+        c = static_cast<uint8_t>(static_cast<int>(rng() % 100) < density ? 0x80 + rng() % 0x80
+                                                                         : rng() % 0x80);
+      }
+      const std::vector<uint8_t> expected = Utf8OfLatin1(latin1);
+      std::vector<uint8_t> out(2 * n + 1, 0xEE);
+      const size_t portable =
+          latin1_utf8_internal::ExpandLatin1Portable(latin1.data(), n, out.data());
+      ASSERT_EQ(std::vector<uint8_t>(out.begin(), out.begin() + portable), expected)
+          << "portable, length " << n << ", density " << density;
+      if (!vbmi2) continue;
+      std::fill(out.begin(), out.end(), 0xEE);
+      const size_t simd = latin1_utf8_internal::ExpandLatin1Avx512(latin1.data(), n, out.data());
+      ASSERT_EQ(std::vector<uint8_t>(out.begin(), out.begin() + simd), expected)
+          << "AVX-512, length " << n << ", density " << density;
+      EXPECT_EQ(out[2 * n], 0xEE) << "wrote past 2 * length, length " << n;
+    }
+  }
+}
+
 TEST(Latin1Utf8, DigestEqualsZlibOverTheUtf8Expansion) {
   std::mt19937 rng(20261130);
   for (size_t n : EdgeLengths()) {

@@ -32,6 +32,7 @@ const FLAG_OF = {
   avx512bw: 'avx512bw',
   avx512vl: 'avx512vl',
   vpclmulqdq: 'vpclmulqdq',
+  avx512vbmi2: 'avx512_vbmi2',
 };
 
 test('detected CPU features agree with /proc/cpuinfo', { skip }, () => {
