@@ -57,15 +57,14 @@ const NATIVE_ENCODINGS = new Map([
 ]);
 
 const UTF8 = 0;
-const UTF8_OF_LATIN1 = 3;
 
 // True when a string has a code unit above U+00FF. V8 compiles this class to "no match" for
 // one-byte strings, so for them the answer costs no scan at all (measured ~20 ns on 75 KB);
 // a two-byte string is scanned up to its first such unit.
 const BEYOND_LATIN1 = /[^\x00-\xff]/;
 
-// Below this many code units a string goes straight to the addon's UTF-8 writer: V8's
-// encoder is cheap there, and the check above would cost more than it saves.
+// Below this many code units a string goes straight to the addon's UTF-8 writer (V8's encoder):
+// cheap there, and the check above would cost more than it saves.
 const LATIN1_CHECK_MIN = 256;
 
 // Longer Latin-1 text is handed over in slices of this many characters: V8 copies each into the
@@ -78,10 +77,12 @@ const LATIN1_CHECK_MIN = 256;
 const LATIN1_SLICE = 16 * 1024;
 const TWO_POW_32 = 4294967296;
 
-// etag of a text with no code unit above U+00FF, slice by slice (substring makes a view of a flat
-// string, not a copy). Each slice's CRC continues the previous one; latin1Utf8Crc returns the
-// CRC plus 2^32 times the slice's characters of U+0080 or more (one UTF-8 byte longer each).
-function slicedLatin1Tag(body, weak) {
+// etag of a text with no code unit above U+00FF, hashed as its UTF-8 bytes from a Latin-1 copy
+// (a memcpy for one-byte strings) instead of V8's UTF-8 encoder; slice by slice when long
+// (substring makes a view of a flat string, not a copy). Each slice's CRC continues the previous
+// one; latin1Utf8Crc returns the CRC plus 2^32 times the slice's characters of U+0080 or more
+// (one UTF-8 byte longer each). A text of one slice is a single latin1Utf8Tag call.
+function latin1Tag(body, weak) {
   let crc = 0;
   let bytes = 0;
   let start = 0;
@@ -97,12 +98,7 @@ function stringTag(body, encoding, weak) {
   let code = NATIVE_ENCODINGS.get(encoding);
   if (code === undefined && Buffer.isEncoding(encoding)) code = NATIVE_ENCODINGS.get(encoding.toLowerCase());
   if (code === UTF8) {
-    // Text with no unit above U+00FF (every one-byte string) is copied as Latin-1 (a memcpy)
-    // and hashed as its UTF-8 bytes by the addon, instead of going through V8's UTF-8 encoder.
-    if (body.length >= LATIN1_CHECK_MIN && !BEYOND_LATIN1.test(body)) {
-      if (body.length > LATIN1_SLICE) return slicedLatin1Tag(body, weak);
-      code = UTF8_OF_LATIN1;
-    }
+    if (body.length >= LATIN1_CHECK_MIN && !BEYOND_LATIN1.test(body)) return latin1Tag(body, weak);
     return entityTag(body, weak, code);
   }
   if (code !== undefined) return entityTag(body, weak, code);

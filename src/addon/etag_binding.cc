@@ -47,7 +47,7 @@ StringEncoding EncodingArg(napi_env env, size_t argc, napi_value* argv, size_t i
   int32_t code = 0;
   if (argc > index && napi_get_value_int32(env, argv[index], &code) == napi_ok &&
       code >= static_cast<int32_t>(StringEncoding::kUtf8) &&
-      code <= static_cast<int32_t>(StringEncoding::kUtf8OfLatin1)) {
+      code <= static_cast<int32_t>(StringEncoding::kUtf16le)) {
     return static_cast<StringEncoding>(code);
   }
   return StringEncoding::kUtf8;
@@ -91,11 +91,6 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
     const napi_status status = string_bytes.Encode(env, argv[0], encoding);
     if (status == napi_ok) {
       bytes = string_bytes.view();
-      if (encoding == StringEncoding::kUtf8OfLatin1) {
-        const ssr_native::Utf8Digest digest =
-            ssr_native::Crc32OfLatin1AsUtf8(0, bytes.data, bytes.size);
-        return TagValue(env, digest.size, digest.crc, weak);
-      }
       return TagValue(env, bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak);
     }
     if (status != napi_string_expected) {
@@ -110,14 +105,31 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
   return TagValue(env, bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak);
 }
 
-// The Latin-1 text of `value` (a string with no code unit above U+00FF, checked by the caller)
-// hashed as UTF-8, continuing `crc`; false (with a JS exception pending) for a non-string or no
-// memory. lib/etag.js feeds a long text in slices small enough that the copy V8 writes of each
-// is still in L1 while it is checked and hashed, instead of one copy the size of the page.
+// Text with no code unit above U+00FF (lib/etag.js checks that first) is hashed as the UTF-8 it
+// stands for without V8's UTF-8 encoder: V8 copies its Latin-1 bytes (a memcpy for one-byte
+// strings) and the core expands only the bytes of 0x80 and up. A long text comes in slices small
+// enough that each copy is still in L1 while it is checked and hashed (lib/etag.js).
+
+// Reads the arguments of a slice call into argv (`count` slots, the first the slice); false, with
+// a TypeError pending, if there is no first argument.
+bool SliceArgs(napi_env env, napi_callback_info info, size_t count, napi_value* argv,
+               size_t* argc) {
+  *argc = count;
+  if (napi_get_cb_info(env, info, argc, argv, nullptr, nullptr) != napi_ok) return false;
+  if (*argc < 1) {
+    napi_throw_type_error(env, nullptr, "text must be a string");
+    return false;
+  }
+  return true;
+}
+
+// The slice's UTF-8 digest continuing `crc`, and its length in characters; false (with a JS
+// exception pending) for a non-string or no memory. Wrong bytes, never a crash, if the text has
+// a code unit above U+00FF after all.
 bool DigestOfLatin1Slice(napi_env env, napi_value value, uint32_t crc, size_t* units,
                          ssr_native::Utf8Digest* digest) {
   StringBytes string_bytes;
-  const napi_status status = string_bytes.Encode(env, value, StringEncoding::kUtf8OfLatin1);
+  const napi_status status = string_bytes.Encode(env, value, StringEncoding::kLatin1);
   if (status == napi_string_expected) {
     napi_throw_type_error(env, nullptr, "text must be a string");
     return false;
@@ -145,13 +157,9 @@ constexpr size_t kMaxLatin1Slice = size_t{1} << 20;
 // UTF-8 bytes and extra counts its characters of U+0080..U+00FF (each one UTF-8 byte longer
 // than its Latin-1 byte). One number, so the call allocates nothing.
 napi_value Latin1Utf8Crc(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
-  if (argc < 1) {
-    napi_throw_type_error(env, nullptr, "text must be a string");
-    return nullptr;
-  }
+  size_t argc = 0;
+  if (!SliceArgs(env, info, 2, argv, &argc)) return nullptr;
   size_t units = 0;
   ssr_native::Utf8Digest digest{};
   if (!DigestOfLatin1Slice(env, argv[0], Uint32Arg(env, argc, argv, 1), &units, &digest)) {
@@ -167,16 +175,13 @@ napi_value Latin1Utf8Crc(napi_env env, napi_callback_info info) {
   return result;
 }
 
-// latin1Utf8Tag(slice, weak, crc, bytesBefore) -> the entity tag of a text whose earlier slices
-// came to `bytesBefore` UTF-8 bytes with CRC `crc`, ending with `slice`.
+// latin1Utf8Tag(slice, weak, crc = 0, bytesBefore = 0) -> the entity tag of a text whose earlier
+// slices came to `bytesBefore` UTF-8 bytes with CRC `crc`, ending with `slice` (the whole text
+// when it is one slice).
 napi_value Latin1Utf8Tag(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
   napi_value argv[4];
-  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
-  if (argc < 1) {
-    napi_throw_type_error(env, nullptr, "text must be a string");
-    return nullptr;
-  }
+  size_t argc = 0;
+  if (!SliceArgs(env, info, 4, argv, &argc)) return nullptr;
   bool weak = true;
   if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);
   double before = 0;
@@ -233,8 +238,7 @@ Napi::Value Crc32Paths(const Napi::CallbackInfo& info) {
 }
 
 // cpuFeatures() -> { sse41, pclmulqdq, avx2, avx512f, avx512bw, avx512vl, vpclmulqdq,
-// avx512vbmi2 }: what
-// the core detected (CPU and OS), so tests can check it against /proc/cpuinfo.
+// avx512vbmi2 }: what the core detected (CPU and OS), so tests can check it against /proc/cpuinfo.
 Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   const ssr_native::CpuFeatures& f = ssr_native::GetCpuFeatures();
   Napi::Object result = Napi::Object::New(info.Env());
@@ -249,22 +253,22 @@ Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   return result;
 }
 
+// The per-call functions are plain Node-API callbacks: no C++ wrapper objects on the hot path.
+void ExportCFunction(Napi::Env env, Napi::Object exports, const char* name,
+                     napi_callback callback) {
+  napi_value fn = nullptr;
+  NAPI_THROW_IF_FAILED_VOID(
+      env, napi_create_function(env, name, NAPI_AUTO_LENGTH, callback, nullptr, &fn));
+  exports.Set(name, Napi::Value(env, fn));
+}
+
 }  // namespace
 
 void InitEtag(Napi::Env env, Napi::Object exports) {
   exports.Set("crc32", Napi::Function::New(env, Crc32, "crc32"));
-  napi_value entity_tag;
-  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, "entityTag", NAPI_AUTO_LENGTH, EntityTag,
-                                                      nullptr, &entity_tag));
-  exports.Set("entityTag", Napi::Value(env, entity_tag));
-  napi_value latin1_crc = nullptr;
-  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, "latin1Utf8Crc", NAPI_AUTO_LENGTH,
-                                                      Latin1Utf8Crc, nullptr, &latin1_crc));
-  exports.Set("latin1Utf8Crc", Napi::Value(env, latin1_crc));
-  napi_value latin1_tag = nullptr;
-  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, "latin1Utf8Tag", NAPI_AUTO_LENGTH,
-                                                      Latin1Utf8Tag, nullptr, &latin1_tag));
-  exports.Set("latin1Utf8Tag", Napi::Value(env, latin1_tag));
+  ExportCFunction(env, exports, "entityTag", EntityTag);
+  ExportCFunction(env, exports, "latin1Utf8Crc", Latin1Utf8Crc);
+  ExportCFunction(env, exports, "latin1Utf8Tag", Latin1Utf8Tag);
   exports.Set("crc32WithPath", Napi::Function::New(env, Crc32WithPath, "crc32WithPath"));
   exports.Set("crc32Paths", Napi::Function::New(env, Crc32Paths, "crc32Paths"));
   exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures, "cpuFeatures"));

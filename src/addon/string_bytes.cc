@@ -46,8 +46,7 @@ napi_status StringBytes::Encode(napi_env env, napi_value value, StringEncoding e
   // Each napi_get_value_string_* call writes a terminator after the bytes: room for one more.
   size_t written = 0;
   switch (encoding) {
-    case StringEncoding::kLatin1:
-    case StringEncoding::kUtf8OfLatin1: {
+    case StringEncoding::kLatin1: {
       uint8_t* out = Reserve(units + 1);
       if (out == nullptr) return napi_generic_failure;
       status = napi_get_value_string_latin1(env, value, reinterpret_cast<char*>(out), units + 1,

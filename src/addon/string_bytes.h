@@ -21,10 +21,6 @@ enum class StringEncoding : int32_t {
   kUtf8 = 0,     ///< utf8: lone surrogates become U+FFFD (EF BF BD), as in Buffer.from
   kLatin1 = 1,   ///< latin1, binary and ascii: the low byte of each UTF-16 code unit
   kUtf16le = 2,  ///< utf16le, ucs2: each code unit as two little-endian bytes
-  /// utf8 of a string the caller has checked has no code unit above U+00FF: its Latin-1 bytes
-  /// are copied (a memcpy for V8's one-byte strings) and expanded to UTF-8 only where a byte
-  /// is 0x80 or more. Wrong bytes (never a crash) if the caller's check was wrong.
-  kUtf8OfLatin1 = 3,
 };
 
 /// Scratch blocks up to this size stay with their thread for the next call; a longer string
@@ -34,8 +30,7 @@ constexpr size_t kMaxRetainedStringScratch = size_t{1} << 20;
 /// The raw bytes of a string in one of the encodings above, read into scratch memory.
 class StringBytes {
  public:
-  /// Writes the bytes of `value` as `encoding` (kUtf8OfLatin1 is read as kLatin1: its bytes are
-  /// the Latin-1 ones, for ssr_native::Crc32OfLatin1AsUtf8). Returns napi_string_expected if
+  /// Writes the bytes of `value` as `encoding`. Returns napi_string_expected if
   /// `value` is not a string, napi_generic_failure if memory cannot be had, napi_ok otherwise. The
   /// view stays valid until this object dies or this thread encodes another string.
   napi_status Encode(napi_env env, napi_value value, StringEncoding encoding);
