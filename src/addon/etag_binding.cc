@@ -12,6 +12,7 @@
 #include "ssr_native/crc32.h"
 #include "ssr_native/etag.h"
 #include "ssr_native/latin1_utf8.h"
+#include "ssr_native/utf16_utf8.h"
 #include "string_bytes.h"
 
 namespace ssr_native_addon {
@@ -195,6 +196,50 @@ napi_value Latin1Utf8Tag(napi_env env, napi_callback_info info) {
   return TagValue(env, static_cast<uint64_t>(before) + digest.size, digest.crc, weak);
 }
 
+// utf16Utf8Tag(text, weak) -> the entity tag of a text with code units above U+00FF (a two-byte
+// string in V8), hashed as UTF-8 without V8's UTF-8 writer: V8 copies its UTF-16 code units (a
+// memcpy for two-byte strings) and the core transcodes them in chunks, ASCII runs 16 units a step.
+// For a 75 KB page with one typographic character, 56 us in V8's writer against ~11 us here.
+napi_value Utf16Utf8Tag(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  size_t argc = 0;
+  if (!SliceArgs(env, info, 2, argv, &argc)) return nullptr;
+  bool weak = true;
+  if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);  // leaves `weak` if not a boolean
+  StringBytes string_bytes;
+  const napi_status status = string_bytes.Encode(env, argv[0], StringEncoding::kUtf16le);
+  if (status == napi_string_expected) {
+    napi_throw_type_error(env, nullptr, "text must be a string");
+    return nullptr;
+  }
+  if (status != napi_ok) {
+    napi_throw_range_error(env, nullptr, "text is too large to hash");
+    return nullptr;
+  }
+  const ByteView bytes = string_bytes.view();
+  const size_t count = bytes.size / sizeof(char16_t);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  // The scratch holds little-endian units (as Buffer's utf16le); the core reads native ones.
+  char16_t* swapped = reinterpret_cast<char16_t*>(const_cast<uint8_t*>(bytes.data));
+  for (size_t i = 0; i < count; ++i) {
+    swapped[i] = static_cast<char16_t>((swapped[i] << 8) | (swapped[i] >> 8));
+  }
+#endif
+  const char16_t* units = reinterpret_cast<const char16_t*>(bytes.data);
+  if (!ssr_native::Utf16TranscoderSuits(units, count)) {
+    // Mostly non-ASCII text on a CPU without the AVX-512 transcoder: V8's writer is faster there.
+    StringBytes utf8;
+    if (utf8.Encode(env, argv[0], StringEncoding::kUtf8) != napi_ok) {
+      napi_throw_range_error(env, nullptr, "text is too large to hash");
+      return nullptr;
+    }
+    const ByteView view = utf8.view();
+    return TagValue(env, view.size, ssr_native::Crc32(0, view.data, view.size), weak);
+  }
+  const ssr_native::Utf8Digest digest = ssr_native::Crc32OfUtf16AsUtf8(0, units, count);
+  return TagValue(env, digest.size, digest.crc, weak);
+}
+
 bool PathFromName(const std::string& name, Crc32Path* path) {
   for (int i = 0; i < ssr_native::kCrc32PathCount; ++i) {
     const auto candidate = static_cast<Crc32Path>(i);
@@ -269,6 +314,7 @@ void InitEtag(Napi::Env env, Napi::Object exports) {
   ExportCFunction(env, exports, "entityTag", EntityTag);
   ExportCFunction(env, exports, "latin1Utf8Crc", Latin1Utf8Crc);
   ExportCFunction(env, exports, "latin1Utf8Tag", Latin1Utf8Tag);
+  ExportCFunction(env, exports, "utf16Utf8Tag", Utf16Utf8Tag);
   exports.Set("crc32WithPath", Napi::Function::New(env, Crc32WithPath, "crc32WithPath"));
   exports.Set("crc32Paths", Napi::Function::New(env, Crc32Paths, "crc32Paths"));
   exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures, "cpuFeatures"));

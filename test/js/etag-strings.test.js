@@ -1,7 +1,7 @@
 'use strict';
 // etag(string, encoding) must equal etag(Buffer.from(string, encoding)) for every encoding,
 // whichever internal path the string takes (V8's UTF-8 writer, the Latin-1 copy with the
-// ASCII check, the chunked Latin-1 -> UTF-8 expansion, the UTF-16 copy). Lengths are aimed at
+// ASCII check, the chunked Latin-1 -> UTF-8 expansion, the UTF-16 copy transcoded by the addon). Lengths are aimed at
 // every internal threshold; inputs come from a seeded generator and a failure prints them.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -114,6 +114,21 @@ test('seeded random strings of random lengths and mixes', () => {
     const encoding = ENCODINGS[Math.floor(rand() * ENCODINGS.length)];
     const weak = rand() < 0.5;
     assert.equal(etag(s, { encoding, weak }), reference(s, encoding, weak), `${encoding} weak=${weak}: ${describe(s)}`);
+  }
+});
+
+test('two-byte text: surrogate pairs and lone halves at the transcoder\'s step and chunk edges', () => {
+  // The addon transcodes UTF-16 in 4 Ki-unit chunks, 16 units a SIMD step: a pair cut at a chunk
+  // edge would become two U+FFFD, a step that misses its last unit would drop a character.
+  const rand = random(0x5eed000e);
+  const positions = [0, 1, 14, 15, 16, 17, 31, 4094, 4095, 4096, 4097, 8191, 8192, 12287, 15000];
+  for (const pos of positions) {
+    for (const insert of ['\ud83d\ude00', '\ud801q', '\udc37\ud801', '\u2019\u00e9', '\ud800']) {
+      const base = randomString(rand, 15003, 'ascii', 0);
+      const s = `${base.slice(0, pos)}${insert}${base.slice(pos + insert.length)}\u2014`;
+      assert.equal(etag(s), reference(s, 'utf8'), `insert at ${pos}: ${describe(s)}`);
+      assert.equal(etag(s, { weak: false }), reference(s, 'utf8', false), `strong, insert at ${pos}: ${describe(s)}`);
+    }
   }
 });
 

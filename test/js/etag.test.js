@@ -79,6 +79,19 @@ test('strings give the tag of Buffer.from(string, encoding)', () => {
   }
 });
 
+test('pages beyond Latin-1 give the tag of their UTF-8 bytes on every transcoding path', () => {
+  // Long enough for the addon's own UTF-16 transcoder: mostly ASCII (it transcodes: SIMD steps),
+  // mostly CJK (without AVX-512 VBMI2, e.g. arm64, V8's writer instead), emoji pairs in both.
+  const row = '<li class="item"><a href="/p/42">Product name</a> 19.99</li>\n';
+  const english = row.repeat(1300).replace(/name/g, (m, i) => (i % 7 === 0 ? 'name\u2019s' : m));
+  const cjk = english.replace(/[a-z]/g, (c) => String.fromCharCode(0x4e00 + c.charCodeAt(0)));
+  const emoji = english.replace(/19\.99/g, '\ud83d\ude00\ud800');
+  for (const [name, page] of Object.entries({ english, cjk, emoji, cjkEmoji: cjk + emoji })) {
+    assert.equal(etag(page), expected(Buffer.from(page)), name);
+    assert.equal(etag(page, { weak: false }), expected(Buffer.from(page), false), name);
+  }
+});
+
 test('fs.Stats give the etag package tag (weak by default)', () => {
   const stats = fs.statSync(__filename);
   assert.equal(etag(stats), referenceEtag(stats));
@@ -119,6 +132,12 @@ test('the native binding rejects bad arguments with TypeErrors', () => {
   assert.equal(native.latin1Utf8Crc('', 123), 123);
   assert.equal(native.latin1Utf8Crc('\u00e9', 0), 2 ** 32 + crc32(Buffer.from('\u00e9')));
   assert.equal(native.latin1Utf8Tag('b', false, crc32('a'), 1), etag('ab', { weak: false }));
+  for (const bad of [undefined, 1, {}, Buffer.from('a')]) {
+    assert.throws(() => native.utf16Utf8Tag(bad, true), { name: 'TypeError', message: /text must be a string/ });
+  }
+  assert.throws(() => native.utf16Utf8Tag(), { name: 'TypeError', message: /text must be a string/ });
+  assert.equal(native.utf16Utf8Tag('', true), 'W/"0-00000000"');
+  assert.equal(native.utf16Utf8Tag('a\u2019\ud83d\ude00\udc00', false), etag(Buffer.from('a\u2019\ud83d\ude00\udc00'), { weak: false }));
   // A detached buffer has no bytes: an empty tag, not a crash.
   const ab = new ArrayBuffer(16);
   const view = new Uint8Array(ab);

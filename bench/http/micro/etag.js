@@ -3,7 +3,7 @@
 // Usage: node micro/etag.js <bytes> <iterations> [kind]  -> JSON { results: { name: nsPerCall } }
 // kind: buffer (default), ascii (a one-byte ASCII string), latin1 (one-byte with é, ü, ...),
 // wide (ASCII text with one U+2014 near the end: a two-byte string, the worst case for the
-// Latin-1 check), cjk (mostly CJK text). Time is the process's CPU time, not wall time, so
+// Latin-1 check where it is a regex, Node 20 and early 22), cjk (mostly CJK text). Time is the process's CPU time, not wall time, so
 // other load on a shared machine inflates it less.
 const crypto = require('crypto');
 const zlib = require('zlib');
@@ -48,6 +48,11 @@ const candidates =
         // one piece as before slicing (the addon's own call, with lib/etag.js's Latin-1 check).
         ...(body.length > 16384 && !/[^\x00-\xff]/.test(body) && {
           'ssr-native etag(s) in one piece (ablation)': () => native.latin1Utf8Tag(body, true, 0, 0),
+        }),
+        // Ablation: text beyond Latin-1 through V8's UTF-8 writer (the addon's entityTag), as
+        // before lib/etag.js handed it to the addon's own UTF-16 transcoder.
+        ...(/[^\x00-\xff]/.test(body) && {
+          "ssr-native etag(s) via V8's UTF-8 writer (ablation)": () => native.entityTag(body, true, 0),
         }),
         'ssr-native etag, same bytes as a Buffer': () => etag(asBuffer),
       };
