@@ -124,13 +124,10 @@ bool SliceArgs(napi_env env, napi_callback_info info, size_t count, napi_value* 
   return true;
 }
 
-// The slice's UTF-8 digest continuing `crc`, and its length in characters; false (with a JS
-// exception pending) for a non-string or no memory. Wrong bytes, never a crash, if the text has
-// a code unit above U+00FF after all.
-bool DigestOfLatin1Slice(napi_env env, napi_value value, uint32_t crc, size_t* units,
-                         ssr_native::Utf8Digest* digest) {
-  StringBytes string_bytes;
-  const napi_status status = string_bytes.Encode(env, value, StringEncoding::kLatin1);
+// Writes `value`'s bytes in `encoding` into `out`; false, with a TypeError (not a string) or a
+// RangeError (no memory) pending, if that cannot be done.
+bool EncodeText(napi_env env, napi_value value, StringEncoding encoding, StringBytes* out) {
+  const napi_status status = out->Encode(env, value, encoding);
   if (status == napi_string_expected) {
     napi_throw_type_error(env, nullptr, "text must be a string");
     return false;
@@ -139,6 +136,16 @@ bool DigestOfLatin1Slice(napi_env env, napi_value value, uint32_t crc, size_t* u
     napi_throw_range_error(env, nullptr, "text is too large to hash");
     return false;
   }
+  return true;
+}
+
+// The slice's UTF-8 digest continuing `crc`, and its length in characters; false (with a JS
+// exception pending) for a non-string or no memory. Wrong bytes, never a crash, if the text has
+// a code unit above U+00FF after all.
+bool DigestOfLatin1Slice(napi_env env, napi_value value, uint32_t crc, size_t* units,
+                         ssr_native::Utf8Digest* digest) {
+  StringBytes string_bytes;
+  if (!EncodeText(env, value, StringEncoding::kLatin1, &string_bytes)) return false;
   const ByteView bytes = string_bytes.view();
   *units = bytes.size;  // one Latin-1 byte per UTF-16 code unit
   *digest = ssr_native::Crc32OfLatin1AsUtf8(crc, bytes.data, bytes.size);
@@ -207,15 +214,7 @@ napi_value Utf16Utf8Tag(napi_env env, napi_callback_info info) {
   bool weak = true;
   if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);  // leaves `weak` if not a boolean
   StringBytes string_bytes;
-  const napi_status status = string_bytes.Encode(env, argv[0], StringEncoding::kUtf16le);
-  if (status == napi_string_expected) {
-    napi_throw_type_error(env, nullptr, "text must be a string");
-    return nullptr;
-  }
-  if (status != napi_ok) {
-    napi_throw_range_error(env, nullptr, "text is too large to hash");
-    return nullptr;
-  }
+  if (!EncodeText(env, argv[0], StringEncoding::kUtf16le, &string_bytes)) return nullptr;
   const ByteView bytes = string_bytes.view();
   const size_t count = bytes.size / sizeof(char16_t);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -229,10 +228,7 @@ napi_value Utf16Utf8Tag(napi_env env, napi_callback_info info) {
   if (!ssr_native::Utf16TranscoderSuits(units, count)) {
     // Mostly non-ASCII text on a CPU without the AVX-512 transcoder: V8's writer is faster there.
     StringBytes utf8;
-    if (utf8.Encode(env, argv[0], StringEncoding::kUtf8) != napi_ok) {
-      napi_throw_range_error(env, nullptr, "text is too large to hash");
-      return nullptr;
-    }
+    if (!EncodeText(env, argv[0], StringEncoding::kUtf8, &utf8)) return nullptr;
     const ByteView view = utf8.view();
     return TagValue(env, view.size, ssr_native::Crc32(0, view.data, view.size), weak);
   }
