@@ -5,7 +5,9 @@
 // A build comes first because it only exists when it is wanted: the install script compiles
 // only when no prebuild matches or loads here, and a developer who rebuilt after editing C++
 // must not get a stale prebuild. Each candidate that exists but fails to load (another libc,
-// an older glibc) is skipped, and the error names every attempt.
+// an older glibc) is skipped, and the error names every attempt and says how to compile: since
+// npm 12, `npm install` and `npm rebuild` skip a dependency's install script until the project
+// approves it, so where no prebuild loads the package arrives unbuilt.
 const path = require('path');
 
 const root = path.join(__dirname, '..');
@@ -32,7 +34,9 @@ function load() {
   const err = new Error(
     `ssr-native: no native addon loads on ${process.platform}-${process.arch}` +
       (failures.length ? ` (${failures.join('; ')})` : '') +
-      '. Run `npm rebuild ssr-native` (needs a C++17 compiler, make and python3).',
+      '. Compile it here with `npm rebuild ssr-native` (needs a C++17 compiler, make and python3);' +
+      ' npm 12 and later run a dependency\'s install script only once it is approved, so run' +
+      ' `npm install-scripts approve ssr-native` first.',
   );
   err.code = 'ERR_SSR_NATIVE_NOT_BUILT';
   throw err;

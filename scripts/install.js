@@ -2,8 +2,8 @@
 // The package's install script: use the prebuilt binary when one ships for this platform and
 // loads here; otherwise compile as before (scripts/build.js, offline against Node's headers).
 // `npm install --build-from-source` (npm_config_build_from_source) always compiles.
-// Installs with scripts disabled (--ignore-scripts) never run this: lib/native.js then loads
-// the prebuild directly.
+// Installs with scripts disabled never run this (--ignore-scripts, and npm 12+ by default until
+// `npm install-scripts approve ssr-native`): lib/native.js then loads the prebuild directly.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
