@@ -13,10 +13,22 @@ const fixture = require('../../../scripts/angular-fixture');
 const zlib = require('zlib');
 
 const script = path.join(__dirname, '..', 'servers', 'angular.js');
+const staticScript = path.join(__dirname, '..', 'servers', 'static.js');
 const writerScript = path.join(__dirname, '..', 'servers', 'angular-writer.js');
 // Rendering takes milliseconds of CPU per page: few connections keep latency sane.
 const RENDER_CONNECTIONS = 4;
 const server = (name, label, extra = {}) => ({ name: label, script, env: { ANGULAR_SERVER: name }, ...extra });
+// The same file from the same folder with the same options, on a plain Express 5 app (the static
+// middleware, then one JSON route): the gain serveStatic shows there is the static target, and
+// measuring it in the same interleaved rounds makes the two gains comparable.
+const PLAIN_STOCK = 'plain Express + express.static';
+const plainExpress = (impl, label) => ({
+  name: label,
+  script: staticScript,
+  env: { STATIC_FRAMEWORK: 'express', STATIC_IMPL: impl, STATIC_ROOT: fixture.BROWSER, STATIC_API: '1' },
+});
+const plainPair = [plainExpress('serve-static', PLAIN_STOCK), plainExpress('ssr-native', 'plain Express + serveStatic')];
+const PLAIN_NOTE = `express.static vs serveStatic. The plain Express rows serve the same file (same options) from an app with nothing else in it; the "vs ${PLAIN_STOCK}" column of "plain Express + serveStatic" is the gain on plain Express, measured in the same rounds.`;
 
 // null when the fixture is built (building it here if needed), else why it could not be.
 let whyNot;
@@ -66,8 +78,9 @@ function cases() {
     {
       name: `CommonEngine, static asset GET ${asset} (${assetKb} KB)`,
       request: { path: asset },
-      variants: common,
-      notes: ['express.static vs serveStatic.'],
+      variants: [...common, ...plainPair],
+      reference: PLAIN_STOCK,
+      notes: [PLAIN_NOTE],
     },
     {
       name: 'AppEngine, server-rendered route GET /live',
@@ -95,8 +108,9 @@ function cases() {
     {
       name: `AppEngine, static asset GET ${asset} (${assetKb} KB)`,
       request: { path: asset },
-      variants: appEngine,
-      notes: ['express.static vs serveStatic.'],
+      variants: [...appEngine, ...plainPair],
+      reference: PLAIN_STOCK,
+      notes: [PLAIN_NOTE],
     },
   ];
 }
