@@ -95,7 +95,7 @@ async function main() {
       err.message.includes(`@angular/ssr ${version}`) && err.message.includes('no retrieveSSGPage()'));
 
     ssgCacheOf(engine).close();
-    console.log(`angular ${major}: @angular/ssr ${version} CommonEngine passes (edit seen after ${ms} ms)`);
+    console.log(`angular ${major}: @angular/ssr ${version} CommonEngine passes on Node ${process.versions.node} (edit seen after ${ms} ms)`);
   } finally {
     fs.rmSync(tree, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 'use strict';
-// cacheCommonEngine against the real CommonEngine of older majors: @angular/ssr 17 and 18
-// (exported from '@angular/ssr') and 19 and 20 (from '@angular/ssr/node'; 21 is the fixture app).
+// cacheCommonEngine against the real CommonEngine of the other majors: @angular/ssr 17 and 18
+// (exported from '@angular/ssr'), 19, 20 and 22 (from '@angular/ssr/node'; 21 is the fixture app).
 // Each major is installed with its peer packages into a folder under the OS temp directory (kept
 // between runs while its versions do not change), then a child process, started in that folder,
 // builds that version's CommonEngine over a prerendered file tree and checks hits, misses,
@@ -10,15 +10,19 @@ const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { ensureRuntime } = require('./runtimes');
 
 // The newest @angular/ssr of each major, with the newest framework version that every @angular
 // package of that major has in the registry (the latest patches differ from package to package,
-// and the framework packages require each other at exactly one version).
+// and the framework packages require each other at exactly one version). `runtime`: a major whose
+// engines leave out the Node running this script is checked under that runtime from
+// scripts/runtimes.js (Angular 22 needs Node ^22.22.3 || ^24.15 || >= 26).
 const VERSIONS = {
   17: { ssr: '17.3.17', framework: '17.3.12' },
   18: { ssr: '18.2.21', framework: '18.2.14' },
   19: { ssr: '19.2.27', framework: '19.2.25' },
   20: { ssr: '20.3.37', framework: '20.3.32' },
+  22: { ssr: '22.2.0', framework: '22.2.0', runtime: 'node22' },
 };
 const MAJORS = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(VERSIONS);
 const FRAMEWORK = ['core', 'common', 'compiler', 'platform-browser', 'platform-server', 'router', 'animations'];
@@ -53,8 +57,11 @@ for (const major of MAJORS) {
     continue;
   }
   try {
-    execFileSync(process.execPath, [path.join(__dirname, 'angular-version-check.js'), major], { cwd: dir, stdio: 'inherit' });
-  } catch {
+    const { runtime } = VERSIONS[major];
+    const node = runtime && Number(process.versions.node.split('.')[0]) < 22 ? ensureRuntime(runtime) : process.execPath;
+    execFileSync(node, [path.join(__dirname, 'angular-version-check.js'), major], { cwd: dir, stdio: 'inherit' });
+  } catch (err) {
+    if (err.status === undefined) console.log(`angular ${major}: ${err.message}`); // not the check's own failure
     failed++;
   }
 }

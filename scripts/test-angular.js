@@ -3,9 +3,9 @@
 // Packs ssr-native, installs the app's dependencies and the tarball as a user would, builds the
 // app (prerendering runs in worker threads that load the server bundle and so the addon), starts
 // its servers on loopback and checks what the README promises. Then the CommonEngine patch
-// against @angular/ssr 17-20 (scripts/test-angular-versions.js).
+// against @angular/ssr 17-20 and 22 (scripts/test-angular-versions.js).
 //   --no-install  reuse the fixture's node_modules      --no-build  reuse its dist/
-//   --no-versions skip the @angular/ssr 17-20 checks
+//   --no-versions skip the @angular/ssr 17-20 and 22 checks
 const assert = require('assert/strict');
 const fs = require('fs');
 const http = require('http');
@@ -297,7 +297,7 @@ test('writeResponse writes what writeResponseToNodeResponse writes, plus the ETa
 });
 
 if (!args.has('--no-versions')) {
-  test('cacheCommonEngine on the CommonEngine of @angular/ssr 17, 18, 19 and 20', { timeout: 15 * 60 * 1000 }, () => {
+  test('cacheCommonEngine on the CommonEngine of @angular/ssr 17, 18, 19, 20 and 22', { timeout: 15 * 60 * 1000 }, () => {
     const { execFileSync } = require('child_process');
     execFileSync(process.execPath, [path.join(__dirname, 'test-angular-versions.js')], { stdio: 'inherit' });
   });
