@@ -14,9 +14,9 @@ const { ensureRuntime } = require('./runtimes');
 
 // The newest @angular/ssr of each major, with the newest framework version that every @angular
 // package of that major has in the registry (the latest patches differ from package to package,
-// and the framework packages require each other at exactly one version). `runtime`: a major whose
-// engines leave out the Node running this script is checked under that runtime from
-// scripts/runtimes.js (Angular 22 needs Node ^22.22.3 || ^24.15 || >= 26).
+// and the framework packages require each other at exactly one version). `runtime`: where the Node
+// running this script is older than 22, the major is checked under that runtime from
+// scripts/runtimes.js instead (Angular 22 needs Node ^22.22.3 || ^24.15 || >= 26).
 const VERSIONS = {
   17: { ssr: '17.3.17', framework: '17.3.12' },
   18: { ssr: '18.2.21', framework: '18.2.14' },
