@@ -1,26 +1,29 @@
 'use strict';
 // Run by scripts/test-angular-versions.js in a folder where one major of @angular/ssr is
 // installed (the working directory): node angular-version-check.js <major>
-// Checks cacheCommonEngine on that version's real CommonEngine, next to an unpatched one.
+// Checks cacheCommonEngine on that version's real CommonEngine, next to an unpatched one, and
+// (19+) writeResponse against that version's writeResponseToNodeResponse.
 const assert = require('assert/strict');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { pathToFileURL } = require('url');
-const { cacheCommonEngine, ssgCacheOf } = require('../lib/angular');
+const { cacheCommonEngine, ssgCacheOf, writeResponse } = require('../lib/angular');
+const { compareWriters } = require('./angular-writer-diff');
 
 const major = Number(process.argv[2]);
 const SSG = (title) =>
   `<!DOCTYPE html><html lang="en" ng-server-context="ssg"><head><title>${title}</title></head>` +
   `<body><app-root>${title} (prerendered)</app-root></body></html>`;
 
-async function loadCommonEngine() {
+async function loadAngular() {
   const entry = path.join(process.cwd(), 'common-engine.mjs');
-  const from = major >= 19 ? '@angular/ssr/node' : '@angular/ssr';
-  fs.writeFileSync(entry, `import '@angular/compiler';\nexport { CommonEngine } from '${from}';\n`);
-  const { CommonEngine } = await import(pathToFileURL(entry).href);
+  // 19+: @angular/ssr/node, which also has the AppEngine's writeResponseToNodeResponse
+  const exports = major >= 19 ? "{ CommonEngine, writeResponseToNodeResponse } from '@angular/ssr/node'" : "{ CommonEngine } from '@angular/ssr'";
+  fs.writeFileSync(entry, `import '@angular/compiler';\nexport ${exports};\n`);
+  const { CommonEngine, writeResponseToNodeResponse } = await import(pathToFileURL(entry).href);
   const { version } = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'node_modules/@angular/ssr/package.json'), 'utf8'));
-  return { CommonEngine, version };
+  return { CommonEngine, writeResponseToNodeResponse, version };
 }
 
 async function eventually(what, fn) {
@@ -33,7 +36,7 @@ async function eventually(what, fn) {
 }
 
 async function main() {
-  const { CommonEngine, version } = await loadCommonEngine();
+  const { CommonEngine, writeResponseToNodeResponse, version } = await loadAngular();
   const tree = fs.mkdtempSync(path.join(os.tmpdir(), `ssr-native-ssg-${major}-`));
   try {
     const publicPath = path.join(tree, 'browser');
@@ -96,6 +99,10 @@ async function main() {
 
     ssgCacheOf(engine).close();
     console.log(`angular ${major}: @angular/ssr ${version} CommonEngine passes on Node ${process.versions.node} (edit seen after ${ms} ms)`);
+    if (writeResponseToNodeResponse) {
+      await compareWriters(writeResponseToNodeResponse, writeResponse);
+      console.log(`angular ${major}: writeResponse writes what its writeResponseToNodeResponse writes, plus the ETag`);
+    }
   } finally {
     fs.rmSync(tree, { recursive: true, force: true });
   }

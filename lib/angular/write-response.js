@@ -9,7 +9,10 @@
 // native CRC-32 weak ETag unless it has one, and answered 304 when the request's If-None-Match
 // matches on GET/HEAD, as Express's res.send does. The body then goes out with a Content-Length
 // instead of chunked. Anything else (not text/html, no body, or an HTML body past maxBuffer)
-// is written exactly as writeResponseToNodeResponse writes it.
+// is written exactly as writeResponseToNodeResponse writes it, as of @angular/ssr 22: when the
+// client goes away (also while waiting for 'drain') the body is cancelled and the call settles,
+// where 19-21's version waits for a 'drain' that never comes and keeps the response, the body and
+// its reader alive for good; and a finished or destroyed response is left alone.
 const fresh = require('fresh');
 const { etag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
@@ -38,18 +41,26 @@ async function writeResponse(response, req, res, options) {
     }
   }
 
+  if (isFinished(res)) return;
   const { status, headers, body } = response;
   res.statusCode = status;
   copyHeaders(headers, res);
-  if (!body || !HTML_TYPE_REGEXP.test(headers.get('content-type') || '')) return stream(res, body, undefined);
+  if (!body || !HTML_TYPE_REGEXP.test(headers.get('content-type') || '')) {
+    if (!body) {
+      if ('flushHeaders' in res) res.flushHeaders();
+      res.end();
+      return;
+    }
+    const reader = body.getReader();
+    return stream(res, reader, watchClient(res, reader), []);
+  }
 
-  let reader;
+  const reader = body.getReader();
+  const watch = watchClient(res, reader);
   const chunks = [];
   let size = 0;
   let strings = true;
   try {
-    reader = body.getReader();
-    cancelOnClose(res, reader);
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -59,17 +70,20 @@ async function writeResponse(response, req, res, options) {
         strings = false;
         size += value.byteLength;
       } else {
-        return stream(res, body, { reader, chunks }); // res.write decides, as in Angular's function
+        return stream(res, reader, watch, chunks); // res.write decides, as in Angular's function
       }
-      if (size > maxBuffer) return stream(res, body, { reader, chunks });
+      if (size > maxBuffer) return stream(res, reader, watch, chunks);
     }
   } catch {
     // what writeResponseToNodeResponse sends when the body fails: what came before, then this
+    watch.stop();
+    if (isFinished(res)) return;
     for (const chunk of chunks) res.write(chunk);
     res.end('Internal server error.');
     return;
   }
-  if (res.destroyed || res.writableEnded) return; // the client went away meanwhile
+  watch.stop();
+  if (isFinished(res)) return; // the client went away meanwhile
 
   // Encoded once, here: Buffer.from is far quicker than the UTF-8 conversion a native call does
   // on a string, and the same bytes are then hashed and sent.
@@ -107,42 +121,76 @@ function copyHeaders(headers, res) {
   }
 }
 
-function cancelOnClose(res, reader) {
-  res.on('close', () => {
-    reader.cancel().catch((error) => {
-      console.error(`An error occurred while writing the response body for: ${res.req && res.req.url}.`, error);
-    });
+// Whether nothing more can be written: the response ended, or the client went away (for an
+// HTTP/2 compatibility response, its stream).
+function isFinished(res) {
+  if (res.destroyed || res.closed || res.writableEnded) return true;
+  return 'stream' in res && (!res.stream || res.stream.destroyed || res.stream.closed);
+}
+
+// Cancels the body once, when the response closes or fails before the body was read to its end;
+// stop() when done with it, so a finished or failed body is not cancelled (and logged) later.
+function watchClient(res, reader) {
+  const watch = {
+    cancelled: false,
+    cancel(error) {
+      if (watch.cancelled) return;
+      watch.cancelled = true;
+      watch.stop();
+      reader.cancel(error).catch((err) => {
+        console.error(`An error occurred while writing the response body for: ${res.req && res.req.url}.`, err);
+      });
+    },
+    stop() {
+      res.off('close', watch.cancel);
+      res.off('error', watch.cancel);
+    },
+  };
+  res.once('close', watch.cancel);
+  res.once('error', watch.cancel);
+  return watch;
+}
+
+// Resolves on 'drain', or when the response closes or fails (no 'drain' comes after that).
+function drained(res) {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      res.off('error', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+    res.once('error', done);
   });
 }
 
-// writeResponseToNodeResponse's streaming, resumable after `started.chunks` were read already.
-async function stream(res, body, started) {
+// writeResponseToNodeResponse's streaming, after `chunks` were read from the body already: each
+// chunk goes out as read, waiting for 'drain' when the socket is full, until the body ends (end
+// the response), fails ('Internal server error.' if the response is still open) or the client
+// goes away (cancel the body).
+async function stream(res, reader, watch, chunks) {
   if ('flushHeaders' in res) res.flushHeaders();
-  if (!body) {
-    res.end();
-    return;
-  }
   try {
-    let reader;
-    if (started) {
-      reader = started.reader;
-      for (const chunk of started.chunks) {
-        if (res.write(chunk) === false) await new Promise((resolve) => res.once('drain', resolve));
-      }
-    } else {
-      reader = body.getReader();
-      cancelOnClose(res, reader);
+    for (const chunk of chunks) {
+      if (isFinished(res)) return watch.cancel();
+      if (res.write(chunk) === false) await drained(res);
     }
     for (;;) {
+      if (watch.cancelled || isFinished(res)) return watch.cancel();
       const { done, value } = await reader.read();
+      if (watch.cancelled || isFinished(res)) return watch.cancel();
       if (done) {
         res.end();
-        break;
+        return;
       }
-      if (res.write(value) === false) await new Promise((resolve) => res.once('drain', resolve));
+      if (res.write(value) === false) await drained(res);
     }
   } catch {
-    res.end('Internal server error.');
+    if (!isFinished(res)) res.end('Internal server error.');
+  } finally {
+    watch.stop();
   }
 }
 

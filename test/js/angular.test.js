@@ -1,10 +1,11 @@
 'use strict';
 // ssr-native/angular without Angular installed: argument errors, the bounds of the page memo,
-// writeResponse over HTTP with real WHATWG Responses, and the ESM wrapper. The real Angular
-// engines (CommonEngine of @angular/ssr 17-21, AngularNodeAppEngine 21 in an `ng new` app) are
-// checked by `npm run test:angular`.
+// writeResponse over HTTP with real WHATWG Responses (clients that leave, bodies that fail), and
+// the ESM wrapper. The real Angular engines (CommonEngine of @angular/ssr 17-22, AngularNodeAppEngine
+// 21 in an `ng new` app, the writers of 19-22) are checked by `npm run test:angular`.
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const http = require('node:http');
 const zlib = require('node:zlib');
 const { listen, request } = require('./helpers/http');
 const angular = require('ssr-native/angular');
@@ -170,6 +171,105 @@ test('writeResponse: non-HTML and bodies over maxBuffer stream through without a
       assert.equal(res.headers.etag, undefined, urlPath);
       assert.equal(res.headers['transfer-encoding'], 'chunked', urlPath);
     }
+  } finally {
+    await server.close();
+  }
+});
+
+// A client that reads the headers and the first bytes, stops reading (the socket fills and the
+// writer waits for 'drain') and then disconnects.
+function leaveMidStream(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      res.once('data', () => {
+        res.pause();
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 200);
+      });
+    });
+    req.on('error', () => {});
+  });
+}
+
+function withDeadline(promise, ms, what) {
+  let timer;
+  const deadline = new Promise((resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+test('writeResponse: a client that leaves mid-stream cancels the body, and the call settles', async () => {
+  // streamed as is (not HTML), and HTML past maxBuffer (streamed after the chunks read so far)
+  for (const type of ['application/octet-stream', 'text/html']) {
+    const chunk = new Uint8Array(64 * 1024).fill(120);
+    let cancelled;
+    const bodyCancelled = new Promise((resolve) => (cancelled = resolve));
+    let settled;
+    const server = await listen((req, res) => {
+      const body = new ReadableStream(
+        {
+          pull(controller) {
+            controller.enqueue(chunk); // endless
+          },
+          cancel: cancelled,
+        },
+        { highWaterMark: 0 },
+      );
+      settled = writeResponse(new Response(body, { headers: { 'content-type': type } }), req, res, { maxBuffer: 1024 });
+    });
+    try {
+      await leaveMidStream(`${server.url}/`);
+      // Before @angular/ssr 22's fix the writer waits for a 'drain' that never comes: fail then,
+      // rather than hang the suite (the deadline is a hang guard; this takes milliseconds).
+      await withDeadline(Promise.all([bodyCancelled, settled]), 10000, `${type}: the body was not cancelled or the call did not settle`);
+    } finally {
+      server.server.closeAllConnections();
+      await server.close();
+    }
+  }
+});
+
+test('writeResponse: a failing body ends with "Internal server error.", and nothing is logged after', async (t) => {
+  const errors = t.mock.method(console, 'error', () => {});
+  for (const type of ['text/html', 'application/json']) {
+    let closed;
+    const server = await listen((req, res) => {
+      closed = new Promise((resolve) => res.on('close', resolve));
+      let sent = false;
+      const body = new ReadableStream({
+        pull(controller) {
+          if (sent) return controller.error(new Error('render failed'));
+          sent = true;
+          controller.enqueue(new TextEncoder().encode('partial '));
+        },
+      });
+      writeResponse(new Response(body, { headers: { 'content-type': type } }), req, res);
+    });
+    try {
+      const res = await request(`${server.url}/`);
+      assert.equal(res.status, 200, type);
+      assert.equal(res.body.toString(), 'partial Internal server error.', type);
+      await closed;
+      await new Promise(setImmediate); // a cancel of the failed body on 'close' would have rejected and logged by now
+    } finally {
+      await server.close();
+    }
+  }
+  assert.equal(errors.mock.callCount(), 0, errors.mock.calls.map((c) => c.arguments.join(' ')).join('\n'));
+});
+
+test('writeResponse: a response that has already ended is left alone', async () => {
+  let outcome;
+  const server = await listen((req, res) => {
+    res.end('answered already');
+    outcome = writeResponse(new Response('<p>late</p>', { headers: { 'content-type': 'text/html', 'x-late': '1' } }), req, res);
+  });
+  try {
+    const res = await request(`${server.url}/`);
+    assert.equal(res.body.toString(), 'answered already');
+    assert.equal(res.headers['x-late'], undefined);
+    assert.equal(await outcome, undefined);
   } finally {
     await server.close();
   }
