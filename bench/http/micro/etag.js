@@ -26,6 +26,7 @@ function bodyOf() {
 }
 const body = bodyOf();
 const asBuffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
+const copyTarget = Buffer.allocUnsafe(typeof body === 'string' ? body.length : 0);
 
 const sha1Tag = (b) => `W/"${b.length.toString(16)}-${crypto.createHash('sha1').update(b).digest('base64').substring(0, 27)}"`;
 const zlibTag = (b) => `W/"${b.length.toString(16)}-${zlib.crc32(b).toString(16).padStart(8, '0')}"`;
@@ -55,6 +56,12 @@ const candidates =
           "ssr-native etag(s) via V8's UTF-8 writer (ablation)": () => native.entityTag(body, true, 0),
         }),
         'ssr-native etag, same bytes as a Buffer': () => etag(asBuffer),
+        // Ablation, one-byte text: the runtime's copy of the string alone, no hash (latin1Write
+        // into a reused Buffer: V8's WriteOneByte, the copy every Node-API or Buffer path makes).
+        // Its time against the Buffer row is the floor of a copying etag(s).
+        ...(!/[^\x00-\xff]/.test(body) && {
+          "V8's copy of the string alone (ablation)": () => (copyTarget.latin1Write(body, 0), copyTarget),
+        }),
       };
 
 let sink = 0;
