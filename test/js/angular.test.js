@@ -275,6 +275,54 @@ test('writeResponse: a response that has already ended is left alone', async () 
   }
 });
 
+// A client that asks and leaves before the page is ready: over HTTP/1.1 the response is then
+// destroyed; over HTTP/2 (Express on http2's compatibility API) only its stream says so.
+test('writeResponse: a client that left before the page was ready gets nothing, and the call settles', async () => {
+  const http2 = require('node:http2');
+  for (const protocol of ['http/1.1', 'h2']) {
+    let pulls = 0;
+    let settled;
+    let handled;
+    const handledNow = new Promise((resolve) => (handled = resolve));
+    const handler = (req, res) => {
+      res.on('close', () => {
+        const body = new ReadableStream({
+          pull(controller) {
+            pulls++;
+            controller.enqueue(new Uint8Array(64 * 1024)); // endless
+          },
+        }, { highWaterMark: 0 }); // pulled only when read
+        settled = writeResponse(new Response(body, { headers: { 'content-type': 'application/octet-stream' } }), req, res);
+        handled();
+      });
+    };
+    const server = protocol === 'h2' ? http2.createServer(handler) : http.createServer(handler);
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${server.address().port}`;
+    try {
+      if (protocol === 'h2') {
+        const session = http2.connect(url);
+        session.on('error', () => {});
+        const stream = session.request({ ':path': '/' });
+        stream.on('error', () => {});
+        stream.on('ready', () => stream.close(http2.constants.NGHTTP2_CANCEL));
+        await handledNow;
+        session.close();
+      } else {
+        const req = http.get(url, { agent: false });
+        req.on('error', () => {});
+        req.on('socket', (socket) => socket.on('connect', () => setImmediate(() => req.destroy())));
+        await handledNow;
+      }
+      await withDeadline(settled, 10000, `${protocol}: the call did not settle`);
+      assert.equal(pulls, 0, `${protocol}: nothing is read for a client that has gone`);
+    } finally {
+      if (server.closeAllConnections) server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+});
+
 test('writeResponse: rejects what is not a Response, request or response', async () => {
   await assert.rejects(writeResponse(null, {}, {}), { name: 'TypeError', message: /^response must be a Response/ });
   await assert.rejects(writeResponse(new Response('x'), null, {}), { name: 'TypeError', message: /^req must be an IncomingMessage/ });
