@@ -127,8 +127,10 @@ test('koa etag() validates its options', () => {
   assert.equal(typeof ours.etag({}), 'function');
 });
 
-test('koa etag(): a stream whose file vanished rejects like koa-etag (no crash)', async () => {
-  const tmp = path.join(fs.mkdtempSync(path.join(require('os').tmpdir(), 'ssr-etag-')), 'gone.txt');
+test('koa etag(): a stream whose file vanished rejects like koa-etag (no crash)', async (t) => {
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ssr-etag-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const tmp = path.join(dir, 'gone.txt');
   const stream = Object.assign(new Readable({ read() {} }), { path: tmp });
   const ctx = { body: stream, status: 200, response: { get: () => '' } };
   await assert.rejects(ours.etag()(ctx, async () => {}), { code: 'ENOENT' });
