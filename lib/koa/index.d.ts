@@ -16,7 +16,7 @@ export interface KoaEtagOptions {
   weak?: boolean;
 }
 
-/** Drop-in for koa-etag 5, hashing with CRC-32. */
+/** Drop-in for koa-etag 5 and @koa/etag 5, hashing with CRC-32. */
 export function etag(options?: KoaEtagOptions): KoaMiddleware;
 
 /** Drop-in for koa-conditional-get 3: answers 304 when the request is fresh. */
@@ -93,7 +93,7 @@ export interface KoaServeMiddleware {
 export function serve(root: string, options?: KoaServeOptions): KoaServeMiddleware;
 
 /**
- * Drop-in for koa-send 5's send(ctx, path, opts): resolves with the file's path, or undefined.
+ * Drop-in for koa-send 5's (and @koa/send 6's) send(ctx, path, opts): resolves with the file's path, or undefined.
  * Files come from one FileCache shared by every send() call (default bounds; maxBytes,
  * maxFileSize and watch are not read here) unless `opts.cache` names one. Reuse one options
  * object to have resolutions remembered; it is read once, at its first use.

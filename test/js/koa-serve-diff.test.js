@@ -1,6 +1,8 @@
 'use strict';
 // Differential test: ssr-native/koa serve() + etag() + conditional() against koa-static 5.0.0
-// (koa-send 5.0.1) + koa-etag 5 + koa-conditional-get 3, on Koa 2 and Koa 3, over the same tree.
+// (koa-send 5.0.1) + koa-etag 5 + koa-conditional-get 3, on Koa 2 and Koa 3, over the same tree;
+// and send() against koa-send 5.0.1 and its successor @koa/send 6.0.0 (with @koa/etag 5.0.2, the
+// successor koa-etag's deprecation notice names), called from a route as apps call them.
 // Every path x option set x method x Accept-Encoding x conditional header must give the same
 // status, headers and body; only the ETag value may differ (ours: W/"<len>-<crc32 of content>",
 // theirs: W/"<size>-<mtime>"), and ours must be the CRC-32 tag of the body it came with.
@@ -11,6 +13,9 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 const koaStatic = require('koa-static');
 const koaEtag = require('koa-etag').default;
+const koaSend = require('koa-send');
+const { send: koaSend6 } = require('@koa/send');
+const atKoaEtag = require('@koa/etag');
 const koaConditional = require('koa-conditional-get');
 const ours = require('../../lib/koa');
 const { makeTree, rawRequest, listenOn } = require('./helpers/static-tree');
@@ -160,6 +165,39 @@ async function startPair(Koa, root, options, ourExtra = {}) {
   };
 }
 
+// A route that sends files itself, as an app calling koa-send does (koa-static's loop: GET and
+// HEAD only, a 404 falls through to the next middleware).
+function sendRoute(sendFile, opts) {
+  return async (ctx, next) => {
+    let done = false;
+    if (ctx.method === 'HEAD' || ctx.method === 'GET') {
+      try {
+        done = await sendFile(ctx, ctx.path, opts);
+      } catch (err) {
+        if (err.status !== 404) throw err;
+      }
+    }
+    if (!done) await next();
+  };
+}
+
+// `peer`: { send, etag } of the packages compared against. Each side gets its own options object
+// (ours reads it once; koa-send reads it on every call).
+async function startSendPair(Koa, root, options, peerSend, peerEtag) {
+  const opts = () => ({ root, index: 'index.html', ...options });
+  const theirs = quietly(() => ({ conditional: koaConditional, etag: peerEtag, serve: sendRoute(peerSend, opts()) }));
+  const peer = await listenOn(appFor(Koa, theirs).callback());
+  const our = await listenOn(appFor(Koa, { conditional: ours.conditional, etag: ours.etag, serve: sendRoute(ours.send, opts()) }).callback());
+  return {
+    peer,
+    ours: our,
+    close: async () => {
+      await peer.close();
+      await our.close();
+    },
+  };
+}
+
 async function fill(headers, port, rawPath, accept) {
   if (!Object.values(headers).some((v) => v.includes('{etag}'))) return headers;
   const first = await rawRequest(port, rawPath, { headers: accept === undefined ? {} : { 'accept-encoding': accept } });
@@ -288,5 +326,31 @@ for (const [label, Koa] of Object.entries(KOAS)) {
     } finally {
       await pair.close();
     }
+  });
+}
+
+const SEND_PEERS = {
+  'koa-send 5.0.1 + koa-etag 5': [koaSend, koaEtag],
+  '@koa/send 6.0.0 + @koa/etag 5.0.2': [koaSend6, atKoaEtag],
+};
+for (const [label, [peerSend, peerEtag]] of Object.entries(SEND_PEERS)) {
+  test(`koa 3: send() from a route, every path x option set x GET/HEAD/POST matches ${label}`, async () => {
+    let count = 0;
+    for (const options of OPTION_SETS) {
+      const pair = await startSendPair(KOAS['koa 3'], tree.root, options, peerSend, peerEtag);
+      try {
+        await eachConcurrently(PATHS, async (rawPath) => {
+          for (const method of ['GET', 'HEAD', 'POST']) {
+            await compare(pair, rawPath, { method });
+            count++;
+          }
+          await compare(pair, rawPath); // the remembered route
+          await compare(pair, rawPath, { accept: 'gzip, br' });
+        });
+      } finally {
+        await pair.close();
+      }
+    }
+    assert.ok(count > 3000, `${count} comparisons`);
   });
 }

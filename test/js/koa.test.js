@@ -1,5 +1,6 @@
 'use strict';
-// ssr-native/koa against koa-etag 5 + koa-conditional-get 3 on Koa 2 and 3: the same statuses
+// ssr-native/koa against koa-etag 5 (and its successor @koa/etag 5.0.2, the one koa-etag's
+// deprecation notice names) + koa-conditional-get 3 on Koa 2 and 3: the same statuses
 // and headers for every kind of body; tag values differ only where the hash does (CRC-32
 // instead of SHA-1), never in form (weak/strong) or for file streams (stat-based, identical).
 const test = require('node:test');
@@ -8,6 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { Readable } = require('node:stream');
 const koaEtag = require('koa-etag').default;
+const atKoaEtag = require('@koa/etag');
 const koaConditional = require('koa-conditional-get');
 const ours = require('../../lib/koa');
 const { etag: entityTag } = require('../..');
@@ -77,38 +79,42 @@ const form = (tag) => (tag === undefined ? 'none' : tag.startsWith('W/') ? 'weak
 const IGNORED = new Set(['date', 'etag', 'connection', 'keep-alive']);
 const comparable = (headers) => Object.fromEntries(Object.entries(headers).filter(([k]) => !IGNORED.has(k)));
 
+const etagPeers = { 'koa-etag 5': koaEtag, '@koa/etag 5.0.2': atKoaEtag };
+
 for (const [label, Koa] of Object.entries(koaVersions)) {
-  for (const options of [undefined, { weak: true }, { weak: false }]) {
-    test(`${label}: same responses as koa-etag + koa-conditional-get (options ${JSON.stringify(options)})`, async (t) => {
-      const mine = await listen(makeApp(Koa, ours.conditional, ours.etag, options).callback());
-      const peer = await listen(quietly(() => makeApp(Koa, koaConditional, koaEtag, options)).callback());
-      t.after(() => Promise.all([mine.close(), peer.close()]));
+  for (const [peerName, peerEtag] of Object.entries(etagPeers)) {
+    for (const options of [undefined, { weak: true }, { weak: false }]) {
+      test(`${label}: same responses as ${peerName} + koa-conditional-get (options ${JSON.stringify(options)})`, async (t) => {
+        const mine = await listen(makeApp(Koa, ours.conditional, ours.etag, options).callback());
+        const peer = await listen(quietly(() => makeApp(Koa, koaConditional, peerEtag, options)).callback());
+        t.after(() => Promise.all([mine.close(), peer.close()]));
 
-      for (const route of Object.keys(routes)) {
-        for (const method of ['GET', 'HEAD']) {
-          const a = await request(mine.url + route, { method });
-          const b = await request(peer.url + route, { method });
-          const where = `${method} ${route}`;
-          assert.equal(a.status, b.status, where);
-          assert.deepEqual(comparable(a.headers), comparable(b.headers), where);
-          assert.deepEqual(a.body, b.body, where);
-          assert.equal(form(a.headers.etag), form(b.headers.etag), `${where} etag form`);
-          if (route === '/file' || route === '/preset') assert.equal(a.headers.etag, b.headers.etag, where);
-          if (a.headers.etag && route !== '/file' && route !== '/preset') {
-            assert.equal(a.headers.etag.replace(/^W\//, ''), entityTag(a.body.length || method === 'HEAD' ? bodyOf(route) : a.body, { weak: false }), where);
-          }
+        for (const route of Object.keys(routes)) {
+          for (const method of ['GET', 'HEAD']) {
+            const a = await request(mine.url + route, { method });
+            const b = await request(peer.url + route, { method });
+            const where = `${method} ${route}`;
+            assert.equal(a.status, b.status, where);
+            assert.deepEqual(comparable(a.headers), comparable(b.headers), where);
+            assert.deepEqual(a.body, b.body, where);
+            assert.equal(form(a.headers.etag), form(b.headers.etag), `${where} etag form`);
+            if (route === '/file' || route === '/preset') assert.equal(a.headers.etag, b.headers.etag, where);
+            if (a.headers.etag && route !== '/file' && route !== '/preset') {
+              assert.equal(a.headers.etag.replace(/^W\//, ''), entityTag(a.body.length || method === 'HEAD' ? bodyOf(route) : a.body, { weak: false }), where);
+            }
 
-          // Revalidation with each server's own tag: identical outcome.
-          if (a.headers.etag) {
-            const ra = await request(mine.url + route, { method, headers: { 'if-none-match': a.headers.etag } });
-            const rb = await request(peer.url + route, { method, headers: { 'if-none-match': b.headers.etag } });
-            assert.equal(ra.status, rb.status, `${where} revalidated`);
-            assert.deepEqual(comparable(ra.headers), comparable(rb.headers), `${where} revalidated`);
-            assert.equal(ra.body.length, rb.body.length);
+            // Revalidation with each server's own tag: identical outcome.
+            if (a.headers.etag) {
+              const ra = await request(mine.url + route, { method, headers: { 'if-none-match': a.headers.etag } });
+              const rb = await request(peer.url + route, { method, headers: { 'if-none-match': b.headers.etag } });
+              assert.equal(ra.status, rb.status, `${where} revalidated`);
+              assert.deepEqual(comparable(ra.headers), comparable(rb.headers), `${where} revalidated`);
+              assert.equal(ra.body.length, rb.body.length);
+            }
           }
         }
-      }
-    });
+      });
+    }
   }
 }
 
