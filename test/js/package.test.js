@@ -27,8 +27,17 @@ test('ESM wrappers re-export the CommonJS API', async () => {
   }
 });
 
-test('TypeScript declarations compile for CommonJS and ESM users', () => {
-  const tsc = require.resolve('typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'test', 'types')], { encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stdout + result.stderr);
-});
+// The pinned 5.9 and 7.0.2 (what `npm install typescript` gives today: the native compiler),
+// each with Node's module resolution and with a bundler's (Angular CLI, Vite, esbuild users).
+const COMPILERS = { 'typescript 5.9': 'typescript', 'typescript 7.0.2': 'typescript7' };
+const CONFIGS = { node16: 'tsconfig.json', bundler: 'tsconfig.bundler.json' };
+for (const [compiler, pkg] of Object.entries(COMPILERS)) {
+  for (const [resolution, config] of Object.entries(CONFIGS)) {
+    test(`TypeScript declarations compile for CommonJS and ESM users (${compiler}, ${resolution} resolution)`, () => {
+      const tsc = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', 'tsc');
+      const project = path.join(ROOT, 'test', 'types', config);
+      const result = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stdout + result.stderr);
+    });
+  }
+}
