@@ -30,7 +30,7 @@ test('ESM wrappers re-export the CommonJS API', async () => {
 // The pinned 5.9 and 7.0.2 (what `npm install typescript` gives today: the native compiler),
 // each with Node's module resolution and with a bundler's (Angular CLI, Vite, esbuild users).
 const COMPILERS = { 'typescript 5.9': 'typescript', 'typescript 7.0.2': 'typescript7' };
-const CONFIGS = { node16: 'tsconfig.json', bundler: 'tsconfig.bundler.json' };
+const CONFIGS = { node16: 'tsconfig.json', nodenext: 'tsconfig.nodenext.json', bundler: 'tsconfig.bundler.json' };
 for (const [compiler, pkg] of Object.entries(COMPILERS)) {
   for (const [resolution, config] of Object.entries(CONFIGS)) {
     test(`TypeScript declarations compile for CommonJS and ESM users (${compiler}, ${resolution} resolution)`, () => {
