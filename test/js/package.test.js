@@ -28,12 +28,20 @@ test('ESM wrappers re-export the CommonJS API', async () => {
 });
 
 // The pinned 5.9 and 7.0.2 (what `npm install typescript` gives today: the native compiler),
-// each with Node's module resolution and with a bundler's (Angular CLI, Vite, esbuild users).
+// each with Node's module resolution and with a bundler's (Angular CLI, Vite, esbuild users), and
+// with Express's and Koa's own declarations (@types/express 5 / 4, @types/koa 3 / 2) receiving
+// our middleware.
 const COMPILERS = { 'typescript 5.9': 'typescript', 'typescript 7.0.2': 'typescript7' };
-const CONFIGS = { node16: 'tsconfig.json', nodenext: 'tsconfig.nodenext.json', bundler: 'tsconfig.bundler.json' };
+const PROJECTS = {
+  'declarations compile for CommonJS and ESM users (node16 resolution)': 'tsconfig.json',
+  'declarations compile for CommonJS and ESM users (nodenext resolution)': 'tsconfig.nodenext.json',
+  'declarations compile for CommonJS and ESM users (bundler resolution)': 'tsconfig.bundler.json',
+  'Express 5 and Koa 3 take our middleware and etag fn (@types/express 5.0.6, @types/koa 3.0.3)': 'tsconfig.frameworks.json',
+  'Express 4 and Koa 2 take our middleware and etag fn (@types/express 4.17.25, @types/koa 2.15.2)': 'tsconfig.legacy.json',
+};
 for (const [compiler, pkg] of Object.entries(COMPILERS)) {
-  for (const [resolution, config] of Object.entries(CONFIGS)) {
-    test(`TypeScript declarations compile for CommonJS and ESM users (${compiler}, ${resolution} resolution)`, () => {
+  for (const [what, config] of Object.entries(PROJECTS)) {
+    test(`TypeScript ${what}, ${compiler}`, () => {
       const tsc = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', 'tsc');
       const project = path.join(ROOT, 'test', 'types', config);
       const result = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
