@@ -5,9 +5,9 @@
 // A build comes first because it only exists when it is wanted: the install script compiles
 // only when no prebuild matches or loads here, and a developer who rebuilt after editing C++
 // must not get a stale prebuild. Each candidate that exists but fails to load (another libc,
-// an older glibc) is skipped, and the error names every attempt and says how to compile: since
-// npm 12, `npm install` and `npm rebuild` skip a dependency's install script until the project
-// approves it, so where no prebuild loads the package arrives unbuilt.
+// an older glibc) is skipped, and the error names every attempt and says how to compile: npm 12+,
+// pnpm 10+ and Bun skip a dependency's install script until the project approves it, so where no
+// prebuild loads the package arrives unbuilt.
 const path = require('path');
 
 const root = path.join(__dirname, '..');
@@ -34,9 +34,11 @@ function load() {
   const err = new Error(
     `ssr-native: no native addon loads on ${process.platform}-${process.arch}` +
       (failures.length ? ` (${failures.join('; ')})` : '') +
-      '. Compile it here with `npm rebuild ssr-native` (needs a C++17 compiler, make and python3);' +
-      ' npm 12 and later run a dependency\'s install script only once it is approved, so run' +
-      ' `npm install-scripts approve ssr-native` first.',
+      '. Compile it here (needs a C++17 compiler, make and python3). Package managers now run a' +
+      " dependency's install script only once the project approves it: with npm 12 and later," +
+      ' `npm install-scripts approve ssr-native`, then `npm rebuild ssr-native` (earlier npm: the' +
+      ' rebuild alone); with pnpm, `pnpm approve-builds ssr-native`; with Bun,' +
+      ' `bun pm trust ssr-native` (both of these also build it).',
   );
   err.code = 'ERR_SSR_NATIVE_NOT_BUILT';
   throw err;

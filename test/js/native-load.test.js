@@ -56,7 +56,7 @@ test('a build that does not load is skipped for the prebuild', (t) => {
   assert.deepEqual(loadIn(dir), { loaded: 0xcbf43926 });
 });
 
-test('where nothing loads, the error names each attempt and how to compile with npm 12', (t) => {
+test('where nothing loads, the error names each attempt and how to compile with npm 12, pnpm and Bun', (t) => {
   const dir = packageWith({ [path.join(PREBUILD_DIR, 'node.napi.node')]: 'truncated' });
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const { code, message } = loadIn(dir);
@@ -66,4 +66,8 @@ test('where nothing loads, the error names each attempt and how to compile with 
   assert.ok(!message.includes('build/Release'), message); // absent candidates are not attempts
   assert.ok(message.includes('`npm install-scripts approve ssr-native`'), message);
   assert.ok(message.includes('`npm rebuild ssr-native`'), message);
+  // pnpm 12.23 and Bun 1.4.5, checked with a package whose install script they blocked: each of
+  // these commands records the approval and runs the script at once.
+  assert.ok(message.includes('`pnpm approve-builds ssr-native`'), message);
+  assert.ok(message.includes('`bun pm trust ssr-native`'), message);
 });
