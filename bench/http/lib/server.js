@@ -3,12 +3,30 @@
 const { spawn } = require('child_process');
 const { SERVER_CPU, pinProcess } = require('./cpu');
 
+// Every server started (a few hundred in a run at most). An interrupted run (Ctrl-C, or a kill
+// of the runner alone) must not leave them behind, nor the temporary trees that scenarios and
+// servers remove on 'exit': so the runner turns SIGINT/SIGTERM into a normal exit, and its
+// 'exit' stops what is left.
+const running = new Set();
+let exitHooked = false;
+function stopAllOnExit() {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  });
+  process.once('SIGINT', () => process.exit(130));
+  process.once('SIGTERM', () => process.exit(143));
+}
+
 function startServer(script, env = {}, { cpu = SERVER_CPU, timeoutMs = 20000 } = {}) {
+  stopAllOnExit();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script], {
       env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    running.add(child);
     let buffered = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -50,7 +68,10 @@ function listen(server, port = Number(process.env.PORT || 0)) {
   server.listen(port, '127.0.0.1', () => {
     process.stdout.write(`READY ${server.address().port}\n`);
   });
+  // exit, not die, so the script's 'exit' handlers (temporary trees) run; SIGINT: a Ctrl-C
+  // reaches the whole process group
   process.on('SIGTERM', () => process.exit(0));
+  process.on('SIGINT', () => process.exit(0));
   return server;
 }
 
