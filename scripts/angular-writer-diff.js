@@ -6,12 +6,8 @@
 // scripts/angular-version-check.js (the other majors).
 const assert = require('assert/strict');
 const http = require('http');
-const zlib = require('zlib');
-
-// What ssr-native's etag() makes, computed here independently: W/"<length hex>-<crc32 hex>".
-function crcTag(bytes) {
-  return `W/"${bytes.length.toString(16)}-${zlib.crc32(bytes).toString(16).padStart(8, '0')}"`;
-}
+// What ssr-native's etag() makes, computed independently (zlib's CRC-32).
+const { contentTag: crcTag } = require('../test/js/helpers/static-tree');
 
 async function compareWriters(writeResponseToNodeResponse, writeResponse) {
   const page = '<!doctype html><html><body>' + 'é€ ssr '.repeat(500) + '</body></html>';

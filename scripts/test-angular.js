@@ -53,7 +53,6 @@ function request(server, urlPath, { method = 'GET', headers = {} } = {}) {
   });
 }
 
-
 function builtAsset() {
   const name = fs.readdirSync(fixture.BROWSER).find((f) => /^main-.*\.js$/.test(f));
   assert.ok(name, 'main-*.js in dist/browser');

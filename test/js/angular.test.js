@@ -6,7 +6,6 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const zlib = require('node:zlib');
 const { listen, request } = require('./helpers/http');
 const angular = require('ssr-native/angular');
 const { PageMemo } = require('../../lib/angular/page-memo');
@@ -14,9 +13,7 @@ const { FileCache } = require('ssr-native');
 
 const { cacheCommonEngine, ssgCacheOf, writeResponse } = angular;
 
-function crcTag(bytes) {
-  return `W/"${bytes.length.toString(16)}-${zlib.crc32(bytes).toString(16).padStart(8, '0')}"`;
-}
+const { contentTag: crcTag } = require('./helpers/static-tree');
 
 // Seeded, so a failure can be replayed (test/js/helpers/seeded-random.js).
 const { mulberry32: rng } = require('./helpers/seeded-random');

@@ -18,7 +18,7 @@ const { send: koaSend6 } = require('@koa/send');
 const atKoaEtag = require('@koa/etag');
 const koaConditional = require('koa-conditional-get');
 const ours = require('../../lib/koa');
-const { makeTree, rawRequest, listenOn } = require('./helpers/static-tree');
+const { makeTree, rawRequest, listenOn, contentTag: crcTag } = require('./helpers/static-tree');
 
 const KOAS = { 'koa 2': require('koa2'), 'koa 3': require('koa') };
 
@@ -206,8 +206,6 @@ async function fill(headers, port, rawPath, accept) {
   for (const [k, v] of Object.entries(headers)) out[k] = v.replace('{etag}', tag);
   return out;
 }
-
-const crcTag = (body) => `W/"${body.length.toString(16)}-${zlib.crc32(body).toString(16).padStart(8, '0')}"`;
 
 async function compare(pair, rawPath, { method = 'GET', headers = {}, accept } = {}) {
   const send = async (port) => {

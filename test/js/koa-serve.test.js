@@ -14,10 +14,9 @@ const koaEtag = require('koa-etag').default;
 const koaStatic = require('koa-static');
 const { serve, send, etag, conditional } = require('../../lib/koa');
 const { FileCache, serveStatic } = require('../..');
-const { makeTree, rawRequest, listenOn, eventually } = require('./helpers/static-tree');
+const { makeTree, rawRequest, listenOn, eventually, contentTag: crcTag } = require('./helpers/static-tree');
 const { runChurn } = require('./helpers/static-churn');
 
-const crcTag = (body) => `W/"${body.length.toString(16)}-${zlib.crc32(body).toString(16).padStart(8, '0')}"`;
 const css = 'body { color: red; margin: 0 auto; }\n'.repeat(200);
 const big = Buffer.alloc(3 * 1024 * 1024);
 for (let i = 0; i < big.length; i++) big[i] = (i * 13 + (i >> 11)) & 0xff;
