@@ -26,7 +26,9 @@ function bodyOf() {
 }
 const body = bodyOf();
 const asBuffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
-const copyTarget = Buffer.allocUnsafe(typeof body === 'string' ? body.length : 0);
+// A string with no code unit above U+00FF (lib/etag.js hashes those from a Latin-1 copy).
+const latin1 = typeof body === 'string' && !/[^\x00-\xff]/.test(body);
+const copyTarget = Buffer.allocUnsafe(latin1 ? body.length : 0);
 
 const sha1Tag = (b) => `W/"${b.length.toString(16)}-${crypto.createHash('sha1').update(b).digest('base64').substring(0, 27)}"`;
 const zlibTag = (b) => `W/"${b.length.toString(16)}-${zlib.crc32(b).toString(16).padStart(8, '0')}"`;
@@ -47,19 +49,19 @@ const candidates =
         'ssr-native etag(s)': () => etag(body),
         // Ablation: a one-byte text longer than lib/etag.js's 16 Ki slice, copied and hashed in
         // one piece as before slicing (the addon's own call, with lib/etag.js's Latin-1 check).
-        ...(body.length > 16384 && !/[^\x00-\xff]/.test(body) && {
+        ...(latin1 && body.length > 16384 && {
           'ssr-native etag(s) in one piece (ablation)': () => native.latin1Utf8Tag(body, true, 0, 0),
         }),
         // Ablation: text beyond Latin-1 through V8's UTF-8 writer (the addon's entityTag), as
         // before lib/etag.js handed it to the addon's own UTF-16 transcoder.
-        ...(/[^\x00-\xff]/.test(body) && {
+        ...(!latin1 && {
           "ssr-native etag(s) via V8's UTF-8 writer (ablation)": () => native.entityTag(body, true, 0),
         }),
         'ssr-native etag, same bytes as a Buffer': () => etag(asBuffer),
         // Ablation, one-byte text: the runtime's copy of the string alone, no hash (latin1Write
         // into a reused Buffer: V8's WriteOneByte, the copy every Node-API or Buffer path makes).
         // Its time against the Buffer row is the floor of a copying etag(s).
-        ...(!/[^\x00-\xff]/.test(body) && {
+        ...(latin1 && {
           "V8's copy of the string alone (ablation)": () => (copyTarget.latin1Write(body, 0), copyTarget),
         }),
       };
