@@ -93,7 +93,8 @@ export interface KoaServeMiddleware {
 export function serve(root: string, options?: KoaServeOptions): KoaServeMiddleware;
 
 /**
- * Drop-in for koa-send 5's (and @koa/send 6's) send(ctx, path, opts): resolves with the file's path, or undefined.
+ * Drop-in for koa-send 5's (and @koa/send 6's) send(ctx, path, opts): resolves with the file's
+ * path, or undefined.
  * Files come from one FileCache shared by every send() call (default bounds; maxBytes,
  * maxFileSize and watch are not read here) unless `opts.cache` names one. Reuse one options
  * object to have resolutions remembered; it is read once, at its first use.
