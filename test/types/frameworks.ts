@@ -1,5 +1,5 @@
 // Compile-only: ssr-native handed to Express and Koa as their own type declarations see them
-// (@types/express and @types/koa: the latest by tsconfig.json, Express 4 / Koa 2 by
+// (@types/express 5 / @types/koa 3 by tsconfig.frameworks.json, Express 4 / Koa 2 by
 // tsconfig.legacy.json). The other usage files check our declarations alone; this checks that a
 // TypeScript app can pass each middleware and the etag fn where the framework expects them.
 import express = require('express');
