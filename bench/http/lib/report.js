@@ -66,7 +66,7 @@ function writeResults(dir, scenario, machine, tables, options) {
     '',
     scenario.question || '',
     '',
-    `Run ${when} on ${machine.cpu} (${machine.cpus} CPUs), Node ${machine.node}; pinning: ${machine.pinning}.`,
+    `Run ${when} on ${machine.cpu} (${machine.cpus} CPUs), ${machine.runtime} ${machine.runtimeVersion} (load generator: Node ${machine.node}); pinning: ${machine.pinning}.`,
     options.quick ? 'Quick run (--quick): short rounds, figures are indicative only.' : '',
     '',
     ...tables.flatMap((t) => [`## ${t.title}`, '', markdownTable(t.columns, t.rows), '', ...(t.notes || []).map((n) => `${n}  `), '']),
