@@ -256,7 +256,8 @@ function printComparison(previousFile, current) {
   const on = (run) => `${run.machine.runtime} ${run.machine.runtimeVersion}`;
   console.log(`\nCompared with ${previousFile} (${previous.mode} run ${previous.date}, commit ${previous.commit}, ${on(previous)}; now: ${on(current)}):`);
   console.log(formatTable(columns, rows));
-  console.log('  change: of the ratio to the baseline; flagged when it exceeds the noise both runs measured (10% where none was).');
+  if (on(previous) !== on(current)) console.log('  each runtime against its own baseline; ssr-native <runtime>: its figure in the measure column under that runtime.');
+  else console.log('  change: of the ratio to the baseline; flagged when it exceeds the noise both runs measured (10% where none was).');
 }
 
 async function main() {
