@@ -5,7 +5,7 @@
 //   npm run bench -- --full             the publication run: every scenario, its own rounds
 //   npm run bench -- --quick            the fewest rounds of whatever is selected (--all --quick: CI)
 //   npm run bench -- --list             the scenarios, what each answers, its headline case
-//   npm run bench -- etag koa-static    just those (every case)
+//   npm run bench -- etag koa-static    just those (every case; add --headline for their headline cases)
 //   npm run bench -- --runtime bun      servers and micro-benchmarks under Bun (or node22, node24,
 //                                       node26; from scripts/runtimes.js's cache), results in
 //                                       bench/results/<runtime>/; the load generator stays on node
@@ -224,6 +224,7 @@ function parseArgs(argv) {
     if (arg === '--quick' || arg === '--full') options.mode = arg.slice(2);
     else if (arg === '--list') options.list = true;
     else if (arg === '--all') options.all = true;
+    else if (arg === '--headline') options.headline = true;
     else if (arg === '--runtime' || arg.startsWith('--runtime=')) {
       options.runtime = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
       if (!options.runtime) throw new Error('--runtime needs a name: bun, node20, node22, node24 or node26');
@@ -233,11 +234,12 @@ function parseArgs(argv) {
       if (!argv[i + 1]) throw new Error(`${arg} needs a file (a bench/results/latest.json of an earlier run)`);
       options[arg.slice(2)] = path.resolve(argv[++i]);
     } else if (arg.startsWith('--'))
-      throw new Error(`unknown option ${arg}; use --all, --quick, --full, --list, --runtime <name>, --compare <old.json> [--with <new.json>]`);
+      throw new Error(`unknown option ${arg}; use --all, --headline, --quick, --full, --list, --runtime <name>, --compare <old.json> [--with <new.json>]`);
     else options.names.push(arg);
   }
   // The default run (no scenario named, neither --all nor --full): each scenario's headline case.
-  options.headlineOnly = !options.names.length && !options.all && options.mode !== 'full';
+  // --headline: the headline cases of the named scenarios (or of all, as the default run).
+  options.headlineOnly = Boolean(options.headline) || (!options.names.length && !options.all && options.mode !== 'full');
   options.quick = options.mode === 'quick'; // what writeResults and older scenarios read
   return options;
 }
@@ -282,7 +284,7 @@ async function main() {
     process.exit(2);
   }
   const selected = options.names.length
-    ? all.filter((s) => options.names.includes(s.name))
+    ? all.filter((s) => options.names.includes(s.name) && (!options.headlineOnly || s.headline))
     : options.headlineOnly
       ? all.filter((s) => s.headline)
       : all;
