@@ -41,7 +41,7 @@ function serverRuntime() {
   }
   const out = spawnSync(bin, ['--version'], { encoding: 'utf8' });
   const version = out.status === 0 ? out.stdout.trim() : rt.version;
-  memo = { name, kind: rt.kind, bin, label: rt.kind === 'bun' ? 'Bun' : 'Node.js', version: rt.kind === 'bun' ? version : version, host: false };
+  memo = { name, kind: rt.kind, bin, label: rt.kind === 'bun' ? 'Bun' : 'Node.js', version, host: false };
   return memo;
 }
 

@@ -44,7 +44,7 @@ function load(name) {
     case 'Bun.password': {
       // Bun's built-in (Bun only): PHC strings, one lane whatever p is asked (its digests say p=1)
       if (typeof Bun === 'undefined') return null;
-      return (pw) => Bun.password.hash(pw, { algorithm: 'argon2id', memoryCost: 65536, timeCost: 3 }); // eslint-disable-line no-undef
+      return (pw) => globalThis.Bun.password.hash(pw, { algorithm: 'argon2id', memoryCost: 65536, timeCost: 3 });
     }
     default:
       throw new Error(`unknown implementation ${name}`);
