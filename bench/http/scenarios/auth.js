@@ -277,7 +277,7 @@ module.exports = {
   name: 'auth',
   order: 43,
   question:
-    'A whole Express 5 auth server (health, register, login + JWT, protected reads, SQLite) under a mixed load: per-route throughput and p99 for each argon2 implementation, on one CPU, on all CPUs and as a 2-worker cluster (under Bun: against the auth article's Bun.serve server with Bun.password in workers behind a semaphore of 3, and Bun.serve calling ssr-native/argon2).',
+    'A whole Express 5 auth server (health, register, login + JWT, protected reads, SQLite) under a mixed load: per-route throughput and p99 for each argon2 implementation, on one CPU, on all CPUs and as a 2-worker cluster (under Bun: against the auth article\'s Bun.serve server with Bun.password in workers behind a semaphore of 3, and Bun.serve calling ssr-native/argon2).',
   async run({ pick, log, startServer, runLoad, skip }) {
     const missing = ensureDeps(log);
     if (missing) skip(missing);
