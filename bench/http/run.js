@@ -283,6 +283,11 @@ async function main() {
     console.error(`unknown scenario(s): ${unknown.join(', ')}; available: ${all.map((s) => s.name).join(', ')}`);
     process.exit(2);
   }
+  const headless = options.headline ? options.names.filter((n) => !all.find((s) => s.name === n).headline) : [];
+  if (headless.length) {
+    console.error(`--headline: ${headless.join(', ')} declare(s) no headline case; name them without --headline to run all their cases`);
+    process.exit(2);
+  }
   const selected = options.names.length
     ? all.filter((s) => options.names.includes(s.name) && (!options.headlineOnly || s.headline))
     : options.headlineOnly
