@@ -72,7 +72,7 @@ function writeResults(dir, scenario, machine, tables, options) {
     ...tables.flatMap((t) => [`## ${t.title}`, '', markdownTable(t.columns, t.rows), '', ...(t.notes || []).map((n) => `${n}  `), '']),
   ].join('\n');
   fs.writeFileSync(`${base}.md`, md);
-  fs.writeFileSync(`${base}.svg`, svgChart(scenario.name, tables) + '\n');
+  fs.writeFileSync(`${base}.svg`, svgChart(`${scenario.name}, ${machine.runtime} ${machine.runtimeVersion}`, tables) + '\n');
 }
 
 module.exports = { formatTable, markdownTable, writeResults };
