@@ -1,10 +1,14 @@
 'use strict';
 // The benchmark runner behind `npm run bench`.
-//   npm run bench                       every scenario, default effort (~10 minutes on 2 cores)
-//   npm run bench -- --full             the publication run (each scenario's own rounds)
-//   npm run bench -- --quick            a short smoke run of every scenario
-//   npm run bench -- --list             the scenarios and what each answers
-//   npm run bench -- etag koa-static    just those
+//   npm run bench                       one headline case per piece (<= 3 minutes on 2 cores)
+//   npm run bench -- --all              every scenario and case, default effort (~10 minutes)
+//   npm run bench -- --full             the publication run: every scenario, its own rounds
+//   npm run bench -- --quick            the fewest rounds of whatever is selected (--all --quick: CI)
+//   npm run bench -- --list             the scenarios, what each answers, its headline case
+//   npm run bench -- etag koa-static    just those (every case; add --headline for their headline cases)
+//   npm run bench -- --runtime bun      servers and micro-benchmarks under Bun (or node22, node24,
+//                                       node26; from scripts/runtimes.js's cache), results in
+//                                       bench/results/<runtime>/; the load generator stays on node
 //   npm run bench -- --compare old.json this run against an earlier latest.json
 //                                       (add --with new.json to compare two files, running nothing)
 // HTTP scenarios start every variant's server pinned to one CPU, then load each in turn
@@ -23,9 +27,12 @@ const { summarize, writeSummary, compareRuns } = require('./lib/summary');
 const { SkipScenario, gitCommit } = require('./lib/run-info');
 
 const SCENARIO_DIR = path.join(__dirname, 'scenarios');
-// --results=<dir> writes elsewhere, e.g. bench/results/node24 for a run under another Node.
-const resultsArg = process.argv.find((a) => a.startsWith('--results='));
-const RESULTS_DIR = resultsArg ? path.resolve(resultsArg.slice('--results='.length)) : path.join(__dirname, '..', 'results');
+const { ENV: RUNTIME_ENV, hostName } = require('./lib/runtime');
+const { estimateSeconds, formatClock } = require('./lib/progress');
+
+// --results=<dir> writes elsewhere; a run under another runtime (--runtime) defaults to
+// bench/results/<runtime>/, so it never overwrites the machine Node's results.
+let RESULTS_DIR = path.join(__dirname, '..', 'results');
 
 function loadScenarios() {
   return fs
@@ -163,6 +170,9 @@ async function runScenario(scenario, options, machine, progress) {
       const context = {
         quick: options.mode === 'quick',
         mode: options.mode,
+        // the scenario's `headline` case name in a headline run (the default), else null: a
+        // custom scenario then runs that case alone
+        headline: options.headlineOnly ? scenario.headline : null,
         pick: picker(options.mode),
         log: (line) => log(`${scenario.name}${line.startsWith(' ') ? '' : ' '}${line}`),
         startServer,
@@ -173,7 +183,9 @@ async function runScenario(scenario, options, machine, progress) {
       ({ tables } = await scenario.run(context));
     } else {
       const cases = (scenario.cases || [{ name: scenario.name, request: scenario.request, variants: scenario.variants, reference: scenario.reference }])
-        .filter((c) => !c.fullOnly || options.mode === 'full'); // cases flagged fullOnly: --full runs only
+        .filter((c) => !c.fullOnly || options.mode === 'full') // cases flagged fullOnly: --full runs only
+        .filter((c) => !options.headlineOnly || c.name === scenario.headline);
+      if (!cases.length) throw new Error(`no case named ${JSON.stringify(scenario.headline)} (the scenario's headline)`);
       tables = [];
       for (const testCase of cases) {
         log(`${scenario.name} / ${testCase.name}`);
@@ -206,34 +218,60 @@ function scenarioSettings(scenario, mode) {
 }
 
 function parseArgs(argv) {
-  const options = { mode: 'default', names: [], list: false, compare: null, with: null };
+  const options = { mode: 'default', names: [], list: false, compare: null, with: null, all: false, runtime: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick' || arg === '--full') options.mode = arg.slice(2);
     else if (arg === '--list') options.list = true;
+    else if (arg === '--all') options.all = true;
+    else if (arg === '--headline') options.headline = true;
+    else if (arg === '--runtime' || arg.startsWith('--runtime=')) {
+      options.runtime = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      if (!options.runtime) throw new Error('--runtime needs a name: bun, node20, node22, node24 or node26');
+    }
+    else if (arg.startsWith('--results=')) continue; // read at load time (RESULTS_DIR)
     else if (arg === '--compare' || arg === '--with') {
       if (!argv[i + 1]) throw new Error(`${arg} needs a file (a bench/results/latest.json of an earlier run)`);
       options[arg.slice(2)] = path.resolve(argv[++i]);
-    } else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}; use --quick, --full, --list, --compare <old.json> [--with <new.json>]`);
+    } else if (arg.startsWith('--'))
+      throw new Error(`unknown option ${arg}; use --all, --headline, --quick, --full, --list, --runtime <name>, --compare <old.json> [--with <new.json>]`);
     else options.names.push(arg);
   }
+  // The default run (no scenario named, neither --all nor --full): each scenario's headline case.
+  // --headline: the headline cases of the named scenarios (or of all, as the default run).
+  options.headlineOnly = Boolean(options.headline) || (!options.names.length && !options.all && options.mode !== 'full');
   options.quick = options.mode === 'quick'; // what writeResults and older scenarios read
   return options;
+}
+
+function readPrevious(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
 }
 
 function printComparison(previousFile, current) {
   const previous = JSON.parse(fs.readFileSync(previousFile, 'utf8'));
   const { columns, rows } = compareRuns(previous, current);
-  console.log(`\nCompared with ${previousFile} (${previous.mode} run ${previous.date}, commit ${previous.commit}):`);
+  const on = (run) => `${run.machine.runtime} ${run.machine.runtimeVersion}`;
+  console.log(`\nCompared with ${previousFile} (${previous.mode} run ${previous.date}, commit ${previous.commit}, ${on(previous)}; now: ${on(current)}):`);
   console.log(formatTable(columns, rows));
-  console.log('  change: of the ratio to the baseline; flagged when it exceeds the noise both runs measured (10% where none was).');
+  if (on(previous) !== on(current)) console.log('  each runtime against its own baseline; ssr-native <runtime>: its figure in the measure column under that runtime.');
+  else console.log('  change: of the ratio to the baseline; flagged when it exceeds the noise both runs measured (10% where none was).');
 }
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
+  // Set before any scenario or server asks which runtime to use (lib/runtime.js).
+  if (options.runtime) process.env[RUNTIME_ENV] = options.runtime;
+  const resultsArg = process.argv.find((a) => a.startsWith('--results='));
+  if (resultsArg) RESULTS_DIR = path.resolve(resultsArg.slice('--results='.length));
+  else if (options.runtime && options.runtime !== hostName()) RESULTS_DIR = path.join(RESULTS_DIR, options.runtime);
   const all = loadScenarios();
   if (options.list) {
-    for (const s of all) console.log(`${s.name.padEnd(18)} ${s.question || ''}`);
+    for (const s of all) console.log(`${s.name.padEnd(26)} ${s.question || ''}${s.headline ? `\n${''.padEnd(26)} headline: ${s.headline}` : ''}`);
     return;
   }
   if (options.compare && options.with) {
@@ -245,19 +283,37 @@ async function main() {
     console.error(`unknown scenario(s): ${unknown.join(', ')}; available: ${all.map((s) => s.name).join(', ')}`);
     process.exit(2);
   }
-  const selected = options.names.length ? all.filter((s) => options.names.includes(s.name)) : all;
+  const headless = options.headline ? options.names.filter((n) => !all.find((s) => s.name === n).headline) : [];
+  if (headless.length) {
+    console.error(`--headline: ${headless.join(', ')} declare(s) no headline case; name them without --headline to run all their cases`);
+    process.exit(2);
+  }
+  const selected = options.names.length
+    ? all.filter((s) => options.names.includes(s.name) && (!options.headlineOnly || s.headline))
+    : options.headlineOnly
+      ? all.filter((s) => s.headline)
+      : all;
   const machine = describeMachine();
+  const what = options.headlineOnly ? 'headline cases' : options.names.length ? 'named scenarios' : 'every scenario';
   console.log(
-    `ssr-native benchmarks (${options.mode} run, ${selected.length} scenario(s)) on ${machine.cpu} (${machine.cpus} CPUs), ` +
-      `${machine.runtime} ${machine.runtimeVersion}; pinning: ${machine.pinning}`,
+    `ssr-native benchmarks (${options.mode} run, ${what}: ${selected.length} scenario(s)) on ${machine.cpu} (${machine.cpus} CPUs), ` +
+      `${machine.runtime} ${machine.runtimeVersion}${machine.runtimeName !== hostName() ? ` (load generator: Node ${machine.node})` : ''}; pinning: ${machine.pinning}`,
   );
+  if (options.headlineOnly) console.log('One headline case per piece; --all runs every scenario and case, --full the publication run.');
   const started = Date.now();
   const commit = gitCommit(path.join(__dirname, '..', '..'));
   const results = [];
+  // Estimated time left: what each scenario took in this mode last time (the results folder's
+  // latest.json), else what its cases' timing implies; refreshed as scenarios finish.
+  const previous = readPrevious(path.join(RESULTS_DIR, 'latest.json'));
+  const estimates = selected.map((s) => estimateSeconds(s, options, previous));
   for (const [index, scenario] of selected.entries()) {
+    const scenarioStarted = Date.now();
     const progress = () => {
-      const s = Math.round((Date.now() - started) / 1000);
-      return `[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')} ${index + 1}/${selected.length}]`;
+      const s = (Date.now() - started) / 1000;
+      const inThis = Math.max(0, estimates[index] - (Date.now() - scenarioStarted) / 1000);
+      const left = inThis + estimates.slice(index + 1).reduce((a, b) => a + b, 0);
+      return `[${formatClock(s)} ${index + 1}/${selected.length}, ~${formatClock(left)} left]`;
     };
     results.push(await runScenario(scenario, options, machine, progress));
     // Rewritten after every scenario, so an interrupted run still leaves what it measured.
@@ -268,6 +324,7 @@ async function main() {
       date: new Date().toISOString(),
       commit,
       mode: options.mode,
+      selection: options.headlineOnly ? 'headline' : options.names.length ? 'named' : 'all',
       ...extra,
       seconds: (Date.now() - started) / 1000,
       machine,

@@ -29,7 +29,7 @@ function npmVersion() {
 
 function describeMachine() {
   const cpus = os.cpus();
-  const bun = process.versions.bun;
+  const runtime = require('./runtime').serverRuntime();
   return {
     cpu: cpus[0] ? cpus[0].model.trim() : 'unknown',
     cpus: cpus.length,
@@ -37,8 +37,10 @@ function describeMachine() {
     kernel: os.release(),
     arch: process.arch,
     node: process.version,
-    runtime: bun ? 'Bun' : 'Node.js',
-    runtimeVersion: bun ? bun : process.version,
+    // what the servers and micro-benchmarks ran under (--runtime); the load generator runs on `node`
+    runtime: runtime.label,
+    runtimeVersion: runtime.version,
+    runtimeName: runtime.name,
     npm: npmVersion(),
     pinning: pinning ? `server on CPU ${SERVER_CPU}, load generator on CPU ${LOAD_CPU}` : 'none (no taskset or a single CPU)',
   };

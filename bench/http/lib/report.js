@@ -66,13 +66,13 @@ function writeResults(dir, scenario, machine, tables, options) {
     '',
     scenario.question || '',
     '',
-    `Run ${when} on ${machine.cpu} (${machine.cpus} CPUs), Node ${machine.node}; pinning: ${machine.pinning}.`,
+    `Run ${when} on ${machine.cpu} (${machine.cpus} CPUs), ${machine.runtime} ${machine.runtimeVersion} (load generator: Node ${machine.node}); pinning: ${machine.pinning}.`,
     options.quick ? 'Quick run (--quick): short rounds, figures are indicative only.' : '',
     '',
     ...tables.flatMap((t) => [`## ${t.title}`, '', markdownTable(t.columns, t.rows), '', ...(t.notes || []).map((n) => `${n}  `), '']),
   ].join('\n');
   fs.writeFileSync(`${base}.md`, md);
-  fs.writeFileSync(`${base}.svg`, svgChart(scenario.name, tables) + '\n');
+  fs.writeFileSync(`${base}.svg`, svgChart(`${scenario.name}, ${machine.runtime} ${machine.runtimeVersion}`, tables) + '\n');
 }
 
 module.exports = { formatTable, markdownTable, writeResults };

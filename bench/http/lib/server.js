@@ -2,6 +2,7 @@
 // Starts a benchmark server script and waits for its "READY <port>" line.
 const { spawn } = require('child_process');
 const { SERVER_CPU, pinProcess } = require('./cpu');
+const { serverRuntime } = require('./runtime');
 
 // Every server started (a few hundred in a run at most). An interrupted run (Ctrl-C, or a kill
 // of the runner alone) must not leave them behind, nor the temporary trees that scenarios and
@@ -22,7 +23,8 @@ function stopAllOnExit() {
 function startServer(script, env = {}, { cpu = SERVER_CPU, timeoutMs = 20000 } = {}) {
   stopAllOnExit();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], {
+    // Under the measured runtime (--runtime), not necessarily the runner's.
+    const child = spawn(serverRuntime().bin, [script], {
       env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -186,11 +186,18 @@ function writeSummary(dir, run) {
   fs.writeFileSync(path.join(dir, 'latest.svg'), svgSummary(run));
 }
 
+const runtimeOf = (run) => `${run.machine.runtime} ${run.machine.runtimeVersion}`;
+
 /**
  * Rows of how `current` differs from `previous`: per scenario and case, both ratios and the
- * change, flagged when it exceeds the noise both runs measured (or 10% where none was).
+ * change, flagged when it exceeds the noise both runs measured (or 10% where none was). Runs
+ * under different runtimes (--runtime) are set side by side: the columns name each runtime and
+ * add ssr-native's own figure under each (its baseline may differ: Bun's built-ins under Bun).
  */
 function compareRuns(previous, current) {
+  const a = runtimeOf(previous);
+  const b = runtimeOf(current);
+  if (a !== b) return sideBySide(previous, current, a, b);
   const key = (s) => `${s.scenario}\u0000${s.case}`;
   const before = new Map(previous.summary.filter((s) => s.status === 'ok').map((s) => [key(s), s]));
   const rows = [];
@@ -215,6 +222,32 @@ function compareRuns(previous, current) {
     });
   }
   return { columns: ['scenario', 'case', 'before', 'now', 'change', 'noise', 'verdict'], rows };
+}
+
+function sideBySide(previous, current, a, b) {
+  const key = (s) => `${s.scenario}\u0000${s.case}`;
+  const before = new Map(previous.summary.filter((s) => s.status === 'ok').map((s) => [key(s), s]));
+  const seen = new Set();
+  const rows = [];
+  const row = (old, now) => {
+    const s = now || old;
+    return {
+      scenario: s.scenario,
+      case: s.case,
+      measure: s.measure,
+      [`ratio ${a}`]: old ? `${fmtRatio(old.ratio)} vs ${old.baseline.name}` : '',
+      [`ratio ${b}`]: now ? `${fmtRatio(now.ratio)} vs ${now.baseline.name}` : '',
+      [`ssr-native ${a}`]: old ? fmtValue(old.ours.value) : '',
+      [`ssr-native ${b}`]: now ? fmtValue(now.ours.value) : '',
+    };
+  };
+  for (const s of current.summary) {
+    if (s.status !== 'ok') continue;
+    seen.add(key(s));
+    rows.push(row(before.get(key(s)), s));
+  }
+  for (const [k, old] of before) if (!seen.has(k)) rows.push(row(old, null));
+  return { columns: ['scenario', 'case', 'measure', `ratio ${a}`, `ratio ${b}`, `ssr-native ${a}`, `ssr-native ${b}`], rows };
 }
 
 module.exports = { headlineOf, summarize, markdownSummary, svgSummary, writeSummary, compareRuns };

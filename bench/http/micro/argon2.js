@@ -41,6 +41,11 @@ function load(name) {
           ),
         );
     }
+    case 'Bun.password': {
+      // Bun's built-in (Bun only): PHC strings, one lane whatever p is asked (its digests say p=1)
+      if (typeof Bun === 'undefined') return null;
+      return (pw) => globalThis.Bun.password.hash(pw, { algorithm: 'argon2id', memoryCost: 65536, timeCost: 3 });
+    }
     default:
       throw new Error(`unknown implementation ${name}`);
   }
@@ -48,7 +53,7 @@ function load(name) {
 
 async function main() {
   const hash = load(impl);
-  if (!hash) return { skipped: `${impl} is not available in Node ${process.version}` };
+  if (!hash) return { skipped: `${impl} is not available in ${process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`}` };
   if (mode === 'latency') {
     await hash('warm-up', { parallelism: 4 });
     const times = [];

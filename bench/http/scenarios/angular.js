@@ -119,6 +119,7 @@ let memo;
 module.exports = {
   name: 'angular',
   order: 60,
+  headline: 'CommonEngine, server-rendered route GET /live',
   question: 'Angular 21 SSR: requests/s of the stock CommonEngine and AppEngine servers vs the same wired to ssr-native.',
   rounds: 6,
   seconds: 3,

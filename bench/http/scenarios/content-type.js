@@ -6,6 +6,7 @@ const { spawnSync } = require('child_process');
 const path = require('path');
 const { LOAD_CPU, pinnedCommand } = require('../lib/cpu');
 const { median } = require('../lib/median');
+const { serverRuntime } = require('../lib/runtime');
 const { headlineFromSamples } = require('../lib/headline');
 
 const BASELINE = 'content-type';
@@ -71,19 +72,20 @@ const LABELS = {
 module.exports = {
   name: 'content-type',
   order: 6,
+  headline: CASES[0].title,
   question:
     'ns per Content-Type parse (cached, uncached) and per Express setCharset round trip, against content-type 1.0.5 and fast-content-type-parse, and (2.x API) against content-type 2.1.0.',
-  async run({ pick, log }) {
+  async run({ pick, log, headline }) {
     const rounds = pick(3, 3, 9);
     const tables = [];
-    for (const c of CASES) {
+    for (const c of CASES.filter((x) => !headline || x.title === headline)) {
       const samples = Object.fromEntries(c.candidates.map((name) => [name, []]));
       for (let round = 0; round < rounds; round++) {
         // Rotate the order every round so no candidate always runs first or last.
         const order = c.candidates.map((_, i) => c.candidates[(i + round) % c.candidates.length]);
         for (const candidate of order) {
           const iterations = Math.ceil(c.iterations / pick(4, 3, 1));
-          const [cmd, args] = pinnedCommand(LOAD_CPU, process.execPath, [
+          const [cmd, args] = pinnedCommand(LOAD_CPU, serverRuntime().bin, [
             path.join(__dirname, '..', 'micro', 'content-type.js'),
             c.name,
             candidate,

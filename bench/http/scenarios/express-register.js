@@ -5,9 +5,14 @@ const path = require('path');
 
 const script = path.join(__dirname, '..', 'servers', 'express-register.js');
 const register = path.join(__dirname, '..', '..', '..', 'lib', 'register', 'index.js');
-// `-r` goes through NODE_OPTIONS: the harness starts every server as `node <script>`.
-const plain = { name: 'express 5.3 as installed', script, env: { NODE_OPTIONS: '' }, baseline: true };
-const registered = { name: 'same app, -r ssr-native/register', script, env: { NODE_OPTIONS: `--require=${register}` } };
+// `-r` goes through NODE_OPTIONS: the harness starts every server as `node <script>`. Bun ignores
+// NODE_OPTIONS: under --runtime bun the same preload goes through BUN_OPTIONS.
+const plain = { name: 'express 5.3 as installed', script, env: { NODE_OPTIONS: '', BUN_OPTIONS: '' }, baseline: true };
+const registered = {
+  name: 'same app, -r ssr-native/register',
+  script,
+  env: { NODE_OPTIONS: `--require=${register}`, BUN_OPTIONS: `--preload ${register}` },
+};
 
 module.exports = {
   name: 'express-register',

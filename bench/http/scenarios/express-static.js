@@ -11,6 +11,7 @@ const sizes = [['1 KB', '/1kb.js'], ['64 KB', '/64kb.js'], ['1 MB', '/1mb.js', {
 module.exports = {
   name: 'express-static',
   order: 30,
+  headline: '1 KB file, GET /1kb.js',
   question: 'Express 5: requests/s of express.static vs ssr-native serveStatic (and bare in-memory handlers: 2 headers, and all 6 that serve-static sends) per file size.',
   cases: sizes.map(([label, p, extra]) => ({
     ...extra,

@@ -1,6 +1,7 @@
 'use strict';
 // node:http: serve-static 2.2.1 vs ssr-native's serveStatic, 1 KB / 64 KB / 1 MB.
 const path = require('path');
+const { underBun } = require('../lib/runtime');
 
 const script = path.join(__dirname, '..', 'servers', 'static.js');
 const FRAMEWORK = 'http';
@@ -21,6 +22,10 @@ module.exports = {
       variant('serve-static 2.2.1', 'serve-static', { baseline: true }),
       variant('ssr-native serveStatic', 'ssr-native'),
       variant('bare in-memory handler', 'memory'),
+      // Under Bun, its own file serving (not node:http): what a Bun user compares with
+      ...(underBun()
+        ? [variant('Bun.serve static routes', 'bun-routes', { peer: true }), variant('Bun.serve new Response(Bun.file())', 'bun-file', { peer: true })]
+        : []),
       variant('in-memory, same headers as serve-static', 'memory-headers', { fullOnly: true }), // a ceiling: --full only
       // STATIC_BASELINE_LIB=/other/checkout/lib: that checkout's serveStatic too (before/after)
       ...(process.env.STATIC_BASELINE_LIB

@@ -11,6 +11,7 @@ const path = require('path');
 
 const SERVER = path.join(__dirname, '..', 'servers', 'static.js');
 const KOA_SERVER = path.join(__dirname, '..', 'servers', 'koa-static.js');
+const { serverRuntime } = require('../lib/runtime');
 const TRACED = 'trace=%file,%desc,%memory';
 
 function haveStrace() {
@@ -26,7 +27,7 @@ function makeTree() {
 
 function startTraced(env, traceFile, script = SERVER) {
   return new Promise((resolve, reject) => {
-    const child = spawn('strace', ['-f', '-qq', '-y', '-e', TRACED, '-o', traceFile, process.execPath, script], {
+    const child = spawn('strace', ['-f', '-qq', '-y', '-e', TRACED, '-o', traceFile, serverRuntime().bin, script], {
       env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

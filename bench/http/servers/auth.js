@@ -4,7 +4,8 @@
 //   POST /api/users        { email, password } -> argon2id hash + INSERT (201)
 //   POST /api/users/login  { email, password } -> SELECT + verify + a JWT (200, or 401)
 //   GET  /api/users        Authorization: Bearer <jwt> -> the latest 20 users (or 401)
-// Users live in SQLite (better-sqlite3, a temp file in WAL mode, so cluster workers share it).
+// Users live in SQLite (auth-db.js: better-sqlite3, or bun:sqlite under Bun; a temp file in WAL
+// mode, so cluster workers share it).
 //
 // Env: ARGON2_IMPL = argon2 | node-rs | node-crypto | ssr-native (all at argon2id m=65536 t=3
 // p=4, the argon2 package's defaults); AUTH_DEPS = folder whose node_modules holds
@@ -28,8 +29,9 @@ const crypto = require('crypto');
 const express = require('express');
 const { listen } = require('../lib/server');
 
+const { openUsers } = require('./auth-db');
+
 const deps = path.join(process.env.AUTH_DEPS, 'node_modules');
-const Database = require(path.join(deps, 'better-sqlite3'));
 const jwt = require(path.join(deps, 'jsonwebtoken'));
 
 const impl = process.env.ARGON2_IMPL || 'argon2';
@@ -78,17 +80,7 @@ function hasher() {
 }
 const argon2 = hasher();
 
-const db = new Database(process.env.AUTH_DB || ':memory:');
-db.pragma('journal_mode = WAL');
-db.pragma('busy_timeout = 5000');
-db.exec(`CREATE TABLE IF NOT EXISTS users (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  email TEXT NOT NULL UNIQUE,
-  password TEXT NOT NULL,
-  created_at INTEGER NOT NULL)`);
-const insertUser = db.prepare('INSERT INTO users (email, password, created_at) VALUES (?, ?, ?)');
-const userByEmail = db.prepare('SELECT id, email, password FROM users WHERE email = ?');
-const latestUsers = db.prepare('SELECT id, email, created_at FROM users ORDER BY id DESC LIMIT 20');
+const users = openUsers(process.env.AUTH_DB, process.env.AUTH_DEPS);
 
 const SECRET = process.env.AUTH_JWT_SECRET || 'bench-only-secret';
 let hashing = 0; // hashes/verifies in flight in this process (the scenario waits for 0)
@@ -119,8 +111,7 @@ app.post('/api/users', async (req, res, next) => {
     if (!body) return res.status(400).json({ error: 'email and password required' });
     const digest = await counted(() => argon2.hash(body.password));
     try {
-      const info = insertUser.run(body.email, digest, Date.now());
-      res.status(201).json({ id: Number(info.lastInsertRowid), email: body.email });
+      res.status(201).json({ id: users.insert(body.email, digest), email: body.email });
     } catch (err) {
       if (err.code === 'SQLITE_CONSTRAINT_UNIQUE') return res.status(409).json({ error: 'email taken' });
       throw err;
@@ -133,7 +124,7 @@ app.post('/api/users/login', async (req, res, next) => {
   try {
     const body = credentials(req);
     if (!body) return res.status(400).json({ error: 'email and password required' });
-    const user = userByEmail.get(body.email);
+    const user = users.byEmail(body.email);
     if (!user || !(await counted(() => argon2.verify(user.password, body.password)))) {
       return res.status(401).json({ error: 'invalid credentials' });
     }
@@ -151,7 +142,7 @@ app.get('/api/users', (req, res) => {
   } catch {
     return res.status(401).json({ error: 'unauthorized' });
   }
-  res.json({ users: latestUsers.all() });
+  res.json({ users: users.latest() });
 });
 // Ours: a full semaphore answers 429 with Retry-After (the others have no admission control).
 if (argon2.ours) app.use(argon2.ours.expressErrorHandler());

@@ -5,6 +5,9 @@
 //                memory (a bare handler answering one preloaded Buffer: the framework's ceiling) |
 //                memory-headers (the same, with every header serve-static sends: the ceiling for
 //                a drop-in, which must send them)
+//                bun-routes, bun-file (Bun only, framework ignored): Bun.serve with every file as a
+//                static route (a Response built once), or a fetch handler answering
+//                new Response(Bun.file(path)): the ceilings a Bun user compares with
 //   STATIC_ROOT: directory to serve (default: a generated tree, see tree())
 //   STATIC_LIB: the lib/ directory whose serveStatic is `ssr-native` (default: this checkout's;
 //               lib/static/ now, lib/serve-static.js in checkouts before the move)
@@ -68,6 +71,34 @@ function middleware() {
     };
   }
   throw new Error(`unknown STATIC_IMPL ${impl}`);
+}
+
+// Bun.serve instead of node:http: no middleware, the runtime answers from its own routes.
+function bunServe() {
+  /* global Bun */
+  if (typeof Bun === 'undefined') throw new Error(`STATIC_IMPL ${impl} needs Bun`);
+  const names = fs.readdirSync(root);
+  const options = { port: Number(process.env.PORT || 0), hostname: '127.0.0.1' };
+  const type = { 'Content-Type': 'text/javascript; charset=utf-8' };
+  if (impl === 'bun-routes') {
+    options.routes = Object.fromEntries(names.map((name) => [`/${name}`, new Response(fs.readFileSync(path.join(root, name)), { headers: type })]));
+    options.fetch = () => new Response(null, { status: 404 });
+  } else {
+    const known = new Set(names.map((name) => `/${name}`));
+    options.fetch = (req) => {
+      const pathname = new URL(req.url).pathname;
+      return known.has(pathname) ? new Response(Bun.file(path.join(root, pathname.slice(1)))) : new Response(null, { status: 404 });
+    };
+  }
+  const server = Bun.serve(options);
+  process.on('SIGTERM', () => process.exit(0));
+  process.on('SIGINT', () => process.exit(0));
+  process.stdout.write(`READY ${server.port}\n`);
+}
+
+if (impl === 'bun-routes' || impl === 'bun-file') {
+  bunServe();
+  return;
 }
 
 const mw = middleware();
