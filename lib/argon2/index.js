@@ -243,15 +243,16 @@ function stats() {
 }
 
 // ssr-native/metrics reads the pool at scrape time.
+// (The counters directly, not stats(): that also reads the pool's defaults, a native call.)
 require('../metrics/sources').addSource('argon2', 'pool', () => {
-  const s = stats();
+  const shared = sharedBudget === null ? null : native.argon2SharedStats();
   return {
-    queued: s.queued,
-    inFlight: s.active,
-    hashes: s.completed,
-    rejected: s.rejected,
-    ...(s.shared === null ? {} : { sharedPermits: s.shared.slots, sharedPermitsHeld: s.shared.held }),
-    hashDurationSeconds: s.hashSeconds,
+    queued: semaphore.waiters.length,
+    inFlight: semaphore.active,
+    hashes: semaphore.completed,
+    rejected: semaphore.rejected,
+    ...(shared === null ? {} : { sharedPermits: shared.slots, sharedPermitsHeld: shared.held }),
+    hashDurationSeconds: { bounds: HASH_SECONDS_BOUNDS, counts: hashSeconds.counts.slice(), sum: hashSeconds.sum, count: hashSeconds.count },
   };
 });
 

@@ -10,7 +10,18 @@
 // work per request. Sources (sources.js) are every FileCache, the content-type caches, the
 // argon2 pool, and whatever registers later; a kind first seen after registerMetrics() gets its
 // metrics at the next scrape.
-const { readSources } = require('./sources');
+const sources = require('./sources');
+
+// One reading of every source per scrape: registry.metrics() calls each metric's collect() in
+// one synchronous run, so a snapshot taken by the first is kept until the next microtask.
+let snapshot = null;
+function readSources(kind) {
+  if (snapshot === null) {
+    snapshot = sources.readSources();
+    queueMicrotask(() => (snapshot = null));
+  }
+  return kind === undefined ? snapshot : snapshot.filter((s) => s.kind === kind);
+}
 
 const HELP = {
   file_cache_bytes: 'Bytes of file bodies held by the FileCache',
@@ -142,7 +153,9 @@ function registerMetrics(client, options = {}) {
   // Creates the metrics of every kind and field the live sources have now.
   function discover() {
     for (const { kind, counters, stats } of readSources()) {
-      for (const [field, value] of Object.entries(stats)) {
+      for (const field in stats) {
+        if (made.has(`${kind} ${field}`)) continue;
+        const value = stats[field];
         const shape = shapeOf(field, value, counters);
         if (shape) make(kind, field, shape, value);
       }
