@@ -8,8 +8,7 @@
 //
 // Every metric reads the live sources' stats() in its collect() callback, at scrape time: no
 // work per request. Sources (sources.js) are every FileCache, the content-type caches, the
-// argon2 pool, and whatever registers later; a kind first seen after registerMetrics() gets its
-// metrics at the next scrape.
+// argon2 pool, and whatever registers later (its metrics are made when it registers).
 const sources = require('./sources');
 
 // One reading of every source per scrape: registry.metrics() calls each metric's collect() in
@@ -152,18 +151,26 @@ function registerMetrics(client, options = {}) {
 
   // Creates the metrics of every kind and field the live sources have now.
   function discover() {
-    for (const { kind, counters, stats } of readSources()) {
-      for (const field in stats) {
-        if (made.has(`${kind} ${field}`)) continue;
-        const value = stats[field];
-        const shape = shapeOf(field, value, counters);
-        if (shape) make(kind, field, shape, value);
-      }
+    for (const source of sources.readSources()) discoverIn(source);
+  }
+
+  function discoverIn({ kind, counters, stats }) {
+    for (const field in stats) {
+      if (made.has(`${kind} ${field}`)) continue;
+      const value = stats[field];
+      const shape = shapeOf(field, value, counters);
+      if (shape) make(kind, field, shape, value);
     }
   }
 
   discover();
-  // Sources of a kind not seen yet (a FileCache made after this call) join at the next scrape.
+  // A source made later (a FileCache) gets its metrics when it is made; a field that appears
+  // later in a known source (argon2's shared budget, once joined) at the next scrape.
+  const stopListening = sources.onSource((entry) => {
+    snapshot = null; // a scrape in this same synchronous run must see it
+    const stats = entry.read();
+    if (stats !== null) discoverIn({ kind: entry.kind, counters: entry.counters, stats });
+  });
   const sourcesGauge = new client.Gauge({
     name: `${prefix}metrics_sources`,
     help: 'Live ssr-native sources of statistics, by kind',
@@ -182,6 +189,7 @@ function registerMetrics(client, options = {}) {
   return {
     metrics,
     unregister() {
+      stopListening();
       for (const metric of metrics) registry.removeSingleMetric(metric.name);
     },
   };

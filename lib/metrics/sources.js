@@ -32,6 +32,13 @@ const COUNTERS = new Set([
 const KIND = /^[a-z][a-z0-9_]*$/;
 const byKind = new Map(); // kind -> Map(name -> entry)
 const finalizer = new FinalizationRegistry((entry) => entry.remove());
+// Called with each new source (registerMetrics makes its metrics then, not at the next scrape).
+const listeners = new Set();
+
+function onSource(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
 
 function addSource(kind, name, statsFn, options = {}) {
   if (typeof kind !== 'string' || !KIND.test(kind)) throw new TypeError(`kind must be snake_case (received ${String(kind)})`);
@@ -61,6 +68,7 @@ function addSource(kind, name, statsFn, options = {}) {
   };
   names.set(unique, entry);
   if (weak) finalizer.register(options.owner, entry, entry);
+  for (const listener of listeners) listener(entry);
   return { name: unique, remove: () => entry.remove() };
 }
 
@@ -78,4 +86,4 @@ function readSources(kind) {
   return out;
 }
 
-module.exports = { addSource, readSources, COUNTERS };
+module.exports = { addSource, readSources, onSource, COUNTERS };
