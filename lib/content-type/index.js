@@ -10,7 +10,6 @@ const {
   ContentType,
   nullPrototypeObject,
   CLASSES,
-  TOKEN,
   QUOTED_TEXT,
   ERROR_MESSAGES,
   isTokenString,
