@@ -5,7 +5,17 @@ const js = require('@eslint/js');
 const globals = require('globals');
 
 module.exports = [
-  { ignores: ['node_modules/**', 'build/**', 'build-*/**', 'dist/**', 'prebuilds/**', 'test/fixtures/angular-app/**', 'bench/results/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'build/**',
+      'build-*/**',
+      'dist/**',
+      'prebuilds/**',
+      'test/fixtures/angular-app/**',
+      'bench/results/**',
+    ],
+  },
   js.configs.recommended,
   {
     files: ['**/*.js', '**/*.cjs'],

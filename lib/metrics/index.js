@@ -63,7 +63,9 @@ function shapeOf(field, value, counters) {
   if (isHistogram(value)) return { suffix: snake(field), type: 'histogram' };
   if (typeof value === 'boolean') return { suffix: snake(field), type: 'gauge' };
   if (typeof value !== 'number') return null;
-  return counters.has(field) ? { suffix: `${snake(field)}_total`, type: 'counter' } : { suffix: snake(field), type: 'gauge' };
+  return counters.has(field)
+    ? { suffix: `${snake(field)}_total`, type: 'counter' }
+    : { suffix: snake(field), type: 'gauge' };
 }
 
 /**
@@ -72,12 +74,18 @@ function shapeOf(field, value, counters) {
  * `prefix` to 'ssr_native_'.
  */
 function registerMetrics(client, options = {}) {
-  if (!client || typeof client.Gauge !== 'function' || typeof client.Counter !== 'function' || typeof client.Histogram !== 'function') {
+  if (
+    !client ||
+    typeof client.Gauge !== 'function' ||
+    typeof client.Counter !== 'function' ||
+    typeof client.Histogram !== 'function'
+  ) {
     throw new TypeError("client must be the prom-client module (require('prom-client'))");
   }
   if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
   const registry = options.registry === undefined ? client.register : options.registry;
-  if (!registry || typeof registry.registerMetric !== 'function') throw new TypeError('options.registry must be a prom-client Registry');
+  if (!registry || typeof registry.registerMetric !== 'function')
+    throw new TypeError('options.registry must be a prom-client Registry');
   const prefix = options.prefix === undefined ? 'ssr_native_' : options.prefix;
   if (typeof prefix !== 'string' || (prefix !== '' && !PREFIX.test(prefix))) {
     throw new TypeError(`options.prefix must be a metric name prefix (received ${String(prefix)})`);

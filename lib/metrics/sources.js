@@ -41,7 +41,8 @@ function onSource(listener) {
 }
 
 function addSource(kind, name, statsFn, options = {}) {
-  if (typeof kind !== 'string' || !KIND.test(kind)) throw new TypeError(`kind must be snake_case (received ${String(kind)})`);
+  if (typeof kind !== 'string' || !KIND.test(kind))
+    throw new TypeError(`kind must be snake_case (received ${String(kind)})`);
   if (typeof name !== 'string' || name.length === 0) throw new TypeError('name must be a non-empty string');
   if (typeof statsFn !== 'function') throw new TypeError('statsFn must be a function');
   let names = byKind.get(kind);
@@ -79,7 +80,8 @@ function readSources(kind) {
     if (kind !== undefined && k !== kind) continue;
     for (const entry of names.values()) {
       const stats = entry.read();
-      if (stats === null) entry.remove(); // owner collected, finalizer not run yet
+      if (stats === null)
+        entry.remove(); // owner collected, finalizer not run yet
       else out.push({ kind: k, name: entry.name, counters: entry.counters, stats });
     }
   }

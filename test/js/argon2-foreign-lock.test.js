@@ -64,53 +64,64 @@ async function plantForeignLock(file) {
 function withinBound(promise, what) {
   let timer;
   const starved = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: starved (nothing after ${STARVED_AFTER_MS} ms)`)), STARVED_AFTER_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what}: starved (nothing after ${STARVED_AFTER_MS} ms)`)),
+      STARVED_AFTER_MS,
+    );
   });
   return Promise.race([promise, starved]).finally(() => clearTimeout(timer));
 }
 
 const quick = { memoryCost: 4096, timeCost: 2, parallelism: 1 };
 
-test('an explicit shared budget on a foreign, locked file throws naming it, and hashing goes on', { skip, timeout: 60000 }, async () => {
-  const name = `foreign-explicit-${process.pid}`;
-  const file = lockFileOf(name);
-  const holder = await plantForeignLock(file);
-  try {
-    assert.throws(
-      () => argon2.configure({ shared: name, sharedSlots: 2 }),
-      (err) => {
-        assert.ok(err.message.includes(file), err.message);
-        assert.match(err.message, root ? /refused, owned by uid 65534/ : /refused, mode 0666/);
-        return true;
-      },
-    );
-    assert.equal(argon2.stats().shared, null, 'no budget joined');
-    const encoded = await withinBound(argon2.hash('correct horse', quick), 'hash');
-    assert.equal(await withinBound(argon2.verify(encoded, 'correct horse'), 'verify'), true);
-  } finally {
-    holder.stop();
-    argon2.configure({ shared: false });
-  }
-});
+test(
+  'an explicit shared budget on a foreign, locked file throws naming it, and hashing goes on',
+  { skip, timeout: 60000 },
+  async () => {
+    const name = `foreign-explicit-${process.pid}`;
+    const file = lockFileOf(name);
+    const holder = await plantForeignLock(file);
+    try {
+      assert.throws(
+        () => argon2.configure({ shared: name, sharedSlots: 2 }),
+        (err) => {
+          assert.ok(err.message.includes(file), err.message);
+          assert.match(err.message, root ? /refused, owned by uid 65534/ : /refused, mode 0666/);
+          return true;
+        },
+      );
+      assert.equal(argon2.stats().shared, null, 'no budget joined');
+      const encoded = await withinBound(argon2.hash('correct horse', quick), 'hash');
+      assert.equal(await withinBound(argon2.verify(encoded, 'correct horse'), 'verify'), true);
+    } finally {
+      holder.stop();
+      argon2.configure({ shared: false });
+    }
+  },
+);
 
-test('a cluster worker whose automatic budget file is foreign warns, stays per process and hashes', { skip, timeout: 60000 }, async () => {
-  // Workers name their budget after their primary: this process.
-  const file = lockFileOf(`cluster-${process.pid}`);
-  const holder = await plantForeignLock(file);
-  cluster.setupPrimary({ exec: path.join(__dirname, 'helpers', 'argon2-foreign-lock-worker.js'), silent: false });
-  const worker = cluster.fork();
-  try {
-    const report = await withinBound(new Promise((resolve) => worker.once('message', resolve)), 'worker hash');
-    assert.equal(report.error, undefined, report.error);
-    assert.equal(report.verified, true);
-    assert.equal(report.shared, null, 'the worker did not join the foreign budget');
-    const warning = report.warnings.find((w) => w.code === 'SSR_NATIVE_ARGON2_SHARED');
-    assert.ok(warning, `a SSR_NATIVE_ARGON2_SHARED warning (got ${JSON.stringify(report.warnings)})`);
-    assert.ok(warning.message.includes(file), warning.message);
-    assert.match(warning.message, /refused/);
-    assert.match(warning.message, /hashing limits stay per process/);
-  } finally {
-    worker.process.kill('SIGKILL');
-    holder.stop();
-  }
-});
+test(
+  'a cluster worker whose automatic budget file is foreign warns, stays per process and hashes',
+  { skip, timeout: 60000 },
+  async () => {
+    // Workers name their budget after their primary: this process.
+    const file = lockFileOf(`cluster-${process.pid}`);
+    const holder = await plantForeignLock(file);
+    cluster.setupPrimary({ exec: path.join(__dirname, 'helpers', 'argon2-foreign-lock-worker.js'), silent: false });
+    const worker = cluster.fork();
+    try {
+      const report = await withinBound(new Promise((resolve) => worker.once('message', resolve)), 'worker hash');
+      assert.equal(report.error, undefined, report.error);
+      assert.equal(report.verified, true);
+      assert.equal(report.shared, null, 'the worker did not join the foreign budget');
+      const warning = report.warnings.find((w) => w.code === 'SSR_NATIVE_ARGON2_SHARED');
+      assert.ok(warning, `a SSR_NATIVE_ARGON2_SHARED warning (got ${JSON.stringify(report.warnings)})`);
+      assert.ok(warning.message.includes(file), warning.message);
+      assert.match(warning.message, /refused/);
+      assert.match(warning.message, /hashing limits stay per process/);
+    } finally {
+      worker.process.kill('SIGKILL');
+      holder.stop();
+    }
+  },
+);

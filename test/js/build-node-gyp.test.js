@@ -38,7 +38,8 @@ function choose(env, nodePrefix) {
 
 function baseEnv(extra) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_config_node_gyp$/i.test(k) && k !== 'NODE_PATH') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^npm_config_node_gyp$/i.test(k) && k !== 'NODE_PATH') env[k] = v;
   return { ...env, ...extra };
 }
 
@@ -49,34 +50,45 @@ const oldBin = fakeNodeGyp(nodePath, '7.1.0');
 const npmBin = fakeNodeGyp(path.join(tmp, 'npm-own'), '11.2.0');
 const ownProject = fs.existsSync(path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'));
 
-test('npm_config_node_gyp wins over an old node-gyp on NODE_PATH', { skip: ownProject && 'the project has its own node-gyp, which require.resolve finds first' }, () => {
-  const r = choose(baseEnv({ NODE_PATH: nodePath, npm_config_node_gyp: npmBin }));
-  assert.equal(r.resolved, oldBin, 'the old one is what require.resolve finds');
-  assert.equal(r.chosen.bin, npmBin);
-  assert.equal(r.chosen.version, '11.2.0');
-  // Order, not only the version check: a recent enough one up the tree still comes after npm's.
-  const recentDir = path.join(tmp, 'node-path-recent');
-  const recent = fakeNodeGyp(recentDir, '10.5.0');
-  const r2 = choose(baseEnv({ NODE_PATH: recentDir, npm_config_node_gyp: npmBin }));
-  assert.equal(r2.resolved, recent);
-  assert.equal(r2.chosen.bin, npmBin);
-});
+test(
+  'npm_config_node_gyp wins over an old node-gyp on NODE_PATH',
+  { skip: ownProject && 'the project has its own node-gyp, which require.resolve finds first' },
+  () => {
+    const r = choose(baseEnv({ NODE_PATH: nodePath, npm_config_node_gyp: npmBin }));
+    assert.equal(r.resolved, oldBin, 'the old one is what require.resolve finds');
+    assert.equal(r.chosen.bin, npmBin);
+    assert.equal(r.chosen.version, '11.2.0');
+    // Order, not only the version check: a recent enough one up the tree still comes after npm's.
+    const recentDir = path.join(tmp, 'node-path-recent');
+    const recent = fakeNodeGyp(recentDir, '10.5.0');
+    const r2 = choose(baseEnv({ NODE_PATH: recentDir, npm_config_node_gyp: npmBin }));
+    assert.equal(r2.resolved, recent);
+    assert.equal(r2.chosen.bin, npmBin);
+  },
+);
 
-test('without npm_config_node_gyp, npm\'s bundled copy beside node is chosen and the old one skipped', { skip: ownProject && 'the project has its own node-gyp' }, () => {
-  // A node prefix of our own with npm's bundled node-gyp in its usual place.
-  const prefix = path.join(tmp, 'prefix');
-  const bundled = fakeNodeGyp(path.join(prefix, 'lib', 'node_modules', 'npm', 'node_modules'), '12.4.0');
-  const r = choose(baseEnv({ NODE_PATH: nodePath }), prefix);
-  assert.equal(r.resolved, oldBin);
-  assert.equal(r.chosen.bin, bundled);
-  assert.equal(r.chosen.source, "npm's bundled copy");
-  // Only the old one reachable: nothing chosen, and it is reported as skipped with its version.
-  const none = choose(baseEnv({ NODE_PATH: nodePath }), path.join(tmp, 'empty-prefix'));
-  assert.equal(none.chosen, null);
-  assert.deepStrictEqual(none.skipped.map((s) => [s.bin, s.version]), [[oldBin, '7.1.0']]);
-});
+test(
+  "without npm_config_node_gyp, npm's bundled copy beside node is chosen and the old one skipped",
+  { skip: ownProject && 'the project has its own node-gyp' },
+  () => {
+    // A node prefix of our own with npm's bundled node-gyp in its usual place.
+    const prefix = path.join(tmp, 'prefix');
+    const bundled = fakeNodeGyp(path.join(prefix, 'lib', 'node_modules', 'npm', 'node_modules'), '12.4.0');
+    const r = choose(baseEnv({ NODE_PATH: nodePath }), prefix);
+    assert.equal(r.resolved, oldBin);
+    assert.equal(r.chosen.bin, bundled);
+    assert.equal(r.chosen.source, "npm's bundled copy");
+    // Only the old one reachable: nothing chosen, and it is reported as skipped with its version.
+    const none = choose(baseEnv({ NODE_PATH: nodePath }), path.join(tmp, 'empty-prefix'));
+    assert.equal(none.chosen, null);
+    assert.deepStrictEqual(
+      none.skipped.map((s) => [s.bin, s.version]),
+      [[oldBin, '7.1.0']],
+    );
+  },
+);
 
-test('a failing build runs npm\'s node-gyp, not the old one on NODE_PATH, and names it', () => {
+test("a failing build runs npm's node-gyp, not the old one on NODE_PATH, and names it", () => {
   // The fake 11.2.0 fails at once, so nothing is built (and this worktree's build/ is untouched).
   const r = spawnSync(process.execPath, [buildScript], {
     env: baseEnv({ npm_config_node_gyp: npmBin, NODE_PATH: nodePath }),
@@ -85,5 +97,8 @@ test('a failing build runs npm\'s node-gyp, not the old one on NODE_PATH, and na
   assert.equal(r.status, 3, r.stderr);
   assert.match(r.stderr, /FAKE NODE-GYP 11\.2\.0 RAN/);
   assert.doesNotMatch(r.stderr, /FAKE NODE-GYP 7\.1\.0/);
-  assert.ok(r.stderr.includes(`ssr-native: the build failed with node-gyp 11.2.0 at ${npmBin} (npm's (npm_config_node_gyp))`), r.stderr);
+  assert.ok(
+    r.stderr.includes(`ssr-native: the build failed with node-gyp 11.2.0 at ${npmBin} (npm's (npm_config_node_gyp))`),
+    r.stderr,
+  );
 });

@@ -32,8 +32,13 @@ function parse(text) {
     } else if (line && !line.startsWith('#')) {
       const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
       assert.ok(m, `a sample line: ${line}`);
-      const labels = m[2] ? Object.fromEntries([...m[2].slice(1, -1).matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]])) : {};
-      const key = `${m[1]}{${Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`).join(',')}}`;
+      const labels = m[2]
+        ? Object.fromEntries([...m[2].slice(1, -1).matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]))
+        : {};
+      const key = `${m[1]}{${Object.keys(labels)
+        .sort()
+        .map((k) => `${k}=${labels[k]}`)
+        .join(',')}}`;
       values.set(key, Number(m[3]));
     }
   }
@@ -45,92 +50,104 @@ test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 fs.writeFileSync(path.join(tmp, 'a.txt'), 'a'.repeat(1000));
 fs.writeFileSync(path.join(tmp, 'b.css'), 'body{}');
 
-test('an Express app\'s /metrics says what serveStatic, content-type and argon2 counted', { timeout: 60000 }, async () => {
-  const registry = new client.Registry();
-  const cache = new FileCache({ root: tmp, name: 'assets' });
-  const app = express();
-  app.use('/static', serveStatic(tmp, { cache }));
-  app.post('/login', async (req, res, next) => {
+test(
+  "an Express app's /metrics says what serveStatic, content-type and argon2 counted",
+  { timeout: 60000 },
+  async () => {
+    const registry = new client.Registry();
+    const cache = new FileCache({ root: tmp, name: 'assets' });
+    const app = express();
+    app.use('/static', serveStatic(tmp, { cache }));
+    app.post('/login', async (req, res, next) => {
+      try {
+        const parsed = contentType.parse(req.headers['content-type']);
+        res.json({
+          type: parsed.type,
+          hash: await argon2.hash('pw', { memoryCost: 4096, timeCost: 2, parallelism: 1 }),
+        });
+      } catch (err) {
+        next(err);
+      }
+    });
+    app.use(argon2.expressErrorHandler());
+    registerMetrics(client, { registry });
+    app.get('/metrics', async (req, res) => res.type(registry.contentType).send(await registry.metrics()));
+    // One hash at a time, none waiting: a burst gets 429s.
+    argon2.configure({ maxConcurrency: 1, maxQueue: 0 });
+    const server = await listen(app);
     try {
-      const parsed = contentType.parse(req.headers['content-type']);
-      res.json({ type: parsed.type, hash: await argon2.hash('pw', { memoryCost: 4096, timeCost: 2, parallelism: 1 }) });
-    } catch (err) {
-      next(err);
-    }
-  });
-  app.use(argon2.expressErrorHandler());
-  registerMetrics(client, { registry });
-  app.get('/metrics', async (req, res) => res.type(registry.contentType).send(await registry.metrics()));
-  // One hash at a time, none waiting: a burst gets 429s.
-  argon2.configure({ maxConcurrency: 1, maxQueue: 0 });
-  const server = await listen(app);
-  try {
-    const ctBefore = contentType.cacheStats();
-    for (let i = 0; i < 3; i++) assert.equal((await request(`${server.url}/static/a.txt`)).status, 200);
-    assert.equal((await request(`${server.url}/static/b.css`)).status, 200);
-    assert.equal((await request(`${server.url}/static/missing.txt`)).status, 404);
-    const burst = await Promise.all(
-      Array.from({ length: 6 }, () => request(`${server.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' } })),
-    );
-    const ok = burst.filter((r) => r.status === 200).length;
-    const busy = burst.filter((r) => r.status === 429).length;
-    assert.equal(ok + busy, burst.length, burst.map((r) => r.status).join());
-    assert.ok(ok >= 1 && busy >= 1, `some admitted, some turned away (${ok} ok, ${busy} 429)`);
+      const ctBefore = contentType.cacheStats();
+      for (let i = 0; i < 3; i++) assert.equal((await request(`${server.url}/static/a.txt`)).status, 200);
+      assert.equal((await request(`${server.url}/static/b.css`)).status, 200);
+      assert.equal((await request(`${server.url}/static/missing.txt`)).status, 404);
+      const burst = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          request(`${server.url}/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+          }),
+        ),
+      );
+      const ok = burst.filter((r) => r.status === 200).length;
+      const busy = burst.filter((r) => r.status === 429).length;
+      assert.equal(ok + busy, burst.length, burst.map((r) => r.status).join());
+      assert.ok(ok >= 1 && busy >= 1, `some admitted, some turned away (${ok} ok, ${busy} 429)`);
 
-    const scrape = await request(`${server.url}/metrics`);
-    assert.equal(scrape.status, 200);
-    assert.match(scrape.headers['content-type'], /^text\/plain; version=0\.0\.4/);
-    const { values, types } = parse(scrape.body.toString());
-    const v = (key) => {
-      assert.ok(values.has(key), `${key} in the output`);
-      return values.get(key);
-    };
-    const fc = cache.stats();
-    // FileCache: known answers (three reads of a.txt: one load, two hits) and stats() itself.
-    assert.equal(v('ssr_native_file_cache_loads_total{name=assets}'), 2);
-    assert.equal(v('ssr_native_file_cache_files{name=assets}'), 2);
-    assert.equal(v('ssr_native_file_cache_bytes{name=assets}'), 1006);
-    assert.equal(v('ssr_native_file_cache_max_bytes{name=assets}'), cache.maxBytes);
-    assert.equal(v('ssr_native_file_cache_hits_total{name=assets}'), fc.hits);
-    assert.ok(fc.hits >= 2);
-    assert.equal(v('ssr_native_file_cache_misses_total{name=assets}'), fc.misses);
-    assert.equal(v('ssr_native_file_cache_evictions_total{name=assets}'), 0);
-    assert.equal(v('ssr_native_file_cache_watch_fallbacks_total{name=assets}'), fc.watchFallbacks);
-    assert.equal(v('ssr_native_file_cache_inotify{name=assets}'), fc.inotify ? 1 : 0);
-    // content-type: what this test parsed, counted by the cache.
-    const ct = contentType.cacheStats();
-    assert.equal(v('ssr_native_content_type_cache_hits_total{name=content-type}'), ct.hits);
-    assert.equal(v('ssr_native_content_type_cache_misses_total{name=content-type}'), ct.misses);
-    assert.ok(ct.hits + ct.misses > ctBefore.hits + ctBefore.misses, 'the parses were counted');
-    assert.equal(v('ssr_native_content_type_cache_capacity{name=content-type}'), ct.capacity);
-    // argon2: admitted and rejected calls, and a cumulative histogram of the admitted ones.
-    assert.equal(v('ssr_native_argon2_hashes_total{name=pool}'), ok);
-    assert.equal(v('ssr_native_argon2_rejected_total{name=pool}'), busy);
-    assert.equal(v('ssr_native_argon2_in_flight{name=pool}'), 0);
-    assert.equal(v('ssr_native_argon2_queued{name=pool}'), 0);
-    assert.equal(v('ssr_native_argon2_hash_duration_seconds_count{name=pool}'), ok);
-    assert.equal(v('ssr_native_argon2_hash_duration_seconds_bucket{le=+Inf,name=pool}'), ok);
-    assert.ok(v('ssr_native_argon2_hash_duration_seconds_sum{name=pool}') > 0);
-    let previous = 0;
-    for (const le of argon2.stats().hashSeconds.bounds) {
-      const n = v(`ssr_native_argon2_hash_duration_seconds_bucket{le=${le},name=pool}`);
-      assert.ok(n >= previous, `buckets are cumulative at le=${le}`);
-      previous = n;
+      const scrape = await request(`${server.url}/metrics`);
+      assert.equal(scrape.status, 200);
+      assert.match(scrape.headers['content-type'], /^text\/plain; version=0\.0\.4/);
+      const { values, types } = parse(scrape.body.toString());
+      const v = (key) => {
+        assert.ok(values.has(key), `${key} in the output`);
+        return values.get(key);
+      };
+      const fc = cache.stats();
+      // FileCache: known answers (three reads of a.txt: one load, two hits) and stats() itself.
+      assert.equal(v('ssr_native_file_cache_loads_total{name=assets}'), 2);
+      assert.equal(v('ssr_native_file_cache_files{name=assets}'), 2);
+      assert.equal(v('ssr_native_file_cache_bytes{name=assets}'), 1006);
+      assert.equal(v('ssr_native_file_cache_max_bytes{name=assets}'), cache.maxBytes);
+      assert.equal(v('ssr_native_file_cache_hits_total{name=assets}'), fc.hits);
+      assert.ok(fc.hits >= 2);
+      assert.equal(v('ssr_native_file_cache_misses_total{name=assets}'), fc.misses);
+      assert.equal(v('ssr_native_file_cache_evictions_total{name=assets}'), 0);
+      assert.equal(v('ssr_native_file_cache_watch_fallbacks_total{name=assets}'), fc.watchFallbacks);
+      assert.equal(v('ssr_native_file_cache_inotify{name=assets}'), fc.inotify ? 1 : 0);
+      // content-type: what this test parsed, counted by the cache.
+      const ct = contentType.cacheStats();
+      assert.equal(v('ssr_native_content_type_cache_hits_total{name=content-type}'), ct.hits);
+      assert.equal(v('ssr_native_content_type_cache_misses_total{name=content-type}'), ct.misses);
+      assert.ok(ct.hits + ct.misses > ctBefore.hits + ctBefore.misses, 'the parses were counted');
+      assert.equal(v('ssr_native_content_type_cache_capacity{name=content-type}'), ct.capacity);
+      // argon2: admitted and rejected calls, and a cumulative histogram of the admitted ones.
+      assert.equal(v('ssr_native_argon2_hashes_total{name=pool}'), ok);
+      assert.equal(v('ssr_native_argon2_rejected_total{name=pool}'), busy);
+      assert.equal(v('ssr_native_argon2_in_flight{name=pool}'), 0);
+      assert.equal(v('ssr_native_argon2_queued{name=pool}'), 0);
+      assert.equal(v('ssr_native_argon2_hash_duration_seconds_count{name=pool}'), ok);
+      assert.equal(v('ssr_native_argon2_hash_duration_seconds_bucket{le=+Inf,name=pool}'), ok);
+      assert.ok(v('ssr_native_argon2_hash_duration_seconds_sum{name=pool}') > 0);
+      let previous = 0;
+      for (const le of argon2.stats().hashSeconds.bounds) {
+        const n = v(`ssr_native_argon2_hash_duration_seconds_bucket{le=${le},name=pool}`);
+        assert.ok(n >= previous, `buckets are cumulative at le=${le}`);
+        previous = n;
+      }
+      // Prometheus conventions: counters end in _total, units in the name.
+      for (const [name, type] of types) {
+        assert.ok(name.startsWith('ssr_native_'), name);
+        if (type === 'counter') assert.match(name, /_total$/, name);
+        else assert.doesNotMatch(name, /_total$/, name);
+      }
+      assert.equal(types.get('ssr_native_argon2_hash_duration_seconds'), 'histogram');
+      assert.equal(types.get('ssr_native_file_cache_bytes'), 'gauge');
+    } finally {
+      argon2.configure({ maxConcurrency: 1, maxQueue: 8 });
+      await server.close();
+      cache.close();
     }
-    // Prometheus conventions: counters end in _total, units in the name.
-    for (const [name, type] of types) {
-      assert.ok(name.startsWith('ssr_native_'), name);
-      if (type === 'counter') assert.match(name, /_total$/, name);
-      else assert.doesNotMatch(name, /_total$/, name);
-    }
-    assert.equal(types.get('ssr_native_argon2_hash_duration_seconds'), 'histogram');
-    assert.equal(types.get('ssr_native_file_cache_bytes'), 'gauge');
-  } finally {
-    argon2.configure({ maxConcurrency: 1, maxQueue: 8 });
-    await server.close();
-    cache.close();
-  }
-});
+  },
+);
 
 test('cache names are unique labels; a closed cache leaves; a source added later joins', async () => {
   const registry = new client.Registry();
@@ -176,7 +193,10 @@ test('a FileCache dropped without close() is not kept alive by the metrics regis
       const text = await registry.metrics();
       console.log(JSON.stringify({ collected: ref.deref() === undefined, listed: text.includes('name="dropped"'), known: text.includes('ssr_native_file_cache_bytes') }));
     })();`;
-  const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], {
+    cwd: path.join(__dirname, '..', '..'),
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.deepStrictEqual(JSON.parse(r.stdout), { collected: true, listed: false, known: true });
 });
@@ -184,6 +204,9 @@ test('a FileCache dropped without close() is not kept alive by the metrics regis
 test('registerMetrics checks its arguments', () => {
   assert.throws(() => registerMetrics({}), /client must be the prom-client module/);
   assert.throws(() => registerMetrics(client, { registry: {} }), /options.registry must be a prom-client Registry/);
-  assert.throws(() => registerMetrics(client, { registry: new client.Registry(), prefix: 'bad-prefix' }), /options.prefix/);
+  assert.throws(
+    () => registerMetrics(client, { registry: new client.Registry(), prefix: 'bad-prefix' }),
+    /options.prefix/,
+  );
   assert.throws(() => new FileCache({ name: '' }), /options.name must be a non-empty string/);
 });

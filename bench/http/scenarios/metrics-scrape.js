@@ -22,10 +22,12 @@ const VARIANTS = [
 function scrapeEvery(url, ms) {
   let scrapes = 0;
   const timer = setInterval(() => {
-    http.get(url, (res) => {
-      res.resume();
-      res.on('end', () => scrapes++);
-    }).on('error', () => {});
+    http
+      .get(url, (res) => {
+        res.resume();
+        res.on('end', () => scrapes++);
+      })
+      .on('error', () => {});
   }, ms);
   return () => (clearInterval(timer), scrapes);
 }
@@ -33,7 +35,8 @@ function scrapeEvery(url, ms) {
 module.exports = {
   name: 'metrics-scrape',
   order: 40,
-  question: 'Express 5 + serveStatic, 4 KB file: server CPU per request without ssr-native/metrics, with it registered, and scraped every 100 ms.',
+  question:
+    'Express 5 + serveStatic, 4 KB file: server CPU per request without ssr-native/metrics, with it registered, and scraped every 100 ms.',
   async run({ pick, log, startServer, runLoad }) {
     const rounds = pick(2, 3, 7);
     const seconds = pick(2, 3, 5);
@@ -74,7 +77,11 @@ module.exports = {
       }));
       const micro = [];
       for (const caches of [3, 20]) {
-        const [cmd, args] = pinnedCommand(LOAD_CPU, process.execPath, [path.join(__dirname, '..', 'micro', 'metrics-scrape.js'), String(caches), String(pick(100, 300, 1000))]);
+        const [cmd, args] = pinnedCommand(LOAD_CPU, process.execPath, [
+          path.join(__dirname, '..', 'micro', 'metrics-scrape.js'),
+          String(caches),
+          String(pick(100, 300, 1000)),
+        ]);
         const out = spawnSync(cmd, args, { encoding: 'utf8' });
         if (out.status !== 0) throw new Error(out.stderr);
         micro.push({ caches, ...JSON.parse(out.stdout) });
@@ -84,7 +91,14 @@ module.exports = {
         tables: [
           {
             title: 'CPU per scrape (registry.metrics(), one process pinned to one CPU)',
-            columns: ['FileCaches', 'series', 'text bytes', 'us CPU/scrape', 'prom-client alone, same series', 'CPU share at 10 scrapes/s'],
+            columns: [
+              'FileCaches',
+              'series',
+              'text bytes',
+              'us CPU/scrape',
+              'prom-client alone, same series',
+              'CPU share at 10 scrapes/s',
+            ],
             rows: micro.map((m) => ({
               FileCaches: String(m.caches),
               series: String(m.series),
@@ -93,10 +107,17 @@ module.exports = {
               'prom-client alone, same series': `${m.baselineUsPerScrape.toFixed(0)} us`,
               'CPU share at 10 scrapes/s': `${((m.usPerScrape * 10) / 1e4).toFixed(2)}% of one CPU`,
             })),
-            notes: ['plus both content-type caches and the argon2 pool; nothing of this runs per request, only per scrape.'],
+            notes: [
+              'plus both content-type caches and the argon2 pool; nothing of this runs per request, only per scrape.',
+            ],
           },
           {
-            headline: { measure: 'server CPU us/req', ours: 'scraped every 100 ms', baseline: 'no metrics', higherIsBetter: false },
+            headline: {
+              measure: 'server CPU us/req',
+              ours: 'scraped every 100 ms',
+              baseline: 'no metrics',
+              higherIsBetter: false,
+            },
             title: 'GET /app.css (4 KB, from memory), 20 connections',
             columns: ['variant', 'req/s', 'server CPU us/req', 'us/req min-max', 'CPU vs no metrics, median (min-max)'],
             rows,
