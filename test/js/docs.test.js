@@ -17,7 +17,13 @@ const scratch = path.join(root, 'build', 'doc-test');
 const START_MS = 15000;
 
 function blocks() {
-  const files = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...fs
+      .readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const out = [];
   for (const file of files) {
     const text = fs.readFileSync(path.join(root, file), 'utf8');
@@ -67,12 +73,20 @@ test('the docs have js blocks to run', () => assert.ok(all.length >= 5, `${all.l
 fs.mkdirSync(scratch, { recursive: true });
 for (const [n, block] of all.entries()) {
   test(`${block.where} runs as pasted`, { timeout: 60000 }, async () => {
-    const tries = [...block.code.matchAll(/^\/\/ try: (GET|POST|HEAD) (\S+)(?: (.+))?$/gm)].map((m) => ({ method: m[1], path: m[2], body: m[3] }));
+    const tries = [...block.code.matchAll(/^\/\/ try: (GET|POST|HEAD) (\S+)(?: (.+))?$/gm)].map((m) => ({
+      method: m[1],
+      path: m[2],
+      body: m[3],
+    }));
     const nodeArgs = (/^\/\/ node-args: (.+)$/m.exec(block.code)?.[1] || '').split(' ').filter(Boolean);
     const file = path.join(scratch, `block-${n}.js`);
     fs.writeFileSync(file, block.code);
     const port = await freePort();
-    const child = spawn(process.execPath, [...nodeArgs, file], { cwd: scratch, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, file], {
+      cwd: scratch,
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -87,7 +101,10 @@ for (const [n, block] of all.entries()) {
       for (const t of tries.length ? tries : [{ method: 'GET', path: '/' }]) {
         const headers = t.body ? { 'content-type': 'application/json' } : {};
         const res = await request(`http://127.0.0.1:${port}${t.path}`, { method: t.method, headers, body: t.body });
-        assert.ok(res.status < (tries.length ? 400 : 500), `${block.where}: ${t.method} ${t.path} answered ${res.status}: ${res.body}\n${out}`);
+        assert.ok(
+          res.status < (tries.length ? 400 : 500),
+          `${block.where}: ${t.method} ${t.path} answered ${res.status}: ${res.body}\n${out}`,
+        );
       }
     } finally {
       child.kill('SIGKILL');

@@ -16,4 +16,4 @@ const seconds = argon2.stats().hashSeconds;
 const buckets: number = seconds.bounds.length + seconds.counts.length + seconds.sum + seconds.count;
 // @ts-expect-error the prefix is a string
 metrics.registerMetrics(client, { prefix: 1 });
-void count, label, loads, buckets;
+(void count, label, loads, buckets);
