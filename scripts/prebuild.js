@@ -7,7 +7,12 @@
 //                                            strip, check symbols, load it once
 //   node scripts/prebuild.js --arch arm64 --binary <file.node> --strip aarch64-linux-gnu-strip
 //                                            place a binary built elsewhere (cross-compiled)
-// Binaries are never committed (.gitignore); `npm pack` runs this through `prepack`.
+//   node scripts/prebuild.js --all [--dry-run]
+//                                            what `npm pack` runs (prepack): this machine's, plus
+//                                            linux-arm64 from linux-x64 when the cross toolchain is
+//                                            there (scripts/arm64.js); prints on stderr, loudly,
+//                                            which prebuilds the package will lack and why
+// Binaries are never committed (.gitignore).
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
@@ -49,9 +54,81 @@ function main() {
   console.log(`prebuild: ${path.relative(root, dest)} (${(size / 1024).toFixed(0)} KiB, from ${path.relative(root, binary) || binary})`);
 }
 
-try {
-  main();
-} catch (err) {
-  console.error(`prebuild: ${err.message}`);
-  process.exit(1);
+// The prebuilds a package should carry. Each is made natively on its own machine, or cross-
+// compiled: linux-arm64 from linux-x64 with Debian's g++-aarch64-linux-gnu (scripts/arm64.js).
+const TARGETS = ['linux-x64', 'linux-arm64'];
+const CROSS = { 'linux-x64>linux-arm64': { tools: ['aarch64-linux-gnu-g++', 'aarch64-linux-gnu-strip'], script: 'arm64.js', install: 'apt-get install g++-aarch64-linux-gnu' } };
+
+function hasTool(tool) {
+  const r = spawnSync(tool, ['--version'], { stdio: 'ignore' });
+  return !r.error && r.status === 0;
 }
+
+/** For each target: { target, how: 'native' | 'cross' | null, why (when null), cross }. */
+function plan(host = `${process.platform}-${process.arch}`, toolPresent = hasTool) {
+  return TARGETS.map((target) => {
+    if (target === host) return { target, how: 'native' };
+    const cross = CROSS[`${host}>${target}`];
+    if (!cross) return { target, how: null, why: `cannot be cross-compiled from ${host}; build it on ${target}` };
+    const missing = cross.tools.filter((tool) => !toolPresent(tool));
+    if (missing.length) {
+      return { target, how: null, cross, why: `no cross toolchain (${missing.join(', ')} not on PATH; ${cross.install})` };
+    }
+    return { target, how: 'cross', cross };
+  });
+}
+
+function warnMissing(missing) {
+  const line = '-'.repeat(78);
+  const lines = [
+    line,
+    `WARNING: this package will ship WITHOUT a fresh build of ${missing.length === 1 ? 'this prebuild' : 'these prebuilds'}:`,
+    ...missing.flatMap((m) => [`  prebuilds/${m.target}/node.napi.node: ${m.why}`, ...(m.kept ? [`    (${m.kept})`] : [])]),
+    'Users there compile on install (g++, make, python3) or, without install scripts,',
+    'get ERR_SSR_NATIVE_NOT_BUILT. A release must not ship this way (npm publish',
+    'builds linux-arm64 itself first: prepublishOnly).',
+    line,
+  ];
+  for (const text of lines) console.error(`prebuild: ${text}`);
+}
+
+// --all: every prebuild this machine can make; a failed cross build is reported, not fatal,
+// since a local `npm pack` should still give a tarball (with the warning saying what it lacks).
+function all() {
+  const dryRun = process.argv.includes('--dry-run');
+  const steps = plan();
+  const missing = steps.filter((s) => s.how === null);
+  for (const step of steps) {
+    if (step.how === null) continue;
+    if (dryRun) {
+      console.log(`prebuild: would make prebuilds/${step.target}/node.napi.node (${step.how})`);
+      continue;
+    }
+    const script = step.how === 'native' ? [__filename] : [path.join(__dirname, step.cross.script), 'prebuild'];
+    const r = spawnSync(process.execPath, script, { cwd: root, stdio: 'inherit' });
+    if (r.status !== 0) {
+      if (step.how === 'native') process.exit(r.status === null ? 1 : r.status);
+      missing.push({ target: step.target, why: `the ${step.how} build failed (its output is above)` });
+    }
+  }
+  // One left from an earlier run (or placed with --binary) but not made now is kept, and said.
+  for (const m of missing) {
+    const kept = path.join(root, 'prebuilds', m.target, 'node.napi.node');
+    if (fs.existsSync(kept)) {
+      m.kept = `an earlier prebuilds/${m.target}/node.napi.node (${fs.statSync(kept).mtime.toISOString()}) is packed as it is: it may not match these sources`;
+    }
+  }
+  if (missing.length) warnMissing(missing);
+}
+
+if (require.main === module) {
+  try {
+    if (process.argv.includes('--all')) all();
+    else main();
+  } catch (err) {
+    console.error(`prebuild: ${err.message}`);
+    process.exit(1);
+  }
+}
+
+module.exports = { plan, TARGETS };

@@ -22,7 +22,7 @@ const { runLoad } = require('./lib/autocannon');
 const { formatTable, writeResults } = require('./lib/report');
 const { cpuSeconds } = require('./lib/cpu-time');
 const { median } = require('./lib/median');
-const { MODES, httpTiming, picker } = require('./lib/modes');
+const { httpTiming, picker } = require('./lib/modes');
 const { summarize, writeSummary, compareRuns } = require('./lib/summary');
 const { SkipScenario, gitCommit } = require('./lib/run-info');
 
@@ -81,7 +81,7 @@ async function runHttpCase(scenario, testCase, options, log) {
 
     // Rounds are interleaved, so each round's ratio pairs variants under the same conditions:
     // their spread is the noise of the ratio.
-    const roundRatios = samples.map((runs, i) =>
+    const roundRatios = samples.map((runs) =>
       runs.map((r, round) => r.requestsPerSecond / samples[variants.indexOf(baseline)][round].requestsPerSecond),
     );
     const summary = samples.map((runs, i) => ({

@@ -100,7 +100,10 @@ struct FileCacheStats {
   uint64_t watched_directories = 0;
   uint64_t rereads = 0;         ///< readings repeated because the file changed while read
   uint64_t unstable_loads = 0;  ///< loads served uncached: the file changed during every reading
-  bool inotify = false;         ///< change detection by inotify (else stat sweep only)
+  uint64_t loads = 0;           ///< files read from disk into the cache (misses that were files)
+  /// Directories inotify could not watch (its limit reached): their entries are swept by stat.
+  uint64_t watch_fallbacks = 0;
+  bool inotify = false;  ///< change detection by inotify (else stat sweep only)
 };
 
 class FileCache {

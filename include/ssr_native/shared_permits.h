@@ -14,8 +14,11 @@ namespace ssr_native {
 
 class SharedPermits {
  public:
-  /// Opens (creating it, mode 0600) the lock file at `path` with `slots` permits. Returns
-  /// null and sets *error when the file cannot be opened or locks are not supported.
+  /// Opens the lock file at `path` with `slots` permits, creating it (O_EXCL, mode 0600) when
+  /// absent. An existing file is used only when it is ours: a regular file (not a symbolic link,
+  /// directory or FIFO) owned by this effective uid, with no group or other permission bits and
+  /// one link. Returns null and sets *error (naming the file and why) when the file cannot be
+  /// opened, is refused, or locks are not supported.
   static std::unique_ptr<SharedPermits> Open(const std::string& path, unsigned slots,
                                              std::string* error);
   ~SharedPermits();

@@ -80,6 +80,9 @@ export declare function stats(): {
   completed: number;
   /** The machine-wide budget: its permits, held by all its processes, held by this one. */
   shared: { name: string; slots: number; held: number; here: number } | null;
+  /** Admitted hashes' durations (native call to result), per bucket: counts[i] are those
+   * <= bounds[i] (and above the previous bound); the last count is above every bound. */
+  hashSeconds: { bounds: readonly number[]; counts: number[]; sum: number; count: number };
 };
 
 /** Rejection when hashing capacity is full (or a queued call waited too long): answer 429. */

@@ -3,6 +3,7 @@
 // defaults, validation, errors and PHC strings), hashing on ssr-native's own thread pool,
 // behind a semaphore that rejects with SemaphoreFullError (HTTP 429) when capacity is full.
 const { createHash, randomBytes, timingSafeEqual } = require('crypto');
+const { performance } = require('perf_hooks');
 const fs = require('fs');
 const os = require('os');
 const native = require('../native.js');
@@ -208,7 +209,26 @@ function configure(options = {}) {
   return { ...settings };
 }
 
-/** stats() -> { active, queued, rejected, completed } for this JavaScript thread. */
+// ---- Hash timings ------------------------------------------------------------------------
+// How long each admitted hash took, from the native call to its result (the pool's queue and
+// the hash; not the wait for admission): counts per bucket of HASH_SECONDS_BOUNDS (the last
+// count is above every bound), plus their sum and number. Two clock reads and a short scan per
+// hash, which itself takes milliseconds; metrics exporters read it at scrape time.
+const HASH_SECONDS_BOUNDS = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+const hashSeconds = { counts: new Array(HASH_SECONDS_BOUNDS.length + 1).fill(0), sum: 0, count: 0 };
+
+function recordHashSeconds(seconds) {
+  let i = 0;
+  while (i < HASH_SECONDS_BOUNDS.length && seconds > HASH_SECONDS_BOUNDS[i]) i++;
+  hashSeconds.counts[i]++;
+  hashSeconds.sum += seconds;
+  hashSeconds.count++;
+}
+
+/**
+ * stats() -> { active, queued, rejected, completed, shared, hashSeconds } for this JavaScript
+ * thread; hashSeconds: { bounds, counts (per bucket, one more than bounds), sum, count }.
+ */
 function stats() {
   resolveDefaults();
   return {
@@ -216,16 +236,32 @@ function stats() {
     queued: semaphore.waiters.length,
     rejected: semaphore.rejected,
     completed: semaphore.completed,
+    hashSeconds: { bounds: HASH_SECONDS_BOUNDS, counts: hashSeconds.counts.slice(), sum: hashSeconds.sum, count: hashSeconds.count },
     // The machine-wide budget: its permits, those held by all its processes and by this one.
     shared: sharedBudget === null ? null : { name: sharedBudget.name, ...native.argon2SharedStats() },
   };
 }
+
+// ssr-native/metrics reads the pool at scrape time.
+// (The counters directly, not stats(): that also reads the pool's defaults, a native call.)
+require('../metrics/sources').addSource('argon2', 'pool', () => {
+  const shared = sharedBudget === null ? null : native.argon2SharedStats();
+  return {
+    queued: semaphore.waiters.length,
+    inFlight: semaphore.active,
+    hashes: semaphore.completed,
+    rejected: semaphore.rejected,
+    ...(shared === null ? {} : { sharedPermits: shared.slots, sharedPermitsHeld: shared.held }),
+    hashDurationSeconds: { bounds: HASH_SECONDS_BOUNDS, counts: hashSeconds.counts.slice(), sum: hashSeconds.sum, count: hashSeconds.count },
+  };
+});
 
 // Runs one hash with a permit. The arguments were converted by the caller, so a TypeError
 // for a bad password comes before (and regardless of) admission.
 async function admittedHash(password, salt, secret, data, hashLength, m, t, p, type, version) {
   resolveDefaults(true);
   const release = await semaphore.acquire();
+  const started = performance.now();
   try {
     return await native.argon2Hash(
       password,
@@ -240,6 +276,7 @@ async function admittedHash(password, salt, secret, data, hashLength, m, t, p, t
       Number(version) >>> 0,
     );
   } finally {
+    recordHashSeconds((performance.now() - started) / 1000);
     release();
   }
 }

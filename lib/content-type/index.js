@@ -10,7 +10,6 @@ const {
   ContentType,
   nullPrototypeObject,
   CLASSES,
-  TOKEN,
   QUOTED_TEXT,
   ERROR_MESSAGES,
   isTokenString,
@@ -313,5 +312,11 @@ function clearCache() {
   misses = 0;
   bypasses = 0;
 }
+
+// ssr-native/metrics reads the cache's counters at scrape time.
+require('../metrics/sources').addSource('content_type_cache', 'content-type', () => {
+  const s = cacheStats();
+  return { entries: s.size, capacity: s.capacity, hits: s.hits, misses: s.misses, bypasses: s.bypasses };
+});
 
 module.exports = { parse, format, configure, cacheStats, clearCache };

@@ -32,7 +32,7 @@ for (let c = 0x20; c <= 0xff; c++) {
   if (c !== 0x22 && c !== 0x5c && c !== 0x7f) CLASSES[c] |= QUOTED_TEXT;
 }
 
-const QUOTED_PAIR = /\\([\u000b\u0020-\u00ff])/g; // eslint-disable-line no-control-regex
+const QUOTED_PAIR = /\\([\u000b\u0020-\u00ff])/g;
 
 function isToken(code) {
   return code < 256 && (CLASSES[code] & TOKEN) !== 0;

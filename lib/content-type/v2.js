@@ -436,4 +436,10 @@ function clearCache() {
   bypasses = 0;
 }
 
+// ssr-native/metrics reads the cache's counters at scrape time.
+require('../metrics/sources').addSource('content_type_cache', 'content-type/v2', () => {
+  const s = cacheStats();
+  return { entries: s.size, capacity: s.capacity, hits: s.hits, misses: s.misses, bypasses: s.bypasses };
+});
+
 module.exports = { parse, format, isTypeValid, isTokenValid, configure, cacheStats, clearCache };

@@ -19,10 +19,22 @@ const REPLACEMENTS = {
 };
 
 // SSR_NATIVE_REGISTER: unset or empty -> every part; 'none' -> nothing; else a comma list of
-// parts (unknown names are ignored: register prints nothing, so it cannot warn).
+// parts. An unknown name throws (a RangeError naming the valid ones) rather than being skipped:
+// register prints nothing, so a typo such as 'statc' would otherwise silently swap less than
+// asked, and the process is still starting (-r / --import), where stopping is the clear answer.
 function partsFromEnv(value) {
   if (value === undefined || value.trim() === '') return new Set(PARTS);
   const names = value.split(',').map((name) => name.trim().toLowerCase());
+  const unknown = names.filter((name) => name !== 'none' && !PARTS.includes(name));
+  if (unknown.length > 0) {
+    const err = new RangeError(
+      `SSR_NATIVE_REGISTER names ${unknown.length === 1 ? 'an unknown part' : 'unknown parts'} ` +
+        `${unknown.map((name) => JSON.stringify(name)).join(', ')}: use a comma list of ` +
+        `${PARTS.join(', ')}, or none (received ${JSON.stringify(value)})`,
+    );
+    err.code = 'ERR_SSR_NATIVE_REGISTER';
+    throw err;
+  }
   if (names.includes('none')) return new Set();
   return new Set(PARTS.filter((part) => names.includes(part)));
 }

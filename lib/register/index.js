@@ -7,7 +7,8 @@
 //   etag          Express 4/5's own ETag (setting 'weak'/true or 'strong') -> the CRC-32 one;
 //   static        serve-static 2.x (Express 5's express.static) -> ssr-native's serveStatic, all
 //                 mounts sharing one FileCache (register/serve-static.js: the memory budget).
-// SSR_NATIVE_REGISTER picks the parts (comma list of the names above; 'none'; default all).
+// SSR_NATIVE_REGISTER picks the parts (comma list of the names above; 'none'; default all;
+// an unknown name throws a RangeError naming the valid ones).
 // It prints nothing. `require('ssr-native/register').active` says what was swapped.
 //
 // How: a wrapper around Module._resolveFilename, the function CommonJS `require` uses to turn a

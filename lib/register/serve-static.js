@@ -21,6 +21,7 @@ let shared;
 function sharedCache() {
   if (shared === undefined) {
     shared = new FileCache({
+      name: 'ssr-native/register',
       maxBytes: sizeFromEnv('SSR_NATIVE_STATIC_MAX_BYTES', DEFAULT_MAX_BYTES),
       maxFileSize: sizeFromEnv('SSR_NATIVE_STATIC_MAX_FILE_SIZE', DEFAULT_MAX_FILE_SIZE),
     });

@@ -6,6 +6,7 @@ const fs = require('fs');
 const path = require('path');
 const native = require('../native');
 const { invalidType, outOfRange } = require('../validate');
+const { addSource } = require('../metrics/sources');
 
 const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,
@@ -38,6 +39,12 @@ class FileCache {
     this._variants = new Map();
     this._variantsGeneration = this._native.generation();
     this._closed = false;
+    // ssr-native/metrics: held weakly, labelled with `name` (default: the root, else file-cache).
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
+      throw invalidType('options.name', 'a non-empty string', options.name);
+    }
+    this._source = addSource('file_cache', options.name || root || 'file-cache', metricsOf, { owner: this });
+    this.name = this._source.name;
   }
 
   /** Memory only (no system call): { status: 'hit', id, body, etag, stat } or { status: 'miss' }. */
@@ -139,7 +146,8 @@ class FileCache {
     return this.ready;
   }
 
-  /** { hits, misses, entries, bytes, evictions, invalidations, watchedDirectories, inotify } */
+  /** { hits, misses, entries, bytes, evictions, invalidations, watchedDirectories, rereads,
+   *  unstableLoads, loads, watchFallbacks, inotify } */
   stats() {
     return this._native.stats();
   }
@@ -147,9 +155,30 @@ class FileCache {
   /** Stops the watcher thread and frees entries not referenced by a response in flight. */
   close() {
     this._closed = true;
+    this._source.remove();
     this._variants.clear();
     this._native.close();
   }
+}
+
+// What ssr-native/metrics exports of a FileCache (a module-level function: the metrics
+// registry must not hold the cache).
+function metricsOf(cache) {
+  if (cache._closed) return null;
+  const s = cache._native.stats();
+  return {
+    bytes: s.bytes,
+    maxBytes: cache.maxBytes,
+    files: s.entries,
+    hits: s.hits,
+    misses: s.misses,
+    loads: s.loads,
+    evictions: s.evictions,
+    invalidations: s.invalidations,
+    watchFallbacks: s.watchFallbacks,
+    watchedDirectories: s.watchedDirectories,
+    inotify: s.inotify,
+  };
 }
 
 module.exports = { FileCache };

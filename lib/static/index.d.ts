@@ -42,11 +42,17 @@ export interface FileCacheStats {
   rereads: number;
   /** Loads served once, uncached, because the file changed during every reading. */
   unstableLoads: number;
+  /** Files read from disk into the cache. */
+  loads: number;
+  /** Directories inotify could not watch (its limit reached): their entries are swept by stat. */
+  watchFallbacks: number;
   /** Change detection by inotify (false: stat sweep only). */
   inotify: boolean;
 }
 
 export interface FileCacheOptions {
+  /** Its `name` label in ssr-native/metrics (made unique: "x#2"). Default: root, else "file-cache". */
+  name?: string;
   /** Directories from each cached file up to here are watched. */
   root?: string;
   /** Bound on cached bytes (bodies and compressed variants), LRU eviction. Default 64 MiB. */
@@ -79,6 +85,8 @@ export class FileCache {
   constructor(options?: FileCacheOptions);
   readonly maxBytes: number;
   readonly maxFileSize: number;
+  /** Its `name` label in ssr-native/metrics. */
+  readonly name: string;
   /** Set by preload(): resolves when the tree is loaded. */
   ready?: Promise<void>;
   /** Memory only, never a system call. */

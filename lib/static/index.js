@@ -275,7 +275,7 @@ function serveStatic(root, options) {
   }
 
   // SendStream.send for a cached file
-  function sendFile(req, res, next, record, pathname) {
+  function sendFile(req, res, next, record) {
     if (res.headersSent) {
       return forwardError(req, res, next, createError(500, new Error("Can't set headers after they are sent."), { expose: false }));
     }

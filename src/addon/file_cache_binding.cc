@@ -318,6 +318,8 @@ class FileCacheWrap : public Napi::ObjectWrap<FileCacheWrap> {
     out.Set("watchedDirectories", static_cast<double>(s.watched_directories));
     out.Set("rereads", static_cast<double>(s.rereads));
     out.Set("unstableLoads", static_cast<double>(s.unstable_loads));
+    out.Set("loads", static_cast<double>(s.loads));
+    out.Set("watchFallbacks", static_cast<double>(s.watch_fallbacks));
     out.Set("inotify", s.inotify);
     return out;
   }

@@ -176,6 +176,7 @@ FileCacheResult FileCache::Load(const std::string& path, const std::string& top)
     auto existing = by_path_.find(path);
     if (existing != by_path_.end()) EraseLocked(existing->second);
     result.cached = InsertLocked(file, watched);
+    if (result.cached) ++counters_.loads;
   }
   return result;
 }
@@ -327,7 +328,10 @@ void FileCache::EnsureWatchedLocked(const std::string& directory, bool* watched)
       const uint32_t mask = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE |
                             IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
       const int wd = inotify_add_watch(inotify_fd_, dir.c_str(), mask);
-      if (wd < 0) return;  // limit reached or gone: entries of this chain are swept by stat
+      if (wd < 0) {  // limit reached or gone: entries of this chain are swept by stat
+        if (errno == ENOSPC || errno == ENOMEM) ++counters_.watch_fallbacks;
+        return;
+      }
       watch_dirs_[wd] = dir;
       watched_paths_[dir] = wd;
     }

@@ -10,9 +10,11 @@
 
 #if defined(__linux__)
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #endif
 
@@ -32,6 +34,58 @@ bool LockByte(int fd, unsigned slot, short type, int command) {
   return fcntl(fd, command, &lock) == 0;
 }
 
+// Why the opened file is not one only this user can control, or "" when it is. Read from the
+// open descriptor (fstat), never from the path, so the file cannot be swapped between the check
+// and its use.
+std::string WhyNotOurs(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return std::string("fstat: ") + std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (st.st_uid != geteuid()) {
+    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+           std::to_string(geteuid()) + ")";
+  }
+  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("mode ") + mode + " lets other users open it (expected 0600)";
+  }
+  if (st.st_nlink != 1) return std::to_string(st.st_nlink) + " hard links (expected 1)";
+  return "";
+}
+
+// Opens the lock file, creating it when absent, and returns its descriptor; -1 with *error set
+// (naming the file and why) when it cannot be opened or is not ours. The name is predictable and
+// the folder (/dev/shm) world-writable, so a file someone else made first must be refused: its
+// owner could hold every byte's lock and starve this budget.
+int OpenOwnLockFile(const std::string& path, std::string* error) {
+  // Two rounds: the file may be removed between a failed create and the open of the existing one.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;  // created by us, mode 0600 (the umask can only narrow it)
+    if (errno != EEXIST) {
+      *error = path + ": " + std::strerror(errno);
+      return -1;
+    }
+    // O_NONBLOCK: a FIFO or device planted under the name must not block the open.
+    fd = open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;
+      *error = path + ": " + (errno == ELOOP ? "a symbolic link, refused" : std::strerror(errno));
+      return -1;
+    }
+    const std::string why = WhyNotOurs(fd);
+    if (!why.empty()) {
+      close(fd);
+      *error = path + ": refused, " + why;
+      return -1;
+    }
+    return fd;
+  }
+  *error = path + ": removed while being opened";
+  return -1;
+}
+
 }  // namespace
 
 std::unique_ptr<SharedPermits> SharedPermits::Open(const std::string& path, unsigned slots,
@@ -40,11 +94,8 @@ std::unique_ptr<SharedPermits> SharedPermits::Open(const std::string& path, unsi
     *error = "at least one slot";
     return nullptr;
   }
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) {
-    *error = path + ": " + std::strerror(errno);
-    return nullptr;
-  }
+  const int fd = OpenOwnLockFile(path, error);
+  if (fd < 0) return nullptr;
   // Probe: a kernel without OFD locks answers EINVAL.
   struct flock probe {};
   probe.l_type = F_WRLCK;

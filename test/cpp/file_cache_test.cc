@@ -90,6 +90,7 @@ TEST(FileCache, LoadsThenHitsWithAContentEntityTag) {
   const FileCacheStats stats = cache.Stats();
   EXPECT_EQ(stats.misses, 1u);
   EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.loads, 1u);
   EXPECT_EQ(stats.entries, 1u);
   EXPECT_EQ(stats.bytes, 9u);
 }
@@ -127,8 +128,9 @@ TEST(FileCache, ReportsErrorsDirectoriesAndLargeFiles) {
   FileCacheResult big = cache.Load(dir / "big");
   EXPECT_EQ(big.status, FileCacheStatus::kTooLarge);
   EXPECT_EQ(big.stat.size, 100u << 10);
-  // Nothing but the successful loads is remembered (no negative cache).
+  // Nothing but the successful loads is remembered (no negative cache), or counted as a load.
   EXPECT_EQ(cache.Stats().entries, 0u);
+  EXPECT_EQ(cache.Stats().loads, 0u);
 }
 
 TEST(FileCache, FifoIsNotRegularAndDoesNotBlock) {

@@ -4,7 +4,7 @@
 // under `node -r ssr-native/register` and under `node --import ssr-native/register`. The answers
 // must be the same except the documented ETag values (CRC-32 ones, checked against the body), no
 // content-type copy may stay loaded from node_modules, and Express 5's static mounts must be
-// ours.
+// ours. An unknown SSR_NATIVE_REGISTER part stops the start, naming the valid ones.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn, spawnSync } = require('node:child_process');
@@ -208,6 +208,33 @@ test('SSR_NATIVE_REGISTER selects the parts; none leaves everything alone', asyn
   } finally {
     none.child.kill();
   }
+});
+
+test('an unknown SSR_NATIVE_REGISTER part stops the start with an error naming the valid ones', () => {
+  for (const mode of ['require', 'import']) {
+    for (const value of ['bogus', 'static, statc', 'none,etags']) {
+      const result = spawnSync(process.execPath, [...MODES[mode], '-e', 'console.log("STARTED")'], {
+        cwd: root,
+        env: { ...process.env, SSR_NATIVE_REGISTER: value },
+        encoding: 'utf8',
+      });
+      const what = `${mode} with SSR_NATIVE_REGISTER=${value}`;
+      assert.notEqual(result.status, 0, what);
+      assert.doesNotMatch(result.stdout, /STARTED/, what);
+      assert.match(result.stderr, /RangeError: SSR_NATIVE_REGISTER names an? unknown part/, what);
+      assert.match(result.stderr, /use a comma list of content-type, etag, static, or none/, what);
+      const unknown = value.split(',').map((v) => v.trim()).filter((v) => !['none', 'static'].includes(v));
+      for (const name of unknown) assert.ok(result.stderr.includes(JSON.stringify(name)), `${what}: names ${name}`);
+    }
+  }
+  // Known names in any case and spacing still start.
+  const ok = spawnSync(process.execPath, [...MODES.require, '-e', 'console.log("STARTED")'], {
+    cwd: root,
+    env: { ...process.env, SSR_NATIVE_REGISTER: ' Static , ETAG ' },
+    encoding: 'utf8',
+  });
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /STARTED/);
 });
 
 test('without a loadable addon, register swaps content-type only and the app still answers', { skip: process.versions.bun ? 'the unbuilt-addon simulation hooks Node\'s module loader, which Bun does not route require() through' : false }, async () => {

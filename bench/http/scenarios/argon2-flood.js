@@ -30,7 +30,7 @@ const STORM_CONNECTIONS = 16;
 function threadCpuSeconds(pid) {
   const ticks = 100; // USER_HZ
   const out = { js: 0, other: 0 };
-  let tids = [];
+  let tids;
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {

@@ -1,0 +1,4 @@
+import metrics from './index.js';
+
+export const { registerMetrics } = metrics;
+export default metrics;
