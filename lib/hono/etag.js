@@ -1,0 +1,52 @@
+'use strict';
+// etag(options): a drop-in for hono/etag (weak, retainedHeaders) whose tag is the CRC-32 of the
+// body (lib/etag.js) instead of a SHA-1 through WebCrypto. A body serveStatic sent from memory is
+// not read at all (its tag comes with it); other bodies are read once from a clone.
+// generateDigest is accepted and ignored: the tag is always ours.
+const { etag: entityTag } = require('../etag');
+const { tagOf } = require('./tags');
+
+const RETAINED_304_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary'];
+const STRONG = { weak: false };
+
+function etag(options) {
+  const retained = new Set((options?.retainedHeaders ?? RETAINED_304_HEADERS).map((h) => h.toLowerCase()));
+  const weak = options?.weak ?? false;
+  return async function etagMiddleware(c, next) {
+    const ifNoneMatch = c.req.header('If-None-Match') ?? null;
+    await next();
+    const method = c.req.method;
+    if (!(method === 'GET' || method === 'HEAD' || method === 'QUERY') || !c.res.ok) return;
+    const res = c.res;
+    let tag = res.headers.get('ETag');
+    if (!tag) {
+      let hash = tagOf.get(res);
+      if (hash === undefined) {
+        if (!res.body) return;
+        const bytes = Buffer.from(await res.clone().arrayBuffer());
+        // hono/etag digests chunks: an empty body has none, and no tag
+        if (bytes.length === 0) return;
+        hash = entityTag(bytes, STRONG);
+      } else if (hash.startsWith('"0-') || hash.startsWith('W/"0-')) {
+        return;
+      }
+      // the quoted part of our tag, under hono's own prefix
+      hash = hash.slice(hash.indexOf('"') + 1, -1);
+      tag = weak ? `W/"${hash}"` : `"${hash}"`;
+    }
+    if (ifNoneMatch === '*' || matches(tag, ifNoneMatch)) {
+      await res.body?.cancel();
+      c.res = new Response(null, { status: 304, statusText: 'Not Modified', headers: { ETag: tag } });
+      for (const key of Array.from(c.res.headers.keys())) if (!retained.has(key.toLowerCase())) c.res.headers.delete(key);
+    } else {
+      res.headers.set('ETag', tag);
+    }
+  };
+}
+
+function matches(tag, ifNoneMatch) {
+  const expected = tag.replace(/^W\//, '');
+  return ifNoneMatch?.match(/"[^"]*"/g)?.some((t) => t === expected) ?? false;
+}
+
+module.exports = { etag, RETAINED_304_HEADERS };
