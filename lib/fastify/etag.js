@@ -14,9 +14,9 @@ const { asPlugin } = require('./plugin-meta');
 const STRONG = { weak: false };
 const WEAK = { weak: true };
 
-function fastifyEtag(app, options, done) {
+async function fastifyEtag(app, options) {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
-    return done(invalidType('options', 'an object', options));
+    throw invalidType('options', 'an object', options);
   }
   const { weak = false, replyWith304 = true, algorithm, hashFn } = options || {};
   // @fastify/etag's own check: an algorithm this runtime's crypto lacks is an error
@@ -24,7 +24,7 @@ function fastifyEtag(app, options, done) {
     try {
       createHash(algorithm);
     } catch {
-      return done(new TypeError(`Algorithm ${algorithm} not supported.`));
+      throw new TypeError(`Algorithm ${algorithm} not supported.`);
     }
   }
   const tagOptions = weak ? WEAK : STRONG;
@@ -46,7 +46,6 @@ function fastifyEtag(app, options, done) {
     }
     next(null, undefined);
   });
-  done();
 }
 
 module.exports = asPlugin(fastifyEtag, '@fastify/etag', 'fastifyEtag');

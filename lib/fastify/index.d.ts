@@ -1,5 +1,5 @@
 // ssr-native/fastify: drop-ins for @fastify/static 10.1 and @fastify/etag 6.2 (Fastify 4 and 5).
-import type { FastifyPluginAsync, FastifyPluginCallback, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { Stats } from 'fs';
 import type { FileCache } from '../static/index';
 
@@ -74,7 +74,7 @@ type FastifyStaticPlugin = FastifyPluginAsync<NonNullable<FastifyStaticOptions>>
   default: FastifyStaticPlugin;
   fastifyStatic: FastifyStaticPlugin;
 };
-type FastifyEtagPlugin = FastifyPluginCallback<NonNullable<FastifyEtagOptions>> & {
+type FastifyEtagPlugin = FastifyPluginAsync<NonNullable<FastifyEtagOptions>> & {
   default: FastifyEtagPlugin;
   fastifyEtag: FastifyEtagPlugin;
 };
