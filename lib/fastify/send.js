@@ -150,7 +150,8 @@ function plan(headers, method, config, type, length, lastModified, etag) {
     }
   }
   out['Content-Length'] = len;
-  if (method === 'HEAD') span = null;
+  // HEAD: no body to send, but the range it describes (for payload-length checks)
+  if (method === 'HEAD') return { status, headers: out, span: null, range: span };
   return { status, headers: out, span };
 }
 

@@ -85,7 +85,7 @@ async function fastifyStatic(fastify, opts) {
         path: prefix + '*',
         handler(req, reply) {
           const url = req.raw.url;
-          const key = rememberable ? memoKey(url, req.headers) : undefined;
+          const key = rememberable && req.headers !== undefined ? memoKey(url, req.headers) : undefined;
           if (key !== undefined) {
             const record = routes.get(key);
             if (record !== undefined) return sendRecord(req, reply, record, baseConfig);
@@ -225,7 +225,10 @@ async function fastifyStatic(fastify, opts) {
       record.body.length, record.lastModified, record.etag);
     if (p.error) return reply.send(p.error);
     finishHeaders(reply, p, record.path, statsOf(record), record);
-    const body = p.span === null ? undefined : p.span === undefined ? record.body : record.body.subarray(p.span.start, p.span.end + 1);
+    // HEAD gets the bytes too (node writes no body for HEAD): Fastify's HEAD route then counts
+    // the Content-Length @fastify/send announced, as it does not for a stream
+    const span = p.span === null && p.status !== 304 ? p.range : p.span;
+    const body = p.status === 304 ? undefined : span === undefined || span === null ? record.body : record.body.subarray(span.start, span.end + 1);
     return reply.send(body);
   }
 
