@@ -31,6 +31,10 @@ async function fastifyStatic(fastify, opts) {
   if (opts.list !== undefined && opts.list !== false) {
     throw new FST_STATIC_INVALID_OPTION('list', 'is not supported by ssr-native/fastify (directory listings): use @fastify/static for them');
   }
+  // globIgnore hides files from wildcard: false routes: silently serving them would expose them
+  if (opts.globIgnore !== undefined && opts.wildcard === false) {
+    throw new FST_STATIC_INVALID_OPTION('globIgnore', 'is not supported by ssr-native/fastify: use @fastify/static, or allowedPath');
+  }
   if (opts.wildcard !== undefined && typeof opts.wildcard !== 'boolean' && opts.wildcard) throw new FST_STATIC_INVALID_OPTION_VALUE('wildcard', 'must be a boolean');
   opts.dotfiles ??= 'allow';
   const sendOptions = {
