@@ -1,6 +1,5 @@
 'use strict';
-// Hono 4 on @hono/node-server 2.1: its serveStatic vs ssr-native/hono's, and hono/etag vs ours on
-// a 75 KB page.
+// Hono 4 on @hono/node-server 2.1: its serveStatic vs ssr-native/hono's (hono-etag: the ETags).
 const path = require('path');
 
 const script = path.join(__dirname, '..', 'servers', 'fastify-hono.js');
@@ -10,9 +9,8 @@ const sizes = [['1 KB', '/1kb.js'], ['64 KB', '/64kb.js', { fullOnly: true }], [
 module.exports = {
   name: 'hono-static',
   order: 37,
-  question: 'Hono on @hono/node-server: requests/s of its serveStatic vs ssr-native serveStatic (and a bare in-memory handler) per file size; hono/etag vs ssr-native etag vs none on a 75 KB page.',
-  cases: [
-    ...sizes.map(([label, p, extra]) => ({
+  question: 'Hono on @hono/node-server: requests/s of its serveStatic vs ssr-native serveStatic (and a bare in-memory handler) per file size.',
+  cases: sizes.map(([label, p, extra]) => ({
       ...extra,
       name: `${label} file, GET ${p}`,
       request: { path: p },
@@ -22,16 +20,5 @@ module.exports = {
         variant('ssr-native serveStatic', 'static', 'ssr-native'),
         variant('bare in-memory Hono handler', 'static', 'memory'),
       ],
-    })),
-    {
-      name: '75 KB page, GET /',
-      request: { path: '/' },
-      reference: 'no etag middleware',
-      variants: [
-        variant('hono/etag 4.13.19', 'etag', 'peer', { baseline: true }),
-        variant('ssr-native etag', 'etag', 'ssr-native'),
-        variant('no etag middleware', 'etag', 'none'),
-      ],
-    },
-  ],
+  })),
 };
