@@ -157,3 +157,25 @@ test('etag: weak tags and retainedHeaders as hono/etag', async () => {
     }
   }
 });
+
+test('a cached file is written from the same memory on every request (no per-request copy)', async () => {
+  const http = require('node:http');
+  const written = [];
+  const end = http.ServerResponse.prototype.end;
+  http.ServerResponse.prototype.end = function (chunk, ...rest) {
+    if (chunk instanceof Uint8Array && chunk.length) written.push(chunk);
+    return end.call(this, chunk, ...rest);
+  };
+  const server = await start(ours.serveStatic, undefined, tree.root, {});
+  try {
+    for (let i = 0; i < 3; i++) assert.equal((await rawRequest(server.port, '/data.json')).body.toString(), json);
+  } finally {
+    http.ServerResponse.prototype.end = end;
+    await server.close();
+  }
+  assert.equal(written.length, 3);
+  for (const chunk of written.slice(1)) {
+    assert.equal(chunk.buffer, written[0].buffer);
+    assert.equal(chunk.byteOffset, written[0].byteOffset);
+  }
+});
