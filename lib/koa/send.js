@@ -16,33 +16,41 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const createError = require('http-errors');
-const fresh = require('fresh');
 const mime = require('mime-types');
-const parseRange = require('range-parser');
 const resolvePath = require('resolve-path');
 const { etag: entityTag } = require('../etag');
 const { FileCache } = require('../static/file-cache');
-const { chooseEncoding, isCompressible, compressVariants } = require('../static/encoding');
-const { openFileForStream, fileRangeStream } = require('../static/send-file-stream');
+const { isCompressible } = require('../static/encoding');
+const { fileRangeStream } = require('../static/send-file-stream');
 const { invalidType } = require('../validate');
-const { FileStats, lastModifiedOf } = require('../static/file-stats');
+const { FileStats } = require('../static/file-stats');
 const { statError: fsStatError } = require('../static/stat-error');
+const { StaticEngine, appendVary, statsOf } = require('../static-engine');
+const { isFresh } = require('../static-engine/conditional');
+const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../static-engine/range');
 
 const { basename, extname, normalize, parse, resolve, sep } = path;
 
 // Accept-Encoding outcomes that change koa-send's answer: a route is remembered per outcome.
 const ACCEPTS_BR = 1;
 const ACCEPTS_GZIP = 2;
-// Bounds on the memos (attackers choose paths and headers): entries, and the length of a key
-// (a longer path or header is answered without being remembered), so at most ~8 MB of keys.
-const MAX_ROUTES = 8192;
-const MAX_ROUTE_LENGTH = 1024;
+// Bounds on the Accept-Encoding memo (attackers choose headers); the route memo bounds itself.
 const MAX_ACCEPT_HEADERS = 256;
 const MAX_ACCEPT_LENGTH = 256;
 // stat errors koa-send turns into 404; fs.access also fails on ELOOP
 const NOT_FOUND = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR']);
 const ABSENT = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR', 'ELOOP']);
-const BYTES_RANGE_REGEXP = /^ *bytes=/;
+
+/** The engine's response port over a Koa context. */
+const koaPort = {
+  get: (ctx, name) => ctx.response.get(name),
+  set: (ctx, name, value) => ctx.set(name, value),
+  remove: (ctx, name) => ctx.remove(name),
+  status: (ctx) => ctx.status,
+  setStatus: (ctx, code) => {
+    ctx.status = code;
+  },
+};
 
 class FileSender {
   /** `opts`: koa-send's options (read once: koa-send reads them per call) plus ours. */
@@ -62,8 +70,10 @@ class FileSender {
     this.compress = Boolean(opts.compress);
     this.acceptRanges = Boolean(opts.acceptRanges);
     this.cache = cache;
-    this.routes = new Map(); // URL path -> [record per Accept-Encoding outcome]
-    this.routesGeneration = cache.generation();
+    // URL path -> [record per Accept-Encoding outcome]; loads name no top directory (koa-send
+    // memoises no misses)
+    this.engine = new StaticEngine(cache, { routeSlots: 4, compress: this.compress });
+    this.routes = this.engine.routes;
     this.acceptOutcomes = new Map(); // Accept-Encoding header -> ACCEPTS_* bits
   }
 
@@ -88,36 +98,16 @@ class FileSender {
 
   /** Answers from a remembered resolution (memory only, no system call); false if there is none. */
   sendRemembered(ctx, urlPath, bits) {
-    const slots = this.routes.get(urlPath);
-    const record = slots === undefined ? undefined : slots[bits];
+    const record = this.routes.get(urlPath, bits);
     if (record === undefined) return false;
-    const generation = this.cache.touch(record.file.id);
-    if (generation !== this.routesGeneration) {
-      this.routes.clear();
-      this.routesGeneration = generation;
-      return false;
-    }
     if (record.encoding !== undefined) setContentEncoding(ctx, record.encoding);
     this.sendRecord(ctx, record);
     return true;
   }
 
-  remember(urlPath, bits, record, generation) {
-    if (urlPath.length > MAX_ROUTE_LENGTH) return;
-    if (this.routesGeneration !== generation) {
-      this.routes.clear();
-      this.routesGeneration = generation;
-    }
-    if (this.routes.size >= MAX_ROUTES) this.routes.clear();
-    let slots = this.routes.get(urlPath);
-    if (slots === undefined) this.routes.set(urlPath, (slots = [undefined, undefined, undefined, undefined]));
-    slots[bits] = record;
-  }
-
   // memory first (no system call, no thread hop), then a load on the libuv pool
   load(filePath) {
-    const hit = this.cache.lookup(filePath);
-    return hit.status === 'hit' ? hit : this.cache.get(filePath);
+    return this.engine.get(filePath);
   }
 
   // koa-send's exists(): fs.access(path) succeeds
@@ -193,9 +183,7 @@ class FileSender {
 
     if (result.body !== undefined) {
       const record = this.makeRecord(p, encodingExt, encoding, result);
-      if (result.cached && !throughDirectory && this.cache.generation() === generation) {
-        this.remember(urlPath, bits, record, generation);
-      }
+      if (result.cached && !throughDirectory) this.routes.set(urlPath, bits, record, generation);
       this.sendRecord(ctx, record);
     } else if (result.status === 'tooLarge') {
       await this.sendStream(ctx, p, encodingExt);
@@ -208,21 +196,11 @@ class FileSender {
   makeRecord(filePath, encodingExt, encoding, result) {
     const type = typeOf(filePath, encodingExt);
     const compressibleType = this.compress && isCompressible(mime.lookup(type) || '');
-    return {
-      path: filePath,
-      encoding, // of a .br/.gz sibling
-      file: result,
-      body: result.body,
-      etag: result.etag,
-      stats: undefined, // built on demand for setHeaders
-      type,
-      contentType: undefined, // what `ctx.type = type` gave in the app typeApp
-      typeApp: undefined,
-      // compress: in-memory variants of an identity file; Vary on whatever depends on Accept-Encoding
-      compressible: compressibleType && encoding === undefined,
-      vary: compressibleType || (this.compress && encoding !== undefined),
-      lastModified: lastModifiedOf(result.stat), // as fs.Stats#mtime
-    };
+    // `type` is the extension koa-send gives ctx.type; compress: in-memory variants of an
+    // identity file, and Vary on whatever depends on Accept-Encoding
+    const record = this.engine.record(filePath, result, type, encoding, compressibleType);
+    record.vary = compressibleType || (this.compress && encoding !== undefined);
+    return record;
   }
 
   // koa-send's header step for a file held in memory (identity, sibling or compressed variant)
@@ -232,15 +210,15 @@ class FileSender {
     let tag = record.etag;
     let variant;
     if (record.compressible) {
-      variant = this.chooseVariant(ctx, record);
+      variant = this.engine.variant(record, ctx.headers['accept-encoding']);
       if (variant !== undefined) {
         body = variant.body;
         tag = variant.etag;
       }
     }
-    if (record.vary) appendVary(ctx);
+    if (record.vary) appendVary(koaPort, ctx);
     const setHeaders = this.setHeaders;
-    if (setHeaders) setHeaders(ctx.res, record.path, record.stats || (record.stats = new FileStats(record.file.stat)));
+    if (setHeaders) setHeaders(ctx.res, record.path, statsOf(record));
     response.set('Content-Length', String(body.length));
     if (!response.get('Last-Modified')) response.set('Last-Modified', record.lastModified);
     if (!response.get('Cache-Control')) response.set('Cache-Control', this.cacheControl);
@@ -257,7 +235,7 @@ class FileSender {
   // Files over maxFileSize: read from the descriptor whose fstat gave the headers, exactly the
   // announced length; a file that shrinks meanwhile closes the connection (lib/static).
   async sendStream(ctx, filePath, encodingExt) {
-    const { fd, stats } = await openForStream(filePath);
+    const { fd, stats } = await openForStream(this.engine, filePath);
     let stream;
     try {
       if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
@@ -299,31 +277,18 @@ class FileSender {
   // whole body, unsatisfiable -> 416 unless the client's copy is fresh. Returns { start, end }.
   rangeOf(ctx, length) {
     if (!ctx.response.get('Accept-Ranges')) ctx.set('Accept-Ranges', 'bytes');
-    const header = ctx.headers.range;
-    if (header === undefined || !BYTES_RANGE_REGEXP.test(header)) return undefined;
+    const headers = ctx.headers;
+    if (headers.range === undefined) return undefined;
     const etag = ctx.response.get('ETag');
     const lastModified = ctx.response.get('Last-Modified');
-    if (fresh(ctx.headers, { etag, 'last-modified': lastModified })) return undefined;
-    if (!isRangeFresh(ctx.headers['if-range'], etag, lastModified)) return undefined;
-    const ranges = parseRange(length, header, { combine: true });
-    if (ranges === -1) {
-      throw createError(416, { headers: { 'Content-Range': `bytes */${length}` } });
-    }
-    if (ranges === -2 || ranges.length !== 1) return undefined;
-    const { start, end } = ranges[0];
+    // a fresh conditional request is koa-conditional-get's 304, not a 206
+    if (isFresh(headers, etag, lastModified)) return undefined;
+    const span = rangeOf(headers, length, etag, lastModified);
+    if (span === UNSATISFIABLE) throw createError(416, { headers: { 'Content-Range': unsatisfiedRange(length) } });
+    if (span === WHOLE) return undefined;
     ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${start}-${end}/${length}`);
-    return { start, end };
-  }
-
-  chooseVariant(ctx, record) {
-    const variants = this.cache.variantsOf(record.file.id);
-    if (variants === undefined) {
-      compressVariants(this.cache, record.file);
-      return undefined;
-    }
-    const encoding = chooseEncoding(ctx.headers['accept-encoding'], variants);
-    return encoding ? variants[encoding] : undefined;
+    ctx.set('Content-Range', contentRange(span, length));
+    return { start: span.start, end: span.end };
   }
 }
 
@@ -354,17 +319,17 @@ function send(ctx, urlPath, opts = {}) {
   }
   if (ctx && urlPath) {
     const bits = sender.encodingBits(ctx);
-    if (sender.sendRemembered(ctx, urlPath, bits)) return Promise.resolve(sender.routes.get(urlPath)[bits].path);
+    if (sender.sendRemembered(ctx, urlPath, bits)) return Promise.resolve(sender.routes.get(urlPath, bits).path);
     return sender.send(ctx, urlPath, bits);
   }
   return sender.send(ctx, urlPath, 0); // rejects with koa-send's AssertionError
 }
 
-function openForStream(filePath) {
+function openForStream(engine, filePath) {
   return new Promise((resolvePromise, reject) => {
-    openFileForStream(filePath, (err, fd, stats) => {
+    engine.openStream(filePath, (err, fd, stats) => {
       if (!err) return resolvePromise({ fd, stats });
-      if (NOT_FOUND.has(err.code)) return reject(createError(404, err));
+      if (NOT_FOUND.has(err.code) || err.directory) return reject(createError(404, err));
       err.status = 500;
       reject(err);
     });
@@ -375,31 +340,19 @@ function openForStream(filePath) {
 // (Koa 3 looks the extension up in mime-types on every call) is kept on the record.
 function setType(response, record) {
   const app = response.app;
-  if (record.typeApp === app) {
-    if (record.contentType) response.set('Content-Type', record.contentType);
+  if (record.typeMemoOwner === app) {
+    if (record.typeMemo) response.set('Content-Type', record.typeMemo);
     else response.remove('Content-Type');
     return;
   }
   response.type = record.type;
-  record.contentType = response.get('Content-Type');
-  record.typeApp = app;
+  record.typeMemo = response.get('Content-Type');
+  record.typeMemoOwner = app;
 }
 
 function setContentEncoding(ctx, encoding) {
   ctx.set('Content-Encoding', encoding);
   ctx.res.removeHeader('Content-Length');
-}
-
-function appendVary(ctx) {
-  const vary = ctx.response.get('Vary');
-  if (!vary) ctx.set('Vary', 'Accept-Encoding');
-  else if (!/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(String(vary))) ctx.set('Vary', vary + ', Accept-Encoding');
-}
-
-function isRangeFresh(ifRange, etag, lastModified) {
-  if (!ifRange) return true;
-  if (ifRange.indexOf('"') !== -1) return Boolean(etag && ifRange.indexOf(etag) !== -1);
-  return Date.parse(lastModified) <= Date.parse(ifRange);
 }
 
 // The error koa-send throws when fs.stat fails: 404 for a missing file, the fs error with

@@ -1,0 +1,4 @@
+import mod from './index.js';
+
+export const { fastifyStatic, fastifyEtag } = mod;
+export default mod;

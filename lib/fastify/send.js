@@ -1,0 +1,171 @@
+'use strict';
+// @fastify/send 4's part of @fastify/static over the shared engine (lib/static-engine): the path
+// resolution (decode, NUL, '..', dotfiles, index files, extensions, directories) with every stat
+// answered by the native FileCache, and the response (headers, conditional GET, ranges) built as
+// @fastify/send builds it, with the file's bytes sent from memory instead of a read stream.
+// resolve() returns what @fastify/send returns, minus the stream:
+//   { type: 'file', path, result }  (result: the cache's hit/load; no body past maxFileSize)
+//   { type: 'directory', path }     (a directory named without its trailing slash)
+//   { type: 'error', error }        (an http-errors error: 400, 403, 404 or 500; error.cause = fs error)
+const path = require('path');
+const createError = require('http-errors');
+const { statError } = require('../static/stat-error');
+const rules = require('./send-rules');
+
+const { extname, join, normalize, resolve, sep } = path;
+const UP_PATH_REGEXP = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
+const BYTES_RANGE_REGEXP = /^ *bytes=/;
+const DOTFILES = { allow: 0, ignore: 1, deny: 2 };
+
+function httpError(status, err) {
+  if (!err) return createError(status);
+  return err instanceof Error ? createError(status, err, { expose: false }) : createError(status, err);
+}
+
+function errorOf(status, err) {
+  return { type: 'error', error: httpError(status, err), code: err && err.code };
+}
+
+function statErrorOf(err) {
+  const status = err.code === 'ENAMETOOLONG' || err.code === 'ENOTDIR' || err.code === 'ENOENT' ? 404 : 500;
+  return errorOf(status, err);
+}
+
+/** Loads that report whether every miss behind an answer is `settled` (safe to remember). */
+class Lookup {
+  constructor(engine) {
+    this.engine = engine;
+    this.settled = true;
+  }
+
+  async load(filePath) {
+    let result = this.engine.get(filePath);
+    if (result.status !== 'hit') result = await result;
+    if (result.status === 'error' || result.status === 'outsideRoot') {
+      if (result.settled !== true) this.settled = false;
+    }
+    return result;
+  }
+}
+
+function failed(result) {
+  return result.status === 'error' || result.status === 'outsideRoot';
+}
+
+/** @fastify/send's send(request, encodedPath, options) as far as choosing the file. */
+async function resolveFile(lookup, encodedPath, config) {
+  let p = decode(encodedPath);
+  if (p === null || p.indexOf('\0') !== -1) return errorOf(400);
+  let parts;
+  if (config.root !== null) {
+    if (p) p = normalize('.' + sep + p);
+    if (UP_PATH_REGEXP.test(p)) return errorOf(403);
+    parts = p.split(sep);
+    p = normalize(join(config.root, p));
+  } else {
+    if (UP_PATH_REGEXP.test(p)) return errorOf(403);
+    parts = normalize(p).split(sep);
+    p = resolve(p);
+  }
+  if (config.dotfiles !== DOTFILES.allow && containsDotFile(parts)) return errorOf(config.dotfiles === DOTFILES.deny ? 403 : 404);
+  if (config.index.length && encodedPath[encodedPath.length - 1] === '/') {
+    let err;
+    for (const name of config.index) {
+      const candidate = join(p, name);
+      const result = await lookup.load(candidate);
+      if (failed(result)) {
+        err = statError(result, candidate);
+        continue;
+      }
+      if (result.status === 'directory') continue;
+      return { type: 'file', path: candidate, result };
+    }
+    return err ? statErrorOf(err) : errorOf(404);
+  }
+  const result = await lookup.load(p);
+  if (failed(result)) {
+    const err = statError(result, p);
+    if (err.code !== 'ENOENT' || extname(p) || p[p.length - 1] === sep) return statErrorOf(err);
+    let last = err;
+    for (const extension of config.extensions) {
+      const candidate = p + '.' + extension;
+      const found = await lookup.load(candidate);
+      if (failed(found)) {
+        last = statError(found, candidate);
+        continue;
+      }
+      if (found.status === 'directory') {
+        last = null;
+        continue;
+      }
+      return { type: 'file', path: candidate, result: found };
+    }
+    return last ? statErrorOf(last) : errorOf(404);
+  }
+  if (result.status === 'directory') {
+    return encodedPath[encodedPath.length - 1] === '/' ? errorOf(403) : { type: 'directory', path: p };
+  }
+  return { type: 'file', path: p, result };
+}
+
+/**
+ * @fastify/send's headers and decision for a file of `length` bytes with validators
+ * `lastModified` and `etag`: { status, headers, span } with span undefined (whole), null (no
+ * body: 304 or HEAD) or { start, end }; or { error } for a 412 or 416.
+ */
+function plan(headers, method, config, type, length, lastModified, etag) {
+  const out = {};
+  if (config.acceptRanges) out['Accept-Ranges'] = 'bytes';
+  if (config.cacheControl) out['Cache-Control'] = config.cacheControlValue;
+  if (config.lastModified) out['Last-Modified'] = lastModified;
+  if (config.etag) out.ETag = etag;
+  if (config.contentType) out['Content-Type'] = type;
+  if (headers['if-match'] || headers['if-unmodified-since'] || headers['if-none-match'] || headers['if-modified-since']) {
+    if (rules.isPreconditionFailure(headers, out.ETag, out['Last-Modified'])) return { error: httpError(412) };
+    if (rules.isNotModified(headers, out.ETag, out['Last-Modified'])) {
+      delete out['Content-Encoding'];
+      delete out['Content-Language'];
+      delete out['Content-Length'];
+      delete out['Content-Range'];
+      delete out['Content-Type'];
+      return { status: 304, headers: out, span: null };
+    }
+  }
+  let status = 200;
+  let span;
+  let len = length;
+  const range = headers.range;
+  if (config.acceptRanges && range !== undefined && BYTES_RANGE_REGEXP.test(range) &&
+      rules.isRangeFresh(headers, out.ETag, out['Last-Modified'])) {
+    const ranges = rules.parseBytesRange(length, range);
+    if (ranges.length === 0) {
+      out['Content-Range'] = 'bytes */' + length;
+      return { error: httpError(416, { headers: { 'Content-Range': out['Content-Range'] } }) };
+    }
+    if (ranges.length === 1) {
+      status = 206;
+      span = { start: ranges[0].start, end: ranges[0].end };
+      out['Content-Range'] = 'bytes ' + span.start + '-' + span.end + '/' + length;
+      len = span.end - span.start + 1;
+    }
+  }
+  out['Content-Length'] = len;
+  // HEAD: no body to send, but the range it describes (for payload-length checks)
+  if (method === 'HEAD') return { status, headers: out, span: null, range: span };
+  return { status, headers: out, span };
+}
+
+function containsDotFile(parts) {
+  for (const part of parts) if (part.length > 1 && part[0] === '.') return true;
+  return false;
+}
+
+function decode(p) {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return null;
+  }
+}
+
+module.exports = { Lookup, resolveFile, plan, DOTFILES };

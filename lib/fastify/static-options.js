@@ -1,0 +1,91 @@
+'use strict';
+// fastifyStatic's option handling and small helpers: @fastify/static's root checks (with its
+// errors), the per-call @fastify/send config, the route-memo key, Vary, and the file list of
+// `wildcard: false`.
+const fs = require('fs');
+const path = require('path');
+const { fileURLToPath } = require('url');
+const { sendConfig } = require('../static/send-config');
+const { DOTFILES } = require('./send');
+const { FST_STATIC_INVALID_OPTION, FST_STATIC_INVALID_OPTION_VALUE } = require('./errors');
+
+/** URL path (and Accept-Encoding, which may pick a sibling) -> remembered answer */
+function memoKey(url, headers) {
+  const query = url.indexOf('?');
+  const pathname = query === -1 ? url : url.slice(0, query);
+  const accept = headers['accept-encoding'];
+  return accept === undefined ? pathname : pathname + '\n' + accept;
+}
+
+function configOf(options) {
+  const config = sendConfig(options, typeof options.root === 'string' ? path.resolve(options.root) : null);
+  if (config.error === undefined) {
+    config.dotfiles = DOTFILES[config.dotfiles];
+    config.contentType = options.contentType !== undefined ? Boolean(options.contentType) : true;
+    if (options.onFile !== undefined && typeof options.onFile !== 'function') config.error = new TypeError('onFile option must be a function');
+  }
+  return config;
+}
+
+function addVaryAcceptEncoding(reply) {
+  const current = reply.getHeader('vary');
+  if (current === undefined) return void reply.header('vary', 'accept-encoding');
+  const value = Array.isArray(current) ? current.join(', ') : String(current);
+  for (const token of value.split(',')) {
+    const t = token.trim().toLowerCase();
+    if (t === 'accept-encoding' || t === '*') return;
+  }
+  reply.header('vary', value + ', accept-encoding');
+}
+
+function listFiles(root, dot) {
+  const out = [];
+  const walk = (dir, rel) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!dot && entry.name[0] === '.') continue;
+      const full = path.join(dir, entry.name);
+      let stat;
+      try {
+        stat = fs.statSync(full);
+      } catch {
+        continue;
+      }
+      if (stat.isDirectory()) walk(full, rel + entry.name + '/');
+      else out.push(rel + entry.name);
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+function normalizeRoot(root) {
+  const one = (r) => (r instanceof URL && r.protocol === 'file:' ? fileURLToPath(r) : r);
+  return root === undefined ? root : Array.isArray(root) ? root.map(one) : one(root);
+}
+
+function checkRoot(fastify, root, suppressWarning) {
+  if (root === undefined) throw new FST_STATIC_INVALID_OPTION('root', 'is required');
+  if (Array.isArray(root)) {
+    if (!root.length) throw new FST_STATIC_INVALID_OPTION('root', 'array requires one or more paths');
+    if (new Set(root).size !== root.length) throw new FST_STATIC_INVALID_OPTION('root', 'array contains duplicate paths');
+    for (const r of root) checkPath(fastify, r, suppressWarning);
+    return;
+  }
+  if (typeof root === 'string') return checkPath(fastify, root, suppressWarning);
+  throw new FST_STATIC_INVALID_OPTION_VALUE('root', 'must be a string or array of strings');
+}
+
+function checkPath(fastify, root, suppressWarning) {
+  if (typeof root !== 'string') throw new FST_STATIC_INVALID_OPTION_VALUE('root', 'must be a string');
+  if (!path.isAbsolute(root)) throw new FST_STATIC_INVALID_OPTION('root', 'must be an absolute path');
+  let stat;
+  try {
+    stat = fs.statSync(root);
+  } catch (e) {
+    if (e.code === 'ENOENT') return void (!suppressWarning && fastify.log.warn(`"root" path "${root}" must exist`));
+    throw e;
+  }
+  if (!stat.isDirectory()) throw new FST_STATIC_INVALID_OPTION('root', 'must be a directory');
+}
+
+module.exports = { memoKey, configOf, addVaryAcceptEncoding, listFiles, normalizeRoot, checkRoot };

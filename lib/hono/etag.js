@@ -1,0 +1,72 @@
+'use strict';
+// etag(options): a drop-in for hono/etag (weak, retainedHeaders) whose tag is the CRC-32 of the
+// body (lib/etag.js) instead of a SHA-1 through WebCrypto. A body serveStatic sent from memory is
+// not read at all (its tag comes with it); a string or bytes node-server's Response still holds
+// are hashed as they are; other bodies are read once from a clone.
+// generateDigest is accepted and ignored: the tag is always ours.
+const { etag: entityTag } = require('../etag');
+const { tagOf } = require('./tags');
+
+const RETAINED_304_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary'];
+const STRONG = { weak: false };
+
+function etag(options) {
+  const retained = new Set((options?.retainedHeaders ?? RETAINED_304_HEADERS).map((h) => h.toLowerCase()));
+  const weak = options?.weak ?? false;
+  return async function etagMiddleware(c, next) {
+    const ifNoneMatch = c.req.header('If-None-Match') ?? null;
+    await next();
+    const method = c.req.method;
+    if (!(method === 'GET' || method === 'HEAD' || method === 'QUERY') || !c.res.ok) return;
+    const res = c.res;
+    let tag = res.headers.get('ETag');
+    if (!tag) {
+      let hash = tagOf.get(res);
+      if (hash === undefined) {
+        const held = heldBody(res);
+        if (held === null || (held === undefined && !res.body)) return;
+        const bytes = held !== undefined ? held : Buffer.from(await res.clone().arrayBuffer());
+        // hono/etag digests chunks: an empty body has none, and no tag
+        if (bytes.length === 0) return;
+        hash = entityTag(typeof bytes === 'string' || Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), STRONG);
+      } else if (hash.startsWith('"0-') || hash.startsWith('W/"0-')) {
+        return;
+      }
+      // the quoted part of our tag, under hono's own prefix
+      hash = hash.slice(hash.indexOf('"') + 1, -1);
+      tag = weak ? `W/"${hash}"` : `"${hash}"`;
+    }
+    if (ifNoneMatch === '*' || matches(tag, ifNoneMatch)) {
+      await res.body?.cancel();
+      c.res = new Response(null, { status: 304, statusText: 'Not Modified', headers: { ETag: tag } });
+      for (const key of Array.from(c.res.headers.keys())) if (!retained.has(key.toLowerCase())) c.res.headers.delete(key);
+    } else {
+      res.headers.set('ETag', tag);
+    }
+  };
+}
+
+// @hono/node-server's Response keeps a string or Uint8Array body as given, under a symbol
+// described 'cache', until something reads it as a stream: hash that, rather than clone the
+// response into a web stream and read it back. undefined: not held (read the clone); null: no body.
+function heldBody(res) {
+  const symbols = Object.getOwnPropertySymbols(res);
+  for (let i = 0; i < symbols.length; i++) {
+    if (symbols[i].description !== 'cache') continue;
+    const held = res[symbols[i]];
+    if (!Array.isArray(held)) return undefined;
+    const body = held[1];
+    if (body === null) return null;
+    if (typeof body === 'string') return body.length === 0 ? Buffer.alloc(0) : body;
+    if (body instanceof Uint8Array) return body;
+    return undefined;
+  }
+  return undefined;
+}
+
+function matches(tag, ifNoneMatch) {
+  const expected = tag.replace(/^W\//, '');
+  return ifNoneMatch?.match(/"[^"]*"/g)?.some((t) => t === expected) ?? false;
+}
+
+module.exports = { etag, RETAINED_304_HEADERS };

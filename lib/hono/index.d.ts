@@ -1,0 +1,33 @@
+// ssr-native/hono: drop-ins for @hono/node-server/serve-static 2.1 and hono/etag.
+import type { Context, Env, MiddlewareHandler } from 'hono';
+import type { FileCache } from '../static/index';
+
+export interface ServeStaticOptions<E extends Env = Env> {
+  /** Directory the request path is joined to (relative to the working directory, or absolute). */
+  root?: string;
+  /** Serve this one file for every request. */
+  path?: string;
+  index?: string;
+  precompressed?: boolean;
+  /** Extension -> Content-Type entries consulted before hono's own table. */
+  mimes?: Record<string, string>;
+  rewriteRequestPath?: (path: string, c: Context<E>) => string;
+  onFound?: (path: string, c: Context<E>) => void | Promise<void>;
+  onNotFound?: (path: string, c: Context<E>) => void | Promise<void>;
+  allowPercentInPath?: boolean;
+  /** ssr-native: one FileCache shared with other mounts; or the bounds of this middleware's own. */
+  cache?: FileCache;
+  maxBytes?: number;
+  maxFileSize?: number;
+}
+
+export interface ETagOptions {
+  retainedHeaders?: string[];
+  weak?: boolean;
+  /** Accepted for compatibility; ignored: the tag is the CRC-32 of the body. */
+  generateDigest?: (body: Uint8Array) => ArrayBuffer | Promise<ArrayBuffer>;
+}
+
+export declare const RETAINED_304_HEADERS: string[];
+export declare function serveStatic<E extends Env = Env>(options?: ServeStaticOptions<E>): MiddlewareHandler<E>;
+export declare function etag(options?: ETagOptions): MiddlewareHandler;

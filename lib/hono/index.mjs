@@ -1,0 +1,4 @@
+import mod from './index.js';
+
+export const { serveStatic, etag, RETAINED_304_HEADERS } = mod;
+export default mod;

@@ -1,0 +1,167 @@
+'use strict';
+// serveStatic(options): a drop-in for @hono/node-server 2.1's serveStatic (root, path, index,
+// rewriteRequestPath, mimes, precompressed, onFound, onNotFound, allowPercentInPath) that answers
+// from native memory through the shared static engine (lib/static-engine): no stat and no read
+// stream per request, and the body is the cached Buffer itself (node-server writes a Uint8Array
+// body with one res.end, no copy). Same path refusals, Content-Type (hono's mime table), sibling
+// choice (br, zstd, gzip), Last-Modified, HEAD and Range handling as node-server's.
+const path = require('path');
+const { getMimeType } = require('hono/utils/mime');
+const { FileCache } = require('../static/file-cache');
+const { StaticEngine } = require('../static-engine');
+const { lastModifiedOf } = require('../static/file-stats');
+const { fileRangeStream, openFileForStream } = require('../static/send-file-stream');
+const { Readable } = require('stream');
+const { tagOf } = require('./tags');
+
+const COMPRESSIBLE = /^\s*(?:text\/[^;\s]+|application\/(?:javascript|json|xml|xml-dtd|ecmascript|dart|postscript|rtf|tar|toml|vnd\.dart|vnd\.ms-fontobject|vnd\.ms-opentype|wasm|x-httpd-php|x-javascript|x-ns-proxy-autoconfig|x-sh|x-tar|x-virtualbox-hdd|x-virtualbox-ova|x-virtualbox-ovf|x-virtualbox-vbox|x-virtualbox-vdi|x-virtualbox-vhd|x-virtualbox-vmdk|x-www-form-urlencoded)|font\/(?:otf|ttf)|image\/(?:bmp|vnd\.adobe\.photoshop|vnd\.microsoft\.icon|vnd\.ms-dds|x-icon|x-ms-bmp)|message\/rfc822|model\/gltf-binary|x-shader\/x-fragment|x-shader\/x-vertex|[^;\s]+?\+(?:json|text|xml|yaml))(?:[;\s]|$)/i;
+const ENCODINGS = [['br', '.br'], ['zstd', '.zst'], ['gzip', '.gz']];
+const BYTE_RANGE = /^(?:bytes=)?(?!-$)(\d*)-(\d*)$/;
+const UNSAFE_PATH = /(?:^|[/\\])\.{1,2}(?:$|[/\\])|[/\\]{2,}|\\/;
+
+function serveStatic(options = { root: '' }) {
+  const root = options.root || '';
+  const optionPath = options.path;
+  const mimes = options.mimes;
+  if (root !== '' && !require('fs').existsSync(root)) console.error(`serveStatic: root path '${root}' is not found, are you sure it's correct?`);
+  const cache = options.cache instanceof FileCache ? options.cache
+    : new FileCache({ root: path.resolve(root), maxBytes: options.maxBytes, maxFileSize: options.maxFileSize });
+  const engine = new StaticEngine(cache, { top: path.resolve(root) });
+  // the answer depends on the URL path (and Accept-Encoding) alone unless rewriteRequestPath decides
+  const rememberable = typeof options.rewriteRequestPath !== 'function';
+
+  async function stat(filePath) {
+    let result = engine.get(filePath);
+    if (result.status !== 'hit') result = await result;
+    return result.status === 'error' || result.status === 'outsideRoot' ? undefined : result;
+  }
+
+  return async function serveStaticMiddleware(c, next) {
+    if (c.finalized) return next();
+    const method = c.req.method;
+    if (method !== 'GET' && method !== 'HEAD') return next();
+    const reqPath = c.req.path;
+    const accept = options.precompressed ? c.req.header('Accept-Encoding') : undefined;
+    const key = rememberable ? (accept === undefined ? reqPath : reqPath + '\n' + accept) : undefined;
+    const remembered = key === undefined ? undefined : engine.routes.get(key);
+    if (remembered !== undefined) return answer(c, remembered, method);
+
+    let filename;
+    if (optionPath) filename = optionPath;
+    else {
+      filename = tryDecodeURI(reqPath);
+      if ((reqPath.includes('%') && (!options.allowPercentInPath || filename !== reqPath.replace(/%25/g, '%'))) || UNSAFE_PATH.test(filename)) {
+        await options.onNotFound?.(reqPath, c);
+        return next();
+      }
+    }
+    const generation = engine.generation();
+    let filePath = path.join(root, !optionPath && options.rewriteRequestPath ? options.rewriteRequestPath(filename, c) : filename);
+    let found = await stat(filePath);
+    if (found && found.status === 'directory') {
+      filePath = path.join(filePath, options.index ?? 'index.html');
+      found = await stat(filePath);
+    }
+    if (!found) {
+      await options.onNotFound?.(filePath, c);
+      return next();
+    }
+    // `mimes` as hono's own serveStatic reads it (its entries first); node-server 2.1.9 ignores it
+    const type = (mimes && getMimeType(filePath, mimes)) || getMimeType(filePath) || 'application/octet-stream';
+    let encoding;
+    if (options.precompressed && (type === 'application/octet-stream' || COMPRESSIBLE.test(type))) {
+      const accepted = new Set(accept?.split(',').map((e) => e.trim()));
+      for (const [name, ext] of ENCODINGS) {
+        if (!accepted.has(name)) continue;
+        const sibling = await stat(filePath + ext);
+        if (sibling) {
+          encoding = name;
+          found = sibling;
+          filePath += ext;
+          break;
+        }
+      }
+    }
+    const record = found.body !== undefined ? engine.record(filePath, found, type, encoding, false) : undefined;
+    if (record !== undefined && key !== undefined && found.cached) engine.routes.set(key, 0, record, generation);
+    return answer(c, record || { path: filePath, type, encoding, file: found, body: undefined }, method);
+  };
+
+  async function answer(c, record, method) {
+    c.header('Content-Type', record.type);
+    if (record.encoding !== undefined) {
+      c.header('Content-Encoding', record.encoding);
+      c.header('Vary', 'Accept-Encoding', { append: true });
+    }
+    const body = record.body;
+    const size = body !== undefined ? body.length : record.file.stat.size;
+    c.header('Last-Modified', body !== undefined ? record.lastModified : lastModifiedOf(record.file.stat));
+    const range = c.req.header('range') || '';
+    let result;
+    if (method === 'HEAD') {
+      c.header('Content-Length', String(size));
+      c.status(200);
+      result = c.body(null);
+    } else if (!range) {
+      c.header('Content-Length', String(size));
+      result = c.body(body !== undefined ? body : await streamOf(record.path, 0, size - 1), 200);
+      if (body !== undefined) tagOf.set(result, record.etag);
+    } else {
+      c.header('Accept-Ranges', 'bytes');
+      const span = resolveRange(parseRange(range) ?? { type: 'open-ended', start: 0 }, size);
+      if (!span) {
+        c.header('Content-Range', `bytes */${size}`);
+        result = c.body(null, 416);
+      } else {
+        c.header('Content-Length', String(span.end - span.start + 1));
+        c.header('Content-Range', `bytes ${span.start}-${span.end}/${size}`);
+        result = c.body(body !== undefined ? body.subarray(span.start, span.end + 1) : await streamOf(record.path, span.start, span.end), 206);
+      }
+    }
+    await options.onFound?.(record.path, c);
+    return result;
+  }
+}
+
+// past maxFileSize: a web stream over the descriptor opened now
+function streamOf(filePath, start, end) {
+  return new Promise((resolve, reject) => {
+    openFileForStream(filePath, (err, fd) => {
+      if (err) return reject(err);
+      resolve(Readable.toWeb(fileRangeStream(fd, { start, end })));
+    });
+  });
+}
+
+function parseRange(range) {
+  const match = range.match(BYTE_RANGE);
+  if (!match) return undefined;
+  const [, start, end] = match;
+  if (start === '') return { type: 'suffix', length: Number(end) };
+  if (end === '') return { type: 'open-ended', start: Number(start) };
+  return { type: 'bounded', start: Number(start), end: Number(end) };
+}
+
+function resolveRange(spec, size) {
+  if (size === 0) return undefined;
+  if (spec.type === 'suffix') return spec.length === 0 ? undefined : { start: Math.max(size - spec.length, 0), end: size - 1 };
+  const end = spec.type === 'bounded' ? Math.min(spec.end, size - 1) : size - 1;
+  if (spec.start >= size || spec.start > end) return undefined;
+  return { start: spec.start, end };
+}
+
+function tryDecodeURI(str) {
+  try {
+    return decodeURI(str);
+  } catch {
+    return str.replace(/(?:%[0-9A-Fa-f]{2})+/g, (match) => {
+      try {
+        return decodeURI(match);
+      } catch {
+        return match;
+      }
+    });
+  }
+}
+
+module.exports = { serveStatic };
