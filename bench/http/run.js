@@ -12,7 +12,7 @@
 // report medians over the rounds and the ratio to the scenario's baseline.
 const fs = require('fs');
 const path = require('path');
-const { describeMachine } = require('./lib/cpu');
+const { describeMachine, describeSimd } = require('./lib/cpu');
 const { startServer } = require('./lib/server');
 const { runLoad } = require('./lib/autocannon');
 const { formatTable, writeResults } = require('./lib/report');
@@ -249,7 +249,7 @@ async function main() {
   const machine = describeMachine();
   console.log(
     `ssr-native benchmarks (${options.mode} run, ${selected.length} scenario(s)) on ${machine.cpu} (${machine.cpus} CPUs), ` +
-      `${machine.runtime} ${machine.runtimeVersion}; pinning: ${machine.pinning}`,
+      `${machine.runtime} ${machine.runtimeVersion}; pinning: ${machine.pinning}; ${describeSimd(machine)}`,
   );
   const started = Date.now();
   const commit = gitCommit(path.join(__dirname, '..', '..'));

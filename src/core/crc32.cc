@@ -5,13 +5,9 @@
 #include "ssr_native/cpu_features.h"
 
 namespace ssr_native {
+namespace crc32_internal {
 
-namespace {
-
-using Extend = uint32_t (*)(uint32_t, const uint8_t*, size_t);
-
-bool PathSupported(Crc32Path path) {
-  const CpuFeatures& cpu = GetCpuFeatures();
+bool PathRunsOn(Crc32Path path, const CpuFeatures& cpu) {
   switch (path) {
     case Crc32Path::kPortable:
       return true;
@@ -32,6 +28,27 @@ bool PathSupported(Crc32Path path) {
   return false;
 }
 
+// Fastest first, as measured by bench/cpp/crc32_bench.cc at 1 KB and above (x86 and arm64 paths
+// never both run on one CPU). Where AVX-512 is present, vpclmul512 itself hands inputs shorter
+// than kVpclmul512MinSize to the 256-bit fold, which measured faster there.
+Crc32Path FastestPathFor(const CpuFeatures& cpu) {
+  constexpr Crc32Path kFastestFirst[] = {Crc32Path::kVpclmul512, Crc32Path::kVpclmul256,
+                                         Crc32Path::kPclmul,     Crc32Path::kArmPmull,
+                                         Crc32Path::kArmCrc32,   Crc32Path::kPortable};
+  for (const Crc32Path path : kFastestFirst) {
+    if (PathRunsOn(path, cpu)) return path;
+  }
+  return Crc32Path::kPortable;
+}
+
+}  // namespace crc32_internal
+
+namespace {
+
+using Extend = uint32_t (*)(uint32_t, const uint8_t*, size_t);
+
+bool PathSupported(Crc32Path path) { return crc32_internal::PathRunsOn(path, GetCpuFeatures()); }
+
 Extend ExtendFor(Crc32Path path) {
   switch (path) {
     case Crc32Path::kVpclmul512:
@@ -50,20 +67,6 @@ Extend ExtendFor(Crc32Path path) {
   return crc32_internal::ExtendPortable;
 }
 
-// Fastest first, as measured by bench/cpp/crc32_bench.cc at 1 KB and above (x86 and arm64 paths
-// never both run on one CPU). Where AVX-512 is present, vpclmul512 itself hands inputs shorter
-// than kVpclmul512MinSize to a narrower fold.
-constexpr Crc32Path kFastestFirst[] = {Crc32Path::kVpclmul512, Crc32Path::kVpclmul256,
-                                       Crc32Path::kPclmul,     Crc32Path::kArmPmull,
-                                       Crc32Path::kArmCrc32,   Crc32Path::kPortable};
-
-Crc32Path ChooseFastestPath() {
-  for (const Crc32Path path : kFastestFirst) {
-    if (PathSupported(path)) return path;
-  }
-  return Crc32Path::kPortable;
-}
-
 // Resolved once, on first use (thread-safe static initialisation).
 struct Dispatch {
   Crc32Path path;
@@ -71,7 +74,7 @@ struct Dispatch {
 };
 const Dispatch& ActiveDispatch() {
   static const Dispatch dispatch = [] {
-    const Crc32Path path = ChooseFastestPath();
+    const Crc32Path path = crc32_internal::FastestPathFor(GetCpuFeatures());
     return Dispatch{path, ExtendFor(path)};
   }();
   return dispatch;

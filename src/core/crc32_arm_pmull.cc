@@ -15,7 +15,7 @@
 
 #include <cstring>
 
-#define SSR_TARGET_PMULL __attribute__((target("+crc+aes")))
+#define SSR_TARGET_PMULL __attribute__((target("+crc+crypto")))
 
 namespace ssr_native {
 namespace crc32_internal {

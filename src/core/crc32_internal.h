@@ -5,12 +5,20 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ssr_native/cpu_features.h"
+#include "ssr_native/crc32.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
 
 namespace ssr_native {
 namespace crc32_internal {
+
+// Whether `path` can run on a CPU with `cpu`'s features, and the one the dispatcher picks there
+// (pure functions of the features, so tests can ask about CPUs other than this one).
+bool PathRunsOn(Crc32Path path, const CpuFeatures& cpu);
+Crc32Path FastestPathFor(const CpuFeatures& cpu);
 
 // The portable path: slicing-by-16, our own code (crc32_portable.cc). No zlib: the addon must
 // not depend on a crc32 symbol the host runtime may or may not export.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../../src/core/crc32_internal.h"
+#include "ssr_native/cpu_features.h"
 
 namespace ssr_native {
 namespace {
@@ -202,6 +203,34 @@ TEST(Crc32, ActivePathIsTheFastestAvailable) {
     }
   }
   FAIL() << "not even the portable path is available";
+}
+
+TEST(Crc32, DispatcherPicksTheWidestFoldEachCpuClassHas) {
+  // The CPU classes of the issue, as the features detection reports for them.
+  CpuFeatures skylake;  // and Zen 2: PCLMULQDQ and AVX2, no VPCLMULQDQ
+  skylake.sse41 = skylake.pclmulqdq = skylake.avx2 = true;
+  CpuFeatures zen3 = skylake;  // and Alder Lake: VPCLMULQDQ on ymm, no AVX-512
+  zen3.vpclmulqdq = true;
+  CpuFeatures zen4 = zen3;  // and Ice Lake server, Sapphire Rapids, Zen 5
+  zen4.avx512f = zen4.avx512bw = zen4.avx512vl = true;
+  CpuFeatures no_ymm_state = zen3;  // VPCLMULQDQ in CPUID but the OS does not save YMM
+  no_ymm_state.avx2 = false;
+  CpuFeatures graviton;
+  graviton.arm_crc32 = graviton.arm_pmull = true;
+  CpuFeatures crc_only;
+  crc_only.arm_crc32 = true;
+  CpuFeatures old_x86;
+  old_x86.sse41 = true;
+  EXPECT_EQ(crc32_internal::FastestPathFor(skylake), Crc32Path::kPclmul);
+  EXPECT_EQ(crc32_internal::FastestPathFor(zen3), Crc32Path::kVpclmul256);
+  EXPECT_EQ(crc32_internal::FastestPathFor(zen4), Crc32Path::kVpclmul512);
+  EXPECT_EQ(crc32_internal::FastestPathFor(no_ymm_state), Crc32Path::kPclmul);
+  EXPECT_EQ(crc32_internal::FastestPathFor(graviton), Crc32Path::kArmPmull);
+  EXPECT_EQ(crc32_internal::FastestPathFor(crc_only), Crc32Path::kArmCrc32);
+  EXPECT_EQ(crc32_internal::FastestPathFor(old_x86), Crc32Path::kPortable);
+  EXPECT_FALSE(crc32_internal::PathRunsOn(Crc32Path::kVpclmul512, zen3));
+  EXPECT_TRUE(crc32_internal::PathRunsOn(Crc32Path::kVpclmul256, zen4));
+  EXPECT_FALSE(crc32_internal::PathRunsOn(Crc32Path::kArmPmull, crc_only));
 }
 
 TEST(Crc32, UnavailablePathStillMatchesZlib) {
