@@ -14,8 +14,9 @@ bool PathRunsOn(Crc32Path path, const CpuFeatures& cpu) {
     case Crc32Path::kPclmul:
       return cpu.sse41 && cpu.pclmulqdq;
     case Crc32Path::kVpclmul512:
-      return cpu.sse41 && cpu.pclmulqdq && cpu.avx512f && cpu.avx512bw && cpu.avx512vl &&
-             cpu.vpclmulqdq;
+      // avx2 too: inputs under kVpclmul512MinSize go to the 256-bit fold.
+      return cpu.sse41 && cpu.pclmulqdq && cpu.avx2 && cpu.avx512f && cpu.avx512bw &&
+             cpu.avx512vl && cpu.vpclmulqdq;
     case Crc32Path::kVpclmul256:
       // VEX-encoded VPCLMULQDQ needs the CPUID bit and the OS saving YMM state (vpclmulqdq
       // and avx2 are only set when XCR0 says so), not AVX-512.
