@@ -96,6 +96,7 @@ function testCpp(filter) {
 // more in the memory test) ran for over 10 minutes under emulation without finishing a test.
 const JS_SUITES = [
   'etag.test.js',
+  'cpu-dispatch.test.js',
   'serve-static.test.js',
   'argon2.test.js',
   'argon2-worker.test.js',

@@ -16,7 +16,7 @@
 // report medians over the rounds and the ratio to the scenario's baseline.
 const fs = require('fs');
 const path = require('path');
-const { describeMachine } = require('./lib/cpu');
+const { describeMachine, describeSimd } = require('./lib/cpu');
 const { startServer } = require('./lib/server');
 const { runLoad } = require('./lib/autocannon');
 const { formatTable, writeResults } = require('./lib/report');
@@ -297,7 +297,7 @@ async function main() {
   const what = options.headlineOnly ? 'headline cases' : options.names.length ? 'named scenarios' : 'every scenario';
   console.log(
     `ssr-native benchmarks (${options.mode} run, ${what}: ${selected.length} scenario(s)) on ${machine.cpu} (${machine.cpus} CPUs), ` +
-      `${machine.runtime} ${machine.runtimeVersion}${machine.runtimeName !== hostName() ? ` (load generator: Node ${machine.node})` : ''}; pinning: ${machine.pinning}`,
+      `${machine.runtime} ${machine.runtimeVersion}${machine.runtimeName !== hostName() ? ` (load generator: Node ${machine.node})` : ''}; pinning: ${machine.pinning}; ${describeSimd(machine)}`,
   );
   if (options.headlineOnly) console.log('One headline case per piece; --all runs every scenario and case, --full the publication run.');
   const started = Date.now();

@@ -5,46 +5,67 @@
 #include "ssr_native/cpu_features.h"
 
 namespace ssr_native {
+namespace crc32_internal {
 
-namespace {
-
-using Extend = uint32_t (*)(uint32_t, const uint8_t*, size_t);
-
-bool PathSupported(Crc32Path path) {
-  const CpuFeatures& cpu = GetCpuFeatures();
+bool PathRunsOn(Crc32Path path, const CpuFeatures& cpu) {
   switch (path) {
     case Crc32Path::kPortable:
       return true;
     case Crc32Path::kPclmul:
       return cpu.sse41 && cpu.pclmulqdq;
     case Crc32Path::kVpclmul512:
-      return cpu.sse41 && cpu.pclmulqdq && cpu.avx512f && cpu.avx512bw && cpu.avx512vl &&
-             cpu.vpclmulqdq;
+      // avx2 too: inputs under kVpclmul512MinSize go to the 256-bit fold.
+      return cpu.sse41 && cpu.pclmulqdq && cpu.avx2 && cpu.avx512f && cpu.avx512bw &&
+             cpu.avx512vl && cpu.vpclmulqdq;
+    case Crc32Path::kVpclmul256:
+      // VEX-encoded VPCLMULQDQ needs the CPUID bit and the OS saving YMM state (vpclmulqdq
+      // and avx2 are only set when XCR0 says so), not AVX-512.
+      return cpu.sse41 && cpu.pclmulqdq && cpu.avx2 && cpu.vpclmulqdq;
     case Crc32Path::kArmCrc32:
       return cpu.arm_crc32;
+    case Crc32Path::kArmPmull:
+      return cpu.arm_crc32 && cpu.arm_pmull;
   }
   return false;
 }
+
+// Fastest first, as measured by bench/cpp/crc32_bench.cc at 1 KB and above (x86 and arm64 paths
+// never both run on one CPU). Where AVX-512 is present, vpclmul512 itself hands inputs shorter
+// than kVpclmul512MinSize to the 256-bit fold, which measured faster there.
+Crc32Path FastestPathFor(const CpuFeatures& cpu) {
+  constexpr Crc32Path kFastestFirst[] = {Crc32Path::kVpclmul512, Crc32Path::kVpclmul256,
+                                         Crc32Path::kPclmul,     Crc32Path::kArmPmull,
+                                         Crc32Path::kArmCrc32,   Crc32Path::kPortable};
+  for (const Crc32Path path : kFastestFirst) {
+    if (PathRunsOn(path, cpu)) return path;
+  }
+  return Crc32Path::kPortable;
+}
+
+}  // namespace crc32_internal
+
+namespace {
+
+using Extend = uint32_t (*)(uint32_t, const uint8_t*, size_t);
+
+bool PathSupported(Crc32Path path) { return crc32_internal::PathRunsOn(path, GetCpuFeatures()); }
 
 Extend ExtendFor(Crc32Path path) {
   switch (path) {
     case Crc32Path::kVpclmul512:
       return crc32_internal::ExtendVpclmul512;
+    case Crc32Path::kVpclmul256:
+      return crc32_internal::ExtendVpclmul256;
     case Crc32Path::kPclmul:
       return crc32_internal::ExtendPclmul;
     case Crc32Path::kArmCrc32:
       return crc32_internal::ExtendArmCrc32;
+    case Crc32Path::kArmPmull:
+      return crc32_internal::ExtendArmPmull;
     case Crc32Path::kPortable:
       break;
   }
   return crc32_internal::ExtendPortable;
-}
-
-Crc32Path ChooseFastestPath() {
-  if (PathSupported(Crc32Path::kVpclmul512)) return Crc32Path::kVpclmul512;
-  if (PathSupported(Crc32Path::kPclmul)) return Crc32Path::kPclmul;
-  if (PathSupported(Crc32Path::kArmCrc32)) return Crc32Path::kArmCrc32;
-  return Crc32Path::kPortable;
 }
 
 // Resolved once, on first use (thread-safe static initialisation).
@@ -54,7 +75,7 @@ struct Dispatch {
 };
 const Dispatch& ActiveDispatch() {
   static const Dispatch dispatch = [] {
-    const Crc32Path path = ChooseFastestPath();
+    const Crc32Path path = crc32_internal::FastestPathFor(GetCpuFeatures());
     return Dispatch{path, ExtendFor(path)};
   }();
   return dispatch;
@@ -85,6 +106,10 @@ const char* Crc32PathName(Crc32Path path) {
       return "vpclmul512";
     case Crc32Path::kArmCrc32:
       return "armv8_crc32";
+    case Crc32Path::kVpclmul256:
+      return "vpclmul256";
+    case Crc32Path::kArmPmull:
+      return "armv8_pmull";
   }
   return "unknown";
 }

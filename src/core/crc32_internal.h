@@ -5,12 +5,20 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ssr_native/cpu_features.h"
+#include "ssr_native/crc32.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
 
 namespace ssr_native {
 namespace crc32_internal {
+
+// Whether `path` can run on a CPU with `cpu`'s features, and the one the dispatcher picks there
+// (pure functions of the features, so tests can ask about CPUs other than this one).
+bool PathRunsOn(Crc32Path path, const CpuFeatures& cpu);
+Crc32Path FastestPathFor(const CpuFeatures& cpu);
 
 // The portable path: slicing-by-16, our own code (crc32_portable.cc). No zlib: the addon must
 // not depend on a crc32 symbol the host runtime may or may not export.
@@ -21,11 +29,22 @@ uint32_t PortableTableEntry(int slice, int byte);
 
 // SIMD paths: only call after checking the CPU supports them.
 uint32_t ExtendPclmul(uint32_t crc, const uint8_t* data, size_t size);
+uint32_t ExtendVpclmul256(uint32_t crc, const uint8_t* data, size_t size);
 uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* data, size_t size);
 // ExtendVpclmul512 that also sets bit 7 of `*seen` if any byte it read is 0x80 or more: the ASCII
 // check of Latin-1 text fused into the CRC's own pass over it.
 uint32_t ExtendVpclmul512SeeingBytes(uint32_t crc, const uint8_t* data, size_t size, uint8_t* seen);
 uint32_t ExtendArmCrc32(uint32_t crc, const uint8_t* data, size_t size);
+// PMULL folding with the CRC32 instructions for the reduction and the tail (HWCAP_PMULL and
+// HWCAP_CRC32).
+uint32_t ExtendArmPmull(uint32_t crc, const uint8_t* data, size_t size);
+
+// Sizes below which a path hands the input to the next narrower one (measured with
+// bench/cpp/crc32_bench.cc: the crossovers of BM_Crc32 between neighbouring paths).
+constexpr size_t kPclmulMinSize = 16;       // shorter: the portable tables
+constexpr size_t kVpclmul256MinSize = 128;  // shorter: the 128-bit fold
+constexpr size_t kVpclmul512MinSize = 256;  // shorter: the 256-bit fold
+constexpr size_t kArmPmullMinSize = 128;    // shorter: the CRC32 instructions alone
 
 #if defined(__x86_64__) || defined(__i386__)
 // Shared tail of both folding paths: folds the remaining whole 16-byte blocks into `folded`,

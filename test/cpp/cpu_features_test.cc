@@ -64,6 +64,8 @@ TEST(CpuFeatures, FastestCrc32PathIsChosen) {
   };
   if (has({"sse4_1", "pclmulqdq", "avx512f", "avx512bw", "avx512vl", "vpclmulqdq"})) {
     EXPECT_EQ(Crc32ActivePath(), Crc32Path::kVpclmul512);
+  } else if (has({"sse4_1", "pclmulqdq", "avx2", "vpclmulqdq"})) {
+    EXPECT_EQ(Crc32ActivePath(), Crc32Path::kVpclmul256);
   } else if (has({"sse4_1", "pclmulqdq"})) {
     EXPECT_EQ(Crc32ActivePath(), Crc32Path::kPclmul);
   } else {

@@ -2,6 +2,7 @@
 // Tables for the terminal and the last-run files in bench/results (JSON, Markdown, SVG).
 const fs = require('fs');
 const path = require('path');
+const { describeSimd } = require('./cpu');
 
 function formatTable(columns, rows) {
   const cells = [columns, ...rows.map((row) => columns.map((c) => String(row[c] ?? '')))];
@@ -67,6 +68,7 @@ function writeResults(dir, scenario, machine, tables, options) {
     scenario.question || '',
     '',
     `Run ${when} on ${machine.cpu} (${machine.cpus} CPUs), ${machine.runtime} ${machine.runtimeVersion} (load generator: Node ${machine.node}); pinning: ${machine.pinning}.`,
+    `${describeSimd(machine)}.`,
     options.quick ? 'Quick run (--quick): short rounds, figures are indicative only.' : '',
     '',
     ...tables.flatMap((t) => [`## ${t.title}`, '', markdownTable(t.columns, t.rows), '', ...(t.notes || []).map((n) => `${n}  `), '']),

@@ -5,6 +5,7 @@
 // run-to-run noise of that ratio where the scenario measured it, and the best other peer.
 const fs = require('fs');
 const path = require('path');
+const { describeSimd } = require('./cpu');
 const { markdownTable } = require('./report');
 
 const OURS = /ssr-native|\bours\b/i;
@@ -114,6 +115,7 @@ function markdownSummary(run) {
     '',
     `${run.mode} run${run.partial ? ' (interrupted or still running: the scenarios done so far)' : ''}, ${run.date}, commit ${run.commit}.`,
     `${m.cpu}, ${m.cpus} CPUs, ${m.memoryGiB} GiB, Linux ${m.kernel}; ${m.runtime} ${m.runtimeVersion}, npm ${m.npm}; pinning: ${m.pinning}.`,
+    `${describeSimd(m)}.`,
     `Took ${Math.round(run.seconds)} s. Ratio: ssr-native against the baseline, > 1 is better whatever the unit; noise: half the spread of the per-round ratios;
 CPU ratio (HTTP scenarios): requests per server CPU-second against the baseline, the figure other load on a shared machine disturbs least.`,
     '',

@@ -33,6 +33,12 @@ const copyTarget = Buffer.allocUnsafe(latin1 ? body.length : 0);
 const sha1Tag = (b) => `W/"${b.length.toString(16)}-${crypto.createHash('sha1').update(b).digest('base64').substring(0, 27)}"`;
 const zlibTag = (b) => `W/"${b.length.toString(16)}-${zlib.crc32(b).toString(16).padStart(8, '0')}"`;
 const hasZlibCrc = typeof zlib.crc32 === 'function'; // Node >= 20.15 / 22.2
+// Every CRC-32 path this CPU has, forced: the tag formatted in JS exactly as the zlib.crc32 row
+// does, so against that row only the CRC (and the call) differ. etag() itself runs the path the
+// dispatcher chose; these rows cost at least as much (a path-name argument, a JS-formatted tag).
+const { active: activePath, available: crcPaths } = native.crc32Paths();
+const pathTag = (name, b) => `W/"${b.length.toString(16)}-${native.crc32WithPath(name, b).toString(16).padStart(8, '0')}"`;
+const forcedPaths = Object.fromEntries(crcPaths.map((name) => [`crc32WithPath('${name}') tag in JS`, () => pathTag(name, body)]));
 
 const candidates =
   kind === 'buffer'
@@ -40,6 +46,7 @@ const candidates =
         'express default (SHA-1)': () => sha1Tag(body),
         ...(hasZlibCrc && { 'zlib.crc32 in JS': () => zlibTag(body) }),
         'ssr-native etag': () => etag(body),
+        ...forcedPaths,
       }
     : {
         // The etag package (Express's default) on a string: Buffer.byteLength + SHA-1 of it.
@@ -77,4 +84,4 @@ function measure(fn) {
 const results = {};
 for (const fn of Object.values(candidates)) measure(fn); // warm up every candidate first
 for (const [name, fn] of Object.entries(candidates)) results[name] = measure(fn);
-process.stdout.write(JSON.stringify({ results, sink }) + '\n');
+process.stdout.write(JSON.stringify({ results, activePath, sink }) + '\n');

@@ -26,10 +26,11 @@ module.exports = {
   name: 'etag',
   order: 5,
   headline: '75 KB Buffer', // the default run's case (see README: headline cases)
-  question: 'ns per etag() call on Buffers and strings, against zlib.crc32 and SHA-1 (Express default); for strings also against the same bytes as a Buffer.',
+  question: 'ns per etag() call on Buffers and strings, against zlib.crc32 and SHA-1 (Express default); for strings also against the same bytes as a Buffer; for Buffers also each CRC-32 path forced.',
   async run({ pick, log, headline }) {
     const rounds = pick(3, 3, 7);
     const tables = [];
+    let activePath = null;
     // The default run keeps the cases the README quotes; --full adds the other string kinds.
     for (const size of SIZES.filter((s) => (headline ? s.label === headline : !s.fullOnly || pick(false, false, true)))) {
       const samples = {};
@@ -43,7 +44,8 @@ module.exports = {
         ]);
         const out = spawnSync(cmd, args, { encoding: 'utf8' });
         if (out.status !== 0) throw new Error(out.stderr);
-        const { results } = JSON.parse(out.stdout);
+        const { results, activePath: chosen } = JSON.parse(out.stdout);
+        activePath = chosen;
         for (const [name, ns] of Object.entries(results)) (samples[name] ||= []).push(ns);
         log(`  ${size.label} round ${round + 1}/${rounds}`);
       }
@@ -72,6 +74,7 @@ module.exports = {
         notes: [
           `median of ${rounds} runs, each in a fresh process pinned to one CPU; CPU time per call; ratio = speed-up.`,
           ...(underBun() ? ["Under Bun, zlib.crc32 is Bun's own node:zlib crc32 (native): the summary's baseline there, the built-in a Bun user already has."] : []),
+          ...(size.kind ? [] : [`etag() runs the CRC-32 path the dispatcher chose here (${activePath}); each crc32WithPath row forces one path and formats the tag in JS, as the zlib.crc32 row does. A path forced on this CPU is not that path on the CPU it is chosen for (a Zen 3 or a Skylake has other multipliers).`]),
           ...(bufferNs ? ['time vs the same bytes as a Buffer: how much the string costs over etag() of Buffer.from(s) already made (target <= 2x for ASCII pages).'] : []),
         ],
         // Summary: against what Express does today (SHA-1 of the body), zlib.crc32 as the peer;
