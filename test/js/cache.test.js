@@ -251,7 +251,8 @@ for (const flavor of Object.keys(FLAVORS)) {
   });
 
   test(`${flavor}: HEAD is answered from the GET entry, and a HEAD miss fills it`, async () => {
-    const s = await site(flavor, { '/h': () => ({ headers: PUBLIC_60 }) });
+    // like Express's res.send, the route sends no body to a HEAD request
+    const s = await site(flavor, { '/h': (req) => ({ headers: PUBLIC_60, body: req.method === 'HEAD' ? '' : undefined }) });
     try {
       const head = await request(`${s.url}/h`, { method: 'HEAD' });
       assert.strictEqual(head.status, 200);
