@@ -1,0 +1,12 @@
+// ssr-native/cache as a node:http server uses it: the middleware, its controls and its stats.
+import http = require('http');
+import { responseCache } from 'ssr-native/cache';
+import type { ResponseCacheStats } from 'ssr-native/cache';
+
+const pages = responseCache({ maxBytes: 256 * 1024 * 1024, maxEntries: 50_000, query: 'sort', ignoreParams: ['utm_source'], cookies: (req) => req.url === '/', now: Date.now });
+http.createServer((req, res) => pages(req, res, () => res.end('page'))).listen(0);
+const dropped: number = pages.purge('/') + pages.purgePrefix('/products/') + pages.purgeTag('catalog') + pages.clear();
+const stats: ResponseCacheStats = pages.stats();
+const hits: number = stats.hits + stats.coalesced + stats.evictions + dropped;
+// @ts-expect-error query takes 'keep', 'sort' or 'ignore'
+responseCache({ query: 'shuffle' });
