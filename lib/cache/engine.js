@@ -9,6 +9,7 @@ const rules = require('./rules');
 const { keyBuilder, variantKey, targetOf } = require('./key');
 const { MemoryStore } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
+const { RedisStore } = require('./redis-store');
 const { etag: entityTag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
 
@@ -78,6 +79,13 @@ class CacheEngine {
     this.pending = new Map(); // coalescing key -> { since, waiters: Set<function> }
     this.hitForPass = new Map(); // primary -> until (ms); insertion order = age, capped like entries
     this.refreshing = new Set(); // keys with a background refresh in flight
+    // the shared layer (Redis/Valkey), behind this process's memory
+    this.shared = undefined;
+    if (options.store !== undefined) {
+      const storeOptions = options.storeOptions === undefined ? {} : options.storeOptions;
+      this.shared = new RedisStore(options.store, storeOptions);
+      this.shared.start((message) => this.purgeLocally(message.op, message.arg));
+    }
     this.counters = {
       hits: 0,
       misses: 0,
@@ -146,7 +154,9 @@ class CacheEngine {
     // RFC 9111 3.5: a request with credentials is answered by the origin (its response may be
     // stored if it says so); a refresh, or a client no-cache the options honour, renders anew.
     if (forced || authorized || (this.honorRequestNoCache && rules.requestAsksRevalidation(headers))) {
-      return this.fill(primary, key, undefined, false, authorized, headers);
+      const d = this.fill(primary, key, undefined, false, authorized, headers);
+      d.fill.forced = true;
+      return d;
     }
     const entry = this.memory.get(key);
     let stale;
@@ -179,7 +189,7 @@ class CacheEngine {
       this.pending.set(key, { since: this.now(), waiters: previous === undefined ? new Set() : previous.waiters });
     }
     this.counters.renders++;
-    return { action: 'fill', fill: { primary, key, target: targetOf(primary), stale, leader, authorized, requestHeaders, done: false } };
+    return { action: 'fill', fill: { primary, key, target: targetOf(primary), stale, leader, authorized, requestHeaders, forced: false, sharedLock: undefined, done: false } };
   }
 
   /**
@@ -218,9 +228,55 @@ class CacheEngine {
     return this.fill(primary, key, undefined, false, req.headers.authorization !== undefined, req.headers).fill;
   }
 
+  /** Whether a fill should first ask the shared layer (a fresh miss of this process). */
+  asksShared(fill) {
+    return this.shared !== undefined && fill.leader && !fill.forced && !fill.authorized;
+  }
+
+  /**
+   * The shared layer's entry for a fill (then stored in memory and the fill released), or
+   * undefined: render, holding the fleet-wide lock when it could be taken. Never rejects.
+   */
+  async sharedFill(fill) {
+    const shared = this.shared;
+    let key = fill.key;
+    let got = await shared.get(key, fill.primary);
+    if (got !== undefined && got.varyNames !== undefined) {
+      key = variantKey(fill.primary, got.varyNames, fill.requestHeaders);
+      got = await shared.get(key, undefined);
+    }
+    if (got !== undefined && got.entry !== undefined) return this.adopt(fill, got.entry);
+    if (!shared.available()) return undefined;
+    if ((await shared.lock(key, this.lockTimeout)) || !shared.available()) {
+      fill.sharedLock = key;
+      return undefined;
+    }
+    // another process renders this page: wait for its entry, up to the lease
+    shared.counters.sharedLockWaits++;
+    const deadline = Date.now() + this.lockTimeout;
+    while (Date.now() < deadline && shared.available()) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const again = await shared.get(key, undefined);
+      if (again !== undefined && again.entry !== undefined) return this.adopt(fill, again.entry);
+    }
+    return undefined;
+  }
+
+  adopt(fill, entry) {
+    if (this.now() >= entry.freshUntil) return undefined; // stale in the shared layer: render
+    entry.size = Math.max(entry.size || 0, entry.body.length);
+    this.memory.set(entry);
+    this.counters.hits++;
+    this.counters.misses--; // it was counted a miss of this process, and is a hit of the fleet
+    this.counters.renders--;
+    this.release(fill);
+    return entry;
+  }
+
   release(fill) {
     if (fill.done) return;
     fill.done = true;
+    if (fill.sharedLock !== undefined) this.shared.unlock(fill.sharedLock);
     if (!fill.leader) return;
     const lock = this.pending.get(fill.key);
     if (lock === undefined) return;
@@ -319,6 +375,7 @@ class CacheEngine {
       ok = this.memory.set(entry);
       if (ok) this.counters.stored++;
     }
+    if (this.shared !== undefined) this.shared.put(entry, entry.expiresAt - now);
     this.hitForPass.delete(fill.primary);
     this.release(fill);
     return ok ? entry : undefined;
@@ -383,29 +440,46 @@ class CacheEngine {
 
   // ---- invalidation and counters ------------------------------------------------------------
 
-  purge(url) {
-    const n = this.memory.purgeTarget(targetOf(this.keys.primary(String(url), '')));
+  /** Purges this process's memory: op 'url' | 'prefix' | 'tag' | 'clear'. */
+  purgeLocally(op, arg) {
+    let n = 0;
+    if (op === 'url') n = this.memory.purgeTarget(arg);
+    else if (op === 'prefix') n = this.memory.purgePrefix(arg);
+    else if (op === 'tag') n = this.memory.purgeTag(arg);
+    else if (op === 'clear') {
+      n = this.memory.clear();
+      this.hitForPass.clear();
+    }
     this.counters.purged += n;
     return n;
+  }
+
+  // Each purge returns the number of entries this process dropped; with a shared store, a
+  // Promise of it, settled once the shared entries are deleted and every process is told.
+  purgeEverywhere(op, arg) {
+    const n = this.purgeLocally(op, arg);
+    if (this.shared === undefined) return n;
+    return this.shared.purge({ op, arg }).then(() => n, () => n);
+  }
+
+  purge(url) {
+    return this.purgeEverywhere('url', targetOf(this.keys.primary(String(url), '')));
   }
 
   purgePrefix(prefix) {
-    const n = this.memory.purgePrefix(String(prefix));
-    this.counters.purged += n;
-    return n;
+    return this.purgeEverywhere('prefix', String(prefix));
   }
 
   purgeTag(tag) {
-    const n = this.memory.purgeTag(String(tag).trim());
-    this.counters.purged += n;
-    return n;
+    return this.purgeEverywhere('tag', String(tag).trim());
   }
 
   clear() {
-    const n = this.memory.clear();
-    this.counters.purged += n;
-    this.hitForPass.clear();
-    return n;
+    return this.purgeEverywhere('clear', '');
+  }
+
+  close() {
+    if (this.shared !== undefined) this.shared.close();
   }
 
   stats() {
@@ -419,6 +493,7 @@ class CacheEngine {
       pending: this.pending.size,
       hitForPassKeys: this.hitForPass.size,
       refreshing: this.refreshing.size,
+      ...(this.shared === undefined ? {} : this.shared.counters),
     };
   }
 }

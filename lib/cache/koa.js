@@ -26,6 +26,15 @@ function cache(options) {
       }
       if (d.action === 'fill') {
         fill = d.fill;
+        if (engine.asksShared(fill)) {
+          let entry;
+          try {
+            entry = await engine.sharedFill(fill);
+          } catch {
+            entry = undefined;
+          }
+          if (entry !== undefined) return serveEntry(engine, ctx, view, entry);
+        }
         break;
       }
       const outcome = await waitFor(engine, d.key, ctx.res);

@@ -43,6 +43,18 @@ function decide(engine, view, req, res, next) {
       return;
     }
     default:
+      if (engine.asksShared(d.fill)) {
+        const fill = d.fill;
+        engine.sharedFill(fill).then(
+          (entry) => {
+            if (res.destroyed || res.writableEnded) return engine.abandon(fill);
+            if (entry !== undefined) serveEntry(engine, view, res, entry);
+            else capture(engine, fill, req, res, next);
+          },
+          () => capture(engine, fill, req, res, next),
+        );
+        return;
+      }
       capture(engine, d.fill, req, res, next);
   }
 }
@@ -222,6 +234,7 @@ function attachControls(middleware, engine) {
   middleware.purgeTag = (tag) => engine.purgeTag(tag);
   middleware.clear = () => engine.clear();
   middleware.stats = () => engine.stats();
+  middleware.close = () => engine.close();
   middleware.engine = engine;
   return middleware;
 }
