@@ -36,7 +36,9 @@ function clientApi(client) {
       incr: (key) => client.incr(key),
       publish: (channel, message) => client.publish(channel, message),
       async subscribe(channel, onMessage) {
-        const sub = client.duplicate();
+        // its own connection, which may queue the SUBSCRIBE until it is connected (and
+        // resubscribes after a reconnection), whatever the user's client says about queueing
+        const sub = client.duplicate({ enableOfflineQueue: true, autoResubscribe: true });
         sub.on('error', () => {});
         sub.on('message', (ch, message) => ch === channel && onMessage(message));
         await sub.subscribe(channel);
@@ -77,6 +79,8 @@ class RedisStore {
     this.timeout = timeout;
     this.retryAfter = retryAfter;
     this.downUntil = 0;
+    this.failures = 0; // failed calls in a row
+    this.probing = false;
     this.generation = '0';
     this.origin = crypto.randomBytes(9).toString('base64url'); // this process, in purge messages
     this.counters = { sharedHits: 0, sharedMisses: 0, sharedWrites: 0, sharedErrors: 0, sharedTimeouts: 0, sharedLockWaits: 0, purgeMessages: 0 };
@@ -106,35 +110,49 @@ class RedisStore {
   }
 
   available() {
-    return Date.now() >= this.downUntil;
+    return this.failures === 0 || (Date.now() >= this.downUntil && !this.probing);
   }
 
-  /** Runs fn() with the timeout; UNAVAILABLE when the store is down, fails or is too slow. */
+  /**
+   * Runs fn() with the timeout; UNAVAILABLE when the store is down, fails or is too slow. After
+   * a failure the store is left alone for retryAfter ms, doubled on each failure in a row (up
+   * to 30 s); then one call probes it while the others still skip it.
+   */
   call(fn) {
-    if (!this.available()) return Promise.resolve(UNAVAILABLE);
+    let probe = false;
+    if (this.failures > 0) {
+      if (Date.now() < this.downUntil || this.probing) return Promise.resolve(UNAVAILABLE);
+      this.probing = probe = true;
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.counters.sharedTimeouts++;
-        this.downUntil = Date.now() + this.retryAfter;
+      let settled = false;
+      const fail = (counter) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.counters[counter]++;
+        this.failures++;
+        this.downUntil = Date.now() + Math.min(this.retryAfter * 2 ** Math.min(this.failures - 1, 16), 30000);
+        if (probe) this.probing = false;
         resolve(UNAVAILABLE);
-      }, this.timeout);
+      };
+      const timer = setTimeout(fail, this.timeout, 'sharedTimeouts');
       let promise;
       try {
         promise = Promise.resolve(fn());
-      } catch {
-        promise = Promise.reject(new Error('store call threw'));
+      } catch (err) {
+        promise = Promise.reject(err);
       }
       promise.then(
         (value) => {
+          if (settled) return;
+          settled = true;
           clearTimeout(timer);
+          this.failures = 0;
+          if (probe) this.probing = false;
           resolve(value);
         },
-        () => {
-          clearTimeout(timer);
-          this.counters.sharedErrors++;
-          this.downUntil = Date.now() + this.retryAfter;
-          resolve(UNAVAILABLE);
-        },
+        () => fail('sharedErrors'),
       );
     });
   }
