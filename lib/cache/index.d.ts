@@ -45,6 +45,16 @@ export interface ResponseCacheOptions {
   refreshTimeout?: number;
   /** Background refreshes in flight at once. Default 16. */
   maxRefreshes?: number;
+  /** A shared layer for a fleet: a connected ioredis / iovalkey client or node-redis client. */
+  store?: object;
+  storeOptions?: {
+    /** Prefix of every Redis key and of the purge channel. Default 'ssr-native:cache:'. */
+    prefix?: string;
+    /** Milliseconds a Redis call may take before it counts as failed. Default 100. */
+    timeout?: number;
+    /** Milliseconds Redis is left alone after a failure (doubled per failure in a row, up to 30 s). Default 1000. */
+    retryAfter?: number;
+  };
   /** The clock, in milliseconds (tests). Default Date.now. */
   now?: () => number;
 }
@@ -76,19 +86,33 @@ export interface ResponseCacheStats {
   pending: number;
   hitForPassKeys: number;
   refreshing: number;
+  /** With a store: */
+  sharedHits?: number;
+  sharedMisses?: number;
+  sharedWrites?: number;
+  sharedErrors?: number;
+  sharedTimeouts?: number;
+  sharedLockWaits?: number;
+  purgeMessages?: number;
 }
 
-/** The controls every cache middleware carries. Each returns the number of entries dropped. */
+/**
+ * The controls every cache middleware carries. Each purge returns the number of entries this
+ * process dropped; with a `store`, a Promise of it, settled once the shared entries are deleted
+ * and the other processes are told.
+ */
 export interface ResponseCacheControls {
   /** Drops every entry of a URL path with its query (`/p/1?x=1`), for every host and variant. */
-  purge(url: string): number;
+  purge(url: string): number | Promise<number>;
   /** Drops every entry whose path and query start with `prefix`. */
-  purgePrefix(prefix: string): number;
+  purgePrefix(prefix: string): number | Promise<number>;
   /** Drops every entry whose response listed `tag` in its Cache-Tag header. */
-  purgeTag(tag: string): number;
+  purgeTag(tag: string): number | Promise<number>;
   /** Drops everything. */
-  clear(): number;
+  clear(): number | Promise<number>;
   stats(): ResponseCacheStats;
+  /** Closes the shared layer's subscription connection (the client itself is yours). */
+  close(): void;
 }
 
 export type ResponseCacheMiddleware = ((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void) & ResponseCacheControls;
