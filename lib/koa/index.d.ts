@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import type { IncomingHttpHeaders, ServerResponse } from 'http';
 import type { FileCache, FileCacheStats, StaticFileStats } from '../static';
+import type { ResponseCacheOptions, ResponseCacheControls } from '../cache';
 
 /** The Koa context, as far as these middleware use it (Koa 2 and 3). */
 export interface KoaLikeContext {
@@ -101,5 +102,8 @@ export function serve(root: string, options?: KoaServeOptions): KoaServeMiddlewa
  */
 export function send(ctx: KoaStaticContext, path: string, opts?: KoaSendOptions): Promise<string | undefined>;
 
-declare const koa: { etag: typeof etag; conditional: typeof conditional; serve: typeof serve; send: typeof send };
+/** The shared response cache (ssr-native/cache) as Koa 2/3 middleware, mounted before the routes it caches. */
+export function cache(options?: ResponseCacheOptions): ((ctx: unknown, next: () => Promise<unknown>) => Promise<void>) & ResponseCacheControls;
+
+declare const koa: { etag: typeof etag; conditional: typeof conditional; serve: typeof serve; send: typeof send; cache: typeof cache };
 export default koa;

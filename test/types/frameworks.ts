@@ -8,10 +8,12 @@ import { etag, serveStatic, FileCache } from 'ssr-native';
 import koa = require('ssr-native/koa');
 import argon2 = require('ssr-native/argon2');
 import { writeResponse } from 'ssr-native/angular';
+import { responseCache } from 'ssr-native/cache';
 
 const cache = new FileCache({ maxBytes: 64 * 1024 * 1024 });
 const app = express();
 app.set('etag', etag);
+app.use(responseCache({ maxEntries: 1000 }));
 app.use(serveStatic('public', { maxAge: '1d', cache }));
 app.use('/assets', serveStatic('assets', { fallthrough: false, setHeaders: (res) => res.setHeader('X-Static', '1') }));
 app.post('/register', async (req, res) => {
@@ -23,6 +25,7 @@ app.get('/page', async (req, res) => {
 app.use(argon2.expressErrorHandler());
 
 const server = new Koa();
+server.use(koa.cache({ maxEntries: 1000 }));
 server.use(koa.conditional());
 server.use(koa.etag({ weak: true }));
 server.use(koa.serve('public', { maxage: 60000, cache }));

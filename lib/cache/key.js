@@ -1,0 +1,67 @@
+'use strict';
+// Cache keys. A key has two parts:
+// - the primary key (RFC 9111 2: the target URI): path, then the query as the options say
+//   ('keep' as sent, 'sort' the parameters, 'ignore' it all; `ignoreParams` drops named ones such
+//   as utm_source); with the Host when `host` is on (the default: one server, several sites);
+// - the secondary key (RFC 9111 4.1): the values of the request headers the stored response
+//   named in Vary, appended so that each variant is its own entry.
+// The separators are characters a request line cannot carry (\n, \0), so no two requests build
+// one key by accident.
+
+function keyBuilder({ query = 'keep', ignoreParams = [], host = true } = {}) {
+  const ignored = new Set(ignoreParams.map((p) => String(p)));
+  const filterParams = ignored.size > 0;
+
+  function queryPart(search) {
+    if (query === 'ignore' || search === '') return '';
+    if (query === 'keep' && !filterParams) return search;
+    const params = [];
+    for (const pair of search.slice(1).split('&')) {
+      if (pair === '') continue;
+      const eq = pair.indexOf('=');
+      const name = eq === -1 ? pair : pair.slice(0, eq);
+      if (filterParams && ignored.has(safeDecode(name))) continue;
+      params.push(pair);
+    }
+    if (query === 'sort') params.sort();
+    return params.length ? `?${params.join('&')}` : '';
+  }
+
+  /** The primary key of a request target (`/path?query`, as in the request line). */
+  function primary(url, hostHeader) {
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const search = q === -1 ? '' : url.slice(q);
+    const target = path + queryPart(search);
+    return host ? `${target}\n${hostHeader === undefined ? '' : String(hostHeader).toLowerCase()}` : target;
+  }
+
+  return { primary, hostInKey: host };
+}
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** The full key: the primary key and the varied request headers' values. */
+function variantKey(primary, varyNames, requestHeaders) {
+  if (varyNames.length === 0) return primary;
+  let key = primary;
+  for (const name of varyNames) {
+    const value = requestHeaders[name];
+    key += `\0${value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value)}`;
+  }
+  return key;
+}
+
+/** The path part of a primary key (what purge(url) and purgePrefix(prefix) match). */
+function targetOf(primary) {
+  const nl = primary.indexOf('\n');
+  return nl === -1 ? primary : primary.slice(0, nl);
+}
+
+module.exports = { keyBuilder, variantKey, targetOf };

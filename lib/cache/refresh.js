@@ -1,0 +1,48 @@
+'use strict';
+// Background refresh (RFC 5861 stale-while-revalidate; nginx proxy_cache_background_update): a
+// stale entry is served at once and the page is rendered again by a request this process sends
+// to its own server, over the connection's local address, carrying the triggering request's
+// headers (so the same key and variant are built) and a per-process random token that marks it
+// as a refresh (the cache renders it and stores the result; a client cannot forge the token).
+//
+// Going through the server rather than calling the handler directly is what makes one
+// mechanism work for every framework the adapters support: the refresh runs the same
+// middleware, routes and error handling as a real request.
+const http = require('http');
+const https = require('https');
+
+const REFRESH_HEADER = 'x-ssr-native-cache-refresh';
+
+// Request headers not carried into the refresh: hop-by-hop ones, a body's, the conditionals (the
+// refresh needs the whole page) and the refresh header itself (set anew).
+const DROPPED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'content-length', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range', 'range', REFRESH_HEADER]);
+
+function refreshThroughServer(req, { token, header, timeout }, done) {
+  const socket = req.socket;
+  if (!socket || !socket.localPort) return done(false);
+  const headers = {};
+  for (const name of Object.keys(req.headers)) if (!DROPPED.has(name)) headers[name] = req.headers[name];
+  headers[header] = token;
+  const secure = socket.encrypted === true;
+  const client = (secure ? https : http).request({
+    host: socket.localAddress,
+    port: socket.localPort,
+    method: 'GET',
+    path: req.url,
+    headers,
+    agent: false,
+    timeout,
+    // our own server on our own address: its certificate names the site, not this address
+    ...(secure ? { rejectUnauthorized: false, servername: undefined } : {}),
+  });
+  client.on('response', (res) => {
+    res.on('error', () => done(false));
+    res.on('end', () => done(res.statusCode < 500));
+    res.resume();
+  });
+  client.on('timeout', () => client.destroy(new Error('refresh timed out')));
+  client.on('error', () => done(false));
+  client.end();
+}
+
+module.exports = { refreshThroughServer, REFRESH_HEADER };

@@ -1,0 +1,131 @@
+'use strict';
+// The Redis shared layer with a real redis-server (on a free loopback port, no persistence) and
+// two server processes, with an ioredis client and with a node-redis client: a page rendered in
+// one process is a hit in the other; concurrent first requests spread over both render once; a
+// purge in one reaches the other; a Redis stopped, or stalled by SIGSTOP, mid-run costs no
+// failed request.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { request } = require('./helpers/http');
+
+const REDIS = '/usr/bin/redis-server';
+const SERVER = path.join(__dirname, 'helpers', 'cache-fleet-server.js');
+const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis(port) {
+  const child = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise((resolve) => {
+      const sock = net.connect(port, '127.0.0.1', () => {
+        sock.destroy();
+        resolve(true);
+      });
+      sock.on('error', () => resolve(false));
+    });
+    if (up) return child;
+    await delay(50);
+  }
+  child.kill('SIGKILL');
+  throw new Error('redis-server did not start');
+}
+
+function startServer(env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /READY (\d+)/.exec(out);
+      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
+    });
+    child.once('exit', (code) => reject(new Error(`fleet server exited with ${code}`)));
+  });
+}
+
+// The same Host on both processes: it is part of the key, as behind one load balancer.
+const get = (server, p) => request(server.url + p, { headers: { host: 'shop.example' } });
+const json = async (server, p) => JSON.parse((await get(server, p)).body.toString());
+
+for (const client of ['ioredis', 'node-redis']) {
+  test(`${client}: two processes share pages, coalesce renders, see each other's purges, survive Redis stopping and stalling`, { skip: !fs.existsSync(REDIS) && 'no redis-server' }, async (t) => {
+    const port = await freePort();
+    let redis = await startRedis(port);
+    const env = { REDIS_PORT: String(port), CACHE_CLIENT: client, CACHE_PREFIX: `t${process.pid}:` };
+    const a = await startServer(env);
+    const b = await startServer(env);
+    try {
+      // a page rendered in one process is a hit in the other
+      const first = await get(a, '/page/1');
+      const pidA = /from (\d+)/.exec(first.body.toString())[1];
+      await delay(50); // the write to Redis is not awaited by the response
+      const fromB = await get(b, '/page/1');
+      assert.strictEqual(fromB.body.toString(), first.body.toString());
+      assert.strictEqual((await json(b, '/stats')).sharedHits, 1);
+
+      // 40 concurrent first requests over both processes: one render in the fleet
+      const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => get(i % 2 ? b : a, '/page/burst?slow=150')));
+      const bodies = new Set(burst.map((r) => r.body.toString()));
+      assert.strictEqual(bodies.size, 1, [...bodies].join(' | '));
+
+      // a purge in A reaches B
+      const started = Date.now();
+      assert.strictEqual((await json(a, '/purge?url=/page/1')).dropped, 1);
+      let reached = -1;
+      for (let i = 0; i < 200; i++) {
+        if ((await json(b, '/stats')).purgeMessages >= 1) {
+          reached = Date.now() - started;
+          break;
+        }
+        await delay(5);
+      }
+      assert.ok(reached >= 0, 'the purge never reached B');
+      t.diagnostic(`purge reached the other process after ${reached} ms`);
+      const afterPurge = await get(b, '/page/1');
+      assert.doesNotMatch(afterPurge.body.toString(), new RegExp(`from ${pidA} render 1$`));
+
+      // Redis stopped mid-run: every request still answered
+      const statuses = [];
+      const loop = (async () => {
+        for (let i = 0; i < 60; i++) {
+          const r = await get(i % 2 ? a : b, `/page/${i % 10}-down`);
+          statuses.push(r.status);
+        }
+      })();
+      await delay(30);
+      redis.kill('SIGTERM');
+      await loop;
+      assert.deepStrictEqual([...new Set(statuses)], [200]);
+
+      // a stalled Redis (SIGSTOP): requests answered within the timeouts, none fails
+      redis = await startRedis(port);
+      await delay(400); // clients reconnect, back-off elapses
+      redis.kill('SIGSTOP');
+      const stalled = [];
+      const t0 = Date.now();
+      for (let i = 0; i < 20; i++) stalled.push((await get(i % 2 ? a : b, `/page/${i}-stalled`)).status);
+      const elapsed = Date.now() - t0;
+      assert.deepStrictEqual([...new Set(stalled)], [200]);
+      assert.ok(elapsed < 20 * 1000, `20 requests took ${elapsed} ms against a stalled Redis`);
+      t.diagnostic(`20 requests against a stalled Redis: ${elapsed} ms`);
+      redis.kill('SIGCONT');
+    } finally {
+      a.child.kill();
+      b.child.kill();
+      redis.kill('SIGCONT');
+      redis.kill('SIGKILL');
+    }
+  });
+}

@@ -1,0 +1,38 @@
+'use strict';
+// One process of a fleet for cache-redis.test.js: Express 5 with responseCache() over a shared
+// Redis (CACHE_CLIENT=ioredis | node-redis, REDIS_PORT, CACHE_PREFIX). Prints READY <port>.
+const express = require('express');
+const { responseCache } = require('../../../lib/cache');
+
+async function client() {
+  const port = Number(process.env.REDIS_PORT);
+  if (process.env.CACHE_CLIENT === 'node-redis') {
+    const { createClient } = require('redis');
+    const c = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: () => 100, connectTimeout: 500 }, disableOfflineQueue: true });
+    c.on('error', () => {});
+    await c.connect();
+    return c;
+  }
+  const Redis = require('ioredis');
+  const c = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
+  c.on('error', () => {});
+  await new Promise((resolve) => c.once('ready', resolve));
+  return c;
+}
+
+(async () => {
+  const cache = responseCache({ store: await client(), storeOptions: { prefix: process.env.CACHE_PREFIX, timeout: 300, retryAfter: 300 } });
+  const app = express();
+  app.get('/purge', async (req, res) => res.json({ dropped: await cache.purge(String(req.query.url)) }));
+  app.get('/purge-tag', async (req, res) => res.json({ dropped: await cache.purgeTag(String(req.query.tag)) }));
+  app.get('/stats', (req, res) => res.json(cache.stats()));
+  app.use(cache);
+  let renders = 0;
+  app.get('/page/:id', async (req, res) => {
+    renders++;
+    if (req.query.slow) await new Promise((resolve) => setTimeout(resolve, Number(req.query.slow)));
+    res.set('Cache-Control', 'public, s-maxage=60').set('Cache-Tag', `page-${req.params.id}`);
+    res.send(`page ${req.params.id} from ${process.pid} render ${renders}`);
+  });
+  const server = app.listen(0, '127.0.0.1', () => process.stdout.write(`READY ${server.address().port}\n`));
+})();
