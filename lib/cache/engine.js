@@ -5,6 +5,7 @@
 // background refresh of stale entries (RFC 5861 stale-while-revalidate), stale-if-error, purges
 // and counters. Adapters only move bytes between their framework and these calls.
 const crypto = require('crypto');
+const { addSource } = require('../metrics/sources');
 const rules = require('./rules');
 const { keyBuilder, variantKey, targetOf } = require('./key');
 const { MemoryStore } = require('./memory-store');
@@ -106,6 +107,11 @@ class CacheEngine {
       purged: 0,
       invalidated: 0,
     };
+    // ssr-native/metrics reads stats() at scrape time (held weakly: a dropped cache leaves).
+    addSource('response_cache', options.name || 'response-cache', (engine) => engine.stats(), {
+      owner: this,
+      counters: RESPONSE_CACHE_COUNTERS,
+    });
   }
 
   // ---- request side -------------------------------------------------------------------------
@@ -509,5 +515,32 @@ function parseTags(value) {
   }
   return [...tags];
 }
+
+// The stats() fields that only grow (exported as <field>_total); the rest are gauges.
+const RESPONSE_CACHE_COUNTERS = [
+  'staleServed',
+  'staleIfError',
+  'notModified',
+  'passes',
+  'hitForPassServed',
+  'coalesced',
+  'coalesceTimeouts',
+  'waitersGone',
+  'renders',
+  'stored',
+  'uncacheable',
+  'tooLarge',
+  'refreshes',
+  'refreshFailures',
+  'purged',
+  'invalidated',
+  'sharedHits',
+  'sharedMisses',
+  'sharedWrites',
+  'sharedErrors',
+  'sharedTimeouts',
+  'sharedLockWaits',
+  'purgeMessages',
+];
 
 module.exports = { CacheEngine, DEFAULTS };

@@ -9,6 +9,8 @@ export interface CacheRequest {
 }
 
 export interface ResponseCacheOptions {
+  /** The `name` label of this cache's metrics in ssr-native/metrics. Default 'response-cache'. */
+  name?: string;
   /** Total bytes of stored entries (bodies, keys, headers); least recently used evicted first. Default 64 MiB. */
   maxBytes?: number;
   /** Most entries kept, whatever their size (a flood of distinct URLs cannot grow past it). Default 10,000. */

@@ -210,3 +210,29 @@ test('registerMetrics checks its arguments', () => {
   );
   assert.throws(() => new FileCache({ name: '' }), /options.name must be a non-empty string/);
 });
+
+test("a response cache's hits, renders and coalesced waits reach /metrics as counters", async () => {
+  const { responseCache } = require('../../lib/cache/index.js');
+  const registry = new client.Registry();
+  const handle = registerMetrics(client, { registry });
+  const pages = responseCache({ name: 'pages' });
+  const app = express();
+  app.use(pages);
+  app.get('/p', (req, res) => res.set('Cache-Control', 'public, max-age=60').send('page'));
+  const server = await listen(app);
+  try {
+    const url = `${server.url}/p`;
+    for (let i = 0; i < 3; i++) assert.equal((await request(url)).status, 200);
+    const { values, types } = parse(await registry.metrics());
+    const stats = pages.stats();
+    assert.equal(stats.hits, 2);
+    assert.equal(values.get('ssr_native_response_cache_hits_total{name=pages}'), stats.hits);
+    assert.equal(values.get('ssr_native_response_cache_renders_total{name=pages}'), stats.renders);
+    assert.equal(types.get('ssr_native_response_cache_renders_total'), 'counter');
+    assert.equal(values.get('ssr_native_response_cache_entries{name=pages}'), 1);
+    assert.equal(types.get('ssr_native_response_cache_entries'), 'gauge');
+  } finally {
+    await server.close();
+    handle.unregister();
+  }
+});
