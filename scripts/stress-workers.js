@@ -88,7 +88,7 @@ function get(port, urlPath, headers) {
           if (encoding === 'gzip') body = zlib.gunzipSync(body);
           else if (encoding === 'br') body = zlib.brotliDecompressSync(body);
         } catch (err) {
-          return reject(new Error(`${urlPath}: ${encoding} body does not decode: ${err.message}`));
+          return reject(new Error(`${urlPath}: ${encoding} body does not decode: ${err.message} (${res.statusCode}, ${JSON.stringify(res.headers)}, ${body.length} bytes)`));
         }
         resolve({ status: res.statusCode, headers: res.headers, body });
       });
@@ -116,7 +116,10 @@ async function checkedRequest(rng, target, tree, closedOk) {
     const ae = pick(rng, ENCODINGS);
     if (ae) headers['accept-encoding'] = ae;
   }
-  const r = await get(target.port, `/${name}`, headers);
+  const r = await get(target.port, `/${name}`, headers).catch((err) => {
+    err.message = `${target.name} ${JSON.stringify(headers)}: ${err.message}`;
+    throw err;
+  });
   if (r.status === 500 && closedOk() && r.body.toString() === CLOSED_BODY) return 'closed';
   if (range && target.ranges) {
     if (r.status !== 206) throw new Error(`/${name} range ${headers.range}: status ${r.status} ${r.body.toString().slice(0, 200)}`);
@@ -126,7 +129,7 @@ async function checkedRequest(rng, target, tree, closedOk) {
   }
   if (r.status !== 200) throw new Error(`/${name}: status ${r.status} ${r.body.toString().slice(0, 200)}`);
   if (r.body.length !== expected.size || sha1(r.body) !== expected.sha1) {
-    throw new Error(`/${name} (${r.headers['content-encoding'] || 'identity'}): wrong bytes (${r.body.length} of ${expected.size})`);
+    throw new Error(`${target.name} /${name} (${r.headers['content-encoding'] || 'identity'}): wrong bytes (${r.body.length} of ${expected.size})`);
   }
   return r.headers['content-encoding'] || 'identity';
 }
@@ -181,7 +184,7 @@ async function workerMain() {
   apps.holder.koa = koaMw;
   const cache = new FileCache({ root: dir, maxBytes });
   const servers = await Promise.all([listen(apps.express), listen(apps.koa)]);
-  const ports = servers.map((s, i) => ({ port: s.address().port, ranges: i === 0 }));
+  const ports = servers.map((s, i) => ({ port: s.address().port, ranges: i === 0, name: i === 0 ? 'worker express' : 'worker koa' }));
   const done = new Set();
   const fail = (err) => parentPort.postMessage({ fail: String((err && err.stack) || err) });
   const finished = (what) => {
@@ -260,7 +263,7 @@ async function batchMain(batchSeed, mode, rounds) {
     const { serve } = require(path.join(PKG, 'lib', 'koa'));
     const apps = makeApps(require('express'), require('koa'));
     const servers = await Promise.all([listen(apps.express), listen(apps.koa)]);
-    main = { serveStatic, FileCache, serve, apps, servers, ports: servers.map((s, i) => ({ port: s.address().port, ranges: i === 0 })) };
+    main = { serveStatic, FileCache, serve, apps, servers, ports: servers.map((s, i) => ({ port: s.address().port, ranges: i === 0, name: i === 0 ? 'express' : 'koa' })) };
   }
   try {
     for (let round = 0; round < rounds; round++) {
