@@ -64,4 +64,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { findNodeGyp, cleanEnv };
+module.exports = { findNodeGyp, cleanEnv, headersPrefixBesideNode };
