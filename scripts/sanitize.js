@@ -18,7 +18,9 @@
 //     ASAN_OPTIONS=detect_leaks=0 (V8 and Node keep process-lifetime allocations that LeakSanitizer
 //       reports at exit), verify_asan_link_order=0 (tolerates the preload order node -r gives),
 //       abort_on_error=1 (a report ends the process with SIGABRT, which node --test reports as a
-//       failed file), handle_segv=1 (a SIGSEGV prints where it happened and who freed the memory)
+//       failed file), handle_segv=1 (a SIGSEGV prints where it happened and who freed the memory),
+//       allocator_may_return_null=1 (a huge malloc returns NULL as libc's does: the argon2
+//       tests check the "Memory allocation error" path, ours and the argon2 package's)
 //     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 //     TSAN_OPTIONS: reports go to files (log_path) and do not change the exit status: node itself
 //       is not instrumented, so TSan cannot see the atomics V8 synchronises with and reports races
@@ -40,7 +42,7 @@ const KINDS = {
     flags: ['-fsanitize=address,undefined', '-fno-sanitize-recover=undefined', '-fno-omit-frame-pointer', '-g', '-O1'],
     runtime: 'libasan.so',
     env: {
-      ASAN_OPTIONS: 'detect_leaks=0:verify_asan_link_order=0:abort_on_error=1:handle_segv=1:allow_user_segv_handler=1',
+      ASAN_OPTIONS: 'detect_leaks=0:verify_asan_link_order=0:abort_on_error=1:handle_segv=1:allocator_may_return_null=1',
       UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
     },
   },

@@ -7,6 +7,8 @@
 //
 //   node scripts/stress-workers.js [--seed N] [--seconds S] [--rounds-per-batch R]
 //   node scripts/stress-workers.js --batch B --mode mixed|workers-only [--rounds R]   (one batch)
+// --seconds bounds the run: no batch starts, and no round within a batch, after it (a run takes
+// --seconds plus at most one round).
 //
 // The parent runs batches of rounds in child processes, one at a time, so a crash (SIGSEGV,
 // SIGABRT from a sanitizer, a fatal Node-API error) or a stall ends that child, not the harness:
@@ -101,7 +103,7 @@ function get(port, urlPath, headers) {
 // One request with random Accept-Encoding (or an identity range); throws unless the answer is
 // the file's exact bytes, its exact range, or the closed-cache 500 when `closedOk`. `target`:
 // { port, ranges } (Koa's serve(), like koa-send, answers a range with the whole file).
-async function checkedRequest(rng, target, tree, closedOk) {
+async function checkedRequest(rng, target, tree, closedOk, onStart = () => {}) {
   const name = pick(rng, tree.names);
   const expected = tree.files[name];
   const headers = {};
@@ -116,6 +118,7 @@ async function checkedRequest(rng, target, tree, closedOk) {
     const ae = pick(rng, ENCODINGS);
     if (ae) headers['accept-encoding'] = ae;
   }
+  onStart(`${target.name} /${name} ${JSON.stringify(headers)} at ${Date.now()}`);
   const r = await get(target.port, `/${name}`, headers).catch((err) => {
     err.message = `${target.name} ${JSON.stringify(headers)}: ${err.message}`;
     throw err;
@@ -194,6 +197,11 @@ async function workerMain() {
     if (done.size === 3) parentPort.postMessage({ phase: 'idle' });
   };
   let stop = false;
+  // what is outstanding, for the parent's report when this worker does not end in time
+  const pending = { loads: new Set(), requests: new Set(), hashes: 0, natural: 'running' };
+  parentPort.on('message', (message) => {
+    if (message === 'status') parentPort.postMessage({ status: { ...pending, loads: [...pending.loads], requests: [...pending.requests], done: [...done], stop, now: Date.now() } });
+  });
   parentPort.postMessage({ phase: 'online' });
 
   // loads: bursts into a tiny cache, bodies checked and some kept across evictions
@@ -202,8 +210,11 @@ async function workerMain() {
   loops.push((async () => {
     while (!stop) {
       const burst = tree.names.filter(() => rng() < 0.5);
-      await Promise.all(burst.map((name) => new Promise((resolve) => {
+      await Promise.all(burst.map((name, i) => new Promise((resolve) => {
+        const key = `${name}#${i}`;
+        pending.loads.add(key);
         cache.load(path.join(dir, name), (result) => {
+          pending.loads.delete(key);
           if (moment === 'exit' && rng() < 0.3) process.exit(0);
           if (result.body) {
             if (sha1(result.body) !== files[name].sha1) fail(new Error(`worker load ${name}: wrong bytes`));
@@ -222,7 +233,11 @@ async function workerMain() {
   // requests through both frameworks
   loops.push((async () => {
     while (!stop) {
-      await Promise.all(Array.from({ length: 6 }, () => checkedRequest(rng, pick(rng, ports), tree, () => false)));
+      await Promise.all(Array.from({ length: 6 }, async () => {
+        let what;
+        await checkedRequest(rng, pick(rng, ports), tree, () => false, (description) => pending.requests.add((what = description)));
+        pending.requests.delete(what);
+      }));
       finished('serve');
     }
   })().catch(fail));
@@ -230,9 +245,12 @@ async function workerMain() {
   loops.push((async () => {
     while (!stop) {
       try {
+        pending.hashes++;
         await argon2.hash(`password-${rng()}`, { memoryCost: 64 + Math.floor(rng() * 512), timeCost: 1, parallelism: 1 + Math.floor(rng() * 2) });
       } catch (err) {
         if (err.name !== 'SemaphoreFullError') throw err;
+      } finally {
+        pending.hashes--;
       }
       finished('hash');
     }
@@ -242,18 +260,21 @@ async function workerMain() {
     parentPort.on('message', async (message) => {
       if (message !== 'finish') return;
       stop = true;
+      pending.natural = 'waiting for the loops';
       await Promise.all(loops);
+      pending.natural = 'closing servers';
       mw.close();
-      koaMw.close && koaMw.close();
+      koaMw.close();
       cache.close();
       await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+      pending.natural = 'closed; the worker should end';
       parentPort.close();
     });
   }
 }
 
 // ---- child process: one batch of rounds.
-async function batchMain(batchSeed, mode, rounds) {
+async function batchMain(batchSeed, mode, rounds, until) {
   const rng = mulberry32(batchSeed);
   const tree = makeTree(rng);
   const stats = { rounds: 0, workers: 0, moments: {}, requests: 0, closedAnswers: 0, mainCloses: 0, heldBodiesChecked: 0 };
@@ -266,7 +287,8 @@ async function batchMain(batchSeed, mode, rounds) {
     main = { serveStatic, FileCache, serve, apps, servers, ports: servers.map((s, i) => ({ port: s.address().port, ranges: i === 0, name: i === 0 ? 'express' : 'koa' })) };
   }
   try {
-    for (let round = 0; round < rounds; round++) {
+    // the parent's deadline ends a batch early (after one round at least)
+    for (let round = 0; round < rounds && (round === 0 || Date.now() < until); round++) {
       const roundWork = [];
       let closing = false;
       if (main) {
@@ -349,12 +371,19 @@ async function batchMain(batchSeed, mode, rounds) {
 function runWorker(tree, seed, moment, delay) {
   return new Promise((resolve, reject) => {
     const worker = new Worker(__filename, { workerData: { dir: tree.dir, files: tree.files, seed, moment } });
-    const timer = setTimeout(() => reject(new Error(`worker (${moment}) did not end within 30 s`)), 30000);
+    // no end within 60 s is a stall: ask the worker what is outstanding, then fail
+    const timer = setTimeout(() => {
+      worker.postMessage('status');
+      setTimeout(() => reject(new Error(`worker (${moment}) did not end within 60 s; outstanding: ${JSON.stringify(lastStatus)}`)), 3000);
+    }, 60000);
+    let lastStatus = 'no answer to a status request (event loop blocked, or the script ended)';
     let failure = null;
     const terminate = () => worker.terminate();
     if (moment === 'before') terminate();
     worker.on('message', (message) => {
-      if (message.fail) {
+      if (message.status) {
+        lastStatus = message.status;
+      } else if (message.fail) {
         failure = new Error(`worker (${moment}): ${message.fail}`);
         terminate();
       } else if (message.phase === 'online') {
@@ -380,15 +409,15 @@ function runWorker(tree, seed, moment, delay) {
 }
 
 // ---- parent: batches in child processes until the time is up.
-function runBatch(batchSeed, mode, rounds) {
+function runBatch(batchSeed, mode, rounds, until) {
   return new Promise((resolve) => {
-    const args = [...process.execArgv, '--expose-gc', __filename, '--batch', String(batchSeed), '--mode', mode, '--rounds', String(rounds)];
+    const args = [...process.execArgv, '--expose-gc', __filename, '--batch', String(batchSeed), '--mode', mode, '--rounds', String(rounds), '--until', String(until)];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20000)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60000 + rounds * 30000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120000 + rounds * 60000); // a stall the workers did not report
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       let stats = null;
@@ -411,7 +440,7 @@ async function parentMain() {
   while (Date.now() < deadline || total.batches === 0) {
     const batchSeed = Math.floor(rng() * 2 ** 32);
     const mode = rng() < 0.7 ? 'mixed' : 'workers-only';
-    const result = await runBatch(batchSeed, mode, rounds);
+    const result = await runBatch(batchSeed, mode, rounds, deadline);
     if (result.code !== 0 || !result.stats) {
       console.error(result.stderr);
       console.error(
@@ -435,7 +464,7 @@ if (!isMainThread) {
 } else if (process.argv.includes('--batch')) {
   const batchSeed = Number(argValue('--batch')) >>> 0;
   const mode = argValue('--mode', 'mixed');
-  batchMain(batchSeed, mode, Number(argValue('--rounds', '6'))).catch((err) => {
+  batchMain(batchSeed, mode, Number(argValue('--rounds', '6')), Number(argValue('--until', String(Infinity)))).catch((err) => {
     console.error(`batch ${batchSeed} (${mode}): ${(err && err.stack) || err}`);
     process.exit(1);
   });
