@@ -435,11 +435,13 @@ async function parentMain() {
   const rounds = Number(argValue('--rounds-per-batch', '6'));
   console.log(`stress-workers: seed ${seed}, ${seconds} s, ${rounds} rounds per batch (replay: --seed ${seed})`);
   const rng = mulberry32(seed);
-  const deadline = Date.now() + seconds * 1000;
+  const begun = Date.now();
+  const deadline = begun + seconds * 1000;
   const total = { batches: 0, rounds: 0, workers: 0, moments: {}, requests: 0, closedAnswers: 0, mainCloses: 0, heldBodiesChecked: 0 };
   while (Date.now() < deadline || total.batches === 0) {
     const batchSeed = Math.floor(rng() * 2 ** 32);
     const mode = rng() < 0.7 ? 'mixed' : 'workers-only';
+    const started = Date.now();
     const result = await runBatch(batchSeed, mode, rounds, deadline);
     if (result.code !== 0 || !result.stats) {
       console.error(result.stderr);
@@ -451,12 +453,13 @@ async function parentMain() {
       process.exit(1);
     }
     total.batches++;
+    console.log(`stress-workers: batch ${total.batches} (${mode}, --batch ${batchSeed}) clean in ${((Date.now() - started) / 1000).toFixed(0)} s: ${result.stats.rounds} rounds, ${result.stats.workers} workers, ${result.stats.requests} main-thread requests`);
     for (const [key, value] of Object.entries(result.stats)) {
       if (key === 'moments') for (const [m, n] of Object.entries(value)) total.moments[m] = (total.moments[m] || 0) + n;
       else total[key] += value;
     }
   }
-  console.log(`stress-workers: clean: ${JSON.stringify(total)}`);
+  console.log(`stress-workers: clean after ${((Date.now() - begun) / 1000).toFixed(0)} s: ${JSON.stringify(total)}`);
 }
 
 if (!isMainThread) {
