@@ -8,6 +8,10 @@
 // an older glibc) is skipped, and the error names every attempt and says how to compile: npm 12+,
 // pnpm 10+ and Bun skip a dependency's install script until the project approves it, so where no
 // prebuild loads the package arrives unbuilt.
+//
+// SSR_NATIVE_ADDON=<path to a .node file> loads that binary and nothing else (a sanitized build
+// made by scripts/sanitize.js): a run meant to test a particular binary must never fall back to
+// another one silently, so a path that does not load is an error.
 const path = require('path');
 
 const root = path.join(__dirname, '..');
@@ -23,6 +27,17 @@ function candidates() {
 }
 
 function load() {
+  const override = process.env.SSR_NATIVE_ADDON;
+  if (override) {
+    const file = path.resolve(override);
+    try {
+      return require(file);
+    } catch (cause) {
+      const err = new Error(`ssr-native: SSR_NATIVE_ADDON=${override} does not load: ${cause && cause.message}`);
+      err.code = 'ERR_SSR_NATIVE_NOT_BUILT';
+      throw err;
+    }
+  }
   const failures = [];
   for (const candidate of candidates()) {
     try {

@@ -133,4 +133,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { findNodeGyp, chooseNodeGyp, cleanEnv, MIN_NODE_GYP };
+module.exports = { findNodeGyp, chooseNodeGyp, cleanEnv, MIN_NODE_GYP, headersPrefixBesideNode };

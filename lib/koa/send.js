@@ -114,6 +114,8 @@ class FileSender {
   async exists(filePath) {
     const result = await this.load(filePath);
     if (result.status === 'outsideRoot') return false;
+    // a cache closed under the request knows nothing of siblings: koa-send's 500, not "exists"
+    if (result.code === 'ERR_FILE_CACHE_CLOSED') throw statError(result, filePath);
     return result.status !== 'error' || !ABSENT.has(result.code);
   }
 

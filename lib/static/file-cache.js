@@ -8,6 +8,9 @@ const native = require('../native');
 const { invalidType, outOfRange } = require('../validate');
 const { addSource } = require('../metrics/sources');
 
+// What a load answers once the cache is closed (see close()).
+const CLOSED = Object.freeze({ status: 'error', code: 'ERR_FILE_CACHE_CLOSED', message: 'FileCache is closed' });
+
 const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,
   maxFileSize: 4 * 1024 * 1024,
@@ -49,6 +52,7 @@ class FileCache {
 
   /** Memory only (no system call): { status: 'hit', id, body, etag, stat } or { status: 'miss' }. */
   lookup(filePath) {
+    if (this._closed) return { status: 'miss' };
     return this._native.lookup(filePath);
   }
 
@@ -59,6 +63,10 @@ class FileCache {
    * there down are watched; a cache shared by several mounts has no root of its own to start from.
    */
   load(filePath, callback, top) {
+    if (this._closed) {
+      process.nextTick(callback, { ...CLOSED });
+      return;
+    }
     this._native.load(
       filePath,
       (err, result) => {
@@ -75,15 +83,18 @@ class FileCache {
 
   /** Marks entry `id` as used (LRU) and returns the generation (which moves on any change). */
   touch(id) {
+    if (this._closed) return this._closedGeneration;
     return this._native.touch(id);
   }
 
   generation() {
+    if (this._closed) return this._closedGeneration;
     return this._native.generation();
   }
 
   /** Compressed variants of entry `id`: undefined until computed. */
   variantsOf(id) {
+    if (this._closed) return undefined;
     const generation = this._native.generation();
     if (generation !== this._variantsGeneration) {
       this._variants.clear();
@@ -104,20 +115,22 @@ class FileCache {
   }
 
   attachVariant(id, encoding, bytes) {
+    if (this._closed) return null;
     return this._native.attachVariant(id, encoding, bytes);
   }
 
   nativeVariant(id, encoding) {
+    if (this._closed) return null;
     return this._native.variant(id, encoding);
   }
 
   invalidate(filePath) {
-    this._native.invalidate(filePath);
+    if (!this._closed) this._native.invalidate(filePath);
   }
 
   clear() {
     this._variants.clear();
-    this._native.clear();
+    if (!this._closed) this._native.clear();
   }
 
   /** Loads every regular file under `dir` (depth first) until maxBytes is reached;
@@ -149,11 +162,22 @@ class FileCache {
   /** { hits, misses, entries, bytes, evictions, invalidations, watchedDirectories, rereads,
    *  unstableLoads, loads, watchFallbacks, inotify } */
   stats() {
+    if (this._closed) return { ...this._closedStats };
     return this._native.stats();
   }
 
-  /** Stops the watcher thread and frees entries not referenced by a response in flight. */
+  /**
+   * Stops the watcher thread and frees entries not referenced by a response in flight. Requests
+   * already under way must still get an answer, so afterwards nothing throws: lookups miss,
+   * loads call back (later, as a real load) with status 'error' and code ERR_FILE_CACHE_CLOSED,
+   * loads already on the pool complete, generation() and touch() return a generation no earlier
+   * call returned (memos made before close are stale), there are no variants, and stats() keeps
+   * the counters with no entries and no bytes. Bodies handed out stay valid.
+   */
   close() {
+    if (this._closed) return;
+    this._closedStats = { ...this._native.stats(), entries: 0, bytes: 0 };
+    this._closedGeneration = (this._native.generation() + 1) >>> 0;
     this._closed = true;
     this._source.remove();
     this._variants.clear();

@@ -103,6 +103,10 @@ export class FileCache {
   clear(): void;
   preload(dir: string, options?: { dotfiles?: boolean }): Promise<void>;
   stats(): FileCacheStats;
+  /** Stops the watcher thread and frees the entries (bodies handed out stay valid). Afterwards
+   *  nothing throws, so requests in flight still get an answer: loads already under way complete,
+   *  lookups miss, new loads call back with status 'error' and code 'ERR_FILE_CACHE_CLOSED'
+   *  (a 500 from the middleware), generation() has moved, stats() keeps its counters. */
   close(): void;
 }
 
@@ -155,7 +159,8 @@ export interface ServeStaticMiddleware {
   /** The cache's counters, plus how many URL paths this middleware has memoised: resolved to a
    *  file (`memoRoutes`) and known to fall through to next() (`memoFallthroughs`). */
   stats(): FileCacheStats & { memoRoutes: number; memoFallthroughs: number };
-  /** Stops the watcher thread and drops the cache. */
+  /** Stops the watcher thread and drops the cache; requests in flight still get an answer (the
+   *  file, when its load was already under way, else a 500 through next(err)). */
   close(): void;
 }
 

@@ -10,6 +10,13 @@ const UV_MESSAGES = {
 };
 
 function statError(result, filePath) {
+  if (result.code === 'ERR_FILE_CACHE_CLOSED') {
+    // not a file-system answer: the cache was closed under the request (file-cache.js close())
+    const err = new Error(result.message);
+    err.code = result.code;
+    err.path = filePath;
+    return err;
+  }
   if (result.status === 'outsideRoot') {
     // a symlink leaving the root of a cache made with allowOutsideRoot: false reads as missing
     result = { code: 'ENOENT', errno: -2 };

@@ -34,7 +34,7 @@ function packageWith(files) {
 }
 
 // Loads that package's lib/native.js in a child: { loaded: crc32('123456789') } or { code, message }.
-function loadIn(dir) {
+function loadIn(dir, extraEnv = {}) {
   const script = `
     try {
       const native = require(${JSON.stringify(path.join(dir, 'lib', 'native.js'))});
@@ -42,7 +42,10 @@ function loadIn(dir) {
     } catch (err) {
       console.log(JSON.stringify({ code: err.code, message: err.message }));
     }`;
-  const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  // without the override a sanitized run sets (this file tests the candidates themselves)
+  const { SSR_NATIVE_ADDON, ...env } = { ...process.env, ...extraEnv };
+  if (extraEnv.SSR_NATIVE_ADDON !== undefined) env.SSR_NATIVE_ADDON = extraEnv.SSR_NATIVE_ADDON;
+  const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env });
   assert.equal(child.status, 0, child.stderr);
   return JSON.parse(child.stdout);
 }
@@ -70,4 +73,20 @@ test('where nothing loads, the error names each attempt and how to compile with 
   // these commands records the approval and runs the script at once.
   assert.ok(message.includes('`pnpm approve-builds ssr-native`'), message);
   assert.ok(message.includes('`bun pm trust ssr-native`'), message);
+});
+
+test('SSR_NATIVE_ADDON names the one binary to load (a sanitized build), and a path that does not load is an error, not a fallback', (t) => {
+  const dir = packageWith({
+    [path.join('build', 'Release', 'ssr_native.node')]: 'not a shared object',
+    [path.join(PREBUILD_DIR, 'node.napi.node')]: fs.readFileSync(realAddon()),
+    [path.join('elsewhere', 'chosen.node')]: fs.readFileSync(realAddon()),
+  });
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  assert.deepEqual(loadIn(dir, { SSR_NATIVE_ADDON: path.join(dir, 'elsewhere', 'chosen.node') }), { loaded: 0xcbf43926 });
+  const missing = loadIn(dir, { SSR_NATIVE_ADDON: path.join(dir, 'elsewhere', 'missing.node') });
+  assert.equal(missing.code, 'ERR_SSR_NATIVE_NOT_BUILT');
+  assert.match(missing.message, /SSR_NATIVE_ADDON=.*missing\.node does not load/);
+  // the prebuild would have loaded: it is not used
+  const broken = loadIn(dir, { SSR_NATIVE_ADDON: path.join(dir, 'build', 'Release', 'ssr_native.node') });
+  assert.equal(broken.code, 'ERR_SSR_NATIVE_NOT_BUILT');
 });
