@@ -1,9 +1,10 @@
 'use strict';
 // ssr-native/koa: Koa 2 and 3 middleware. etag() and conditional() replace koa-etag 5 and
 // koa-conditional-get 3; serve() replaces koa-static 5 and send() koa-send 5, both over the
-// native FileCache.
+// native FileCache; compress() replaces koa-compress 5.2 over the compression content cache.
 const { etag, conditional } = require('./etag');
 const { serve } = require('./serve');
 const { send } = require('./send');
+const { compress } = require('./compress');
 
-module.exports = { etag, conditional, serve, send };
+module.exports = { etag, conditional, serve, send, compress };

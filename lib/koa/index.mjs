@@ -1,4 +1,4 @@
 import koa from './index.js';
 
-export const { etag, conditional, serve, send } = koa;
+export const { etag, conditional, serve, send, compress } = koa;
 export default koa;
