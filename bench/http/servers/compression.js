@@ -2,7 +2,7 @@
 // Express 5.3 or Koa 3 behind a compression middleware, answering the four requests of the
 // compression scenario:
 //   /page    the same 75 KB server-rendered page every time (prerendered, cached renders)
-//   /unique  a 75 KB page that differs on every request (a counter in every card)
+//   /unique  a 75 KB page that differs on every request (its number in 16 places)
 //   /json    the same 2 KB JSON body
 //   /sse     a Server-Sent Events stream: 20 events, each written and flushed, then the end
 // COMPRESSION: none | peer (compression 1.8.2 / koa-compress 5.2.2) | ours | shrink-ray
@@ -24,10 +24,11 @@ const json = JSON.stringify({
 const event = `data: ${JSON.stringify({ type: 'tick', payload: 'x'.repeat(160) })}\n\n`;
 let counter = 0;
 
-// A page as large as `page` whose every card carries this request's number.
+// A page as large as `page` that differs on every request the way a personalised render does:
+// this request's number in 16 places spread over the page (a user name, a CSRF token, ...).
+const pieces = Array.from({ length: 16 }, (_, i) => page.slice((i * page.length) >> 4, ((i + 1) * page.length) >> 4));
 function uniquePage() {
-  const n = String(++counter);
-  return page.replace(/Product (\d+)/g, (m, i) => `Product ${i}.${n}`);
+  return pieces.join(`<!--${++counter}-->`);
 }
 
 const delay = monitorEventLoopDelay({ resolution: 1 });
@@ -49,7 +50,7 @@ function expressApp() {
   const app = express();
   app.use((req, res, next) => {
     if (req.url === '/__stats') return res.type('json').end(stats());
-    requests++;
+    res.on('finish', () => requests++); // counted when answered: bytes and requests match
     next();
   });
   if (mode === 'peer') app.use(require('compression')());
@@ -80,7 +81,7 @@ function koaApp() {
       ctx.body = stats();
       return;
     }
-    requests++;
+    ctx.res.on('finish', () => requests++); // counted when answered: bytes and requests match
     await next();
   });
   if (mode === 'peer') app.use(require('koa-compress')());
