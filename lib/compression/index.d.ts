@@ -67,6 +67,8 @@ declare namespace compression {
   const filter: CompressionFilter;
   /** The process-wide content cache. */
   function sharedCache(): ContentCache;
+  /** Compressions of whole bodies on libuv's pool now, waiting for it, and the limit (one per CPU). */
+  function poolStats(): { active: number; waiting: number; maxActive: number };
 }
 
 declare function compression(options?: compression.CompressionOptions): compression.CompressionMiddleware;

@@ -23,7 +23,7 @@
 const zlib = require('zlib');
 const { compressible } = require('./compressible');
 const { createNegotiator } = require('./negotiate');
-const { createEncoder, hasZstd } = require('./encoders');
+const { createEncoder, hasZstd, poolStats } = require('./encoders');
 const { ContentCache } = require('./content-cache');
 const { encodeWhole } = require('./whole-body');
 const { varyAcceptEncoding, parseBytes } = require('./http-fields');
@@ -306,3 +306,4 @@ module.exports.filter = shouldCompress;
 module.exports.compression = compression;
 module.exports.ContentCache = ContentCache;
 module.exports.sharedCache = sharedCache;
+module.exports.poolStats = poolStats;
