@@ -105,5 +105,34 @@ export function send(ctx: KoaStaticContext, path: string, opts?: KoaSendOptions)
 /** The shared response cache (ssr-native/cache) as Koa 2/3 middleware, mounted before the routes it caches. */
 export function cache(options?: ResponseCacheOptions): ((ctx: unknown, next: () => Promise<unknown>) => Promise<void>) & ResponseCacheControls;
 
-declare const koa: { etag: typeof etag; conditional: typeof conditional; serve: typeof serve; send: typeof send; cache: typeof cache };
+/** Per-coding options of compress(): zlib options, false/null to turn the coding off, or a function of the response. */
+export type KoaCompressCodingOption =
+  | Record<string, unknown>
+  | boolean
+  | null
+  | ((type: string, size: number | undefined, ctx: KoaLikeContext) => KoaCompressCodingOption);
+
+export interface KoaCompressOptions {
+  /** Whether a Content-Type is compressed; default: mime-db's compressible. */
+  filter?: (type: string) => boolean | undefined;
+  /** Minimum size (bytes, '1kb', or a function of type, size, ctx); default 1024. */
+  threshold?: number | string | ((type: string, size: number | undefined, ctx: KoaLikeContext) => number | string);
+  /** The coding when the request has no Accept-Encoding; default 'identity' ('*' = wildcardAcceptEncoding). */
+  defaultEncoding?: string;
+  /** The coding for `Accept-Encoding: *`; default 'gzip'. */
+  wildcardAcceptEncoding?: string;
+  /** The server's preference; default ['zstd', 'br', 'gzip', 'deflate', 'identity']. */
+  encodingPreference?: string[];
+  gzip?: KoaCompressCodingOption;
+  deflate?: KoaCompressCodingOption;
+  br?: KoaCompressCodingOption;
+  zstd?: KoaCompressCodingOption;
+  /** The content cache: the process-wide one (default, true), none (false), or another. */
+  cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
+}
+
+/** A drop-in for koa-compress 5.2; `ctx.compress = true | false | options` overrides per response. */
+export function compress(options?: KoaCompressOptions): KoaMiddleware;
+
+declare const koa: { etag: typeof etag; conditional: typeof conditional; serve: typeof serve; send: typeof send; compress: typeof compress; cache: typeof cache };
 export default koa;

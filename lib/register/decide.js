@@ -7,15 +7,17 @@
 //   content-type 2.x           -> ../content-type/v2.js
 //   etag 1.x, required by express 4.x/5.x -> ./etag.js (Express's default ETag becomes CRC-32)
 //   serve-static 2.x           -> ./serve-static.js (ssr-native's serveStatic, one shared cache)
+//   compression 1.x            -> ../compression/index.js (one shared content cache)
 const fs = require('fs');
 const path = require('path');
 
-const PARTS = ['content-type', 'etag', 'static'];
+const PARTS = ['content-type', 'etag', 'static', 'compression'];
 const REPLACEMENTS = {
   'content-type@1': path.join(__dirname, '..', 'content-type', 'index.js'),
   'content-type@2': path.join(__dirname, '..', 'content-type', 'v2.js'),
   etag: path.join(__dirname, 'etag.js'),
   static: path.join(__dirname, 'serve-static.js'),
+  compression: path.join(__dirname, '..', 'compression', 'index.js'),
 };
 
 // SSR_NATIVE_REGISTER: unset or empty -> every part; 'none' -> nothing; else a comma list of
@@ -115,6 +117,12 @@ function replacementFor(request, resolved, parentFile, parts) {
     // (charset=UTF-8, other precondition handling): left alone.
     if (pkg === null || pkg.name !== 'serve-static' || pkg.major !== 2 || !nativeAvailable()) return undefined;
     return { part: 'static', file: REPLACEMENTS.static };
+  }
+  if (request === 'compression') {
+    if (!parts.has('compression')) return undefined;
+    const pkg = packageOf(resolved);
+    if (pkg === null || pkg.name !== 'compression' || pkg.major !== 1 || !nativeAvailable()) return undefined;
+    return { part: 'compression', file: REPLACEMENTS.compression };
   }
   return undefined;
 }

@@ -6,14 +6,16 @@
 //                 ssr-native/content-type/v2 (cached parse/format);
 //   etag          Express 4/5's own ETag (setting 'weak'/true or 'strong') -> the CRC-32 one;
 //   static        serve-static 2.x (Express 5's express.static) -> ssr-native's serveStatic, all
-//                 mounts sharing one FileCache (register/serve-static.js: the memory budget).
+//                 mounts sharing one FileCache (register/serve-static.js: the memory budget);
+//   compression   compression 1.x -> ssr-native/compression (one content cache per process).
 // SSR_NATIVE_REGISTER picks the parts (comma list of the names above; 'none'; default all;
 // an unknown name throws a RangeError naming the valid ones).
 // It prints nothing. `require('ssr-native/register').active` says what was swapped.
 //
 // How: a wrapper around Module._resolveFilename, the function CommonJS `require` uses to turn a
-// request into a file name; only the exact requests 'content-type', 'etag' and 'serve-static' are
-// considered, decided by the package they resolve to (decide.js), and each answer is remembered.
+// request into a file name; only the exact requests 'content-type', 'etag', 'serve-static' and
+// 'compression' are considered, decided by the package they resolve to (decide.js), and each
+// answer is remembered.
 // ESM `import` of those names by the app itself goes through module.register hooks, installed by
 // the ESM entry (index.mjs) on Node >= 20.6. Limits: a bundle that inlined these packages never
 // asks for them.
@@ -49,7 +51,7 @@ function install() {
   const verdicts = new Map();
   Module._resolveFilename = function resolveFilename(request, parent, ...rest) {
     const resolved = originalResolve.call(this, request, parent, ...rest);
-    if (request !== 'content-type' && request !== 'etag' && request !== 'serve-static') return resolved;
+    if (request !== 'content-type' && request !== 'etag' && request !== 'serve-static' && request !== 'compression') return resolved;
     const parentFile = parent && typeof parent.filename === 'string' ? parent.filename : undefined;
     const key = request === 'etag' ? `${resolved}\0${parentFile}` : resolved;
     let verdict = verdicts.get(key);

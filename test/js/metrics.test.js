@@ -236,3 +236,31 @@ test("a response cache's hits, renders and coalesced waits reach /metrics as cou
     handle.unregister();
   }
 });
+
+test("the compression content cache's hits and compressions reach /metrics", async () => {
+  const compression = require('../../lib/compression/index.js');
+  const { ContentCache } = require('../../lib/compression/content-cache.js');
+  const registry = new client.Registry();
+  const handle = registerMetrics(client, { registry });
+  const cache = new ContentCache({ name: 'pages-br' });
+  const app = express();
+  app.use(compression({ cache }));
+  app.get('/p', (req, res) => res.type('html').send('<p>same page</p>'.repeat(500)));
+  const server = await listen(app);
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await request(`${server.url}/p`, { headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
+      assert.equal(res.headers['content-encoding'], 'br');
+    }
+    const { values, types } = parse(await registry.metrics());
+    const stats = cache.stats();
+    assert.equal(stats.hits, 2);
+    assert.equal(values.get('ssr_native_compression_cache_hits_total{name=pages-br}'), 2);
+    assert.equal(values.get('ssr_native_compression_cache_compressions_total{name=pages-br}'), stats.compressions);
+    assert.equal(types.get('ssr_native_compression_cache_compressions_total'), 'counter');
+    assert.equal(values.get('ssr_native_compression_cache_entries{name=pages-br}'), 1);
+  } finally {
+    await server.close();
+    handle.unregister();
+  }
+});

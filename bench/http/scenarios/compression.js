@@ -1,0 +1,158 @@
+'use strict';
+// What does response compression cost per request, and what does it save on the wire?
+// Express 5.3 (and Koa 3) with a browser's Accept-Encoding (`gzip, deflate, br, zstd`), four
+// requests: the same 75 KB page every time, a 75 KB page that differs every time, the same 2 KB
+// JSON body, a Server-Sent Events stream of 20 flushed events. Variants: no compression, the
+// peer (compression 1.8.2 / koa-compress 5.2.2), ssr-native's, and on Express
+// shrink-ray-current when it installs with `npm install --ignore-scripts` into a temporary
+// directory (skipped with a message otherwise). Each variant is its own server process pinned to
+// one CPU, loaded in turn (order rotated every round) from autocannon pinned to the other.
+// Reported per variant: server CPU per request (the figure to trust on a shared machine),
+// requests per server CPU-second against no compression, bytes on the wire per response, and
+// the event loop's delay p99 inside the server under that load.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { median } = require('../lib/median');
+const { cpuSeconds } = require('../lib/cpu-time');
+
+const SCRIPT = path.join(__dirname, '..', 'servers', 'compression.js');
+const ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
+const REQUESTS = [
+  { path: '/page', title: 'repeated 75 KB page' },
+  { path: '/unique', title: 'unique 75 KB pages (every body differs)' },
+  { path: '/json', title: 'repeated 2 KB JSON' },
+  { path: '/sse', title: 'Server-Sent Events, 20 flushed events' },
+];
+
+// shrink-ray-current builds native code on install, which fails here; with --ignore-scripts it
+// installs and runs on Node's zlib. Installed once per run into a temporary directory.
+function installShrinkRay(log) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-shrink-ray-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  try {
+    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', dir, 'shrink-ray-current@4'], {
+      stdio: 'ignore',
+      timeout: 60000,
+    });
+    require(path.join(dir, 'node_modules', 'shrink-ray-current'));
+    return dir;
+  } catch (err) {
+    log(`  shrink-ray-current skipped: it does not install with --ignore-scripts here (${err.message.split('\n')[0]})`);
+    return null;
+  }
+}
+
+async function getStats(server) {
+  const res = await fetch(`${server.url}/__stats`);
+  return res.json();
+}
+
+module.exports = {
+  name: 'compression',
+  order: 30,
+  question:
+    'Express 5.3 / Koa 3, Accept-Encoding: gzip, deflate, br, zstd: server CPU per request, bytes on the wire and event-loop delay with ssr-native compression vs none, compression 1.8.2 / koa-compress 5.2.2 and shrink-ray-current.',
+  async run({ pick, log, startServer, runLoad, quick }) {
+    const rounds = pick(1, 2, 5);
+    const seconds = pick(1, 2, 3);
+    const shrinkRay = quick || process.env.SSR_NATIVE_BENCH_SHRINK_RAY === '0' ? null : installShrinkRay(log);
+    if (quick) log('  --quick: shrink-ray-current and Koa left out');
+    const frameworks = [
+      {
+        name: 'Express 5.3',
+        framework: 'express',
+        variants: [
+          { name: 'no compression', mode: 'none' },
+          { name: 'compression 1.8.2', mode: 'peer' },
+          ...(shrinkRay ? [{ name: 'shrink-ray-current', mode: 'shrink-ray' }] : []),
+          { name: 'ssr-native compression', mode: 'ours' },
+        ],
+      },
+      ...(quick
+        ? []
+        : [
+            {
+              name: 'Koa 3',
+              framework: 'koa',
+              variants: [
+                { name: 'no compression', mode: 'none' },
+                { name: 'koa-compress 5.2.2', mode: 'peer' },
+                { name: 'ssr-native compress', mode: 'ours' },
+              ],
+            },
+          ]),
+    ];
+    const tables = [];
+    for (const fw of frameworks) {
+      const servers = [];
+      try {
+        for (const v of fw.variants) {
+          servers.push(await startServer(SCRIPT, { COMPRESSION: v.mode, FRAMEWORK: fw.framework, SHRINK_RAY_DIR: shrinkRay || '' }));
+        }
+        for (const request of REQUESTS) {
+          const load = (server, duration) => ({
+            url: `${server.url}${request.path}`,
+            headers: { 'accept-encoding': ACCEPT_ENCODING },
+            connections: 20,
+            duration,
+          });
+          if (!quick) for (const server of servers) await runLoad(load(server, 1));
+          const samples = fw.variants.map(() => ({ cpu: [], rps: [], bytes: [], loop: [] }));
+          for (let round = 0; round < rounds; round++) {
+            for (let k = 0; k < fw.variants.length; k++) {
+              const i = (k + round) % fw.variants.length;
+              const server = servers[i];
+              const before = await getStats(server);
+              const cpuBefore = cpuSeconds(server.pid);
+              const result = await runLoad(load(server, seconds));
+              const cpuAfter = cpuSeconds(server.pid);
+              const after = await getStats(server);
+              if (cpuBefore === null || cpuAfter === null) throw new Error('no /proc CPU times: this scenario needs Linux');
+              if (result.errors || result.non2xx) throw new Error(`${fw.variants[i].name} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+              const served = after.requests - before.requests;
+              samples[i].cpu.push(((cpuAfter - cpuBefore) * 1e6) / served);
+              samples[i].rps.push(result.requestsPerSecond);
+              samples[i].bytes.push((after.bytes - before.bytes) / served);
+              samples[i].loop.push(after.loopP99Ms);
+              log(`  ${fw.name} ${request.path} round ${round + 1}/${rounds} ${fw.variants[i].name}: ${samples[i].cpu.at(-1).toFixed(0)} us CPU/req, ${samples[i].bytes.at(-1).toFixed(0)} B/resp, loop p99 ${after.loopP99Ms.toFixed(2)} ms`);
+            }
+          }
+          const base = median(samples[0].cpu);
+          const peer = median(samples[1].cpu);
+          const ours = fw.variants.length - 1;
+          // per round: requests per CPU-second of ours over this variant's
+          const spread = (j) => {
+            const ratios = samples[j].cpu.map((c, r) => c / samples[ours].cpu[r]);
+            return `${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
+          };
+          tables.push({
+            headline: { measure: 'server CPU us/req', ours: fw.variants[ours].name, baseline: fw.variants[1].name, higherIsBetter: false },
+            title: `${fw.name}, ${request.title}, GET ${request.path}`,
+            columns: ['variant', 'req/s', 'server CPU us/req', 'req per CPU-s vs none', 'ours vs this (req per CPU-s)', 'bytes/response', 'loop delay p99 ms'],
+            rows: fw.variants.map((v, i) => {
+              const cpu = median(samples[i].cpu);
+              return {
+                variant: v.name,
+                'req/s': Math.round(median(samples[i].rps)).toLocaleString('en-US'),
+                'server CPU us/req': cpu.toFixed(0),
+                'req per CPU-s vs none': `${(base / cpu).toFixed(2)}x`,
+                'ours vs this (req per CPU-s)': i === ours ? '-' : spread(i),
+                'bytes/response': Math.round(median(samples[i].bytes)).toLocaleString('en-US'),
+                'loop delay p99 ms': median(samples[i].loop).toFixed(2),
+              };
+            }),
+            notes: [
+              `${rounds} interleaved round(s) of ${seconds} s per variant, 20 connections, Accept-Encoding: ${ACCEPT_ENCODING}; server pinned to CPU 0, load to CPU 1.`,
+              `bytes/response: what the server wrote to its sockets per response (headers included). Peer CPU ${peer.toFixed(0)} us/req.`,
+            ],
+          });
+        }
+      } finally {
+        for (const s of servers) await s.stop();
+      }
+    }
+    return { tables };
+  },
+};

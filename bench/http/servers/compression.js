@@ -1,0 +1,119 @@
+'use strict';
+// Express 5.3 or Koa 3 behind a compression middleware, answering the four requests of the
+// compression scenario:
+//   /page    the same 75 KB server-rendered page every time (prerendered, cached renders)
+//   /unique  a 75 KB page that differs on every request (its number in 16 places)
+//   /json    the same 2 KB JSON body
+//   /sse     a Server-Sent Events stream: 20 events, each written and flushed, then the end
+// COMPRESSION: none | peer (compression 1.8.2 / koa-compress 5.2.2) | ours | shrink-ray
+// (SHRINK_RAY_DIR: where shrink-ray-current was installed). FRAMEWORK: express | koa.
+// GET /__stats answers the server's own figures: bytes written to sockets, requests served, and
+// the event loop's delay p99 since the previous /__stats (perf_hooks.monitorEventLoopDelay).
+const http = require('http');
+const path = require('path');
+const { monitorEventLoopDelay } = require('perf_hooks');
+const { listen } = require('../lib/server');
+const { renderPage } = require('../lib/page');
+
+const mode = process.env.COMPRESSION || 'none';
+const framework = process.env.FRAMEWORK || 'express';
+const page = renderPage(75 * 1024);
+const json = JSON.stringify({
+  items: Array.from({ length: 24 }, (_, i) => ({ id: i, name: `Product ${i}`, price: ((i * 31) % 997) / 10, stock: i % 7 })),
+}).slice(0, 2048);
+const event = `data: ${JSON.stringify({ type: 'tick', payload: 'x'.repeat(160) })}\n\n`;
+let counter = 0;
+
+// A page as large as `page` that differs on every request the way a personalised render does:
+// this request's number in 16 places spread over the page (a user name, a CSRF token, ...).
+const pieces = Array.from({ length: 16 }, (_, i) => page.slice((i * page.length) >> 4, ((i + 1) * page.length) >> 4));
+function uniquePage() {
+  return pieces.join(`<!--${++counter}-->`);
+}
+
+const delay = monitorEventLoopDelay({ resolution: 1 });
+delay.enable();
+let requests = 0;
+let closedBytes = 0;
+const sockets = new Set();
+
+function stats() {
+  let bytes = closedBytes;
+  for (const socket of sockets) bytes += socket.bytesWritten;
+  const out = { bytes, requests, loopP99Ms: delay.percentile(99) / 1e6, loopMaxMs: delay.max / 1e6 };
+  delay.reset();
+  return JSON.stringify(out);
+}
+
+function expressApp() {
+  const express = require('express53');
+  const app = express();
+  app.use((req, res, next) => {
+    if (req.url === '/__stats') return res.type('json').end(stats());
+    res.on('finish', () => requests++); // counted when answered: bytes and requests match
+    next();
+  });
+  if (mode === 'peer') app.use(require('compression')());
+  else if (mode === 'ours') app.use(require('../../../lib/compression')());
+  else if (mode === 'shrink-ray') app.use(require(path.join(process.env.SHRINK_RAY_DIR, 'node_modules', 'shrink-ray-current'))());
+  app.get('/page', (req, res) => res.type('html').send(page));
+  app.get('/unique', (req, res) => res.type('html').send(uniquePage()));
+  app.get('/json', (req, res) => res.type('json').send(json));
+  app.get('/sse', (req, res) => {
+    res.setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache');
+    for (let i = 0; i < 20; i++) {
+      res.write(event);
+      if (res.flush) res.flush();
+    }
+    res.end();
+  });
+  return http.createServer(app);
+}
+
+function koaApp() {
+  const Koa = require('koa');
+  const { PassThrough } = require('stream');
+  const app = new Koa();
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/__stats') {
+      ctx.type = 'json';
+      ctx.body = stats();
+      return;
+    }
+    ctx.res.on('finish', () => requests++); // counted when answered: bytes and requests match
+    await next();
+  });
+  if (mode === 'peer') app.use(require('koa-compress')());
+  else if (mode === 'ours') app.use(require('../../../lib/koa').compress());
+  app.use(async (ctx) => {
+    if (ctx.path === '/page') {
+      ctx.type = 'html';
+      ctx.body = page;
+    } else if (ctx.path === '/unique') {
+      ctx.type = 'html';
+      ctx.body = uniquePage();
+    } else if (ctx.path === '/json') {
+      ctx.type = 'json';
+      ctx.body = json;
+    } else if (ctx.path === '/sse') {
+      ctx.type = 'text/event-stream';
+      ctx.set('Cache-Control', 'no-cache');
+      const stream = new PassThrough();
+      ctx.body = stream;
+      for (let i = 0; i < 20; i++) stream.write(event);
+      stream.end();
+    }
+  });
+  return http.createServer(app.callback());
+}
+
+const server = framework === 'koa' ? koaApp() : expressApp();
+server.on('connection', (socket) => {
+  sockets.add(socket);
+  socket.on('close', () => {
+    closedBytes += socket.bytesWritten;
+    sockets.delete(socket);
+  });
+});
+listen(server);

@@ -1,0 +1,151 @@
+'use strict';
+// The compressors, one per coding and settings: a one-shot form for a body known whole (the
+// window sized to the body, on libuv's thread pool above a small size) and the streaming form
+// the peers use for everything else (a zlib stream per response, with the peer's options).
+//
+// Why one-shot with a sized window: a streaming Brotli encoder at its default window (4 MiB,
+// lgwin 22) allocates and clears that much state per response whatever the body's size; told
+// the size (BROTLI_PARAM_SIZE_HINT) and given a window just larger than the body, it does the
+// same work on a fraction of the memory. A window at least as large as the body changes no match
+// the encoder can find, so the output is the peer's within a few bytes (the header records the
+// window).
+const os = require('os');
+const zlib = require('zlib');
+
+// Below this size the thread-pool hop (a task, a wake-up, a callback) costs more CPU than the
+// compression itself, and the event loop is held for well under a millisecond.
+const SYNC_LIMIT = 4 * 1024;
+
+const BROTLI_MIN_LGWIN = zlib.constants.BROTLI_MIN_WINDOW_BITS;
+const BROTLI_MAX_LGWIN = zlib.constants.BROTLI_MAX_WINDOW_BITS;
+// zlib's encoder keeps MIN_LOOKAHEAD (262) bytes of the window out of reach of a match.
+const DEFLATE_LOOKAHEAD = 262;
+
+const hasZstd = typeof zlib.zstdCompress === 'function';
+
+// At most one compression per CPU on libuv's pool at a time, the rest waiting in order: twenty
+// Brotli encoders at once on a small machine spend their CPU evicting each other's state from
+// the caches (measured here: about twice the CPU per body at twenty at once than one at a time),
+// and the pool stays free for file system work. The queue is bounded by the requests in flight.
+const MAX_ACTIVE = Math.max(1, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+let active = 0;
+const waiting = [];
+
+function dispatch(job, body, settings, callback) {
+  if (active >= MAX_ACTIVE) {
+    waiting.push([job, body, settings, callback]);
+    return;
+  }
+  active++;
+  const done = (err, encoded) => {
+    active--;
+    if (waiting.length > 0) {
+      const next = waiting.shift();
+      dispatch(next[0], next[1], next[2], next[3]);
+    }
+    callback(err, encoded);
+  };
+  try {
+    job(body, settings, done);
+  } catch (err) {
+    // invalid zlib options throw before any work is queued
+    process.nextTick(done, err);
+  }
+}
+
+// The smallest Brotli window (1 << lgwin) - 16 that holds `length` bytes.
+function brotliWindowFor(length) {
+  let lgwin = BROTLI_MIN_LGWIN;
+  while (lgwin < BROTLI_MAX_LGWIN && (1 << lgwin) - 16 < length) lgwin++;
+  return lgwin;
+}
+
+// The smallest deflate window (9..15 bits; zlib turns 8 into 9) that holds `length` bytes.
+function deflateWindowFor(length) {
+  let bits = 9;
+  while (bits < 15 && 1 << bits < length + DEFLATE_LOOKAHEAD) bits++;
+  return bits;
+}
+
+let anonymousSettings = 0;
+
+// A string that names these settings in the content cache; settings that cannot be named
+// (a preset dictionary) get one of their own, so they never share entries.
+function settingsId(coding, options) {
+  if (options.dictionary !== undefined) return `${coding}#${++anonymousSettings}`;
+  if (coding === 'br' || coding === 'zstd') return `${coding}${JSON.stringify(options.params || {})}`;
+  return `${coding}:${options.level}:${options.memLevel}:${options.strategy}:${options.windowBits}`;
+}
+
+/**
+ * An encoder for `coding` ('br', 'gzip', 'deflate', 'zstd') with the zlib options the peer would
+ * pass to its stream constructor.
+ */
+function createEncoder(coding, options) {
+  const id = settingsId(coding, options);
+  let stream;
+  let async;
+  let sync;
+  let sized;
+  if (coding === 'br') {
+    stream = zlib.createBrotliCompress;
+    async = zlib.brotliCompress;
+    sync = zlib.brotliCompressSync;
+    const params = options.params || {};
+    const fixedWindow = params[zlib.constants.BROTLI_PARAM_LGWIN] !== undefined ||
+      params[zlib.constants.BROTLI_PARAM_LARGE_WINDOW] !== undefined;
+    const hinted = params[zlib.constants.BROTLI_PARAM_SIZE_HINT] !== undefined;
+    sized = (length) => {
+      const own = { ...params };
+      if (!fixedWindow) own[zlib.constants.BROTLI_PARAM_LGWIN] = brotliWindowFor(length);
+      if (!hinted) own[zlib.constants.BROTLI_PARAM_SIZE_HINT] = length;
+      return { ...options, params: own };
+    };
+  } else if (coding === 'zstd') {
+    stream = zlib.createZstdCompress;
+    async = zlib.zstdCompress;
+    sync = zlib.zstdCompressSync;
+    sized = options.pledgedSrcSize !== undefined ? () => options : (length) => ({ ...options, pledgedSrcSize: length });
+  } else {
+    const gzip = coding === 'gzip';
+    stream = gzip ? zlib.createGzip : zlib.createDeflate;
+    async = gzip ? zlib.gzip : zlib.deflate;
+    sync = gzip ? zlib.gzipSync : zlib.deflateSync;
+    // One options object per window size, made once: the common case allocates nothing.
+    const byWindow = [];
+    sized = options.windowBits !== undefined ? () => options : (length) => {
+      const bits = deflateWindowFor(length);
+      return byWindow[bits] || (byWindow[bits] = { ...options, windowBits: bits });
+    };
+  }
+
+  return {
+    coding,
+    id,
+    /** A new zlib stream with the peer's options, for a streamed response. */
+    stream: () => stream(options),
+    /** Compresses a whole body; callback(err, encoded), never synchronously. */
+    compress(body, callback) {
+      const settings = sized(body.length);
+      if (body.length <= SYNC_LIMIT) {
+        let encoded;
+        try {
+          encoded = sync(body, settings);
+        } catch (err) {
+          process.nextTick(callback, err);
+          return;
+        }
+        process.nextTick(callback, null, encoded);
+        return;
+      }
+      dispatch(async, body, settings, callback);
+    },
+  };
+}
+
+/** Compressions on the pool now and waiting for it (for stats). */
+function poolStats() {
+  return { active, waiting: waiting.length, maxActive: MAX_ACTIVE };
+}
+
+module.exports = { createEncoder, hasZstd, brotliWindowFor, deflateWindowFor, poolStats, SYNC_LIMIT };

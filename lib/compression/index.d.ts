@@ -1,0 +1,84 @@
+// ssr-native/compression: a drop-in for the `compression` 1.8 middleware with a content cache.
+import type { IncomingMessage, ServerResponse } from 'http';
+import type { BrotliOptions, ZlibOptions } from 'zlib';
+
+declare namespace compression {
+  interface ContentCacheOptions {
+    /** Bytes held (original and compressed bodies together); default 32 MiB. */
+    maxBytes?: number;
+    /** Entries held; default 4096. */
+    maxEntries?: number;
+    /** Largest original + compressed size one entry may take; default maxBytes / 8. */
+    maxEntryBytes?: number;
+    /** The `name` label of this cache's metrics in ssr-native/metrics; default 'compression'. */
+    name?: string;
+  }
+
+  interface ContentCacheStats {
+    hits: number;
+    misses: number;
+    /** Bodies that arrived while the same body was compressing and waited for it. */
+    coalesced: number;
+    compressions: number;
+    evictions: number;
+    errors: number;
+    /** Compressed bodies too large to keep. */
+    uncached: number;
+    bytes: number;
+    entries: number;
+    inFlight: number;
+    maxBytes: number;
+    maxEntries: number;
+  }
+
+  /** Compressed forms of bodies by content (length + CRC-32, bytes compared on every hit). */
+  class ContentCache {
+    constructor(options?: ContentCacheOptions);
+    readonly maxBytes: number;
+    readonly maxEntries: number;
+    clear(): void;
+    stats(): ContentCacheStats;
+  }
+
+  interface CompressionFilter {
+    (req: IncomingMessage, res: ServerResponse): boolean;
+  }
+
+  interface CompressionOptions extends ZlibOptions {
+    /** Decides whether a response is compressed; default: compression.filter (compressible types). */
+    filter?: CompressionFilter;
+    /** Minimum body size in bytes, or a string such as '1kb'; default 1024. */
+    threshold?: number | string;
+    /** Options for the Brotli encoder; quality 4 unless params say otherwise. */
+    brotli?: BrotliOptions;
+    /** The coding used when the request has no Accept-Encoding; default 'identity'. */
+    enforceEncoding?: string;
+    /** Offer Zstandard (first in preference) where the runtime's zlib has it; default off. */
+    zstd?: boolean | ({ params?: Record<number, number> } & ZlibOptions);
+    /** The content cache: the process-wide one (default, true), none (false), or another. */
+    cache?: boolean | ContentCache | ContentCacheOptions;
+  }
+
+  interface CompressionMiddleware {
+    (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
+    /** The content cache this middleware uses, or null. */
+    readonly cache: ContentCache | null;
+  }
+
+  /** The default filter: whether the response's Content-Type is compressible (mime-db). */
+  const filter: CompressionFilter;
+  /** The process-wide content cache. */
+  function sharedCache(): ContentCache;
+  /** Compressions of whole bodies on libuv's pool now, waiting for it, and the limit (one per CPU). */
+  function poolStats(): { active: number; waiting: number; maxActive: number };
+}
+
+declare function compression(options?: compression.CompressionOptions): compression.CompressionMiddleware;
+declare module 'http' {
+  interface ServerResponse {
+    /** Flushes what the compressing stream holds (streamed responses). */
+    flush(): void;
+  }
+}
+
+export = compression;

@@ -1,0 +1,3 @@
+import m from './index.js';
+export const { filter, compression, ContentCache, sharedCache, poolStats } = m;
+export default m;

@@ -1,0 +1,33 @@
+'use strict';
+// A body known whole, compressed through the content cache: the key is the encoder's settings,
+// the length and the CRC-32. Where the response carries ssr-native's own entity tag
+// (W/"<length hex>-<crc32 hex>", from res.send with our etag, writeResponse or a response cache
+// replaying one), the CRC is read from it instead of hashing the body again. A tag that only
+// looks like ours costs nothing worse than a miss: the cache compares the bytes on every hit.
+const { crc32 } = require('../etag');
+
+const OUR_TAG_REGEXP = /^(?:W\/)?"([0-9a-f]{1,13})-([0-9a-f]{8})"$/;
+
+function crcOf(body, tag) {
+  if (typeof tag === 'string' && tag.length <= 28) {
+    const match = OUR_TAG_REGEXP.exec(tag);
+    if (match !== null && parseInt(match[1], 16) === body.length) return parseInt(match[2], 16);
+  }
+  return crc32(body);
+}
+
+/**
+ * The encoded body now (a cache hit), or undefined and callback(err, encoded) later.
+ * `tag` is the response's ETag header value, if any.
+ */
+function encodeWhole(cache, encoder, body, tag, callback) {
+  if (cache === null) {
+    // the caller may reuse its buffer once end() returns: compress a copy
+    encoder.compress(Buffer.from(body), callback);
+    return undefined;
+  }
+  const key = `${encoder.id}|${body.length}|${crcOf(body, tag)}`;
+  return cache.encode(key, body, encoder, callback);
+}
+
+module.exports = { encodeWhole, crcOf };
