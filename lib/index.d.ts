@@ -9,10 +9,7 @@ export interface EtagOptions {
 }
 
 /** Anything shaped like fs.Stats: the tag is then `W/"<size hex>-<mtime ms hex>"`. */
-export type StatsLike =
-  | Stats
-  | BigIntStats
-  | { ctime: Date; mtime: Date; ino: number | bigint; size: number | bigint };
+export type StatsLike = Stats | BigIntStats | { ctime: Date; mtime: Date; ino: number | bigint; size: number | bigint };
 
 export type EtagEntity = string | NodeJS.ArrayBufferView | StatsLike;
 

@@ -20,7 +20,11 @@ function log(message) {
 }
 
 function npm(args, cwd) {
-  execFileSync('npm', args, { cwd, stdio: 'inherit', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+  execFileSync('npm', args, {
+    cwd,
+    stdio: 'inherit',
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+  });
 }
 
 function timed(label, fn) {
@@ -36,11 +40,13 @@ function install() {
   const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-pack-'));
   try {
     const pack = timed('npm pack', () =>
-      execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: ROOT, encoding: 'utf8' }));
+      execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: ROOT, encoding: 'utf8' }),
+    );
     const tarball = path.join(packDir, pack.result.trim().split('\n').pop());
     const ci = timed('npm ci (fixture)', () => npm(['ci', '--no-audit', '--no-fund'], APP));
     const add = timed('npm install ssr-native tarball', () =>
-      npm(['install', '--no-save', '--no-audit', '--no-fund', tarball], APP));
+      npm(['install', '--no-save', '--no-audit', '--no-fund', tarball], APP),
+    );
     return pack.seconds + ci.seconds + add.seconds;
   } finally {
     fs.rmSync(packDir, { recursive: true, force: true });
@@ -64,8 +70,10 @@ function build() {
 }
 
 function isInstalled() {
-  return fs.existsSync(path.join(APP, 'node_modules', '@angular', 'build')) &&
-    fs.existsSync(path.join(APP, 'node_modules', 'ssr-native', 'package.json'));
+  return (
+    fs.existsSync(path.join(APP, 'node_modules', '@angular', 'build')) &&
+    fs.existsSync(path.join(APP, 'node_modules', 'ssr-native', 'package.json'))
+  );
 }
 
 function isBuilt() {
@@ -96,19 +104,34 @@ function startServer(name, { cpu } = {}) {
           child,
           port: Number(match[1]),
           pid: child.pid,
-          stats: () => new Promise((done) => {
-            child.once('message', (msg) => done(msg.stats));
-            child.send('stats');
-          }),
-          stop: () => new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill();
-          }),
+          stats: () =>
+            new Promise((done) => {
+              child.once('message', (msg) => done(msg.stats));
+              child.send('stats');
+            }),
+          stop: () =>
+            new Promise((done) => {
+              if (child.exitCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill();
+            }),
         });
       }
     });
   });
 }
 
-module.exports = { ROOT, APP, DIST, BROWSER, SERVER_BUNDLE, SERVERS, install, build, isInstalled, isBuilt, startServer, log };
+module.exports = {
+  ROOT,
+  APP,
+  DIST,
+  BROWSER,
+  SERVER_BUNDLE,
+  SERVERS,
+  install,
+  build,
+  isInstalled,
+  isBuilt,
+  startServer,
+  log,
+};

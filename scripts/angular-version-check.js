@@ -19,10 +19,15 @@ const SSG = (title) =>
 async function loadAngular() {
   const entry = path.join(process.cwd(), 'common-engine.mjs');
   // 19+: @angular/ssr/node, which also has the AppEngine's writeResponseToNodeResponse
-  const exports = major >= 19 ? "{ CommonEngine, writeResponseToNodeResponse } from '@angular/ssr/node'" : "{ CommonEngine } from '@angular/ssr'";
+  const exports =
+    major >= 19
+      ? "{ CommonEngine, writeResponseToNodeResponse } from '@angular/ssr/node'"
+      : "{ CommonEngine } from '@angular/ssr'";
   fs.writeFileSync(entry, `import '@angular/compiler';\nexport ${exports};\n`);
   const { CommonEngine, writeResponseToNodeResponse } = await import(pathToFileURL(entry).href);
-  const { version } = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'node_modules/@angular/ssr/package.json'), 'utf8'));
+  const { version } = JSON.parse(
+    fs.readFileSync(path.join(process.cwd(), 'node_modules/@angular/ssr/package.json'), 'utf8'),
+  );
   return { CommonEngine, writeResponseToNodeResponse, version };
 }
 
@@ -53,7 +58,11 @@ async function main() {
     const engine = cacheCommonEngine(new CommonEngine(options));
     assert.equal(cacheCommonEngine(engine), engine, 'a second call returns the engine as it is');
     const render = (e, urlPath) => e.render({ url: `http://localhost${urlPath}`, publicPath, documentFilePath });
-    const outcome = (promise) => promise.then((html) => ({ html }), (err) => ({ error: err.message }));
+    const outcome = (promise) =>
+      promise.then(
+        (html) => ({ html }),
+        (err) => ({ error: err.message }),
+      );
 
     // hits: every prerendered page read once, then from memory, the same text as the stock engine
     for (let i = 0; i < 5; i++) {
@@ -94,11 +103,18 @@ async function main() {
     // an engine of unknown shape: a TypeError that names the installed version
     const future = new CommonEngine(options);
     future.retrieveSSGPage = undefined;
-    assert.throws(() => cacheCommonEngine(future), (err) => err instanceof TypeError &&
-      err.message.includes(`@angular/ssr ${version}`) && err.message.includes('no retrieveSSGPage()'));
+    assert.throws(
+      () => cacheCommonEngine(future),
+      (err) =>
+        err instanceof TypeError &&
+        err.message.includes(`@angular/ssr ${version}`) &&
+        err.message.includes('no retrieveSSGPage()'),
+    );
 
     ssgCacheOf(engine).close();
-    console.log(`angular ${major}: @angular/ssr ${version} CommonEngine passes on Node ${process.versions.node} (edit seen after ${ms} ms)`);
+    console.log(
+      `angular ${major}: @angular/ssr ${version} CommonEngine passes on Node ${process.versions.node} (edit seen after ${ms} ms)`,
+    );
     if (writeResponseToNodeResponse) {
       await compareWriters(writeResponseToNodeResponse, writeResponse);
       console.log(`angular ${major}: writeResponse writes what its writeResponseToNodeResponse writes, plus the ETag`);

@@ -25,9 +25,14 @@ async function compareWriters(writeResponseToNodeResponse, writeResponse) {
   };
   const big = 'x'.repeat(64 * 1024);
   const cases = {
-    'html-string': () => new Response(page, { headers: { ...htmlHeaders, 'content-length': String(Buffer.byteLength(page)) } }),
+    'html-string': () =>
+      new Response(page, { headers: { ...htmlHeaders, 'content-length': String(Buffer.byteLength(page)) } }),
     'html-stream-string': () => new Response(streamOf([page]), { headers: htmlHeaders }),
-    'html-stream-bytes': () => new Response(streamOf([new TextEncoder().encode(page.slice(0, 100)), new TextEncoder().encode(page.slice(100))]), { headers: htmlHeaders }),
+    'html-stream-bytes': () =>
+      new Response(
+        streamOf([new TextEncoder().encode(page.slice(0, 100)), new TextEncoder().encode(page.slice(100))]),
+        { headers: htmlHeaders },
+      ),
     'html-404': () => new Response(streamOf([page]), { status: 404, headers: htmlHeaders }),
     'html-cookies': () => {
       const headers = new Headers(htmlHeaders);
@@ -38,29 +43,43 @@ async function compareWriters(writeResponseToNodeResponse, writeResponse) {
     },
     'html-fails': () => new Response(streamOf(['<html>partial'], true), { headers: htmlHeaders }),
     'html-over-max-buffer': () => new Response(streamOf([big, big]), { headers: htmlHeaders }),
-    'json': () => new Response(streamOf([new TextEncoder().encode('{"a":1}')]), { headers: { 'content-type': 'application/json' } }),
+    json: () =>
+      new Response(streamOf([new TextEncoder().encode('{"a":1}')]), {
+        headers: { 'content-type': 'application/json' },
+      }),
     'no-body': () => new Response(null, { status: 204, headers: { 'x-a': 'b' } }),
-    'redirect': () => new Response(null, { status: 302, headers: { location: '/elsewhere' } }),
+    redirect: () => new Response(null, { status: 302, headers: { location: '/elsewhere' } }),
     'prerendered-etag': () => new Response(page, { headers: { ...htmlHeaders, etag: '"abc"' } }),
   };
   const server = http.createServer((req, res) => {
     const [, which, name] = req.url.split('/');
     const response = cases[name]();
-    const write = which === 'stock' ? writeResponseToNodeResponse(response, res) :
-      writeResponse(response, req, res, { maxBuffer: 100 * 1024 });
-    write.catch((err) => { res.statusCode = 599; res.end(String(err)); });
+    const write =
+      which === 'stock'
+        ? writeResponseToNodeResponse(response, res)
+        : writeResponse(response, req, res, { maxBuffer: 100 * 1024 });
+    write.catch((err) => {
+      res.statusCode = 599;
+      res.end(String(err));
+    });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const get = (urlPath, headers = {}) => new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: server.address().port, path: urlPath, headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    }).on('error', reject);
-  });
+  const get = (urlPath, headers = {}) =>
+    new Promise((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port: server.address().port, path: urlPath, headers }, (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+          );
+        })
+        .on('error', reject);
+    });
   const comparable = (headers) => {
     const out = { ...headers };
-    for (const name of ['date', 'etag', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']) delete out[name];
+    for (const name of ['date', 'etag', 'content-length', 'transfer-encoding', 'connection', 'keep-alive'])
+      delete out[name];
     return out;
   };
   try {
@@ -70,7 +89,9 @@ async function compareWriters(writeResponseToNodeResponse, writeResponse) {
       assert.equal(ours.status, stock.status, name);
       assert.deepEqual(comparable(ours.headers), comparable(stock.headers), name);
       assert.equal(ours.body, stock.body, name);
-      const tagged = ['html-string', 'html-stream-string', 'html-stream-bytes', 'html-404', 'html-cookies'].includes(name);
+      const tagged = ['html-string', 'html-stream-string', 'html-stream-bytes', 'html-404', 'html-cookies'].includes(
+        name,
+      );
       if (tagged) {
         assert.equal(ours.headers.etag, crcTag(Buffer.from(ours.body)), name);
         assert.equal(ours.headers['content-length'], String(Buffer.byteLength(ours.body)), name);

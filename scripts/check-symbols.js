@@ -89,7 +89,10 @@ function checkBinary(file) {
   return {
     file,
     problems,
-    napi: symbols.filter((s) => NODE_API.test(s.name)).map((s) => s.name).sort(),
+    napi: symbols
+      .filter((s) => NODE_API.test(s.name))
+      .map((s) => s.name)
+      .sort(),
     glibc: newestVersion(symbols, 'GLIBC'),
     glibcxx: newestVersion(symbols, 'GLIBCXX'),
   };

@@ -24,7 +24,10 @@ function run(cmd, args, opts = {}) {
 
 // The core is instrumented too (fuzzer-no-link), so coverage guides the search into it.
 run('cmake', [
-  '-S', '.', '-B', dir,
+  '-S',
+  '.',
+  '-B',
+  dir,
   '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
   '-DCMAKE_C_COMPILER=clang',
   '-DCMAKE_CXX_COMPILER=clang++',

@@ -33,13 +33,17 @@ function run(cmd, args, opts = {}) {
 
 function cleanEnv(extra = {}) {
   const env = { ...process.env, ...extra };
-  for (const key of Object.keys(env)) if (/^npm_(config|package|lifecycle)_/i.test(key) && !(key in extra)) delete env[key];
+  for (const key of Object.keys(env))
+    if (/^npm_(config|package|lifecycle)_/i.test(key) && !(key in extra)) delete env[key];
   return env;
 }
 
 function makeProject(dir, tarball, installArgs, env) {
   fs.mkdirSync(path.join(dir, 'test'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'pack-test', version: '1.0.0', private: true }, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'pack-test', version: '1.0.0', private: true }, null, 2),
+  );
   for (const f of ['smoke.test.js', 'smoke-worker.js']) {
     fs.copyFileSync(path.join(root, 'test', 'runtimes', f), path.join(dir, 'test', f));
   }
@@ -48,7 +52,10 @@ function makeProject(dir, tarball, installArgs, env) {
 
 function smoke(dir, name) {
   const bin = ensureRuntime(name);
-  const args = RUNTIMES[name].kind === 'bun' ? ['test', '--timeout', '120000', './test/smoke.test.js'] : ['--test', '--test-reporter=tap', 'test/smoke.test.js'];
+  const args =
+    RUNTIMES[name].kind === 'bun'
+      ? ['test', '--timeout', '120000', './test/smoke.test.js']
+      : ['--test', '--test-reporter=tap', 'test/smoke.test.js'];
   const env = cleanEnv();
   env.PATH = `${path.dirname(bin)}${path.delimiter}${env.PATH}`;
   const r = spawnSync(bin, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -68,30 +75,44 @@ function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-pack-'));
   try {
     const packed = run('npm', ['pack', '--pack-destination', tmp], { cwd: root, env: cleanEnv() });
-    const tarball = path.join(tmp, fs.readdirSync(tmp).find((f) => f.endsWith('.tgz')));
+    const tarball = path.join(
+      tmp,
+      fs.readdirSync(tmp).find((f) => f.endsWith('.tgz')),
+    );
     const size = fs.statSync(tarball).size;
     const listing = run('tar', ['-tzf', tarball]).out.split('\n');
     const prebuilds = listing.filter((f) => /^package\/prebuilds\/.+\.node$/.test(f));
-    if (!prebuilds.includes('package/prebuilds/linux-x64/node.napi.node')) throw new Error('the tarball lacks prebuilds/linux-x64/node.napi.node');
+    if (!prebuilds.includes('package/prebuilds/linux-x64/node.napi.node'))
+      throw new Error('the tarball lacks prebuilds/linux-x64/node.napi.node');
     if (listing.some((f) => f.startsWith('package/build/'))) throw new Error('the tarball contains build/');
-    console.log(`pack: ${path.basename(tarball)} ${(size / 1024).toFixed(0)} KiB, ${listing.length - 1} files, prebuilds: ${prebuilds.map((f) => f.slice(8)).join(', ')} (npm pack + prebuild ${packed.seconds.toFixed(0)} s)`);
+    console.log(
+      `pack: ${path.basename(tarball)} ${(size / 1024).toFixed(0)} KiB, ${listing.length - 1} files, prebuilds: ${prebuilds.map((f) => f.slice(8)).join(', ')} (npm pack + prebuild ${packed.seconds.toFixed(0)} s)`,
+    );
 
     const plain = path.join(tmp, 'ignore-scripts');
     const installed = makeProject(plain, tarball, ['--ignore-scripts'], cleanEnv());
-    if (fs.existsSync(path.join(plain, 'node_modules', 'ssr-native', 'build'))) throw new Error('something was compiled');
+    if (fs.existsSync(path.join(plain, 'node_modules', 'ssr-native', 'build')))
+      throw new Error('something was compiled');
     console.log(`pack: npm install --ignore-scripts: ${installed.seconds.toFixed(1)} s, no compiler involved`);
     for (const name of selected) console.log(`pack: ${name}: smoke suite ${smoke(plain, name)} passed (prebuild)`);
 
     // With install scripts on, a matching prebuild means no compiling either.
     const withScripts = path.join(tmp, 'with-scripts');
     const scripted = makeProject(withScripts, tarball, ['--foreground-scripts'], cleanEnv());
-    if (fs.existsSync(path.join(withScripts, 'node_modules', 'ssr-native', 'build'))) throw new Error('the install script compiled although the prebuild loads');
-    if (!/using the prebuilt binary/.test(scripted.out)) throw new Error('the install script did not report the prebuild');
+    if (fs.existsSync(path.join(withScripts, 'node_modules', 'ssr-native', 'build')))
+      throw new Error('the install script compiled although the prebuild loads');
+    if (!/using the prebuilt binary/.test(scripted.out))
+      throw new Error('the install script did not report the prebuild');
     console.log(`pack: npm install with scripts, prebuild matches: ${scripted.seconds.toFixed(1)} s, nothing compiled`);
 
     if (!args.includes('--no-compile')) {
       const compiled = path.join(tmp, 'build-from-source');
-      const r = makeProject(compiled, tarball, ['--build-from-source', '--foreground-scripts'], cleanEnv({ npm_config_build_from_source: 'true' }));
+      const r = makeProject(
+        compiled,
+        tarball,
+        ['--build-from-source', '--foreground-scripts'],
+        cleanEnv({ npm_config_build_from_source: 'true' }),
+      );
       const built = path.join(compiled, 'node_modules', 'ssr-native', 'build', 'Release', 'ssr_native.node');
       if (!fs.existsSync(built)) throw new Error('--build-from-source did not compile');
       console.log(`pack: npm install --build-from-source (compiles): ${r.seconds.toFixed(1)} s`);

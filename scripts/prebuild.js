@@ -48,16 +48,27 @@ function main() {
   run(process.execPath, [path.join(__dirname, 'check-symbols.js'), dest]);
   if (native) {
     // It must load and answer here, outside this process's module cache.
-    run(process.execPath, ['-e', `if (require(${JSON.stringify(dest)}).crc32('123456789') !== 0xcbf43926) process.exit(1)`]);
+    run(process.execPath, [
+      '-e',
+      `if (require(${JSON.stringify(dest)}).crc32('123456789') !== 0xcbf43926) process.exit(1)`,
+    ]);
   }
   const size = fs.statSync(dest).size;
-  console.log(`prebuild: ${path.relative(root, dest)} (${(size / 1024).toFixed(0)} KiB, from ${path.relative(root, binary) || binary})`);
+  console.log(
+    `prebuild: ${path.relative(root, dest)} (${(size / 1024).toFixed(0)} KiB, from ${path.relative(root, binary) || binary})`,
+  );
 }
 
 // The prebuilds a package should carry. Each is made natively on its own machine, or cross-
 // compiled: linux-arm64 from linux-x64 with Debian's g++-aarch64-linux-gnu (scripts/arm64.js).
 const TARGETS = ['linux-x64', 'linux-arm64'];
-const CROSS = { 'linux-x64>linux-arm64': { tools: ['aarch64-linux-gnu-g++', 'aarch64-linux-gnu-strip'], script: 'arm64.js', install: 'apt-get install g++-aarch64-linux-gnu' } };
+const CROSS = {
+  'linux-x64>linux-arm64': {
+    tools: ['aarch64-linux-gnu-g++', 'aarch64-linux-gnu-strip'],
+    script: 'arm64.js',
+    install: 'apt-get install g++-aarch64-linux-gnu',
+  },
+};
 
 function hasTool(tool) {
   const r = spawnSync(tool, ['--version'], { stdio: 'ignore' });
@@ -72,7 +83,12 @@ function plan(host = `${process.platform}-${process.arch}`, toolPresent = hasToo
     if (!cross) return { target, how: null, why: `cannot be cross-compiled from ${host}; build it on ${target}` };
     const missing = cross.tools.filter((tool) => !toolPresent(tool));
     if (missing.length) {
-      return { target, how: null, cross, why: `no cross toolchain (${missing.join(', ')} not on PATH; ${cross.install})` };
+      return {
+        target,
+        how: null,
+        cross,
+        why: `no cross toolchain (${missing.join(', ')} not on PATH; ${cross.install})`,
+      };
     }
     return { target, how: 'cross', cross };
   });
@@ -83,7 +99,10 @@ function warnMissing(missing) {
   const lines = [
     line,
     `WARNING: this package will ship WITHOUT a fresh build of ${missing.length === 1 ? 'this prebuild' : 'these prebuilds'}:`,
-    ...missing.flatMap((m) => [`  prebuilds/${m.target}/node.napi.node: ${m.why}`, ...(m.kept ? [`    (${m.kept})`] : [])]),
+    ...missing.flatMap((m) => [
+      `  prebuilds/${m.target}/node.napi.node: ${m.why}`,
+      ...(m.kept ? [`    (${m.kept})`] : []),
+    ]),
     'Users there compile on install (g++, make, python3) or, without install scripts,',
     'get ERR_SSR_NATIVE_NOT_BUILT. A release must not ship this way (npm publish',
     'builds linux-arm64 itself first: prepublishOnly).',

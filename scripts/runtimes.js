@@ -38,7 +38,8 @@ const NATIVE_PEERS = ['argon2', '@node-rs/argon2'];
 const BUN_EXCLUDED = {
   'send-file-stream.test.js':
     "Bun's node:http does not abort a response destroyed after its headers were sent (the client sees an empty body, not a reset), so the shrinking-file guarantee is Node-only; see README",
-  'serve-static-churn.test.js': 'same reason as send-file-stream.test.js (the churn test counts those cut-off answers as failures)',
+  'serve-static-churn.test.js':
+    'same reason as send-file-stream.test.js (the churn test counts those cut-off answers as failures)',
   'serve-static-diff.test.js':
     "compares error-page text with serve-static 2.2.1 (send), whose ENAMETOOLONG message under Bun names the syscall 'open' where ours says 'stat'; the static server itself runs in the smoke suite and serve-static.test.js",
 };
@@ -65,7 +66,16 @@ function ensureRuntime(name) {
   fs.mkdirSync(dir, { recursive: true });
   const npm = spawnSync(
     'npm',
-    ['install', '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--prefix', dir, `${rt.pkg}@${rt.version}`],
+    [
+      'install',
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--no-package-lock',
+      '--prefix',
+      dir,
+      `${rt.pkg}@${rt.version}`,
+    ],
     { stdio: 'inherit' },
   );
   if (npm.status !== 0) throw new Error(`npm install ${rt.pkg}@${rt.version} failed`);
@@ -88,15 +98,22 @@ function suiteFiles() {
 function unloadablePeers(bin) {
   const out = {};
   for (const peer of NATIVE_PEERS) {
-    const r = spawnSync(bin, ['-e', `require(${JSON.stringify(peer)})`], { cwd: root, encoding: 'utf8', timeout: 60000 });
-    if (r.status !== 0) out[peer] = (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').slice(0, 3).join(' | ');
+    const r = spawnSync(bin, ['-e', `require(${JSON.stringify(peer)})`], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60000,
+    });
+    if (r.status !== 0)
+      out[peer] = (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').slice(0, 3).join(' | ');
   }
   return out;
 }
 
 function peersLoadedBy(file) {
   const text = fs.readFileSync(path.join(root, file), 'utf8');
-  return NATIVE_PEERS.filter((peer) => new RegExp(`require\\(\\s*['"]${peer.replace('/', '\\/')}['"]\\s*\\)`).test(text));
+  return NATIVE_PEERS.filter((peer) =>
+    new RegExp(`require\\(\\s*['"]${peer.replace('/', '\\/')}['"]\\s*\\)`).test(text),
+  );
 }
 
 // Puts the runtime first on PATH, so suites that spawn `node` get the same runtime.
@@ -118,7 +135,12 @@ function runNode(name, bin, files, logFile) {
   fs.writeFileSync(logFile, out);
   const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) || [])[1] || 0);
   const failures = [...out.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((m) => m[1]);
-  return { pass: count('pass'), fail: count('fail') + (r.status !== 0 && count('fail') === 0 ? 1 : 0), skip: count('skipped'), failures };
+  return {
+    pass: count('pass'),
+    fail: count('fail') + (r.status !== 0 && count('fail') === 0 ? 1 : 0),
+    skip: count('skipped'),
+    failures,
+  };
 }
 
 function runBun(name, bin, files, logFile) {
@@ -150,7 +172,8 @@ function runBun(name, bin, files, logFile) {
 function main() {
   const args = process.argv.slice(2);
   const names = args.filter((a) => !a.startsWith('--'));
-  for (const n of names) if (!RUNTIMES[n]) throw new Error(`unknown runtime ${n} (known: ${Object.keys(RUNTIMES).join(', ')})`);
+  for (const n of names)
+    if (!RUNTIMES[n]) throw new Error(`unknown runtime ${n} (known: ${Object.keys(RUNTIMES).join(', ')})`);
   const selected = names.length ? names : Object.keys(RUNTIMES);
 
   const bins = {};
@@ -168,7 +191,8 @@ function main() {
     const skipped = [];
     let files = suiteFiles().filter((file) => {
       const missing = peersLoadedBy(file).filter((peer) => broken[peer]);
-      if (missing.length) skipped.push(`${path.basename(file)}: peer ${missing.join(', ')} does not load: ${broken[missing[0]]}`);
+      if (missing.length)
+        skipped.push(`${path.basename(file)}: peer ${missing.join(', ')} does not load: ${broken[missing[0]]}`);
       return missing.length === 0;
     });
     if (rt.kind === 'bun') {
@@ -184,7 +208,9 @@ function main() {
     const started = Date.now();
     const result = rt.kind === 'bun' ? runBun(name, bin, files, logFile) : runNode(name, bin, files, logFile);
     const seconds = Math.round((Date.now() - started) / 1000);
-    console.log(`  ${result.pass} passed, ${result.fail} failed, ${result.skip} skipped in ${seconds} s (log: ${logFile})`);
+    console.log(
+      `  ${result.pass} passed, ${result.fail} failed, ${result.skip} skipped in ${seconds} s (log: ${logFile})`,
+    );
     for (const f of result.failures) console.log(`  FAIL ${f}`);
     rows.push({ name, version, suites: files.length, skippedSuites: skipped.length, ...result, seconds });
   }
@@ -192,7 +218,9 @@ function main() {
   console.log('\n| runtime | version | suites run | suites skipped | tests passed | failed | skipped | seconds |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.name} | ${r.version} | ${r.suites} | ${r.skippedSuites} | ${r.pass} | ${r.fail} | ${r.skip} | ${r.seconds} |`);
+    console.log(
+      `| ${r.name} | ${r.version} | ${r.suites} | ${r.skippedSuites} | ${r.pass} | ${r.fail} | ${r.skip} | ${r.seconds} |`,
+    );
   }
   process.exit(rows.some((r) => r.fail > 0 || r.pass === 0) ? 1 : 0);
 }

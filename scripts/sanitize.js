@@ -42,7 +42,8 @@ const KINDS = {
     flags: ['-fsanitize=address,undefined', '-fno-sanitize-recover=undefined', '-fno-omit-frame-pointer', '-g', '-O1'],
     runtime: 'libasan.so',
     env: {
-      ASAN_OPTIONS: 'detect_leaks=0:verify_asan_link_order=0:abort_on_error=1:handle_segv=1:allocator_may_return_null=1',
+      ASAN_OPTIONS:
+        'detect_leaks=0:verify_asan_link_order=0:abort_on_error=1:handle_segv=1:allocator_may_return_null=1',
       UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
     },
   },
@@ -78,7 +79,9 @@ function runtimePath(kind) {
   const out = spawnSync('gcc', [`-print-file-name=${kind.runtime}`], { encoding: 'utf8' });
   const file = out.status === 0 ? out.stdout.trim() : '';
   if (!file || !path.isAbsolute(file) || !fs.existsSync(file)) {
-    console.error(`ssr-native: gcc has no ${kind.runtime} (install gcc's sanitizer runtimes, e.g. libasan8 / libtsan2)`);
+    console.error(
+      `ssr-native: gcc has no ${kind.runtime} (install gcc's sanitizer runtimes, e.g. libasan8 / libtsan2)`,
+    );
     process.exit(1);
   }
   return fs.realpathSync(file);
@@ -97,11 +100,17 @@ function build(name) {
   }
   const stage = stageDir(name);
   // Fresh sources each time (a stale copy would test old code); the object files stay for make.
-  for (const entry of ['binding.gyp', 'src', 'include', 'scripts']) fs.rmSync(path.join(stage, entry), { recursive: true, force: true });
+  for (const entry of ['binding.gyp', 'src', 'include', 'scripts'])
+    fs.rmSync(path.join(stage, entry), { recursive: true, force: true });
   fs.mkdirSync(path.join(stage, 'scripts'), { recursive: true });
   for (const entry of ['binding.gyp', 'src', 'include', path.join('scripts', 'sources.js')]) copyInto(entry, stage);
   const flags = kind.flags.join(' ');
-  const env = { ...cleanEnv(), CFLAGS: flags, CXXFLAGS: flags, LDFLAGS: kind.flags.filter((f) => f.startsWith('-fsanitize')).join(' ') };
+  const env = {
+    ...cleanEnv(),
+    CFLAGS: flags,
+    CXXFLAGS: flags,
+    LDFLAGS: kind.flags.filter((f) => f.startsWith('-fsanitize')).join(' '),
+  };
   // node-addon-api resolves from the staging folder up to this checkout's node_modules.
   const args = [nodeGyp, 'rebuild', '--jobs=max'];
   const nodedir = headersPrefixBesideNode();
@@ -159,9 +168,12 @@ function run(name, argv) {
   let status = result.status === null ? 1 : result.status;
   if (name === 'tsan') {
     const { ours, theirs } = tsanReports(env.SSR_NATIVE_TSAN_LOGS);
-    for (const [key, count] of theirs) console.error(`ssr-native: tsan: ${count} report(s) inside node itself (uninstrumented, not counted): ${key}`);
+    for (const [key, count] of theirs)
+      console.error(`ssr-native: tsan: ${count} report(s) inside node itself (uninstrumented, not counted): ${key}`);
     for (const report of ours) console.error(`ssr-native: tsan report involving the addon:\n${report}\n`);
-    console.error(`ssr-native: tsan: ${ours.length} report(s) involving the addon (reports in ${env.SSR_NATIVE_TSAN_LOGS})`);
+    console.error(
+      `ssr-native: tsan: ${ours.length} report(s) involving the addon (reports in ${env.SSR_NATIVE_TSAN_LOGS})`,
+    );
     if (ours.length > 0 && status === 0) status = 1;
     if (ours.length === 0) fs.rmSync(env.SSR_NATIVE_TSAN_LOGS, { recursive: true, force: true });
   }

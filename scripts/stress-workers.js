@@ -90,7 +90,11 @@ function get(port, urlPath, headers) {
           if (encoding === 'gzip') body = zlib.gunzipSync(body);
           else if (encoding === 'br') body = zlib.brotliDecompressSync(body);
         } catch (err) {
-          return reject(new Error(`${urlPath}: ${encoding} body does not decode: ${err.message} (${res.statusCode}, ${JSON.stringify(res.headers)}, ${body.length} bytes)`));
+          return reject(
+            new Error(
+              `${urlPath}: ${encoding} body does not decode: ${err.message} (${res.statusCode}, ${JSON.stringify(res.headers)}, ${body.length} bytes)`,
+            ),
+          );
         }
         resolve({ status: res.statusCode, headers: res.headers, body });
       });
@@ -125,14 +129,18 @@ async function checkedRequest(rng, target, tree, closedOk, onStart = () => {}) {
   });
   if (r.status === 500 && closedOk() && r.body.toString() === CLOSED_BODY) return 'closed';
   if (range && target.ranges) {
-    if (r.status !== 206) throw new Error(`/${name} range ${headers.range}: status ${r.status} ${r.body.toString().slice(0, 200)}`);
+    if (r.status !== 206)
+      throw new Error(`/${name} range ${headers.range}: status ${r.status} ${r.body.toString().slice(0, 200)}`);
     const file = fs.readFileSync(path.join(tree.dir, name));
-    if (!r.body.equals(file.subarray(range.start, range.end + 1))) throw new Error(`/${name} range ${headers.range}: wrong bytes`);
+    if (!r.body.equals(file.subarray(range.start, range.end + 1)))
+      throw new Error(`/${name} range ${headers.range}: wrong bytes`);
     return 'range';
   }
   if (r.status !== 200) throw new Error(`/${name}: status ${r.status} ${r.body.toString().slice(0, 200)}`);
   if (r.body.length !== expected.size || sha1(r.body) !== expected.sha1) {
-    throw new Error(`${target.name} /${name} (${r.headers['content-encoding'] || 'identity'}): wrong bytes (${r.body.length} of ${expected.size})`);
+    throw new Error(
+      `${target.name} /${name} (${r.headers['content-encoding'] || 'identity'}): wrong bytes (${r.body.length} of ${expected.size})`,
+    );
   }
   return r.headers['content-encoding'] || 'identity';
 }
@@ -187,7 +195,11 @@ async function workerMain() {
   apps.holder.koa = koaMw;
   const cache = new FileCache({ root: dir, maxBytes });
   const servers = await Promise.all([listen(apps.express), listen(apps.koa)]);
-  const ports = servers.map((s, i) => ({ port: s.address().port, ranges: i === 0, name: i === 0 ? 'worker express' : 'worker koa' }));
+  const ports = servers.map((s, i) => ({
+    port: s.address().port,
+    ranges: i === 0,
+    name: i === 0 ? 'worker express' : 'worker koa',
+  }));
   const done = new Set();
   const fail = (err) => parentPort.postMessage({ fail: String((err && err.stack) || err) });
   const finished = (what) => {
@@ -200,61 +212,95 @@ async function workerMain() {
   // what is outstanding, for the parent's report when this worker does not end in time
   const pending = { loads: new Set(), requests: new Set(), hashes: 0, natural: 'running' };
   parentPort.on('message', (message) => {
-    if (message === 'status') parentPort.postMessage({ status: { ...pending, loads: [...pending.loads], requests: [...pending.requests], done: [...done], stop, now: Date.now() } });
+    if (message === 'status')
+      parentPort.postMessage({
+        status: {
+          ...pending,
+          loads: [...pending.loads],
+          requests: [...pending.requests],
+          done: [...done],
+          stop,
+          now: Date.now(),
+        },
+      });
   });
   parentPort.postMessage({ phase: 'online' });
 
   // loads: bursts into a tiny cache, bodies checked and some kept across evictions
   const kept = [];
   const loops = [];
-  loops.push((async () => {
-    while (!stop) {
-      const burst = tree.names.filter(() => rng() < 0.5);
-      await Promise.all(burst.map((name, i) => new Promise((resolve) => {
-        const key = `${name}#${i}`;
-        pending.loads.add(key);
-        cache.load(path.join(dir, name), (result) => {
-          pending.loads.delete(key);
-          if (moment === 'exit' && rng() < 0.3) process.exit(0);
-          if (result.body) {
-            if (sha1(result.body) !== files[name].sha1) fail(new Error(`worker load ${name}: wrong bytes`));
-            if (rng() < 0.2) kept.push([name, result.body]);
-          }
-          resolve();
-        });
-      })));
-      if (kept.length > 20) {
-        for (const [name, body] of kept.splice(0)) if (sha1(body) !== files[name].sha1) fail(new Error(`worker kept ${name}: bytes changed`));
+  loops.push(
+    (async () => {
+      while (!stop) {
+        const burst = tree.names.filter(() => rng() < 0.5);
+        await Promise.all(
+          burst.map(
+            (name, i) =>
+              new Promise((resolve) => {
+                const key = `${name}#${i}`;
+                pending.loads.add(key);
+                cache.load(path.join(dir, name), (result) => {
+                  pending.loads.delete(key);
+                  if (moment === 'exit' && rng() < 0.3) process.exit(0);
+                  if (result.body) {
+                    if (sha1(result.body) !== files[name].sha1) fail(new Error(`worker load ${name}: wrong bytes`));
+                    if (rng() < 0.2) kept.push([name, result.body]);
+                  }
+                  resolve();
+                });
+              }),
+          ),
+        );
+        if (kept.length > 20) {
+          for (const [name, body] of kept.splice(0))
+            if (sha1(body) !== files[name].sha1) fail(new Error(`worker kept ${name}: bytes changed`));
+        }
+        finished('load');
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      finished('load');
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  })().catch(fail));
+    })().catch(fail),
+  );
   // requests through both frameworks
-  loops.push((async () => {
-    while (!stop) {
-      await Promise.all(Array.from({ length: 6 }, async () => {
-        let what;
-        await checkedRequest(rng, pick(rng, ports), tree, () => false, (description) => pending.requests.add((what = description)));
-        pending.requests.delete(what);
-      }));
-      finished('serve');
-    }
-  })().catch(fail));
-  // argon2 with a small arena; a full semaphore (429) is an answer too
-  loops.push((async () => {
-    while (!stop) {
-      try {
-        pending.hashes++;
-        await argon2.hash(`password-${rng()}`, { memoryCost: 64 + Math.floor(rng() * 512), timeCost: 1, parallelism: 1 + Math.floor(rng() * 2) });
-      } catch (err) {
-        if (err.name !== 'SemaphoreFullError') throw err;
-      } finally {
-        pending.hashes--;
+  loops.push(
+    (async () => {
+      while (!stop) {
+        await Promise.all(
+          Array.from({ length: 6 }, async () => {
+            let what;
+            await checkedRequest(
+              rng,
+              pick(rng, ports),
+              tree,
+              () => false,
+              (description) => pending.requests.add((what = description)),
+            );
+            pending.requests.delete(what);
+          }),
+        );
+        finished('serve');
       }
-      finished('hash');
-    }
-  })().catch(fail));
+    })().catch(fail),
+  );
+  // argon2 with a small arena; a full semaphore (429) is an answer too
+  loops.push(
+    (async () => {
+      while (!stop) {
+        try {
+          pending.hashes++;
+          await argon2.hash(`password-${rng()}`, {
+            memoryCost: 64 + Math.floor(rng() * 512),
+            timeCost: 1,
+            parallelism: 1 + Math.floor(rng() * 2),
+          });
+        } catch (err) {
+          if (err.name !== 'SemaphoreFullError') throw err;
+        } finally {
+          pending.hashes--;
+        }
+        finished('hash');
+      }
+    })().catch(fail),
+  );
 
   if (moment === 'natural') {
     parentPort.on('message', async (message) => {
@@ -277,14 +323,29 @@ async function workerMain() {
 async function batchMain(batchSeed, mode, rounds, until) {
   const rng = mulberry32(batchSeed);
   const tree = makeTree(rng);
-  const stats = { rounds: 0, workers: 0, moments: {}, requests: 0, closedAnswers: 0, mainCloses: 0, heldBodiesChecked: 0 };
+  const stats = {
+    rounds: 0,
+    workers: 0,
+    moments: {},
+    requests: 0,
+    closedAnswers: 0,
+    mainCloses: 0,
+    heldBodiesChecked: 0,
+  };
   let main = null;
   if (mode === 'mixed') {
     const { serveStatic, FileCache } = require(PKG);
     const { serve } = require(path.join(PKG, 'lib', 'koa'));
     const apps = makeApps(require('express'), require('koa'));
     const servers = await Promise.all([listen(apps.express), listen(apps.koa)]);
-    main = { serveStatic, FileCache, serve, apps, servers, ports: servers.map((s, i) => ({ port: s.address().port, ranges: i === 0, name: i === 0 ? 'express' : 'koa' })) };
+    main = {
+      serveStatic,
+      FileCache,
+      serve,
+      apps,
+      servers,
+      ports: servers.map((s, i) => ({ port: s.address().port, ranges: i === 0, name: i === 0 ? 'express' : 'koa' })),
+    };
   }
   try {
     // the parent's deadline ends a batch early (after one round at least)
@@ -310,42 +371,48 @@ async function batchMain(batchSeed, mode, rounds, until) {
           express.close();
           koa.close();
         };
-        roundWork.push((async () => {
-          await Promise.all(Array.from({ length: 4 }, async () => {
-            for (let i = 0; i < 12; i++) {
-              const outcome = await checkedRequest(rng, pick(rng, main.ports), tree, closedOk);
-              stats.requests++;
-              if (outcome === 'closed') stats.closedAnswers++;
-              if (++answered === closeAfter) {
-                setTimeout(() => {
-                  closing = true;
-                  closeCurrent();
-                  current = open();
-                  stats.mainCloses++;
-                }, closeDelay);
-              }
-            }
-          }));
-          await sleep(closeDelay + 1);
-          closeCurrent();
-        })());
+        roundWork.push(
+          (async () => {
+            await Promise.all(
+              Array.from({ length: 4 }, async () => {
+                for (let i = 0; i < 12; i++) {
+                  const outcome = await checkedRequest(rng, pick(rng, main.ports), tree, closedOk);
+                  stats.requests++;
+                  if (outcome === 'closed') stats.closedAnswers++;
+                  if (++answered === closeAfter) {
+                    setTimeout(() => {
+                      closing = true;
+                      closeCurrent();
+                      current = open();
+                      stats.mainCloses++;
+                    }, closeDelay);
+                  }
+                }
+              }),
+            );
+            await sleep(closeDelay + 1);
+            closeCurrent();
+          })(),
+        );
         // a FileCache whose bodies are held across eviction, close() and collection
-        roundWork.push((async () => {
-          const cache = new main.FileCache({ root: tree.dir, maxBytes: 70000 + Math.floor(rng() * 100000) });
-          const held = [];
-          for (const name of tree.names.filter(() => rng() < 0.6)) {
-            const result = await cache.get(path.join(tree.dir, name));
-            if (result.body) held.push([name, result.body]);
-            if (rng() < 0.05) break;
-          }
-          cache.close();
-          if (global.gc) global.gc();
-          await sleep(rng() * 20);
-          for (const [name, body] of held) {
-            if (sha1(body) !== tree.files[name].sha1) throw new Error(`held body of ${name} changed after close`);
-            stats.heldBodiesChecked++;
-          }
-        })());
+        roundWork.push(
+          (async () => {
+            const cache = new main.FileCache({ root: tree.dir, maxBytes: 70000 + Math.floor(rng() * 100000) });
+            const held = [];
+            for (const name of tree.names.filter(() => rng() < 0.6)) {
+              const result = await cache.get(path.join(tree.dir, name));
+              if (result.body) held.push([name, result.body]);
+              if (rng() < 0.05) break;
+            }
+            cache.close();
+            if (global.gc) global.gc();
+            await sleep(rng() * 20);
+            for (const [name, body] of held) {
+              if (sha1(body) !== tree.files[name].sha1) throw new Error(`held body of ${name} changed after close`);
+              stats.heldBodiesChecked++;
+            }
+          })(),
+        );
       }
       const count = 2 + Math.floor(rng() * 3);
       for (let w = 0; w < count; w++) {
@@ -374,7 +441,11 @@ function runWorker(tree, seed, moment, delay) {
     // no end within 60 s is a stall: ask the worker what is outstanding, then fail
     const timer = setTimeout(() => {
       worker.postMessage('status');
-      setTimeout(() => reject(new Error(`worker (${moment}) did not end within 60 s; outstanding: ${JSON.stringify(lastStatus)}`)), 3000);
+      setTimeout(
+        () =>
+          reject(new Error(`worker (${moment}) did not end within 60 s; outstanding: ${JSON.stringify(lastStatus)}`)),
+        3000,
+      );
     }, 60000);
     let lastStatus = 'no answer to a status request (event loop blocked, or the script ended)';
     let failure = null;
@@ -411,7 +482,19 @@ function runWorker(tree, seed, moment, delay) {
 // ---- parent: batches in child processes until the time is up.
 function runBatch(batchSeed, mode, rounds, until) {
   return new Promise((resolve) => {
-    const args = [...process.execArgv, '--expose-gc', __filename, '--batch', String(batchSeed), '--mode', mode, '--rounds', String(rounds), '--until', String(until)];
+    const args = [
+      ...process.execArgv,
+      '--expose-gc',
+      __filename,
+      '--batch',
+      String(batchSeed),
+      '--mode',
+      mode,
+      '--rounds',
+      String(rounds),
+      '--until',
+      String(until),
+    ];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -438,7 +521,16 @@ async function parentMain() {
   const rng = mulberry32(seed);
   const begun = Date.now();
   const deadline = begun + seconds * 1000;
-  const total = { batches: 0, rounds: 0, workers: 0, moments: {}, requests: 0, closedAnswers: 0, mainCloses: 0, heldBodiesChecked: 0 };
+  const total = {
+    batches: 0,
+    rounds: 0,
+    workers: 0,
+    moments: {},
+    requests: 0,
+    closedAnswers: 0,
+    mainCloses: 0,
+    heldBodiesChecked: 0,
+  };
   while (Date.now() < deadline || total.batches === 0) {
     const batchSeed = Math.floor(rng() * 2 ** 32);
     const mode = rng() < 0.7 ? 'mixed' : 'workers-only';
@@ -448,10 +540,17 @@ async function parentMain() {
       // Node 20's own HTTP parser aborts now and then when its worker is terminated mid-parse
       // (FATAL ERROR: v8::ToLocalChecked Empty MaybeLocal under llhttp__internal_execute, no
       // addon frame): a Node bug, not ours; --tolerate-node-http-abort counts it and goes on.
-      if (tolerateHttpAbort && result.signal === 'SIGABRT' && /ToLocalChecked Empty MaybeLocal/.test(result.stderr) &&
-          /llhttp__internal_execute/.test(result.stderr) && !/ssr_native/.test(result.stderr)) {
+      if (
+        tolerateHttpAbort &&
+        result.signal === 'SIGABRT' &&
+        /ToLocalChecked Empty MaybeLocal/.test(result.stderr) &&
+        /llhttp__internal_execute/.test(result.stderr) &&
+        !/ssr_native/.test(result.stderr)
+      ) {
         total.nodeHttpAborts = (total.nodeHttpAborts || 0) + 1;
-        console.log(`stress-workers: batch (${mode}, --batch ${batchSeed}): node's HTTP parser aborted in a terminated worker (tolerated)`);
+        console.log(
+          `stress-workers: batch (${mode}, --batch ${batchSeed}): node's HTTP parser aborted in a terminated worker (tolerated)`,
+        );
         continue;
       }
       console.error(result.stderr);
@@ -463,7 +562,9 @@ async function parentMain() {
       process.exit(1);
     }
     total.batches++;
-    console.log(`stress-workers: batch ${total.batches} (${mode}, --batch ${batchSeed}) clean in ${((Date.now() - started) / 1000).toFixed(0)} s: ${result.stats.rounds} rounds, ${result.stats.workers} workers, ${result.stats.requests} main-thread requests`);
+    console.log(
+      `stress-workers: batch ${total.batches} (${mode}, --batch ${batchSeed}) clean in ${((Date.now() - started) / 1000).toFixed(0)} s: ${result.stats.rounds} rounds, ${result.stats.workers} workers, ${result.stats.requests} main-thread requests`,
+    );
     for (const [key, value] of Object.entries(result.stats)) {
       if (key === 'moments') for (const [m, n] of Object.entries(value)) total.moments[m] = (total.moments[m] || 0) + n;
       else total[key] += value;
@@ -477,10 +578,12 @@ if (!isMainThread) {
 } else if (process.argv.includes('--batch')) {
   const batchSeed = Number(argValue('--batch')) >>> 0;
   const mode = argValue('--mode', 'mixed');
-  batchMain(batchSeed, mode, Number(argValue('--rounds', '6')), Number(argValue('--until', String(Infinity)))).catch((err) => {
-    console.error(`batch ${batchSeed} (${mode}): ${(err && err.stack) || err}`);
-    process.exit(1);
-  });
+  batchMain(batchSeed, mode, Number(argValue('--rounds', '6')), Number(argValue('--until', String(Infinity)))).catch(
+    (err) => {
+      console.error(`batch ${batchSeed} (${mode}): ${(err && err.stack) || err}`);
+      process.exit(1);
+    },
+  );
 } else {
   parentMain();
 }

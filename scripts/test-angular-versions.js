@@ -30,12 +30,21 @@ const FRAMEWORK = ['core', 'common', 'compiler', 'platform-browser', 'platform-s
 function prepare(major) {
   const dir = path.join(os.tmpdir(), `ssr-native-angular-ssr-${major}`);
   const { ssr, framework } = VERSIONS[major];
-  const wanted = [`@angular/ssr@${ssr}`, ...FRAMEWORK.map((p) => `@angular/${p}@${framework}`), 'rxjs@7', 'zone.js', 'tslib@2'];
+  const wanted = [
+    `@angular/ssr@${ssr}`,
+    ...FRAMEWORK.map((p) => `@angular/${p}@${framework}`),
+    'rxjs@7',
+    'zone.js',
+    'tslib@2',
+  ];
   const stamp = path.join(dir, 'installed.json');
   if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === JSON.stringify(wanted)) return dir;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `angular-ssr-${major}-check`, private: true }));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: `angular-ssr-${major}-check`, private: true }),
+  );
   const start = Date.now();
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...wanted], {
     cwd: dir,
@@ -58,7 +67,8 @@ for (const major of MAJORS) {
   }
   try {
     const { runtime } = VERSIONS[major];
-    const node = runtime && Number(process.versions.node.split('.')[0]) < 22 ? ensureRuntime(runtime) : process.execPath;
+    const node =
+      runtime && Number(process.versions.node.split('.')[0]) < 22 ? ensureRuntime(runtime) : process.execPath;
     execFileSync(node, [path.join(__dirname, 'angular-version-check.js'), major], { cwd: dir, stdio: 'inherit' });
   } catch (err) {
     if (err.status === undefined) console.log(`angular ${major}: ${err.message}`); // not the check's own failure

@@ -19,20 +19,23 @@ const servers = {};
 let buildOutput = '';
 const timings = {};
 
-before(async () => {
-  if (!args.has('--no-install') || !fixture.isInstalled()) timings.install = fixture.install();
-  if (!args.has('--no-build') || !fixture.isBuilt()) {
-    try {
-      const built = fixture.build();
-      timings.build = built.seconds;
-      buildOutput = built.output;
-    } catch (err) {
-      process.stderr.write(String(err.stdout || '') + String(err.stderr || ''));
-      throw err;
+before(
+  async () => {
+    if (!args.has('--no-install') || !fixture.isInstalled()) timings.install = fixture.install();
+    if (!args.has('--no-build') || !fixture.isBuilt()) {
+      try {
+        const built = fixture.build();
+        timings.build = built.seconds;
+        buildOutput = built.output;
+      } catch (err) {
+        process.stderr.write(String(err.stdout || '') + String(err.stderr || ''));
+        throw err;
+      }
     }
-  }
-  for (const name of fixture.SERVERS) servers[name] = await fixture.startServer(name);
-}, { timeout: 20 * 60 * 1000 });
+    for (const name of fixture.SERVERS) servers[name] = await fixture.startServer(name);
+  },
+  { timeout: 20 * 60 * 1000 },
+);
 
 after(async () => {
   await Promise.all(Object.values(servers).map((s) => s.stop()));
@@ -43,11 +46,14 @@ after(async () => {
 // http.get, not fetch: fetch hides 304 details and adds its own conditional headers.
 function request(server, urlPath, { method = 'GET', headers = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: servers[server].port, path: urlPath, method, headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: servers[server].port, path: urlPath, method, headers },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -93,9 +99,15 @@ test('ng build prerenders / and /about with ssr-native external and loaded by th
   // Its addon is the shipped prebuild (or, where that does not load, the install script's build)
   // and it answers from the app's own folder.
   const binaries = ['prebuilds/linux-x64/node.napi.node', 'build/Release/ssr_native.node'];
-  assert.ok(binaries.some((b) => fs.existsSync(path.join(installed, b))), `one of ${binaries} in ${installed}`);
+  assert.ok(
+    binaries.some((b) => fs.existsSync(path.join(installed, b))),
+    `one of ${binaries} in ${installed}`,
+  );
   const { execFileSync } = require('child_process');
-  const tag = execFileSync(process.execPath, ['-p', "require('ssr-native').etag('123456789')"], { cwd: fixture.APP, encoding: 'utf8' }).trim();
+  const tag = execFileSync(process.execPath, ['-p', "require('ssr-native').etag('123456789')"], {
+    cwd: fixture.APP,
+    encoding: 'utf8',
+  }).trim();
   assert.equal(tag, 'W/"9-cbf43926"');
 });
 
@@ -110,14 +122,16 @@ test('AppEngine + writeResponse: a server-rendered page gets the native ETag and
   assert.equal(stock.body.toString(), page.body.toString());
 });
 
-test('AppEngine + writeResponse: a prerendered page keeps Angular\'s ETag and gets 304s for weak matches', async () => {
+test("AppEngine + writeResponse: a prerendered page keeps Angular's ETag and gets 304s for weak matches", async () => {
   const page = await request('app-engine', '/about');
   assert.equal(page.status, 200);
   assert.match(page.headers.etag, /^"[0-9a-f]{64}"$/); // Angular's own sha256 tag for prerendered pages
   assert.equal(page.body.toString(), fs.readFileSync(path.join(fixture.BROWSER, 'about', 'index.html'), 'utf8'));
   const weak = await request('app-engine', '/about', { headers: { 'if-none-match': `W/${page.headers.etag}` } });
   assert.equal(weak.status, 304);
-  const stockWeak = await request('stock-app-engine', '/about', { headers: { 'if-none-match': `W/${page.headers.etag}` } });
+  const stockWeak = await request('stock-app-engine', '/about', {
+    headers: { 'if-none-match': `W/${page.headers.etag}` },
+  });
   assert.equal(stockWeak.status, 200); // Angular compares tags with ===
 });
 
@@ -143,7 +157,9 @@ test('CommonEngine + cacheCommonEngine: each prerendered page is read from disk 
   const rounds = [];
   for (let i = 0; i < 10; i++) {
     // concurrent requests too: a page asked twice at once is still read once
-    rounds.push(Promise.all(Object.keys(pages).flatMap((p) => [request('common-engine', p), request('common-engine', p)])));
+    rounds.push(
+      Promise.all(Object.keys(pages).flatMap((p) => [request('common-engine', p), request('common-engine', p)])),
+    );
   }
   const results = (await Promise.all(rounds)).flat();
   for (const res of results) assert.equal(res.status, 200);
@@ -208,15 +224,21 @@ test('writeResponse writes what writeResponseToNodeResponse writes, plus the ETa
   const { pathToFileURL } = require('url');
   const stockModule = path.join(fixture.APP, 'node_modules', '@angular', 'ssr', 'fesm2022', 'node.mjs');
   // Angular's packages are partially compiled: the JIT compiler must be loaded first
-  await import(pathToFileURL(path.join(fixture.APP, 'node_modules', '@angular', 'compiler', 'fesm2022', 'compiler.mjs')).href);
+  await import(
+    pathToFileURL(path.join(fixture.APP, 'node_modules', '@angular', 'compiler', 'fesm2022', 'compiler.mjs')).href
+  );
   const { writeResponseToNodeResponse } = await import(pathToFileURL(stockModule).href);
   const { writeResponse } = require(path.join(fixture.APP, 'node_modules', 'ssr-native', 'lib', 'angular'));
   await compareWriters(writeResponseToNodeResponse, writeResponse);
 });
 
 if (!args.has('--no-versions')) {
-  test('cacheCommonEngine on the CommonEngine of @angular/ssr 17, 18, 19, 20 and 22', { timeout: 15 * 60 * 1000 }, () => {
-    const { execFileSync } = require('child_process');
-    execFileSync(process.execPath, [path.join(__dirname, 'test-angular-versions.js')], { stdio: 'inherit' });
-  });
+  test(
+    'cacheCommonEngine on the CommonEngine of @angular/ssr 17, 18, 19, 20 and 22',
+    { timeout: 15 * 60 * 1000 },
+    () => {
+      const { execFileSync } = require('child_process');
+      execFileSync(process.execPath, [path.join(__dirname, 'test-angular-versions.js')], { stdio: 'inherit' });
+    },
+  );
 }

@@ -87,7 +87,9 @@ async function runHttpCase(scenario, testCase, options, log) {
     const summary = samples.map((runs, i) => ({
       variant: variants[i].name,
       rps: median(runs.map((r) => r.requestsPerSecond)),
-      cpu: runs.every((r) => r.cpuMicrosPerRequest !== undefined) ? median(runs.map((r) => r.cpuMicrosPerRequest)) : null,
+      cpu: runs.every((r) => r.cpuMicrosPerRequest !== undefined)
+        ? median(runs.map((r) => r.cpuMicrosPerRequest))
+        : null,
       p50: median(runs.map((r) => r.p50)),
       p99: median(runs.map((r) => r.p99)),
       errors: runs.reduce((n, r) => n + r.errors, 0),
@@ -123,10 +125,19 @@ async function runHttpCase(scenario, testCase, options, log) {
     });
     const notes = [`${rounds} rounds of ${seconds} s per variant, interleaved; medians shown.`];
     if (withCpu) {
-      notes.push('server CPU us/req: user + system CPU of the server process per request (from /proc); CPU ratio: requests per CPU-second vs the baseline, robust to other load on the machine.');
+      notes.push(
+        'server CPU us/req: user + system CPU of the server process per request (from /proc); CPU ratio: requests per CPU-second vs the baseline, robust to other load on the machine.',
+      );
     }
     if (testCase.notes) notes.push(...testCase.notes);
-    return { title: testCase.name, columns, rows, notes, raw: summary, summary: httpHeadline(variants, baseline, summary, roundRatios) };
+    return {
+      title: testCase.name,
+      columns,
+      rows,
+      notes,
+      raw: summary,
+      summary: httpHeadline(variants, baseline, summary, roundRatios),
+    };
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
@@ -136,9 +147,13 @@ async function runHttpCase(scenario, testCase, options, log) {
 // the baseline, by req/s, with CPU per request where measured, and the variants flagged `peer`.
 function httpHeadline(variants, baseline, summary, roundRatios) {
   const b = variants.indexOf(baseline);
-  const o = variants.findIndex((v) => v.ours) >= 0 ? variants.findIndex((v) => v.ours) : variants.findIndex((v) => /ssr-native/i.test(v.name));
+  const o =
+    variants.findIndex((v) => v.ours) >= 0
+      ? variants.findIndex((v) => v.ours)
+      : variants.findIndex((v) => /ssr-native/i.test(v.name));
   if (o < 0 || o === b) return null;
-  const spread = (ratios) => (ratios.length > 1 ? (Math.max(...ratios) - Math.min(...ratios)) / 2 / median(ratios) : null);
+  const spread = (ratios) =>
+    ratios.length > 1 ? (Math.max(...ratios) - Math.min(...ratios)) / 2 / median(ratios) : null;
   const cpuRatio = (i) => (summary[i].cpu && summary[b].cpu ? summary[b].cpu / summary[i].cpu : null);
   return {
     measure: 'req/s',
@@ -182,10 +197,20 @@ async function runScenario(scenario, options, machine, progress) {
       };
       ({ tables } = await scenario.run(context));
     } else {
-      const cases = (scenario.cases || [{ name: scenario.name, request: scenario.request, variants: scenario.variants, reference: scenario.reference }])
+      const cases = (
+        scenario.cases || [
+          {
+            name: scenario.name,
+            request: scenario.request,
+            variants: scenario.variants,
+            reference: scenario.reference,
+          },
+        ]
+      )
         .filter((c) => !c.fullOnly || options.mode === 'full') // cases flagged fullOnly: --full runs only
         .filter((c) => !options.headlineOnly || c.name === scenario.headline);
-      if (!cases.length) throw new Error(`no case named ${JSON.stringify(scenario.headline)} (the scenario's headline)`);
+      if (!cases.length)
+        throw new Error(`no case named ${JSON.stringify(scenario.headline)} (the scenario's headline)`);
       tables = [];
       for (const testCase of cases) {
         log(`${scenario.name} / ${testCase.name}`);
@@ -228,18 +253,21 @@ function parseArgs(argv) {
     else if (arg === '--runtime' || arg.startsWith('--runtime=')) {
       options.runtime = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
       if (!options.runtime) throw new Error('--runtime needs a name: bun, node20, node22, node24 or node26');
-    }
-    else if (arg.startsWith('--results=')) continue; // read at load time (RESULTS_DIR)
+    } else if (arg.startsWith('--results='))
+      continue; // read at load time (RESULTS_DIR)
     else if (arg === '--compare' || arg === '--with') {
       if (!argv[i + 1]) throw new Error(`${arg} needs a file (a bench/results/latest.json of an earlier run)`);
       options[arg.slice(2)] = path.resolve(argv[++i]);
     } else if (arg.startsWith('--'))
-      throw new Error(`unknown option ${arg}; use --all, --headline, --quick, --full, --list, --runtime <name>, --compare <old.json> [--with <new.json>]`);
+      throw new Error(
+        `unknown option ${arg}; use --all, --headline, --quick, --full, --list, --runtime <name>, --compare <old.json> [--with <new.json>]`,
+      );
     else options.names.push(arg);
   }
   // The default run (no scenario named, neither --all nor --full): each scenario's headline case.
   // --headline: the headline cases of the named scenarios (or of all, as the default run).
-  options.headlineOnly = Boolean(options.headline) || (!options.names.length && !options.all && options.mode !== 'full');
+  options.headlineOnly =
+    Boolean(options.headline) || (!options.names.length && !options.all && options.mode !== 'full');
   options.quick = options.mode === 'quick'; // what writeResults and older scenarios read
   return options;
 }
@@ -256,10 +284,18 @@ function printComparison(previousFile, current) {
   const previous = JSON.parse(fs.readFileSync(previousFile, 'utf8'));
   const { columns, rows } = compareRuns(previous, current);
   const on = (run) => `${run.machine.runtime} ${run.machine.runtimeVersion}`;
-  console.log(`\nCompared with ${previousFile} (${previous.mode} run ${previous.date}, commit ${previous.commit}, ${on(previous)}; now: ${on(current)}):`);
+  console.log(
+    `\nCompared with ${previousFile} (${previous.mode} run ${previous.date}, commit ${previous.commit}, ${on(previous)}; now: ${on(current)}):`,
+  );
   console.log(formatTable(columns, rows));
-  if (on(previous) !== on(current)) console.log('  each runtime against its own baseline; ssr-native <runtime>: its figure in the measure column under that runtime.');
-  else console.log('  change: of the ratio to the baseline; flagged when it exceeds the noise both runs measured (10% where none was).');
+  if (on(previous) !== on(current))
+    console.log(
+      '  each runtime against its own baseline; ssr-native <runtime>: its figure in the measure column under that runtime.',
+    );
+  else
+    console.log(
+      '  change: of the ratio to the baseline; flagged when it exceeds the noise both runs measured (10% where none was).',
+    );
 }
 
 async function main() {
@@ -271,7 +307,10 @@ async function main() {
   else if (options.runtime && options.runtime !== hostName()) RESULTS_DIR = path.join(RESULTS_DIR, options.runtime);
   const all = loadScenarios();
   if (options.list) {
-    for (const s of all) console.log(`${s.name.padEnd(26)} ${s.question || ''}${s.headline ? `\n${''.padEnd(26)} headline: ${s.headline}` : ''}`);
+    for (const s of all)
+      console.log(
+        `${s.name.padEnd(26)} ${s.question || ''}${s.headline ? `\n${''.padEnd(26)} headline: ${s.headline}` : ''}`,
+      );
     return;
   }
   if (options.compare && options.with) {
@@ -285,7 +324,9 @@ async function main() {
   }
   const headless = options.headline ? options.names.filter((n) => !all.find((s) => s.name === n).headline) : [];
   if (headless.length) {
-    console.error(`--headline: ${headless.join(', ')} declare(s) no headline case; name them without --headline to run all their cases`);
+    console.error(
+      `--headline: ${headless.join(', ')} declare(s) no headline case; name them without --headline to run all their cases`,
+    );
     process.exit(2);
   }
   const selected = options.names.length
@@ -299,7 +340,8 @@ async function main() {
     `ssr-native benchmarks (${options.mode} run, ${what}: ${selected.length} scenario(s)) on ${machine.cpu} (${machine.cpus} CPUs), ` +
       `${machine.runtime} ${machine.runtimeVersion}${machine.runtimeName !== hostName() ? ` (load generator: Node ${machine.node})` : ''}; pinning: ${machine.pinning}; ${describeSimd(machine)}`,
   );
-  if (options.headlineOnly) console.log('One headline case per piece; --all runs every scenario and case, --full the publication run.');
+  if (options.headlineOnly)
+    console.log('One headline case per piece; --all runs every scenario and case, --full the publication run.');
   const started = Date.now();
   const commit = gitCommit(path.join(__dirname, '..', '..'));
   const results = [];
@@ -334,7 +376,9 @@ async function main() {
   }
   const run = runRecord(results);
   writeSummary(RESULTS_DIR, run);
-  console.log(`\nDone in ${Math.round(run.seconds)} s. Results: ${path.relative(process.cwd(), RESULTS_DIR) || '.'}/latest.{json,md,svg} and <scenario>.{json,md,svg}`);
+  console.log(
+    `\nDone in ${Math.round(run.seconds)} s. Results: ${path.relative(process.cwd(), RESULTS_DIR) || '.'}/latest.{json,md,svg} and <scenario>.{json,md,svg}`,
+  );
   for (const r of results.filter((r) => r.status !== 'ok')) console.log(`  ${r.name}: ${r.status}: ${r.reason}`);
   if (options.compare) printComparison(options.compare, run);
   if (results.some((r) => r.status === 'failed')) process.exitCode = 1;

@@ -81,7 +81,10 @@ class SsgPageCache {
   async load(pagePath, publicPath, documentFilePath) {
     // Do not resolve(): a URL must not reach outside publicPath (the check of @angular/ssr 21).
     const relativePath = path.relative(publicPath, pagePath);
-    const outside = relativePath === '..' || relativePath.startsWith('../') || relativePath.startsWith('..\\') ||
+    const outside =
+      relativePath === '..' ||
+      relativePath.startsWith('../') ||
+      relativePath.startsWith('..\\') ||
       path.isAbsolute(relativePath);
     if (outside || pagePath === path.resolve(documentFilePath)) return this.notSsg(pagePath);
 
@@ -96,7 +99,8 @@ class SsgPageCache {
       this.memo.set(pagePath, { ssg: true, html, id: cached ? result.id : undefined, generation });
       return html;
     }
-    if (result.status === 'error' && (result.code === 'ENOENT' || result.code === 'ENOTDIR')) return this.notSsg(pagePath);
+    if (result.status === 'error' && (result.code === 'ENOENT' || result.code === 'ENOTDIR'))
+      return this.notSsg(pagePath);
     // Over maxFileSize, a directory, a FIFO, EACCES...: do what CommonEngine does (read the path
     // with fs, which throws for a directory or an unreadable file) without keeping the text.
     this.reads++;
@@ -198,14 +202,18 @@ function checkShape(engine) {
   if (problems.length === 0) return;
   throw new TypeError(
     `cacheCommonEngine: unsupported CommonEngine (${describeVersion(engine)}): ${problems.join(', ')}. ` +
-    `ssr-native supports the CommonEngine of ${SUPPORTED}.`,
+      `ssr-native supports the CommonEngine of ${SUPPORTED}.`,
   );
 }
 
 function renderCallsRetrieve(engine) {
   for (let proto = engine; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     const own = Object.getOwnPropertyDescriptor(proto, 'render');
-    if (own && typeof own.value === 'function' && Function.prototype.toString.call(own.value).includes('retrieveSSGPage')) {
+    if (
+      own &&
+      typeof own.value === 'function' &&
+      Function.prototype.toString.call(own.value).includes('retrieveSSGPage')
+    ) {
       return true;
     }
   }

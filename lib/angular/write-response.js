@@ -21,8 +21,13 @@ const HTML_TYPE_REGEXP = /^\s*text\/html\s*(?:;|$)/i;
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
 
 async function writeResponse(response, req, res, options) {
-  if (response === null || typeof response !== 'object' || typeof response.status !== 'number' ||
-      response.headers === null || typeof response.headers !== 'object') {
+  if (
+    response === null ||
+    typeof response !== 'object' ||
+    typeof response.status !== 'number' ||
+    response.headers === null ||
+    typeof response.headers !== 'object'
+  ) {
     throw invalidType('response', 'a Response', response);
   }
   if (req === null || typeof req !== 'object' || req.headers === null || typeof req.headers !== 'object') {
@@ -36,7 +41,8 @@ async function writeResponse(response, req, res, options) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
     if (options.maxBuffer !== undefined) {
       maxBuffer = options.maxBuffer;
-      if (typeof maxBuffer !== 'number' || Number.isNaN(maxBuffer)) throw invalidType('options.maxBuffer', 'a number', maxBuffer);
+      if (typeof maxBuffer !== 'number' || Number.isNaN(maxBuffer))
+        throw invalidType('options.maxBuffer', 'a number', maxBuffer);
       if (maxBuffer < 0) throw outOfRange('options.maxBuffer', '>= 0', maxBuffer);
     }
   }
@@ -87,15 +93,20 @@ async function writeResponse(response, req, res, options) {
 
   // Encoded once, here: Buffer.from is far quicker than the UTF-8 conversion a native call does
   // on a string, and the same bytes are then hashed and sent.
-  const entity = strings ? Buffer.from(chunks.length === 1 ? chunks[0] : chunks.join(''), 'utf8') : Buffer.concat(chunks.map(toBuffer));
+  const entity = strings
+    ? Buffer.from(chunks.length === 1 ? chunks[0] : chunks.join(''), 'utf8')
+    : Buffer.concat(chunks.map(toBuffer));
   let tag = headers.get('etag');
   if (!tag) {
     tag = etag(entity);
     res.setHeader('ETag', tag);
   }
   const method = req.method;
-  if ((method === 'GET' || method === 'HEAD') && ((status >= 200 && status < 300) || status === 304) &&
-      fresh(req.headers, { etag: tag, 'last-modified': headers.get('last-modified') || undefined })) {
+  if (
+    (method === 'GET' || method === 'HEAD') &&
+    ((status >= 200 && status < 300) || status === 304) &&
+    fresh(req.headers, { etag: tag, 'last-modified': headers.get('last-modified') || undefined })
+  ) {
     // what Express does for a fresh request in res.send
     res.removeHeader('Content-Type');
     res.removeHeader('Content-Length');

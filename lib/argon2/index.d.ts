@@ -97,7 +97,12 @@ export declare class SemaphoreFullError extends Error {
 }
 
 /** Express error handler: SemaphoreFullError -> 429 + Retry-After, other errors passed on. */
-export declare function expressErrorHandler(): (err: unknown, req: unknown, res: any, next: (err?: unknown) => void) => void;
+export declare function expressErrorHandler(): (
+  err: unknown,
+  req: unknown,
+  res: any,
+  next: (err?: unknown) => void,
+) => void;
 
 /** Koa middleware: SemaphoreFullError thrown downstream -> 429 + Retry-After. */
 export declare function koaMiddleware(): (ctx: any, next: () => Promise<unknown>) => Promise<void>;

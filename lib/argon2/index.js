@@ -236,7 +236,12 @@ function stats() {
     queued: semaphore.waiters.length,
     rejected: semaphore.rejected,
     completed: semaphore.completed,
-    hashSeconds: { bounds: HASH_SECONDS_BOUNDS, counts: hashSeconds.counts.slice(), sum: hashSeconds.sum, count: hashSeconds.count },
+    hashSeconds: {
+      bounds: HASH_SECONDS_BOUNDS,
+      counts: hashSeconds.counts.slice(),
+      sum: hashSeconds.sum,
+      count: hashSeconds.count,
+    },
     // The machine-wide budget: its permits, those held by all its processes and by this one.
     shared: sharedBudget === null ? null : { name: sharedBudget.name, ...native.argon2SharedStats() },
   };
@@ -252,7 +257,12 @@ require('../metrics/sources').addSource('argon2', 'pool', () => {
     hashes: semaphore.completed,
     rejected: semaphore.rejected,
     ...(shared === null ? {} : { sharedPermits: shared.slots, sharedPermitsHeld: shared.held }),
-    hashDurationSeconds: { bounds: HASH_SECONDS_BOUNDS, counts: hashSeconds.counts.slice(), sum: hashSeconds.sum, count: hashSeconds.count },
+    hashDurationSeconds: {
+      bounds: HASH_SECONDS_BOUNDS,
+      counts: hashSeconds.counts.slice(),
+      sum: hashSeconds.sum,
+      count: hashSeconds.count,
+    },
   };
 });
 
@@ -307,18 +317,7 @@ async function hash(password, options) {
     associatedData: data = EMPTY,
   } = rest;
 
-  const result = await admittedHash(
-    Buffer.from(password),
-    salt,
-    secret,
-    data,
-    hashLength,
-    m,
-    t,
-    p,
-    type,
-    version,
-  );
+  const result = await admittedHash(Buffer.from(password), salt, secret, data, hashLength, m, t, p, type, version);
   if (raw) return result;
 
   // The PHC string format's own order (m, t, p); the argon2 package writes m, p, t.
@@ -365,18 +364,7 @@ async function verify(digest, password, options = {}) {
   const dataBytes = Buffer.from(data, 'base64');
   const hashLength = actual.byteLength;
   const passwordBytes = Buffer.from(password);
-  const expected = await admittedHash(
-    passwordBytes,
-    salt,
-    secret,
-    dataBytes,
-    hashLength,
-    m,
-    t,
-    p,
-    types[id],
-    version,
-  );
+  const expected = await admittedHash(passwordBytes, salt, secret, dataBytes, hashLength, m, t, p, types[id], version);
   return timingSafeEqual(expected, actual);
 }
 

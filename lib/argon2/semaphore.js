@@ -39,7 +39,7 @@ class Semaphore {
   retryAfter() {
     const ahead = this.active + this.waiters.length;
     const perHashMs = this.averageMs || 100;
-    const seconds = Math.ceil((ahead / Math.max(1, this.maxConcurrency)) * perHashMs / 1000);
+    const seconds = Math.ceil(((ahead / Math.max(1, this.maxConcurrency)) * perHashMs) / 1000);
     return Math.max(1, seconds);
   }
 

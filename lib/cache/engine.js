@@ -27,7 +27,17 @@ const DEFAULTS = {
 
 // Headers never stored: hop-by-hop ones (RFC 9110 7.6.1), the length (set from the stored body)
 // and Age (computed on every hit).
-const UNSTORED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'age']);
+const UNSTORED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'age',
+]);
 
 const PASS_METHOD = { action: 'pass', reason: 'method' };
 const PASS_COOKIE = { action: 'pass', reason: 'cookie' };
@@ -63,10 +73,12 @@ class CacheEngine {
     this.bypass = functionOption(options, 'bypass');
     this.refresher = functionOption(options, 'refresh') || refreshThroughServer;
     const cookies = options.cookies === undefined ? false : options.cookies;
-    if (typeof cookies !== 'boolean' && typeof cookies !== 'function') throw invalidType('options.cookies', 'a boolean or a function', cookies);
+    if (typeof cookies !== 'boolean' && typeof cookies !== 'function')
+      throw invalidType('options.cookies', 'a boolean or a function', cookies);
     this.cookies = cookies;
     const query = options.query === undefined ? 'keep' : options.query;
-    if (query !== 'keep' && query !== 'sort' && query !== 'ignore') throw invalidType('options.query', "'keep', 'sort' or 'ignore'", query);
+    if (query !== 'keep' && query !== 'sort' && query !== 'ignore')
+      throw invalidType('options.query', "'keep', 'sort' or 'ignore'", query);
     const ignoreParams = options.ignoreParams === undefined ? [] : options.ignoreParams;
     if (!Array.isArray(ignoreParams)) throw invalidType('options.ignoreParams', 'an array of strings', ignoreParams);
     this.keys = keyBuilder({ query, ignoreParams, host: options.host !== false });
@@ -195,7 +207,21 @@ class CacheEngine {
       this.pending.set(key, { since: this.now(), waiters: previous === undefined ? new Set() : previous.waiters });
     }
     this.counters.renders++;
-    return { action: 'fill', fill: { primary, key, target: targetOf(primary), stale, leader, authorized, requestHeaders, forced: false, sharedLock: undefined, done: false } };
+    return {
+      action: 'fill',
+      fill: {
+        primary,
+        key,
+        target: targetOf(primary),
+        stale,
+        leader,
+        authorized,
+        requestHeaders,
+        forced: false,
+        sharedLock: undefined,
+        done: false,
+      },
+    };
   }
 
   /**
@@ -352,7 +378,8 @@ class CacheEngine {
     if (tag === undefined && this.addEtag) stored.etag = tag = entityTag(body);
     if (stored.date === undefined) stored.date = new Date(now).toUTCString();
     const tags = parseTags(tagHeaderValue);
-    const key = policy.varyNames.length === 0 ? fill.primary : variantKey(fill.primary, policy.varyNames, fill.requestHeaders);
+    const key =
+      policy.varyNames.length === 0 ? fill.primary : variantKey(fill.primary, policy.varyNames, fill.requestHeaders);
     let headerBytes = 0;
     for (const name in stored) headerBytes += name.length + String(stored[name]).length + 4;
     const storedAt = now - policy.age * 1000;
@@ -406,7 +433,8 @@ class CacheEngine {
   }
 
   isNotModified(requestHeaders, entry) {
-    if (requestHeaders['if-none-match'] === undefined && requestHeaders['if-modified-since'] === undefined) return false;
+    if (requestHeaders['if-none-match'] === undefined && requestHeaders['if-modified-since'] === undefined)
+      return false;
     if (entry.status < 200 || entry.status > 299 || entry.etag === undefined) return false;
     const yes = rules.isNotModified(requestHeaders, entry.etag, entry.lastModified);
     if (yes) this.counters.notModified++;
@@ -465,7 +493,10 @@ class CacheEngine {
   purgeEverywhere(op, arg) {
     const n = this.purgeLocally(op, arg);
     if (this.shared === undefined) return n;
-    return this.shared.purge({ op, arg }).then(() => n, () => n);
+    return this.shared.purge({ op, arg }).then(
+      () => n,
+      () => n,
+    );
   }
 
   purge(url) {

@@ -117,7 +117,12 @@ export interface ResponseCacheControls {
   close(): void;
 }
 
-export type ResponseCacheMiddleware = ((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void) & ResponseCacheControls;
+export type ResponseCacheMiddleware = ((
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (err?: unknown) => void,
+) => void) &
+  ResponseCacheControls;
 
 /** The shared response cache as connect-style middleware for node:http and Express 4/5. */
 export function responseCache(options?: ResponseCacheOptions): ResponseCacheMiddleware;

@@ -149,11 +149,14 @@ async function storeBody(engine, fill, ctx) {
 async function readUpTo(stream, max) {
   const chunks = [];
   let size = 0;
-  const iterator = stream[Symbol.asyncIterator] ? stream[Symbol.asyncIterator]() : Readable.from(stream)[Symbol.asyncIterator]();
+  const iterator = stream[Symbol.asyncIterator]
+    ? stream[Symbol.asyncIterator]()
+    : Readable.from(stream)[Symbol.asyncIterator]();
   for (;;) {
     const { done, value } = await iterator.next();
     if (done) break;
-    const buf = typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    const buf =
+      typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     chunks.push(buf);
     size += buf.length;
     if (size > max) {

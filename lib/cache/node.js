@@ -121,7 +121,10 @@ function capture(engine, fill, req, res, next) {
 
   function collect(chunk, encoding) {
     if (chunk === undefined || chunk === null) return;
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buf =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     size += buf.length;
     if (size > engine.maxEntrySize) {
       state = PASSING;
@@ -137,7 +140,10 @@ function capture(engine, fill, req, res, next) {
       const headersArg = typeof reason === 'string' ? extra : reason;
       const changed = onHead(status, headersArg);
       if (state === SWALLOWING) return this;
-      if (changed !== headersArg) return typeof reason === 'string' ? up.writeHead.call(this, status, reason, changed) : up.writeHead.call(this, status, changed);
+      if (changed !== headersArg)
+        return typeof reason === 'string'
+          ? up.writeHead.call(this, status, reason, changed)
+          : up.writeHead.call(this, status, changed);
     } else if (state === SWALLOWING) {
       return this;
     }
@@ -218,7 +224,8 @@ function withoutHeader(extra, name) {
   if (Array.isArray(extra)) {
     if (extra.length > 0 && Array.isArray(extra[0])) return extra.filter(([k]) => String(k).toLowerCase() !== name);
     const out = [];
-    for (let i = 0; i + 1 < extra.length; i += 2) if (String(extra[i]).toLowerCase() !== name) out.push(extra[i], extra[i + 1]);
+    for (let i = 0; i + 1 < extra.length; i += 2)
+      if (String(extra[i]).toLowerCase() !== name) out.push(extra[i], extra[i + 1]);
     return out;
   }
   if (extra === null || typeof extra !== 'object') return extra;

@@ -83,7 +83,15 @@ class RedisStore {
     this.probing = false;
     this.generation = '0';
     this.origin = crypto.randomBytes(9).toString('base64url'); // this process, in purge messages
-    this.counters = { sharedHits: 0, sharedMisses: 0, sharedWrites: 0, sharedErrors: 0, sharedTimeouts: 0, sharedLockWaits: 0, purgeMessages: 0 };
+    this.counters = {
+      sharedHits: 0,
+      sharedMisses: 0,
+      sharedWrites: 0,
+      sharedErrors: 0,
+      sharedTimeouts: 0,
+      sharedLockWaits: 0,
+      purgeMessages: 0,
+    };
     this.closers = [];
   }
 
@@ -106,7 +114,10 @@ class RedisStore {
         this.counters.purgeMessages++;
         apply(message);
       })
-      .then((close) => this.closers.push(close), () => this.counters.sharedErrors++);
+      .then(
+        (close) => this.closers.push(close),
+        () => this.counters.sharedErrors++,
+      );
   }
 
   available() {
@@ -167,7 +178,10 @@ class RedisStore {
 
   /** The entry stored for `key`, its Vary names for a primary key, or undefined. */
   async get(key, primary) {
-    const [blob, vary] = await Promise.all([this.call(() => this.api.getBuffer(this.entryKey(key))), key === primary ? this.call(() => this.api.get(this.varyKey(primary))) : undefined]);
+    const [blob, vary] = await Promise.all([
+      this.call(() => this.api.getBuffer(this.entryKey(key))),
+      key === primary ? this.call(() => this.api.get(this.varyKey(primary))) : undefined,
+    ]);
     if (blob === UNAVAILABLE) return undefined;
     const entry = decode(blob);
     if (entry !== undefined) {
@@ -187,7 +201,9 @@ class RedisStore {
   }
 
   lock(key, ms) {
-    return this.call(() => this.api.setNxPx(`${this.prefix}lock:${this.generation}:${hash(key)}`, this.origin, Math.max(1, Math.round(ms)))).then((r) => r === true);
+    return this.call(() =>
+      this.api.setNxPx(`${this.prefix}lock:${this.generation}:${hash(key)}`, this.origin, Math.max(1, Math.round(ms))),
+    ).then((r) => r === true);
   }
 
   unlock(key) {
@@ -200,7 +216,8 @@ class RedisStore {
     const redisKey = this.entryKey(entry.key);
     this.counters.sharedWrites++;
     this.call(() => this.api.setPx(redisKey, encode(entry), ms));
-    if (entry.varyNames.length) this.call(() => this.api.setPx(this.varyKey(entry.primary), JSON.stringify(entry.varyNames), ms));
+    if (entry.varyNames.length)
+      this.call(() => this.api.setPx(this.varyKey(entry.primary), JSON.stringify(entry.varyNames), ms));
     this.call(() => this.api.sadd(`${this.prefix}t:${hash(entry.target)}`, redisKey, ms));
     for (const tag of entry.tags) this.call(() => this.api.sadd(`${this.prefix}g:${hash(tag)}`, redisKey, ms));
   }
@@ -215,7 +232,8 @@ class RedisStore {
         out.generation = this.generation;
       }
     } else {
-      const set = message.op === 'tag' ? `${this.prefix}g:${hash(message.arg)}` : `${this.prefix}t:${hash(message.arg)}`;
+      const set =
+        message.op === 'tag' ? `${this.prefix}g:${hash(message.arg)}` : `${this.prefix}t:${hash(message.arg)}`;
       const members = await this.call(() => this.api.smembers(set));
       if (Array.isArray(members)) await this.call(() => this.api.del([...members, set]));
     }
@@ -233,7 +251,24 @@ class RedisStore {
   }
 }
 
-const META_FIELDS = ['key', 'primary', 'target', 'varyNames', 'status', 'headers', 'length', 'etag', 'lastModified', 'tags', 'storedAt', 'freshUntil', 'swrUntil', 'sieUntil', 'expiresAt', 'size'];
+const META_FIELDS = [
+  'key',
+  'primary',
+  'target',
+  'varyNames',
+  'status',
+  'headers',
+  'length',
+  'etag',
+  'lastModified',
+  'tags',
+  'storedAt',
+  'freshUntil',
+  'swrUntil',
+  'sieUntil',
+  'expiresAt',
+  'size',
+];
 
 function encode(entry) {
   const meta = {};
@@ -257,7 +292,8 @@ function decode(blob) {
   } catch {
     return undefined;
   }
-  if (meta === null || typeof meta !== 'object' || typeof meta.key !== 'string' || typeof meta.status !== 'number') return undefined;
+  if (meta === null || typeof meta !== 'object' || typeof meta.key !== 'string' || typeof meta.status !== 'number')
+    return undefined;
   const body = Buffer.allocUnsafeSlow(blob.length - 4 - length);
   blob.copy(body, 0, 4 + length);
   if (String(body.length) !== meta.length) return undefined;

@@ -15,7 +15,24 @@ const REFRESH_HEADER = 'x-ssr-native-cache-refresh';
 
 // Request headers not carried into the refresh: hop-by-hop ones, a body's, the conditionals (the
 // refresh needs the whole page) and the refresh header itself (set anew).
-const DROPPED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'content-length', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since', 'if-range', 'range', REFRESH_HEADER]);
+const DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'content-length',
+  'if-none-match',
+  'if-modified-since',
+  'if-match',
+  'if-unmodified-since',
+  'if-range',
+  'range',
+  REFRESH_HEADER,
+]);
 
 function refreshThroughServer(req, { token, header, timeout }, done) {
   const socket = req.socket;

@@ -156,7 +156,7 @@ function requestAsksRevalidation(requestHeaders) {
   const cc = requestHeaders['cache-control'];
   if (cc !== undefined) {
     const d = parseCacheControl(cc);
-    if (d.has('no-cache') || d.has('max-age') && deltaSeconds(d.get('max-age')) === 0) return true;
+    if (d.has('no-cache') || (d.has('max-age') && deltaSeconds(d.get('max-age')) === 0)) return true;
   }
   return requestHeaders.pragma !== undefined && /no-cache/i.test(headerText(requestHeaders.pragma));
 }

@@ -27,7 +27,10 @@ const hasZstd = typeof zlib.zstdCompress === 'function';
 // Brotli encoders at once on a small machine spend their CPU evicting each other's state from
 // the caches (measured here: about twice the CPU per body at twenty at once than one at a time),
 // and the pool stays free for file system work. The queue is bounded by the requests in flight.
-const MAX_ACTIVE = Math.max(1, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+const MAX_ACTIVE = Math.max(
+  1,
+  typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
+);
 let active = 0;
 const waiting = [];
 
@@ -92,7 +95,8 @@ function createEncoder(coding, options) {
     async = zlib.brotliCompress;
     sync = zlib.brotliCompressSync;
     const params = options.params || {};
-    const fixedWindow = params[zlib.constants.BROTLI_PARAM_LGWIN] !== undefined ||
+    const fixedWindow =
+      params[zlib.constants.BROTLI_PARAM_LGWIN] !== undefined ||
       params[zlib.constants.BROTLI_PARAM_LARGE_WINDOW] !== undefined;
     const hinted = params[zlib.constants.BROTLI_PARAM_SIZE_HINT] !== undefined;
     sized = (length) => {
@@ -113,10 +117,13 @@ function createEncoder(coding, options) {
     sync = gzip ? zlib.gzipSync : zlib.deflateSync;
     // One options object per window size, made once: the common case allocates nothing.
     const byWindow = [];
-    sized = options.windowBits !== undefined ? () => options : (length) => {
-      const bits = deflateWindowFor(length);
-      return byWindow[bits] || (byWindow[bits] = { ...options, windowBits: bits });
-    };
+    sized =
+      options.windowBits !== undefined
+        ? () => options
+        : (length) => {
+            const bits = deflateWindowFor(length);
+            return byWindow[bits] || (byWindow[bits] = { ...options, windowBits: bits });
+          };
   }
 
   return {

@@ -87,7 +87,8 @@ function rankOf(coding, index, accepted) {
     const s = specificity(coding, spec);
     if (s === null) continue;
     // the same arithmetic as negotiator, so a NaN q falls through to the position
-    if ((best.s - s || best.q - spec.q || best.o - spec.order) < 0) best = { coding, index, o: spec.order, q: spec.q, s };
+    if ((best.s - s || best.q - spec.q || best.o - spec.order) < 0)
+      best = { coding, index, o: spec.order, q: spec.q, s };
   }
   return best;
 }

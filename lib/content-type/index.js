@@ -137,7 +137,6 @@ function parse(string) {
   return parseHeader(header, false);
 }
 
-
 // The package's qstring: tokens as they are, other text quoted with \ before " and \.
 function quoteValue(value) {
   const str = String(value);

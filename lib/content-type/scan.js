@@ -121,7 +121,7 @@ function scanJs(header, forFormat) {
     upper = false;
     while (pos < n && (code = header.charCodeAt(pos)) < 256 && (CLASSES[code] & TOKEN) !== 0) {
       if (code <= 0x5a && code >= 0x41) upper = true;
-        pos++;
+      pos++;
     }
     if (pos === nameBegin) return INVALID_PARAMETER_FORMAT;
     const name = header.slice(nameBegin, pos);
@@ -136,7 +136,7 @@ function scanJs(header, forFormat) {
       for (;;) {
         if (pos >= n) return INVALID_PARAMETER_FORMAT;
         code = header.charCodeAt(pos);
-            if (code === 0x22) break;
+        if (code === 0x22) break;
         if (code === 0x5c /* \ */) {
           const next = header.charCodeAt(pos + 1); // NaN past the end
           if (!(next < 256 && (CLASSES[next] & QUOTED_PAIR_END) !== 0)) return INVALID_PARAMETER_FORMAT;
@@ -154,7 +154,7 @@ function scanJs(header, forFormat) {
     } else {
       const valueBegin = pos;
       while (pos < n && (code = header.charCodeAt(pos)) < 256 && (CLASSES[code] & TOKEN) !== 0) {
-            pos++;
+        pos++;
       }
       if (pos === valueBegin) return INVALID_PARAMETER_FORMAT;
       value = header.slice(valueBegin, pos);

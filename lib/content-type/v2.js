@@ -128,7 +128,8 @@ function scanParameters(header, index, length, stop, parameters) {
       }
       const valueBegin = index;
       index = skipToDelimiter(header, index, length, stop);
-      if (parameters[name] === undefined) parameters[name] = header.slice(valueBegin, trimEnd(header, valueBegin, index));
+      if (parameters[name] === undefined)
+        parameters[name] = header.slice(valueBegin, trimEnd(header, valueBegin, index));
       continue parameter;
     }
   }
@@ -223,7 +224,12 @@ function scanResult(header, start, flags) {
 // gives the same Object.keys order: integer-like names first, then insertion order).
 function templateOf(result) {
   const names = Object.keys(result.parameters);
-  return new Template(result.type, result.index, names, names.map((name) => result.parameters[name]));
+  return new Template(
+    result.type,
+    result.index,
+    names,
+    names.map((name) => result.parameters[name]),
+  );
 }
 
 function parseCached(header, start, flags) {
@@ -279,7 +285,12 @@ function parse(header, options) {
   // The options are read in the package's order: comma, start, then parameters.
   const comma = options?.comma === true;
   const start = options?.start ?? 0;
-  if (typeof header !== 'string' || typeof start !== 'number' || !(start >= 0 && start <= 0x3fffffff) || start % 1 !== 0) {
+  if (
+    typeof header !== 'string' ||
+    typeof start !== 'number' ||
+    !(start >= 0 && start <= 0x3fffffff) ||
+    start % 1 !== 0
+  ) {
     return parseGeneric(header, comma, start, options);
   }
   const flags = (comma ? 1 : 0) | (options?.parameters === false ? 2 : 0);
@@ -291,7 +302,6 @@ function parse(header, options) {
 
 // ---------------------------------------------------------------------------------------------
 // format
-
 
 // The package's parameter value: a token as it is, other text quoted with \ before " and \,
 // anything else a TypeError. A non-string value goes through the package's exact steps (RegExp

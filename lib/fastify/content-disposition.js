@@ -6,12 +6,17 @@ const ASCII_TEXT = /^[\x20-\x7e]*$/;
 const NON_ASCII = /[^\x20-\x7e]/g;
 const HEX_ESCAPE = /%[0-9A-Fa-f]{2}/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const ATTR_CHAR_ESCAPES = /[\x00-\x20"'()*,/:;<=>?@[\\\]{}\x7f]/g; // eslint-disable-line no-control-regex
+const ATTR_CHAR_ESCAPES = /[\x00-\x20"'()*,/:;<=>?@[\\\]{}\x7f]/g;
 
 function contentDisposition(filename) {
-  if (ASCII_TEXT.test(filename) && !HEX_ESCAPE.test(filename)) return 'attachment; filename=' + parameterValue(filename);
-  return 'attachment; filename=' + parameterValue(filename.replace(NON_ASCII, '?')) + "; filename*=UTF-8''" +
-    encodeURIComponent(filename).replace(ATTR_CHAR_ESCAPES, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  if (ASCII_TEXT.test(filename) && !HEX_ESCAPE.test(filename))
+    return 'attachment; filename=' + parameterValue(filename);
+  return (
+    'attachment; filename=' +
+    parameterValue(filename.replace(NON_ASCII, '?')) +
+    "; filename*=UTF-8''" +
+    encodeURIComponent(filename).replace(ATTR_CHAR_ESCAPES, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+  );
 }
 
 // a token as it is, else a quoted-string with '"' and '\' escaped

@@ -18,7 +18,12 @@ function fastifyError(code, message, statusCode = 500, Base = Error) {
 module.exports = {
   FST_STATIC_INVALID_OPTION: fastifyError('FST_STATIC_INVALID_OPTION', '"%s" option %s'),
   FST_STATIC_INVALID_OPTION_VALUE: fastifyError('FST_STATIC_INVALID_OPTION_VALUE', '"%s" option %s', 500, TypeError),
-  FST_STATIC_MULTIROOT_LIST_CONFLICT: fastifyError('FST_STATIC_MULTIROOT_LIST_CONFLICT', 'multi-root with list option is not supported', 500, TypeError),
+  FST_STATIC_MULTIROOT_LIST_CONFLICT: fastifyError(
+    'FST_STATIC_MULTIROOT_LIST_CONFLICT',
+    'multi-root with list option is not supported',
+    500,
+    TypeError,
+  ),
   FST_STATIC_INVALID_REDIRECT_URL: fastifyError('FST_STATIC_INVALID_REDIRECT_URL', 'Invalid redirect URL: "%s"', 400),
   FST_STATIC_FORBIDDEN_PATH: fastifyError('FST_STATIC_FORBIDDEN_PATH', 'Forbidden', 403),
 };

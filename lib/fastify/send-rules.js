@@ -48,7 +48,10 @@ function isNotModified(headers, etag, lastModified) {
     const ifNoneMatch = headers['if-none-match'];
     if (ifNoneMatch === '*') return true;
     if (typeof etag !== 'string') return false;
-    return someToken(ifNoneMatch, (m) => (etag.length === m.length && m === etag) || (etag.length > m.length && 'W/' + m === etag));
+    return someToken(
+      ifNoneMatch,
+      (m) => (etag.length === m.length && m === etag) || (etag.length > m.length && 'W/' + m === etag),
+    );
   }
   if ('if-modified-since' in headers) {
     return Boolean(lastModified) && Date.parse(lastModified) <= Date.parse(headers['if-modified-since']);
@@ -89,7 +92,8 @@ function parseBytesRange(size, header) {
     } else if (Number.isNaN(end) || end > size - 1) {
       end = size - 1;
     }
-    if (!Number.isNaN(start) && !Number.isNaN(end) && start > -1 && start <= end) ranges.push({ start, end, index: ranges.length });
+    if (!Number.isNaN(start) && !Number.isNaN(end) && start > -1 && start <= end)
+      ranges.push({ start, end, index: ranges.length });
     if (comma === len) break;
     prev = comma++;
     dash = values.indexOf('-', comma);

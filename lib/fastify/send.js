@@ -67,7 +67,8 @@ async function resolveFile(lookup, encodedPath, config) {
     parts = normalize(p).split(sep);
     p = resolve(p);
   }
-  if (config.dotfiles !== DOTFILES.allow && containsDotFile(parts)) return errorOf(config.dotfiles === DOTFILES.deny ? 403 : 404);
+  if (config.dotfiles !== DOTFILES.allow && containsDotFile(parts))
+    return errorOf(config.dotfiles === DOTFILES.deny ? 403 : 404);
   if (config.index.length && encodedPath[encodedPath.length - 1] === '/') {
     let err;
     for (const name of config.index) {
@@ -120,7 +121,12 @@ function plan(headers, method, config, type, length, lastModified, etag) {
   if (config.lastModified) out['Last-Modified'] = lastModified;
   if (config.etag) out.ETag = etag;
   if (config.contentType) out['Content-Type'] = type;
-  if (headers['if-match'] || headers['if-unmodified-since'] || headers['if-none-match'] || headers['if-modified-since']) {
+  if (
+    headers['if-match'] ||
+    headers['if-unmodified-since'] ||
+    headers['if-none-match'] ||
+    headers['if-modified-since']
+  ) {
     if (rules.isPreconditionFailure(headers, out.ETag, out['Last-Modified'])) return { error: httpError(412) };
     if (rules.isNotModified(headers, out.ETag, out['Last-Modified'])) {
       delete out['Content-Encoding'];
@@ -135,8 +141,12 @@ function plan(headers, method, config, type, length, lastModified, etag) {
   let span;
   let len = length;
   const range = headers.range;
-  if (config.acceptRanges && range !== undefined && BYTES_RANGE_REGEXP.test(range) &&
-      rules.isRangeFresh(headers, out.ETag, out['Last-Modified'])) {
+  if (
+    config.acceptRanges &&
+    range !== undefined &&
+    BYTES_RANGE_REGEXP.test(range) &&
+    rules.isRangeFresh(headers, out.ETag, out['Last-Modified'])
+  ) {
     const ranges = rules.parseBytesRange(length, range);
     if (ranges.length === 0) {
       out['Content-Range'] = 'bytes */' + length;

@@ -22,7 +22,8 @@ function configOf(options) {
   if (config.error === undefined) {
     config.dotfiles = DOTFILES[config.dotfiles];
     config.contentType = options.contentType !== undefined ? Boolean(options.contentType) : true;
-    if (options.onFile !== undefined && typeof options.onFile !== 'function') config.error = new TypeError('onFile option must be a function');
+    if (options.onFile !== undefined && typeof options.onFile !== 'function')
+      config.error = new TypeError('onFile option must be a function');
   }
   return config;
 }
@@ -67,7 +68,8 @@ function checkRoot(fastify, root, suppressWarning) {
   if (root === undefined) throw new FST_STATIC_INVALID_OPTION('root', 'is required');
   if (Array.isArray(root)) {
     if (!root.length) throw new FST_STATIC_INVALID_OPTION('root', 'array requires one or more paths');
-    if (new Set(root).size !== root.length) throw new FST_STATIC_INVALID_OPTION('root', 'array contains duplicate paths');
+    if (new Set(root).size !== root.length)
+      throw new FST_STATIC_INVALID_OPTION('root', 'array contains duplicate paths');
     for (const r of root) checkPath(fastify, r, suppressWarning);
     return;
   }

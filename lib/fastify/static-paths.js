@@ -80,7 +80,8 @@ function unspellable(pathname, root) {
   if (pathname.indexOf('\0') !== -1) return true;
   const rootLength = typeof root === 'string' ? Buffer.byteLength(root) : 0;
   if (rootLength + Buffer.byteLength(pathname) >= PATH_MAX) return true;
-  for (const segment of pathname.split('/')) if (segment.length > NAME_MAX / 3 && Buffer.byteLength(segment) > NAME_MAX) return true;
+  for (const segment of pathname.split('/'))
+    if (segment.length > NAME_MAX / 3 && Buffer.byteLength(segment) > NAME_MAX) return true;
   return false;
 }
 
@@ -122,4 +123,13 @@ function finalPathname(selected, root, leadingSlash) {
   return leadingSlash ? '/' + posix : posix;
 }
 
-module.exports = { unspellable, prefixMatcher, pathnameForSend, hasInnerDotDot, isNonCanonical, redirectUrl, normalizeRequestPathname, finalPathname };
+module.exports = {
+  unspellable,
+  prefixMatcher,
+  pathnameForSend,
+  hasInnerDotDot,
+  isNonCanonical,
+  redirectUrl,
+  normalizeRequestPathname,
+  finalPathname,
+};

@@ -27,24 +27,47 @@ async function fastifyStatic(fastify, opts) {
     checkRoot(fastify, opts.root, opts.suppressWarning === true);
   }
   const setHeaders = opts.setHeaders;
-  if (setHeaders !== undefined && typeof setHeaders !== 'function') throw new FST_STATIC_INVALID_OPTION_VALUE('setHeaders', 'must be a function');
+  if (setHeaders !== undefined && typeof setHeaders !== 'function')
+    throw new FST_STATIC_INVALID_OPTION_VALUE('setHeaders', 'must be a function');
   if (opts.list !== undefined && opts.list !== false) {
-    throw new FST_STATIC_INVALID_OPTION('list', 'is not supported by ssr-native/fastify (directory listings): use @fastify/static for them');
+    throw new FST_STATIC_INVALID_OPTION(
+      'list',
+      'is not supported by ssr-native/fastify (directory listings): use @fastify/static for them',
+    );
   }
   // globIgnore hides files from wildcard: false routes: silently serving them would expose them
   if (opts.globIgnore !== undefined && opts.wildcard === false) {
-    throw new FST_STATIC_INVALID_OPTION('globIgnore', 'is not supported by ssr-native/fastify: use @fastify/static, or allowedPath');
+    throw new FST_STATIC_INVALID_OPTION(
+      'globIgnore',
+      'is not supported by ssr-native/fastify: use @fastify/static, or allowedPath',
+    );
   }
-  if (opts.wildcard !== undefined && typeof opts.wildcard !== 'boolean' && opts.wildcard) throw new FST_STATIC_INVALID_OPTION_VALUE('wildcard', 'must be a boolean');
+  if (opts.wildcard !== undefined && typeof opts.wildcard !== 'boolean' && opts.wildcard)
+    throw new FST_STATIC_INVALID_OPTION_VALUE('wildcard', 'must be a boolean');
   opts.dotfiles ??= 'allow';
   const sendOptions = {
-    root: opts.root, acceptRanges: opts.acceptRanges, contentType: opts.contentType, cacheControl: opts.cacheControl,
-    dotfiles: opts.dotfiles, etag: opts.etag, extensions: opts.extensions, immutable: opts.immutable, index: opts.index,
-    lastModified: opts.lastModified, maxAge: opts.maxAge, onFile: opts.onFile,
+    root: opts.root,
+    acceptRanges: opts.acceptRanges,
+    contentType: opts.contentType,
+    cacheControl: opts.cacheControl,
+    dotfiles: opts.dotfiles,
+    etag: opts.etag,
+    extensions: opts.extensions,
+    immutable: opts.immutable,
+    index: opts.index,
+    lastModified: opts.lastModified,
+    maxAge: opts.maxAge,
+    onFile: opts.onFile,
   };
   const roots = opts.root === undefined ? [] : [].concat(opts.root).map((r) => path.resolve(r));
-  const cache = opts.cache instanceof FileCache ? opts.cache
-    : new FileCache({ root: roots.length === 1 ? roots[0] : undefined, maxBytes: opts.maxBytes, maxFileSize: opts.maxFileSize });
+  const cache =
+    opts.cache instanceof FileCache
+      ? opts.cache
+      : new FileCache({
+          root: roots.length === 1 ? roots[0] : undefined,
+          maxBytes: opts.maxBytes,
+          maxFileSize: opts.maxFileSize,
+        });
   const engines = new Map(roots.map((root) => [root, new StaticEngine(cache, { top: root })]));
   const fallbackEngine = new StaticEngine(cache);
   const routes = (roots.length ? engines.get(roots[0]) : fallbackEngine).routes;
@@ -52,7 +75,7 @@ async function fastifyStatic(fastify, opts) {
   const allowedPath = opts.allowedPath;
   // a URL's answer may be remembered only when nothing but the URL (and Accept-Encoding) decides it
   const rememberable = allowedPath === undefined && opts.onFile === undefined;
-  let prefix = opts.prefix ??= '/';
+  let prefix = (opts.prefix ??= '/');
   if (!opts.prefixAvoidTrailingSlash && prefix[prefix.length - 1] !== '/') prefix += '/';
   const routeOptions = {
     constraints: opts.constraints,
@@ -117,10 +140,14 @@ async function fastifyStatic(fastify, opts) {
     const indexes = new Set(opts.index === undefined ? ['index.html'] : [].concat(opts.index));
     const indexDirs = new Map();
     const seen = new Set();
-    const add = (url, file, rootPath) => fastify.route({
-      ...routeOptions, method: ['HEAD', 'GET'], url, config: { file, rootPath },
-      handler: (req, reply) => pump(req, reply, file, rootPath),
-    });
+    const add = (url, file, rootPath) =>
+      fastify.route({
+        ...routeOptions,
+        method: ['HEAD', 'GET'],
+        url,
+        config: { file, rootPath },
+        handler: (req, reply) => pump(req, reply, file, rootPath),
+      });
     for (let rootPath of roots) {
       rootPath = rootPath.split(path.win32.sep).join('/');
       if (!rootPath.endsWith('/')) rootPath += '/';
@@ -182,12 +209,26 @@ async function fastifyStatic(fastify, opts) {
         const ext = ENCODING_EXTENSIONS[encoding];
         if (ext && logical.endsWith(ext)) logical = logical.slice(0, -ext.length);
         const finalPath = paths.finalPathname(logical, root, normalizedPathname.startsWith('/'));
-        if (allowedPath && (finalPath === undefined || (finalPath !== normalizedPathname && !allowedPath(finalPath, root, request)))) {
+        if (
+          allowedPath &&
+          (finalPath === undefined || (finalPath !== normalizedPathname && !allowedPath(finalPath, root, request)))
+        ) {
           return reply.callNotFound();
         }
         if (options.onFile) await options.onFile(found.path, statsOfResult(found.result));
       }
-      return sendFound(request, reply, found, config, encoding ? pathname : undefined, encoding, key, generation, lookup, engine);
+      return sendFound(
+        request,
+        reply,
+        found,
+        config,
+        encoding ? pathname : undefined,
+        encoding,
+        key,
+        generation,
+        lookup,
+        engine,
+      );
     }
     if (found.type === 'directory') {
       if (opts.redirect === true) return reply.redirect(paths.redirectUrl(request.raw.url), 301);
@@ -197,15 +238,38 @@ async function fastifyStatic(fastify, opts) {
       return reply.callNotFound();
     }
     if (found.code === 'ENOENT') {
-      if (opts.preCompressed && encoding && opts.redirect !== true && (await findIndexFile(lookup, resolvedRoot, pathname, options.index))) {
+      if (
+        opts.preCompressed &&
+        encoding &&
+        opts.redirect !== true &&
+        (await findIndexFile(lookup, resolvedRoot, pathname, options.index))
+      ) {
         return pump(request, reply, pathname + '/', rootPath, undefined, pumpOptions, checkedEncodings);
       }
       if (encoding) {
         checkedEncodings.add(encoding);
-        return pump(request, reply, pathnameOrig, rootPath, rootOffset, pumpOptions, checkedEncodings, lookup.settled ? key : undefined);
+        return pump(
+          request,
+          reply,
+          pathnameOrig,
+          rootPath,
+          rootOffset,
+          pumpOptions,
+          checkedEncodings,
+          lookup.settled ? key : undefined,
+        );
       }
       if (Array.isArray(rootPath) && rootOffset < rootPath.length - 1) {
-        return pump(request, reply, pathname, rootPath, rootOffset + 1, pumpOptions, undefined, lookup.settled ? key : undefined);
+        return pump(
+          request,
+          reply,
+          pathname,
+          rootPath,
+          rootOffset + 1,
+          pumpOptions,
+          undefined,
+          lookup.settled ? key : undefined,
+        );
       }
       return reply.callNotFound();
     }
@@ -219,20 +283,33 @@ async function fastifyStatic(fastify, opts) {
     const type = contentTypeOf(originalPathname !== undefined ? originalPathname : found.path);
     const record = engine.record(found.path, result, type, encoding, false);
     record.vary = opts.preCompressed === true;
-    if (key !== undefined && result.cached && lookup.settled && config === baseConfig) routes.set(key, 0, record, generation);
+    if (key !== undefined && result.cached && lookup.settled && config === baseConfig)
+      routes.set(key, 0, record, generation);
     return sendRecord(request, reply, record, config);
   }
 
   // the file held in memory: @fastify/send's headers and decision, the bytes as a Buffer
   function sendRecord(request, reply, record, config) {
-    const p = plan(request.headers, request.raw.method, config, record.encoding ? contentTypeOf(record.path) : record.type,
-      record.body.length, record.lastModified, record.etag);
+    const p = plan(
+      request.headers,
+      request.raw.method,
+      config,
+      record.encoding ? contentTypeOf(record.path) : record.type,
+      record.body.length,
+      record.lastModified,
+      record.etag,
+    );
     if (p.error) return reply.send(p.error);
     finishHeaders(reply, p, record.path, statsOf(record), record);
     // HEAD gets the bytes too (node writes no body for HEAD): Fastify's HEAD route then counts
     // the Content-Length @fastify/send announced, as it does not for a stream
     const span = p.span === null && p.status !== 304 ? p.range : p.span;
-    const body = p.status === 304 ? undefined : span === undefined || span === null ? record.body : record.body.subarray(span.start, span.end + 1);
+    const body =
+      p.status === 304
+        ? undefined
+        : span === undefined || span === null
+          ? record.body
+          : record.body.subarray(span.start, span.end + 1);
     return reply.send(body);
   }
 
@@ -252,13 +329,26 @@ async function fastifyStatic(fastify, opts) {
     return new Promise((resolvePromise) => {
       fallbackEngine.openStream(filePath, (err, fd, stat) => {
         if (err) {
-          if (err.directory || err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'ENAMETOOLONG') return resolvePromise(reply.callNotFound());
+          if (err.directory || err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'ENAMETOOLONG')
+            return resolvePromise(reply.callNotFound());
           return resolvePromise(reply.send(err));
         }
-        const p = plan(request.headers, request.raw.method, config, contentTypeOf(filePath), stat.size, stat.mtime.toUTCString(), statTag(stat));
+        const p = plan(
+          request.headers,
+          request.raw.method,
+          config,
+          contentTypeOf(filePath),
+          stat.size,
+          stat.mtime.toUTCString(),
+          statTag(stat),
+        );
         if (p.error || p.span === null || stat.size === 0) fs.close(fd, () => {});
         if (p.error) return resolvePromise(reply.send(p.error));
-        const record = { encoding, type: originalPathname !== undefined ? contentTypeOf(originalPathname) : undefined, vary: opts.preCompressed === true };
+        const record = {
+          encoding,
+          type: originalPathname !== undefined ? contentTypeOf(originalPathname) : undefined,
+          vary: opts.preCompressed === true,
+        };
         finishHeaders(reply, p, filePath, stat, record);
         if (p.span === null || stat.size === 0) return resolvePromise(reply.send());
         const span = p.span || { start: 0, end: stat.size - 1 };

@@ -28,7 +28,12 @@ function etag(options) {
         const bytes = held !== undefined ? held : Buffer.from(await res.clone().arrayBuffer());
         // hono/etag digests chunks: an empty body has none, and no tag
         if (bytes.length === 0) return;
-        hash = entityTag(typeof bytes === 'string' || Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), STRONG);
+        hash = entityTag(
+          typeof bytes === 'string' || Buffer.isBuffer(bytes)
+            ? bytes
+            : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          STRONG,
+        );
       } else if (hash.startsWith('"0-') || hash.startsWith('W/"0-')) {
         return;
       }
@@ -39,7 +44,8 @@ function etag(options) {
     if (ifNoneMatch === '*' || matches(tag, ifNoneMatch)) {
       await res.body?.cancel();
       c.res = new Response(null, { status: 304, statusText: 'Not Modified', headers: { ETag: tag } });
-      for (const key of Array.from(c.res.headers.keys())) if (!retained.has(key.toLowerCase())) c.res.headers.delete(key);
+      for (const key of Array.from(c.res.headers.keys()))
+        if (!retained.has(key.toLowerCase())) c.res.headers.delete(key);
     } else {
       res.headers.set('ETag', tag);
     }

@@ -14,8 +14,13 @@ const { fileRangeStream, openFileForStream } = require('../static/send-file-stre
 const { Readable } = require('stream');
 const { tagOf } = require('./tags');
 
-const COMPRESSIBLE = /^\s*(?:text\/[^;\s]+|application\/(?:javascript|json|xml|xml-dtd|ecmascript|dart|postscript|rtf|tar|toml|vnd\.dart|vnd\.ms-fontobject|vnd\.ms-opentype|wasm|x-httpd-php|x-javascript|x-ns-proxy-autoconfig|x-sh|x-tar|x-virtualbox-hdd|x-virtualbox-ova|x-virtualbox-ovf|x-virtualbox-vbox|x-virtualbox-vdi|x-virtualbox-vhd|x-virtualbox-vmdk|x-www-form-urlencoded)|font\/(?:otf|ttf)|image\/(?:bmp|vnd\.adobe\.photoshop|vnd\.microsoft\.icon|vnd\.ms-dds|x-icon|x-ms-bmp)|message\/rfc822|model\/gltf-binary|x-shader\/x-fragment|x-shader\/x-vertex|[^;\s]+?\+(?:json|text|xml|yaml))(?:[;\s]|$)/i;
-const ENCODINGS = [['br', '.br'], ['zstd', '.zst'], ['gzip', '.gz']];
+const COMPRESSIBLE =
+  /^\s*(?:text\/[^;\s]+|application\/(?:javascript|json|xml|xml-dtd|ecmascript|dart|postscript|rtf|tar|toml|vnd\.dart|vnd\.ms-fontobject|vnd\.ms-opentype|wasm|x-httpd-php|x-javascript|x-ns-proxy-autoconfig|x-sh|x-tar|x-virtualbox-hdd|x-virtualbox-ova|x-virtualbox-ovf|x-virtualbox-vbox|x-virtualbox-vdi|x-virtualbox-vhd|x-virtualbox-vmdk|x-www-form-urlencoded)|font\/(?:otf|ttf)|image\/(?:bmp|vnd\.adobe\.photoshop|vnd\.microsoft\.icon|vnd\.ms-dds|x-icon|x-ms-bmp)|message\/rfc822|model\/gltf-binary|x-shader\/x-fragment|x-shader\/x-vertex|[^;\s]+?\+(?:json|text|xml|yaml))(?:[;\s]|$)/i;
+const ENCODINGS = [
+  ['br', '.br'],
+  ['zstd', '.zst'],
+  ['gzip', '.gz'],
+];
 const BYTE_RANGE = /^(?:bytes=)?(?!-$)(\d*)-(\d*)$/;
 const UNSAFE_PATH = /(?:^|[/\\])\.{1,2}(?:$|[/\\])|[/\\]{2,}|\\/;
 
@@ -23,9 +28,12 @@ function serveStatic(options = { root: '' }) {
   const root = options.root || '';
   const optionPath = options.path;
   const mimes = options.mimes;
-  if (root !== '' && !require('fs').existsSync(root)) console.error(`serveStatic: root path '${root}' is not found, are you sure it's correct?`);
-  const cache = options.cache instanceof FileCache ? options.cache
-    : new FileCache({ root: path.resolve(root), maxBytes: options.maxBytes, maxFileSize: options.maxFileSize });
+  if (root !== '' && !require('fs').existsSync(root))
+    console.error(`serveStatic: root path '${root}' is not found, are you sure it's correct?`);
+  const cache =
+    options.cache instanceof FileCache
+      ? options.cache
+      : new FileCache({ root: path.resolve(root), maxBytes: options.maxBytes, maxFileSize: options.maxFileSize });
   const engine = new StaticEngine(cache, { top: path.resolve(root) });
   // the answer depends on the URL path (and Accept-Encoding) alone unless rewriteRequestPath decides
   const rememberable = typeof options.rewriteRequestPath !== 'function';
@@ -50,13 +58,19 @@ function serveStatic(options = { root: '' }) {
     if (optionPath) filename = optionPath;
     else {
       filename = tryDecodeURI(reqPath);
-      if ((reqPath.includes('%') && (!options.allowPercentInPath || filename !== reqPath.replace(/%25/g, '%'))) || UNSAFE_PATH.test(filename)) {
+      if (
+        (reqPath.includes('%') && (!options.allowPercentInPath || filename !== reqPath.replace(/%25/g, '%'))) ||
+        UNSAFE_PATH.test(filename)
+      ) {
         await options.onNotFound?.(reqPath, c);
         return next();
       }
     }
     const generation = engine.generation();
-    let filePath = path.join(root, !optionPath && options.rewriteRequestPath ? options.rewriteRequestPath(filename, c) : filename);
+    let filePath = path.join(
+      root,
+      !optionPath && options.rewriteRequestPath ? options.rewriteRequestPath(filename, c) : filename,
+    );
     let found = await stat(filePath);
     if (found && found.status === 'directory') {
       filePath = path.join(filePath, options.index ?? 'index.html');
@@ -115,7 +129,12 @@ function serveStatic(options = { root: '' }) {
       } else {
         c.header('Content-Length', String(span.end - span.start + 1));
         c.header('Content-Range', `bytes ${span.start}-${span.end}/${size}`);
-        result = c.body(body !== undefined ? body.subarray(span.start, span.end + 1) : await streamOf(record.path, span.start, span.end), 206);
+        result = c.body(
+          body !== undefined
+            ? body.subarray(span.start, span.end + 1)
+            : await streamOf(record.path, span.start, span.end),
+          206,
+        );
       }
     }
     await options.onFound?.(record.path, c);
@@ -144,7 +163,8 @@ function parseRange(range) {
 
 function resolveRange(spec, size) {
   if (size === 0) return undefined;
-  if (spec.type === 'suffix') return spec.length === 0 ? undefined : { start: Math.max(size - spec.length, 0), end: size - 1 };
+  if (spec.type === 'suffix')
+    return spec.length === 0 ? undefined : { start: Math.max(size - spec.length, 0), end: size - 1 };
   const end = spec.type === 'bounded' ? Math.min(spec.end, size - 1) : size - 1;
   if (spec.start >= size || spec.start > end) return undefined;
   return { start: spec.start, end };

@@ -52,7 +52,12 @@ function cacheFrom(option) {
 }
 
 function compress(options = {}) {
-  let { filter = compressible, defaultEncoding, wildcardAcceptEncoding, encodingPreference = DEFAULT_PREFERENCE } = options;
+  let {
+    filter = compressible,
+    defaultEncoding,
+    wildcardAcceptEncoding,
+    encodingPreference = DEFAULT_PREFERENCE,
+  } = options;
   if (!wildcardAcceptEncoding || wildcardAcceptEncoding === '*') wildcardAcceptEncoding = 'gzip';
   defaultEncoding = defaultEncoding === '*' ? wildcardAcceptEncoding : !defaultEncoding ? 'identity' : defaultEncoding;
   const cache = cacheFrom(options.cache);
@@ -140,12 +145,17 @@ function compress(options = {}) {
     }
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     let settle;
-    const hit = encodeWhole(cache, encoderFor(coding, option), bytes, ctx.response.get('ETag'), (err, result) => settle(err, result));
+    const hit = encodeWhole(cache, encoderFor(coding, option), bytes, ctx.response.get('ETag'), (err, result) =>
+      settle(err, result),
+    );
     try {
       // the callback never runs synchronously, so `settle` is set before it is called
-      ctx.body = hit !== undefined ? hit : await new Promise((resolve, reject) => {
-        settle = (err, result) => (err ? reject(err) : resolve(result));
-      });
+      ctx.body =
+        hit !== undefined
+          ? hit
+          : await new Promise((resolve, reject) => {
+              settle = (err, result) => (err ? reject(err) : resolve(result));
+            });
     } catch {
       // the body goes out as it came rather than not at all
       ctx.remove('Content-Encoding');

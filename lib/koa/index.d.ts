@@ -103,7 +103,9 @@ export function serve(root: string, options?: KoaServeOptions): KoaServeMiddlewa
 export function send(ctx: KoaStaticContext, path: string, opts?: KoaSendOptions): Promise<string | undefined>;
 
 /** The shared response cache (ssr-native/cache) as Koa 2/3 middleware, mounted before the routes it caches. */
-export function cache(options?: ResponseCacheOptions): ((ctx: unknown, next: () => Promise<unknown>) => Promise<void>) & ResponseCacheControls;
+export function cache(
+  options?: ResponseCacheOptions,
+): ((ctx: unknown, next: () => Promise<unknown>) => Promise<void>) & ResponseCacheControls;
 
 /** Per-coding options of compress(): zlib options, false/null to turn the coding off, or a function of the response. */
 export type KoaCompressCodingOption =
@@ -134,5 +136,12 @@ export interface KoaCompressOptions {
 /** A drop-in for koa-compress 5.2; `ctx.compress = true | false | options` overrides per response. */
 export function compress(options?: KoaCompressOptions): KoaMiddleware;
 
-declare const koa: { etag: typeof etag; conditional: typeof conditional; serve: typeof serve; send: typeof send; compress: typeof compress; cache: typeof cache };
+declare const koa: {
+  etag: typeof etag;
+  conditional: typeof conditional;
+  serve: typeof serve;
+  send: typeof send;
+  compress: typeof compress;
+  cache: typeof cache;
+};
 export default koa;

@@ -105,7 +105,8 @@ function replacementFor(request, resolved, parentFile, parts) {
   if (request === 'etag') {
     if (!parts.has('etag') || typeof parentFile !== 'string') return undefined;
     const requirer = packageOf(parentFile);
-    if (requirer === null || requirer.name !== 'express' || (requirer.major !== 4 && requirer.major !== 5)) return undefined;
+    if (requirer === null || requirer.name !== 'express' || (requirer.major !== 4 && requirer.major !== 5))
+      return undefined;
     const pkg = packageOf(resolved);
     if (pkg === null || pkg.name !== 'etag' || pkg.major !== 1 || !nativeAvailable()) return undefined;
     return { part: 'etag', file: REPLACEMENTS.etag };

@@ -8,7 +8,13 @@ const { replacementFor } = require('./decide');
 
 /** The swapped resolution for `result` (what the next hook resolved `specifier` to), or undefined. */
 function swappedResolution(specifier, context, result, parts, onSwap) {
-  if (specifier !== 'content-type' && specifier !== 'etag' && specifier !== 'serve-static' && specifier !== 'compression') return undefined;
+  if (
+    specifier !== 'content-type' &&
+    specifier !== 'etag' &&
+    specifier !== 'serve-static' &&
+    specifier !== 'compression'
+  )
+    return undefined;
   if (typeof result.url !== 'string' || !result.url.startsWith('file:')) return undefined;
   const resolved = fileURLToPath(result.url);
   const parentFile = context.parentURL?.startsWith('file:') ? fileURLToPath(context.parentURL) : undefined;

@@ -8,7 +8,9 @@ declare const register: {
   /** Enabled parts -> the original package files swapped so far. */
   readonly active: Partial<Record<register.Part, Set<string>>>;
   /** ssr-native's files, by what they replace. */
-  readonly replacements: Readonly<Record<'content-type@1' | 'content-type@2' | 'etag' | 'static' | 'compression', string>>;
+  readonly replacements: Readonly<
+    Record<'content-type@1' | 'content-type@2' | 'etag' | 'static' | 'compression', string>
+  >;
   /** The content-type files replaced so far (either major). */
   readonly redirected: Set<string>;
   /** The file that replaces content-type 1.x. */

@@ -51,7 +51,8 @@ function install() {
   const verdicts = new Map();
   Module._resolveFilename = function resolveFilename(request, parent, ...rest) {
     const resolved = originalResolve.call(this, request, parent, ...rest);
-    if (request !== 'content-type' && request !== 'etag' && request !== 'serve-static' && request !== 'compression') return resolved;
+    if (request !== 'content-type' && request !== 'etag' && request !== 'serve-static' && request !== 'compression')
+      return resolved;
     const parentFile = parent && typeof parent.filename === 'string' ? parent.filename : undefined;
     const key = request === 'etag' ? `${resolved}\0${parentFile}` : resolved;
     let verdict = verdicts.get(key);

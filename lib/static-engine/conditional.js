@@ -8,7 +8,10 @@ const fresh = require('fresh');
 function isPreconditionFailure(headers, etag, lastModified) {
   const match = headers['if-match'];
   if (match) {
-    return !etag || (match !== '*' && parseTokenList(match).every((m) => m !== etag && m !== 'W/' + etag && 'W/' + m !== etag));
+    return (
+      !etag ||
+      (match !== '*' && parseTokenList(match).every((m) => m !== etag && m !== 'W/' + etag && 'W/' + m !== etag))
+    );
   }
   const unmodifiedSince = parseHttpDate(headers['if-unmodified-since']);
   if (!isNaN(unmodifiedSince)) {
@@ -20,7 +23,9 @@ function isPreconditionFailure(headers, etag, lastModified) {
 
 /** The request carries any of the four conditional headers. */
 function isConditional(headers) {
-  return Boolean(headers['if-match'] || headers['if-unmodified-since'] || headers['if-none-match'] || headers['if-modified-since']);
+  return Boolean(
+    headers['if-match'] || headers['if-unmodified-since'] || headers['if-none-match'] || headers['if-modified-since'],
+  );
 }
 
 /** If-None-Match / If-Modified-Since hold: the client's copy is current (a 304 is due). */

@@ -86,7 +86,8 @@ class StaticEngine {
   /** send's header step (SendStream.setHeader + type), for a body tagged `etag`. */
   setFileHeaders(port, res, config, record, etag) {
     if (config.acceptRanges && !port.get(res, 'Accept-Ranges')) port.set(res, 'Accept-Ranges', 'bytes');
-    if (config.cacheControl && !port.get(res, 'Cache-Control')) port.set(res, 'Cache-Control', config.cacheControlValue);
+    if (config.cacheControl && !port.get(res, 'Cache-Control'))
+      port.set(res, 'Cache-Control', config.cacheControlValue);
     if (config.lastModified && !port.get(res, 'Last-Modified')) port.set(res, 'Last-Modified', record.lastModified);
     if (config.etag && !port.get(res, 'ETag')) port.set(res, 'ETag', etag);
     if (!port.get(res, 'Content-Type')) port.set(res, 'Content-Type', record.type);
@@ -162,7 +163,8 @@ class StaticEngine {
 function appendVary(port, res) {
   const vary = port.get(res, 'Vary');
   if (!vary) port.set(res, 'Vary', 'Accept-Encoding');
-  else if (!/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(String(vary))) port.set(res, 'Vary', vary + ', Accept-Encoding');
+  else if (!/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(String(vary)))
+    port.set(res, 'Vary', vary + ', Accept-Encoding');
 }
 
 /** send's status for a failed open of a file it had found: 404 if it vanished, else 500. */

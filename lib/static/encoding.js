@@ -94,12 +94,16 @@ function compressVariants(cache, file) {
   for (const encoding of missing) {
     if (encoding === 'gzip') zlib.gzip(body, { level: 9 }, done('gzip'));
     else {
-      zlib.brotliCompress(body, {
-        params: {
-          [zlib.constants.BROTLI_PARAM_QUALITY]: body.length > 1 << 20 ? 9 : 11,
-          [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      zlib.brotliCompress(
+        body,
+        {
+          params: {
+            [zlib.constants.BROTLI_PARAM_QUALITY]: body.length > 1 << 20 ? 9 : 11,
+            [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+          },
         },
-      }, done('br'));
+        done('br'),
+      );
     }
   }
   return settled;

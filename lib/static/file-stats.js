@@ -17,17 +17,39 @@ class FileStats {
     // the native stat has no birth time; ctime is the closest the kernel reports everywhere
     this.birthtimeMs = stat.ctimeMs;
   }
-  get atime() { return dateOf(this.atimeMs); }
-  get mtime() { return dateOf(this.mtimeMs); }
-  get ctime() { return dateOf(this.ctimeMs); }
-  get birthtime() { return dateOf(this.birthtimeMs); }
-  isFile() { return (this.mode & S_IFMT) === S_IFREG; }
-  isDirectory() { return (this.mode & S_IFMT) === S_IFDIR; }
-  isSymbolicLink() { return false; } // stat follows links
-  isFIFO() { return (this.mode & S_IFMT) === S_IFIFO; }
-  isSocket() { return (this.mode & S_IFMT) === S_IFSOCK; }
-  isBlockDevice() { return (this.mode & S_IFMT) === S_IFBLK; }
-  isCharacterDevice() { return (this.mode & S_IFMT) === S_IFCHR; }
+  get atime() {
+    return dateOf(this.atimeMs);
+  }
+  get mtime() {
+    return dateOf(this.mtimeMs);
+  }
+  get ctime() {
+    return dateOf(this.ctimeMs);
+  }
+  get birthtime() {
+    return dateOf(this.birthtimeMs);
+  }
+  isFile() {
+    return (this.mode & S_IFMT) === S_IFREG;
+  }
+  isDirectory() {
+    return (this.mode & S_IFMT) === S_IFDIR;
+  }
+  isSymbolicLink() {
+    return false;
+  } // stat follows links
+  isFIFO() {
+    return (this.mode & S_IFMT) === S_IFIFO;
+  }
+  isSocket() {
+    return (this.mode & S_IFMT) === S_IFSOCK;
+  }
+  isBlockDevice() {
+    return (this.mode & S_IFMT) === S_IFBLK;
+  }
+  isCharacterDevice() {
+    return (this.mode & S_IFMT) === S_IFCHR;
+  }
 }
 
 module.exports = { FileStats };

@@ -4,8 +4,13 @@ const escapeHtml = require('escape-html');
 const statuses = require('statuses');
 
 function createHtmlDocument(title, body) {
-  return '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>' + title +
-    '</title>\n</head>\n<body>\n<pre>' + body + '</pre>\n</body>\n</html>\n';
+  return (
+    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>' +
+    title +
+    '</title>\n</head>\n<body>\n<pre>' +
+    body +
+    '</pre>\n</body>\n</html>\n'
+  );
 }
 
 /** A small HTML answer with send's security headers. */

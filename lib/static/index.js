@@ -111,7 +111,12 @@ function serveStatic(root, options) {
         fs.close(fd, () => {});
         return headersAlreadySent(req, res, next);
       }
-      const record = { path: filePath, stats: stat, type: contentTypeOf(filePath), lastModified: stat.mtime.toUTCString() };
+      const record = {
+        path: filePath,
+        stats: stat,
+        type: contentTypeOf(filePath),
+        lastModified: stat.mtime.toUTCString(),
+      };
       if (setHeaders) setHeaders(res, filePath, stat);
       engine.setFileHeaders(nodePort, res, config, record, statTag(stat));
       const span = engine.respond(nodePort, res, req.headers, req.method, stat.size, config.acceptRanges);

@@ -51,7 +51,8 @@ class FileRangeStream extends Readable {
     super({ highWaterMark });
     if (!Number.isSafeInteger(start) || start < 0) throw new RangeError(`start must be an integer >= 0 (got ${start})`);
     if (end === undefined || end === Infinity) throw new RangeError('end is required');
-    if (!Number.isSafeInteger(end) || end < start - 1) throw new RangeError(`end must be an integer >= start - 1 (got ${end})`);
+    if (!Number.isSafeInteger(end) || end < start - 1)
+      throw new RangeError(`end must be an integer >= start - 1 (got ${end})`);
     this.fd = fd;
     this.position = start;
     this.expected = end - start + 1;

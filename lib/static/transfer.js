@@ -93,7 +93,8 @@ class Transfer {
       if (extensions.length <= i) return err ? this.onStatError(err) : this.error(404);
       const candidate = p + '.' + extensions[i++];
       this.load(candidate, (result) => {
-        if (result.status === 'error' || result.status === 'outsideRoot') return tryExtension(statError(result, candidate));
+        if (result.status === 'error' || result.status === 'outsideRoot')
+          return tryExtension(statError(result, candidate));
         if (result.status === 'directory') return tryExtension();
         this.found(candidate, result);
       });
@@ -117,7 +118,8 @@ class Transfer {
       if (++i >= index.length) return err ? this.onStatError(err) : this.error(404);
       const candidate = join(p, index[i]);
       this.load(candidate, (result) => {
-        if (result.status === 'error' || result.status === 'outsideRoot') return nextIndex(statError(result, candidate));
+        if (result.status === 'error' || result.status === 'outsideRoot')
+          return nextIndex(statError(result, candidate));
         if (result.status === 'directory') return nextIndex();
         this.found(candidate, result);
       });

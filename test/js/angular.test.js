@@ -28,7 +28,10 @@ test('ESM wrapper re-exports the CommonJS API', async () => {
 
 test('cacheCommonEngine: a TypeError for anything that is not a known CommonEngine', () => {
   for (const bad of [undefined, null, 42, 'engine']) {
-    assert.throws(() => cacheCommonEngine(bad), { name: 'TypeError', message: /^engine must be a CommonEngine instance/ });
+    assert.throws(() => cacheCommonEngine(bad), {
+      name: 'TypeError',
+      message: /^engine must be a CommonEngine instance/,
+    });
   }
   // the shape of a future major: render() no longer asks retrieveSSGPage()
   class FutureEngine {
@@ -44,9 +47,12 @@ test('cacheCommonEngine: a TypeError for anything that is not a known CommonEngi
   }
   assert.throws(() => cacheCommonEngine(new FutureEngine()), {
     name: 'TypeError',
-    message: /unsupported CommonEngine \(an instance of FutureEngine; @angular\/ssr .*\): its render\(\) does not call retrieveSSGPage\(\)\. ssr-native supports the CommonEngine of @angular\/ssr 17-18/,
+    message:
+      /unsupported CommonEngine \(an instance of FutureEngine; @angular\/ssr .*\): its render\(\) does not call retrieveSSGPage\(\)\. ssr-native supports the CommonEngine of @angular\/ssr 17-18/,
   });
-  assert.throws(() => cacheCommonEngine({ render() {} }), { message: /no retrieveSSGPage\(\) method, it has no pageIsSSG map/ });
+  assert.throws(() => cacheCommonEngine({ render() {} }), {
+    message: /no retrieveSSGPage\(\) method, it has no pageIsSSG map/,
+  });
 });
 
 test('cacheCommonEngine: options are checked', () => {
@@ -64,7 +70,10 @@ test('cacheCommonEngine: options are checked', () => {
   assert.throws(() => cacheCommonEngine(new Engine(), 5), { name: 'TypeError', message: /^options must be an object/ });
   assert.throws(() => cacheCommonEngine(new Engine(), { maxPages: -1 }), { name: 'RangeError' });
   assert.throws(() => cacheCommonEngine(new Engine(), { maxBytes: '1' }), { name: 'TypeError' });
-  assert.throws(() => cacheCommonEngine(new Engine(), { cache: {} }), { name: 'TypeError', message: /options\.cache must be a FileCache/ });
+  assert.throws(() => cacheCommonEngine(new Engine(), { cache: {} }), {
+    name: 'TypeError',
+    message: /options\.cache must be a FileCache/,
+  });
   const cache = new FileCache();
   const engine = cacheCommonEngine(new Engine(), { cache });
   assert.equal(ssgCacheOf(engine).cache, cache);
@@ -161,7 +170,10 @@ test('writeResponse: non-HTML and bodies over maxBuffer stream through without a
     writeResponse(new Response(body, { headers: { 'content-type': type } }), req, res, { maxBuffer: 1500 });
   });
   try {
-    for (const [urlPath, length] of [['/json', 14], ['/big', 2000]]) {
+    for (const [urlPath, length] of [
+      ['/json', 14],
+      ['/big', 2000],
+    ]) {
       const res = await request(`${server.url}${urlPath}`);
       assert.equal(res.status, 200);
       assert.equal(res.body.length, length);
@@ -192,7 +204,9 @@ function leaveMidStream(url) {
 
 function withDeadline(promise, ms, what) {
   let timer;
-  const deadline = new Promise((resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)));
+  const deadline = new Promise(
+    (resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
@@ -219,7 +233,11 @@ test('writeResponse: a client that leaves mid-stream cancels the body, and the c
       await leaveMidStream(`${server.url}/`);
       // Before @angular/ssr 22's fix the writer waits for a 'drain' that never comes: fail then,
       // rather than hang the suite (the deadline is a hang guard; this takes milliseconds).
-      await withDeadline(Promise.all([bodyCancelled, settled]), 10000, `${type}: the body was not cancelled or the call did not settle`);
+      await withDeadline(
+        Promise.all([bodyCancelled, settled]),
+        10000,
+        `${type}: the body was not cancelled or the call did not settle`,
+      );
     } finally {
       server.server.closeAllConnections();
       await server.close();
@@ -260,7 +278,11 @@ test('writeResponse: a response that has already ended is left alone', async () 
   let outcome;
   const server = await listen((req, res) => {
     res.end('answered already');
-    outcome = writeResponse(new Response('<p>late</p>', { headers: { 'content-type': 'text/html', 'x-late': '1' } }), req, res);
+    outcome = writeResponse(
+      new Response('<p>late</p>', { headers: { 'content-type': 'text/html', 'x-late': '1' } }),
+      req,
+      res,
+    );
   });
   try {
     const res = await request(`${server.url}/`);
@@ -283,13 +305,20 @@ test('writeResponse: a client that left before the page was ready gets nothing, 
     const handledNow = new Promise((resolve) => (handled = resolve));
     const handler = (req, res) => {
       res.on('close', () => {
-        const body = new ReadableStream({
-          pull(controller) {
-            pulls++;
-            controller.enqueue(new Uint8Array(64 * 1024)); // endless
+        const body = new ReadableStream(
+          {
+            pull(controller) {
+              pulls++;
+              controller.enqueue(new Uint8Array(64 * 1024)); // endless
+            },
           },
-        }, { highWaterMark: 0 }); // pulled only when read
-        settled = writeResponse(new Response(body, { headers: { 'content-type': 'application/octet-stream' } }), req, res);
+          { highWaterMark: 0 },
+        ); // pulled only when read
+        settled = writeResponse(
+          new Response(body, { headers: { 'content-type': 'application/octet-stream' } }),
+          req,
+          res,
+        );
         handled();
       });
     };
@@ -322,7 +351,15 @@ test('writeResponse: a client that left before the page was ready gets nothing, 
 
 test('writeResponse: rejects what is not a Response, request or response', async () => {
   await assert.rejects(writeResponse(null, {}, {}), { name: 'TypeError', message: /^response must be a Response/ });
-  await assert.rejects(writeResponse(new Response('x'), null, {}), { name: 'TypeError', message: /^req must be an IncomingMessage/ });
-  await assert.rejects(writeResponse(new Response('x'), { headers: {} }, {}), { name: 'TypeError', message: /^res must be a ServerResponse/ });
-  await assert.rejects(writeResponse(new Response('x'), { headers: {} }, { setHeader() {} }, { maxBuffer: -1 }), { name: 'RangeError' });
+  await assert.rejects(writeResponse(new Response('x'), null, {}), {
+    name: 'TypeError',
+    message: /^req must be an IncomingMessage/,
+  });
+  await assert.rejects(writeResponse(new Response('x'), { headers: {} }, {}), {
+    name: 'TypeError',
+    message: /^res must be a ServerResponse/,
+  });
+  await assert.rejects(writeResponse(new Response('x'), { headers: {} }, { setHeader() {} }, { maxBuffer: -1 }), {
+    name: 'RangeError',
+  });
 });

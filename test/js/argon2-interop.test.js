@@ -56,7 +56,11 @@ test('PHC strings verify both ways; wrong passwords and secrets do not', async (
     assert.equal(await peer.verify(mine, password, verifyOptions), true, `peer verifies ours, ${label}`);
     assert.equal(await ours.verify(theirs, password, verifyOptions), true, `we verify peer's, ${label}`);
     assert.equal(await ours.verify(mine, password, verifyOptions), true, label);
-    assert.equal(await ours.verify(theirs, Buffer.concat([Buffer.from(password), Buffer.from('x')]), verifyOptions), false, label);
+    assert.equal(
+      await ours.verify(theirs, Buffer.concat([Buffer.from(password), Buffer.from('x')]), verifyOptions),
+      false,
+      label,
+    );
     if (options.secret && options.secret.length > 0) {
       assert.equal(await ours.verify(theirs, password), false, `missing secret, ${label}`);
     }

@@ -44,11 +44,15 @@ function mutate(text, random) {
 test('deserialize: same result or error as @phc/format on mutated strings', () => {
   const seed = crypto.randomInt(2 ** 31);
   let s = seed;
-  const random = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const random = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const inputs = [...SEEDS, '', '$', '$$', '$$$$$$', 'x', null, 42, undefined, {}];
   for (let i = 0; i < 3000; i++) inputs.push(mutate(SEEDS[i % SEEDS.length], random));
   for (const input of inputs) {
-    assert.deepEqual(outcome(() => ours.deserialize(input)), outcome(() => theirs.deserialize(input)), `seed ${seed}: ${String(input)}`);
+    assert.deepEqual(
+      outcome(() => ours.deserialize(input)),
+      outcome(() => theirs.deserialize(input)),
+      `seed ${seed}: ${String(input)}`,
+    );
   }
 });
 
@@ -75,6 +79,10 @@ test('serialize: same strings and errors as @phc/format', () => {
   ];
   for (const c of cases) {
     const copy = () => ({ ...c, params: c.params && typeof c.params === 'object' ? { ...c.params } : c.params });
-    assert.deepEqual(outcome(() => ours.serialize(copy())), outcome(() => theirs.serialize(copy())), JSON.stringify(c));
+    assert.deepEqual(
+      outcome(() => ours.serialize(copy())),
+      outcome(() => theirs.serialize(copy())),
+      JSON.stringify(c),
+    );
   }
 });

@@ -77,25 +77,29 @@ async function waitForPool(pred) {
   return threads;
 }
 
-test('threads, priority and policy reach the real pool threads', { skip: poolThreads() === null && 'no /proc/self/task (not Linux)' }, async () => {
-  await argon2.hash('start the pool', fast);
-  const all = (nice, policy) => (threads) => threads.every((t) => t.nice === nice && t.policy === policy);
-  // Grow to 3 threads at nice 12: the kernel reports 3 threads, each at nice 12, SCHED_OTHER.
-  argon2.configure({ threads: 3, priority: 12 });
-  let threads = await waitForPool((t) => t.length === 3 && all(12, 0)(t));
-  assert.deepEqual(threads, Array(3).fill({ nice: 12, policy: 0 }));
-  // SCHED_BATCH (3) with nice 14.
-  argon2.configure({ priority: 14, policy: 'batch' });
-  threads = await waitForPool(all(14, 3));
-  assert.deepEqual(threads, Array(3).fill({ nice: 14, policy: 3 }));
-  // Shrink: surplus threads really exit.
-  argon2.configure({ threads: 1 });
-  threads = await waitForPool((t) => t.length === 1);
-  assert.equal(threads.length, 1, 'threads left after shrinking to 1');
-  // Still hashing after all that.
-  assert.equal(typeof (await argon2.hash('x', fast)), 'string');
-  argon2.configure({ threads: 2, policy: 'normal' });
-});
+test(
+  'threads, priority and policy reach the real pool threads',
+  { skip: poolThreads() === null && 'no /proc/self/task (not Linux)' },
+  async () => {
+    await argon2.hash('start the pool', fast);
+    const all = (nice, policy) => (threads) => threads.every((t) => t.nice === nice && t.policy === policy);
+    // Grow to 3 threads at nice 12: the kernel reports 3 threads, each at nice 12, SCHED_OTHER.
+    argon2.configure({ threads: 3, priority: 12 });
+    let threads = await waitForPool((t) => t.length === 3 && all(12, 0)(t));
+    assert.deepEqual(threads, Array(3).fill({ nice: 12, policy: 0 }));
+    // SCHED_BATCH (3) with nice 14.
+    argon2.configure({ priority: 14, policy: 'batch' });
+    threads = await waitForPool(all(14, 3));
+    assert.deepEqual(threads, Array(3).fill({ nice: 14, policy: 3 }));
+    // Shrink: surplus threads really exit.
+    argon2.configure({ threads: 1 });
+    threads = await waitForPool((t) => t.length === 1);
+    assert.equal(threads.length, 1, 'threads left after shrinking to 1');
+    // Still hashing after all that.
+    assert.equal(typeof (await argon2.hash('x', fast)), 'string');
+    argon2.configure({ threads: 2, policy: 'normal' });
+  },
+);
 
 test('full: calls beyond maxConcurrency + maxQueue reject at once with SemaphoreFullError', async () => {
   argon2.configure({ maxConcurrency: 4, maxQueue: 4, queueTimeoutMs: 0 });
@@ -104,15 +108,18 @@ test('full: calls beyond maxConcurrency + maxQueue reject at once with Semaphore
   const before = argon2.stats();
   const running = argon2.hash('a', slow);
   const queued = argon2.hash('b', slow);
-  assert.deepEqual(
-    { active: argon2.stats().active, queued: argon2.stats().queued },
-    { active: 1, queued: 1 },
-  );
+  assert.deepEqual({ active: argon2.stats().active, queued: argon2.stats().queued }, { active: 1, queued: 1 });
   const rejectedHash = argon2.hash('c', fast);
   const rejectedVerify = argon2.verify(digest, 'c');
   const order = await settleOrder([running, queued, rejectedHash, rejectedVerify]);
   // The rejected calls settle first: they never waited for a hash.
-  assert.deepEqual(order.slice(0, 2).map((o) => o.i).sort(), [2, 3]);
+  assert.deepEqual(
+    order
+      .slice(0, 2)
+      .map((o) => o.i)
+      .sort(),
+    [2, 3],
+  );
   for (const { error: err } of order.slice(0, 2)) {
     assert.ok(err instanceof argon2.SemaphoreFullError);
     assert.ok(err instanceof Error);

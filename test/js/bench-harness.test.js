@@ -20,7 +20,7 @@ function alive(pid) {
 }
 
 async function gone(pid, ms = 5000) {
-  for (const start = Date.now(); Date.now() - start < ms; ) {
+  for (const start = Date.now(); Date.now() - start < ms;) {
     if (!alive(pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

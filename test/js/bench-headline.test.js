@@ -23,11 +23,15 @@ function plainCases(s) {
   return own && typeof own.get !== 'function' ? s.cases : null;
 }
 
-test('bench headline: every declared headline names one of its scenario\'s cases', () => {
+test("bench headline: every declared headline names one of its scenario's cases", () => {
   for (const s of scenarios.filter((x) => x.headline)) {
     assert.equal(typeof s.headline, 'string', `${s.name}: headline must be a case name`);
     const cases = plainCases(s);
-    if (cases) assert.ok(cases.some((c) => c.name === s.headline && !c.fullOnly), `${s.name}: no case named ${JSON.stringify(s.headline)} outside --full`);
+    if (cases)
+      assert.ok(
+        cases.some((c) => c.name === s.headline && !c.fullOnly),
+        `${s.name}: no case named ${JSON.stringify(s.headline)} outside --full`,
+      );
   }
 });
 
@@ -38,9 +42,13 @@ test('bench headline: the default run has a case for every piece', () => {
   }
 });
 
-test('bench progress: the estimate is last time\'s duration in the same mode and selection', () => {
+test("bench progress: the estimate is last time's duration in the same mode and selection", () => {
   const s = scenarios.find((x) => x.name === 'express-static');
-  const previous = { mode: 'default', selection: 'headline', scenarios: [{ name: 'express-static', status: 'ok', seconds: 42 }] };
+  const previous = {
+    mode: 'default',
+    selection: 'headline',
+    scenarios: [{ name: 'express-static', status: 'ok', seconds: 42 }],
+  };
   assert.equal(estimateSeconds(s, { mode: 'default', headlineOnly: true, names: [] }, previous), 42);
   // another mode or selection: not reused
   const fromTiming = estimateSeconds(s, { mode: 'quick', headlineOnly: true, names: [] }, previous);

@@ -16,7 +16,9 @@ const { RUNTIMES, cacheDir } = require('../../scripts/runtimes');
 const root = path.join(__dirname, '..', '..');
 const RENDER = path.join(root, 'test', 'fixtures', 'bench-tables', 'render.js');
 const bun = path.join(cacheDir(), 'bun', RUNTIMES.bun.bin);
-const noBun = fs.existsSync(bun) ? false : `no cached Bun at ${bun} (install it with: node scripts/runtimes.js --install-only bun)`;
+const noBun = fs.existsSync(bun)
+  ? false
+  : `no cached Bun at ${bun} (install it with: node scripts/runtimes.js --install-only bun)`;
 
 function run(bin, args) {
   const out = spawnSync(bin, args, { cwd: root, encoding: 'utf8', timeout: 60000 });
@@ -41,7 +43,8 @@ for (const seed of [1, 2, 3, 20261201]) {
     // a header line above every rule line, under both runtimes
     const lines = node.split('\n');
     lines.forEach((line, i) => {
-      if (/^-+( {2}-+)+$/.test(line)) assert.ok(lines[i - 1] && lines[i - 1].trim(), `seed ${seed}: no header line above line ${i + 1}`);
+      if (/^-+( {2}-+)+$/.test(line))
+        assert.ok(lines[i - 1] && lines[i - 1].trim(), `seed ${seed}: no header line above line ${i + 1}`);
     });
     assert.ok(node === fromBun, `seed ${seed}: outputs differ at ${firstDifference(node, fromBun)}`);
   });
@@ -51,7 +54,16 @@ test('bench runner: `--compare a --with b` prints the same table under Bun and N
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-bench-tables-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const machine = { cpu: 'x', cpus: 2, runtime: 'Node.js', runtimeVersion: 'v20.20.2' };
-  const row = (ratio) => ({ scenario: 'etag', status: 'ok', case: '75 KB Buffer', measure: 'ns/call', baseline: { name: 'SHA-1', value: 5 }, ours: { name: 'ssr-native', value: 1 }, ratio, noise: 0.05 });
+  const row = (ratio) => ({
+    scenario: 'etag',
+    status: 'ok',
+    case: '75 KB Buffer',
+    measure: 'ns/call',
+    baseline: { name: 'SHA-1', value: 5 },
+    ours: { name: 'ssr-native', value: 1 },
+    ratio,
+    noise: 0.05,
+  });
   const a = path.join(dir, 'a.json');
   const b = path.join(dir, 'b.json');
   fs.writeFileSync(a, JSON.stringify({ date: 'd', commit: 'c', mode: 'quick', machine, summary: [row(20)] }));

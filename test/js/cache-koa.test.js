@@ -66,7 +66,12 @@ for (const [name, Koa] of Object.entries(KOAS)) {
       },
     });
     try {
-      const expected = { '/string': '<p>string 1</p>', '/buffer': 'buffer 1', '/stream': '<p>stream 1</p>', '/json': '{"n":1}' };
+      const expected = {
+        '/string': '<p>string 1</p>',
+        '/buffer': 'buffer 1',
+        '/stream': '<p>stream 1</p>',
+        '/json': '{"n":1}',
+      };
       for (const [path, body] of Object.entries(expected)) {
         const first = await get(s, path);
         assert.strictEqual(first.body.toString(), body, path);
@@ -204,7 +209,10 @@ for (const [name, Koa] of Object.entries(KOAS)) {
       assert.strictEqual(zlib.gunzipSync(hit.body).toString(), `${page}1`);
       assert.strictEqual(s.renders('/t'), 1);
       assert.strictEqual(s.cache.purgeTag('catalog'), 1);
-      assert.strictEqual(zlib.gunzipSync((await get(s, '/t', { 'accept-encoding': 'gzip' })).body).toString(), `${page}2`);
+      assert.strictEqual(
+        zlib.gunzipSync((await get(s, '/t', { 'accept-encoding': 'gzip' })).body).toString(),
+        `${page}2`,
+      );
     } finally {
       await s.close();
     }

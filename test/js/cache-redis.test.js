@@ -26,7 +26,9 @@ function freePort() {
 }
 
 async function startRedis(port) {
-  const child = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise((resolve) => {
       const sock = net.connect(port, '127.0.0.1', () => {
@@ -44,7 +46,10 @@ async function startRedis(port) {
 
 function startServer(env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [SERVER], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
@@ -60,72 +65,78 @@ const get = (server, p) => request(server.url + p, { headers: { host: 'shop.exam
 const json = async (server, p) => JSON.parse((await get(server, p)).body.toString());
 
 for (const client of ['ioredis', 'node-redis']) {
-  test(`${client}: two processes share pages, coalesce renders, see each other's purges, survive Redis stopping and stalling`, { skip: !fs.existsSync(REDIS) && 'no redis-server' }, async (t) => {
-    const port = await freePort();
-    let redis = await startRedis(port);
-    const env = { REDIS_PORT: String(port), CACHE_CLIENT: client, CACHE_PREFIX: `t${process.pid}:` };
-    const a = await startServer(env);
-    const b = await startServer(env);
-    try {
-      // a page rendered in one process is a hit in the other
-      const first = await get(a, '/page/1');
-      const pidA = /from (\d+)/.exec(first.body.toString())[1];
-      await delay(50); // the write to Redis is not awaited by the response
-      const fromB = await get(b, '/page/1');
-      assert.strictEqual(fromB.body.toString(), first.body.toString());
-      assert.strictEqual((await json(b, '/stats')).sharedHits, 1);
+  test(
+    `${client}: two processes share pages, coalesce renders, see each other's purges, survive Redis stopping and stalling`,
+    { skip: !fs.existsSync(REDIS) && 'no redis-server' },
+    async (t) => {
+      const port = await freePort();
+      let redis = await startRedis(port);
+      const env = { REDIS_PORT: String(port), CACHE_CLIENT: client, CACHE_PREFIX: `t${process.pid}:` };
+      const a = await startServer(env);
+      const b = await startServer(env);
+      try {
+        // a page rendered in one process is a hit in the other
+        const first = await get(a, '/page/1');
+        const pidA = /from (\d+)/.exec(first.body.toString())[1];
+        await delay(50); // the write to Redis is not awaited by the response
+        const fromB = await get(b, '/page/1');
+        assert.strictEqual(fromB.body.toString(), first.body.toString());
+        assert.strictEqual((await json(b, '/stats')).sharedHits, 1);
 
-      // 40 concurrent first requests over both processes: one render in the fleet
-      const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => get(i % 2 ? b : a, '/page/burst?slow=150')));
-      const bodies = new Set(burst.map((r) => r.body.toString()));
-      assert.strictEqual(bodies.size, 1, [...bodies].join(' | '));
+        // 40 concurrent first requests over both processes: one render in the fleet
+        const burst = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => get(i % 2 ? b : a, '/page/burst?slow=150')),
+        );
+        const bodies = new Set(burst.map((r) => r.body.toString()));
+        assert.strictEqual(bodies.size, 1, [...bodies].join(' | '));
 
-      // a purge in A reaches B
-      const started = Date.now();
-      assert.strictEqual((await json(a, '/purge?url=/page/1')).dropped, 1);
-      let reached = -1;
-      for (let i = 0; i < 200; i++) {
-        if ((await json(b, '/stats')).purgeMessages >= 1) {
-          reached = Date.now() - started;
-          break;
+        // a purge in A reaches B
+        const started = Date.now();
+        assert.strictEqual((await json(a, '/purge?url=/page/1')).dropped, 1);
+        let reached = -1;
+        for (let i = 0; i < 200; i++) {
+          if ((await json(b, '/stats')).purgeMessages >= 1) {
+            reached = Date.now() - started;
+            break;
+          }
+          await delay(5);
         }
-        await delay(5);
+        assert.ok(reached >= 0, 'the purge never reached B');
+        t.diagnostic(`purge reached the other process after ${reached} ms`);
+        const afterPurge = await get(b, '/page/1');
+        assert.doesNotMatch(afterPurge.body.toString(), new RegExp(`from ${pidA} render 1$`));
+
+        // Redis stopped mid-run: every request still answered
+        const statuses = [];
+        const loop = (async () => {
+          for (let i = 0; i < 60; i++) {
+            const r = await get(i % 2 ? a : b, `/page/${i % 10}-down`);
+            statuses.push(r.status);
+          }
+        })();
+        await delay(30);
+        redis.kill('SIGTERM');
+        await loop;
+        assert.deepStrictEqual([...new Set(statuses)], [200]);
+
+        // a stalled Redis (SIGSTOP): requests answered within the timeouts, none fails
+        redis = await startRedis(port);
+        await delay(400); // clients reconnect, back-off elapses
+        redis.kill('SIGSTOP');
+        const stalled = [];
+        const t0 = Date.now();
+        for (let i = 0; i < 20; i++) stalled.push((await get(i % 2 ? a : b, `/page/${i}-stalled`)).status);
+        const elapsed = Date.now() - t0;
+        assert.deepStrictEqual([...new Set(stalled)], [200]);
+        assert.ok(elapsed < 20 * 1000, `20 requests took ${elapsed} ms against a stalled Redis`);
+        t.diagnostic(`20 requests against a stalled Redis: ${elapsed} ms`);
+        redis.kill('SIGCONT');
+      } finally {
+        a.child.kill();
+        b.child.kill();
+        redis.kill('SIGCONT');
+        redis.kill('SIGKILL');
       }
-      assert.ok(reached >= 0, 'the purge never reached B');
-      t.diagnostic(`purge reached the other process after ${reached} ms`);
-      const afterPurge = await get(b, '/page/1');
-      assert.doesNotMatch(afterPurge.body.toString(), new RegExp(`from ${pidA} render 1$`));
-
-      // Redis stopped mid-run: every request still answered
-      const statuses = [];
-      const loop = (async () => {
-        for (let i = 0; i < 60; i++) {
-          const r = await get(i % 2 ? a : b, `/page/${i % 10}-down`);
-          statuses.push(r.status);
-        }
-      })();
-      await delay(30);
-      redis.kill('SIGTERM');
-      await loop;
-      assert.deepStrictEqual([...new Set(statuses)], [200]);
-
-      // a stalled Redis (SIGSTOP): requests answered within the timeouts, none fails
-      redis = await startRedis(port);
-      await delay(400); // clients reconnect, back-off elapses
-      redis.kill('SIGSTOP');
-      const stalled = [];
-      const t0 = Date.now();
-      for (let i = 0; i < 20; i++) stalled.push((await get(i % 2 ? a : b, `/page/${i}-stalled`)).status);
-      const elapsed = Date.now() - t0;
-      assert.deepStrictEqual([...new Set(stalled)], [200]);
-      assert.ok(elapsed < 20 * 1000, `20 requests took ${elapsed} ms against a stalled Redis`);
-      t.diagnostic(`20 requests against a stalled Redis: ${elapsed} ms`);
-      redis.kill('SIGCONT');
-    } finally {
-      a.child.kill();
-      b.child.kill();
-      redis.kill('SIGCONT');
-      redis.kill('SIGKILL');
-    }
-  });
+    },
+  );
 }

@@ -153,8 +153,14 @@ for (const flavor of Object.keys(FLAVORS)) {
 
   test(`${flavor}: requests with Authorization are rendered; their pages are shared only with public / s-maxage / must-revalidate (RFC 9111 3.5)`, async () => {
     const s = await site(flavor, {
-      '/mine': (req) => ({ headers: { 'Cache-Control': 'max-age=60' }, body: `for ${req.headers.authorization || 'anyone'}` }),
-      '/shared': (req) => ({ headers: { 'Cache-Control': 's-maxage=60' }, body: `for ${req.headers.authorization || 'anyone'}` }),
+      '/mine': (req) => ({
+        headers: { 'Cache-Control': 'max-age=60' },
+        body: `for ${req.headers.authorization || 'anyone'}`,
+      }),
+      '/shared': (req) => ({
+        headers: { 'Cache-Control': 's-maxage=60' },
+        body: `for ${req.headers.authorization || 'anyone'}`,
+      }),
     });
     try {
       await get(s, '/mine', { authorization: 'Bearer alice' });
@@ -195,7 +201,10 @@ for (const flavor of Object.keys(FLAVORS)) {
 
   test(`${flavor}: Vary keeps one entry per value of the named request headers; Vary: * is never stored`, async () => {
     const s = await site(flavor, {
-      '/lang': (req) => ({ headers: { ...PUBLIC_60, Vary: 'Accept-Language' }, body: `lang ${req.headers['accept-language']}` }),
+      '/lang': (req) => ({
+        headers: { ...PUBLIC_60, Vary: 'Accept-Language' },
+        body: `lang ${req.headers['accept-language']}`,
+      }),
       '/star': () => ({ headers: { ...PUBLIC_60, Vary: '*' } }),
     });
     try {
@@ -252,7 +261,9 @@ for (const flavor of Object.keys(FLAVORS)) {
 
   test(`${flavor}: HEAD is answered from the GET entry, and a HEAD miss fills it`, async () => {
     // like Express's res.send, the route sends no body to a HEAD request
-    const s = await site(flavor, { '/h': (req) => ({ headers: PUBLIC_60, body: req.method === 'HEAD' ? '' : undefined }) });
+    const s = await site(flavor, {
+      '/h': (req) => ({ headers: PUBLIC_60, body: req.method === 'HEAD' ? '' : undefined }),
+    });
     try {
       const head = await request(`${s.url}/h`, { method: 'HEAD' });
       assert.strictEqual(head.status, 200);
@@ -283,7 +294,10 @@ for (const flavor of Object.keys(FLAVORS)) {
       assert.strictEqual((await get(s, '/e', { 'if-none-match': tag.slice(2) })).status, 304); // weak comparison
       assert.strictEqual((await get(s, '/e', { 'if-none-match': 'W/"0-00000000"' })).status, 200);
       assert.strictEqual((await get(s, '/e', { 'if-modified-since': lastModified })).status, 304);
-      assert.strictEqual((await get(s, '/e', { 'if-modified-since': new Date(1_500_000_000_000).toUTCString() })).status, 200);
+      assert.strictEqual(
+        (await get(s, '/e', { 'if-modified-since': new Date(1_500_000_000_000).toUTCString() })).status,
+        200,
+      );
       assert.strictEqual(s.renders('/e'), 1);
       assert.strictEqual(s.cache.stats().notModified, 3);
     } finally {
@@ -353,7 +367,9 @@ for (const flavor of Object.keys(FLAVORS)) {
   });
 
   test(`${flavor}: stale-while-revalidate serves the stale page at once and renders it again in the background`, async () => {
-    const s = await site(flavor, { '/swr': () => ({ headers: { 'Cache-Control': 'public, max-age=10, stale-while-revalidate=60' } }) });
+    const s = await site(flavor, {
+      '/swr': () => ({ headers: { 'Cache-Control': 'public, max-age=10, stale-while-revalidate=60' } }),
+    });
     try {
       await get(s, '/swr');
       s.clock.now += 20_000;
@@ -374,7 +390,9 @@ for (const flavor of Object.keys(FLAVORS)) {
   });
 
   test(`${flavor}: must-revalidate forbids serving stale (RFC 9111 5.2.2.2)`, async () => {
-    const s = await site(flavor, { '/mr': () => ({ headers: { 'Cache-Control': 'public, max-age=10, stale-while-revalidate=60, must-revalidate' } }) });
+    const s = await site(flavor, {
+      '/mr': () => ({ headers: { 'Cache-Control': 'public, max-age=10, stale-while-revalidate=60, must-revalidate' } }),
+    });
     try {
       await get(s, '/mr');
       s.clock.now += 20_000;
@@ -387,8 +405,12 @@ for (const flavor of Object.keys(FLAVORS)) {
   test(`${flavor}: stale-if-error serves the stale page when the render fails or answers 5xx`, async () => {
     let broken = false;
     const s = await site(flavor, {
-      '/sie': () => (broken ? { throws: true } : { headers: { 'Cache-Control': 'public, max-age=10, stale-if-error=60' } }),
-      '/sie503': () => (broken ? { status: 503, headers: { 'Content-Security-Policy': "default-src 'none'" } } : { headers: { 'Cache-Control': 'public, max-age=10, stale-if-error=60' } }),
+      '/sie': () =>
+        broken ? { throws: true } : { headers: { 'Cache-Control': 'public, max-age=10, stale-if-error=60' } },
+      '/sie503': () =>
+        broken
+          ? { status: 503, headers: { 'Content-Security-Policy': "default-src 'none'" } }
+          : { headers: { 'Cache-Control': 'public, max-age=10, stale-if-error=60' } },
     });
     try {
       await get(s, '/sie');
@@ -525,7 +547,8 @@ test('compression 1.8.2 mounted in front compresses hits of the stored identity 
   try {
     for (const enc of ['gzip', 'br', 'gzip', 'identity']) {
       const r = await get(s, '/z', { 'accept-encoding': enc });
-      const plain = enc === 'gzip' ? zlib.gunzipSync(r.body) : enc === 'br' ? zlib.brotliDecompressSync(r.body) : r.body;
+      const plain =
+        enc === 'gzip' ? zlib.gunzipSync(r.body) : enc === 'br' ? zlib.brotliDecompressSync(r.body) : r.body;
       assert.strictEqual(plain.toString(), page);
       assert.strictEqual(r.headers['content-encoding'], enc === 'identity' ? undefined : enc);
       assert.strictEqual(r.headers.vary, 'Accept-Encoding');
@@ -559,7 +582,9 @@ test("Angular's writeResponseToNodeResponse shape (setHeader, flushHeaders, stre
   });
   app.get('/web', (req, res) => {
     renders++;
-    const response = new Response('<html>web response</html>', { headers: { 'content-type': 'text/html', 'cache-control': 'public, s-maxage=60' } });
+    const response = new Response('<html>web response</html>', {
+      headers: { 'content-type': 'text/html', 'cache-control': 'public, s-maxage=60' },
+    });
     writeResponse(response, req, res);
   });
   const s = await listen(app);

@@ -24,15 +24,52 @@ const SEED = Number(process.env.COMPRESSION_DIFF_SEED || 0x22c0);
 const CASES = Number(process.env.COMPRESSION_DIFF_CASES || 160);
 
 const ACCEPT_ENCODINGS = [
-  undefined, '', 'gzip, deflate, br, zstd', 'gzip, deflate, br', 'gzip, deflate', 'gzip', 'br', 'deflate',
-  'identity', 'identity;q=0', '*', '*;q=0', 'gzip;q=0, *', 'br;q=0, gzip;q=0', 'gzip;q=0.5, deflate;q=0.5',
-  'deflate, gzip', 'deflate;q=1, br;q=0.9', 'BR', 'GZip', 'x-gzip', 'gzip;q=abc', 'br;q=', ' , ,', ';q=1',
-  'zstd', 'zstd, br;q=0.5', 'gzip;q=0.001, identity;q=0.002', 'compress, gzip', 'br;level=5, gzip',
-  'gzip, deflate, br, zstd, ' + 'x, '.repeat(200), 'gzip;q=1.5, br', 'identity, *;q=0', 'gzip ; q=0.8 , br ; q=0.9',
+  undefined,
+  '',
+  'gzip, deflate, br, zstd',
+  'gzip, deflate, br',
+  'gzip, deflate',
+  'gzip',
+  'br',
+  'deflate',
+  'identity',
+  'identity;q=0',
+  '*',
+  '*;q=0',
+  'gzip;q=0, *',
+  'br;q=0, gzip;q=0',
+  'gzip;q=0.5, deflate;q=0.5',
+  'deflate, gzip',
+  'deflate;q=1, br;q=0.9',
+  'BR',
+  'GZip',
+  'x-gzip',
+  'gzip;q=abc',
+  'br;q=',
+  ' , ,',
+  ';q=1',
+  'zstd',
+  'zstd, br;q=0.5',
+  'gzip;q=0.001, identity;q=0.002',
+  'compress, gzip',
+  'br;level=5, gzip',
+  'gzip, deflate, br, zstd, ' + 'x, '.repeat(200),
+  'gzip;q=1.5, br',
+  'identity, *;q=0',
+  'gzip ; q=0.8 , br ; q=0.9',
 ];
 const TYPES = [
-  'text/html; charset=utf-8', 'application/json', 'text/plain', 'image/png', 'application/octet-stream',
-  'application/vnd.api+json', 'text/css', 'application/javascript', 'image/svg+xml', 'x-unknown/thing', undefined,
+  'text/html; charset=utf-8',
+  'application/json',
+  'text/plain',
+  'image/png',
+  'application/octet-stream',
+  'application/vnd.api+json',
+  'text/css',
+  'application/javascript',
+  'image/svg+xml',
+  'x-unknown/thing',
+  undefined,
 ];
 const SIZES = [0, 5, 1023, 1024, 1025, 2000, 4096, 4097, 20000, 75000, 300000];
 const STATUSES = [200, 200, 200, 201, 204, 304, 404, 500];
@@ -59,7 +96,9 @@ function makeText(random, size) {
 function makeCase(random, id) {
   const size = pick(random, SIZES);
   const binary = random() < 0.2;
-  const body = binary ? Buffer.from(Array.from({ length: size }, () => Math.floor(random() * 256))) : makeText(random, size);
+  const body = binary
+    ? Buffer.from(Array.from({ length: size }, () => Math.floor(random() * 256)))
+    : makeText(random, size);
   return {
     id,
     size,
@@ -140,14 +179,19 @@ function fetchRaw(port, c) {
   return new Promise((resolve, reject) => {
     const headers = {};
     if (c.acceptEncoding !== undefined) headers['accept-encoding'] = c.acceptEncoding;
-    const req = http.request({ host: '127.0.0.1', port, path: `/case/${c.id}`, method: c.method, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path: `/case/${c.id}`, method: c.method, headers, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
-    req.setTimeout(5000, () => req.destroy(new Error(`no answer in 5 s: case ${c.id} ${JSON.stringify({ ...c, body: c.size })}`)));
+    req.setTimeout(5000, () =>
+      req.destroy(new Error(`no answer in 5 s: case ${c.id} ${JSON.stringify({ ...c, body: c.size })}`)),
+    );
     req.end();
   });
 }
@@ -166,7 +210,8 @@ function makeApps(kind) {
   const theirs = peerCompression();
   const caseOf = (url) => cases[Number(/^\/case\/(\d+)$/.exec(url)[1])];
   if (kind === 'http') {
-    const wrap = (middleware) => http.createServer((req, res) => middleware(req, res, () => respond(res, caseOf(req.url), false)));
+    const wrap = (middleware) =>
+      http.createServer((req, res) => middleware(req, res, () => respond(res, caseOf(req.url), false)));
     return { ours: wrap(ours), theirs: wrap(theirs), ourCache };
   }
   const express = require(kind);
@@ -208,7 +253,10 @@ for (const kind of ['express4', 'express52', 'express53', 'http']) {
           const encoding = got.headers['content-encoding'];
           if (encoding !== undefined && encoding !== 'x-custom') {
             // no larger than the peer's output (+2%, and a few header bytes for tiny bodies)
-            assert.ok(got.body.length <= expected.body.length * 1.02 + 16, `ours ${got.body.length} B, peer ${expected.body.length} B: ${where}`);
+            assert.ok(
+              got.body.length <= expected.body.length * 1.02 + 16,
+              `ours ${got.body.length} B, peer ${expected.body.length} B: ${where}`,
+            );
           }
         }
       }

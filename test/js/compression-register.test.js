@@ -31,11 +31,15 @@ const server = app.listen(0, '127.0.0.1', () => {
 });`;
 
 function run(env, flag = '-r') {
-  const out = execFileSync(process.execPath, [flag, path.join(ROOT, 'lib', 'register', flag === '-r' ? 'index.js' : 'index.mjs'), '-e', APP], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    [flag, path.join(ROOT, 'lib', 'register', flag === '-r' ? 'index.js' : 'index.mjs'), '-e', APP],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
   return JSON.parse(out.trim().split('\n').pop());
 }
 
@@ -55,8 +59,17 @@ test('SSR_NATIVE_REGISTER without compression leaves the package alone', () => {
 });
 
 test('register state names the part', () => {
-  const out = execFileSync(process.execPath, ['-r', path.join(ROOT, 'lib', 'register', 'index.js'), '-e',
-    "require('compression'); const s = require(process.argv[1]); console.log(JSON.stringify([...s.active.compression]))", path.join(ROOT, 'lib', 'register', 'index.js')], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, SSR_NATIVE_REGISTER: '' } });
+  const out = execFileSync(
+    process.execPath,
+    [
+      '-r',
+      path.join(ROOT, 'lib', 'register', 'index.js'),
+      '-e',
+      "require('compression'); const s = require(process.argv[1]); console.log(JSON.stringify([...s.active.compression]))",
+      path.join(ROOT, 'lib', 'register', 'index.js'),
+    ],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, SSR_NATIVE_REGISTER: '' } },
+  );
   const swapped = JSON.parse(out);
   assert.equal(swapped.length, 1);
   assert.notEqual(swapped[0], OURS);

@@ -31,7 +31,21 @@ const SEED = Number(process.env.COMPRESSION_SEED || 0xc0de);
 
 function randomHeader(random) {
   const tokens = ['gzip', 'GZIP', 'br', 'deflate', 'zstd', 'identity', '*', 'x-gzip', 'compress', '', ' '];
-  const params = ['', ';q=0', ';q=1', ';q=0.5', ';q=0.001', ';q=abc', ';q=', ';Q=0.2', ';q="0.3"', ';level=1', ' ; q=0.8', ';q=1.5', ';q=-1'];
+  const params = [
+    '',
+    ';q=0',
+    ';q=1',
+    ';q=0.5',
+    ';q=0.001',
+    ';q=abc',
+    ';q=',
+    ';Q=0.2',
+    ';q="0.3"',
+    ';level=1',
+    ' ; q=0.8',
+    ';q=1.5',
+    ';q=-1',
+  ];
   const n = Math.floor(random() * 6);
   const parts = [];
   for (let i = 0; i < n; i++) {
@@ -52,11 +66,21 @@ test(`negotiation matches negotiator 0.6.4 and 1.1.0 (seed ${SEED})`, () => {
   for (let i = 0; i < 3000; i++) {
     const header = randomHeader(random);
     const req = { headers: { 'accept-encoding': header } };
-    assert.equal(express0(header), new Negotiator0(req).encoding(['br', 'gzip', 'deflate', 'identity'], ['br', 'gzip']), `0.6 ${JSON.stringify(header)} (seed ${SEED})`);
-    assert.equal(zstd0(header), new Negotiator0(req).encoding(['zstd', 'br', 'gzip', 'deflate', 'identity'], ['zstd', 'br', 'gzip']), `0.6 zstd ${JSON.stringify(header)}`);
+    assert.equal(
+      express0(header),
+      new Negotiator0(req).encoding(['br', 'gzip', 'deflate', 'identity'], ['br', 'gzip']),
+      `0.6 ${JSON.stringify(header)} (seed ${SEED})`,
+    );
+    assert.equal(
+      zstd0(header),
+      new Negotiator0(req).encoding(['zstd', 'br', 'gzip', 'deflate', 'identity'], ['zstd', 'br', 'gzip']),
+      `0.6 zstd ${JSON.stringify(header)}`,
+    );
     let expected;
     try {
-      expected = new Negotiator1(req).encoding(koaAvailable, { preferred: ['zstd', 'br', 'gzip', 'deflate', 'identity'] });
+      expected = new Negotiator1(req).encoding(koaAvailable, {
+        preferred: ['zstd', 'br', 'gzip', 'deflate', 'identity'],
+      });
     } catch {
       continue; // negotiator 1 throws on some malformed lists; koa-compress would answer 500 there
     }
@@ -66,14 +90,27 @@ test(`negotiation matches negotiator 0.6.4 and 1.1.0 (seed ${SEED})`, () => {
 
 test('compressible, vary and bytes answer as the packages do', () => {
   for (const type of Object.keys(db)) {
-    for (const variant of [type, `${type}; charset=utf-8`, ` ${type.toUpperCase()} `]) assert.equal(compressible(variant), peerCompressible(variant), variant);
+    for (const variant of [type, `${type}; charset=utf-8`, ` ${type.toUpperCase()} `])
+      assert.equal(compressible(variant), peerCompressible(variant), variant);
   }
-  for (const type of ['text/x-foo', 'application/x-thing+json', 'foo/bar+xml', '', 'constructor', '__proto__', 'a/b;c']) assert.equal(compressible(type), peerCompressible(type), type);
+  for (const type of ['text/x-foo', 'application/x-thing+json', 'foo/bar+xml', '', 'constructor', '__proto__', 'a/b;c'])
+    assert.equal(compressible(type), peerCompressible(type), type);
   const fake = () => {
     const headers = {};
     return { headers, getHeader: (n) => headers[n.toLowerCase()], setHeader: (n, v) => (headers[n.toLowerCase()] = v) };
   };
-  for (const existing of [undefined, '', 'Origin', 'accept-encoding', '*', 'Origin, *', ['Origin', 'Cookie'], 'a b, c', ' , Origin', 'ACCEPT-ENCODING, x']) {
+  for (const existing of [
+    undefined,
+    '',
+    'Origin',
+    'accept-encoding',
+    '*',
+    'Origin, *',
+    ['Origin', 'Cookie'],
+    'a b, c',
+    ' , Origin',
+    'ACCEPT-ENCODING, x',
+  ]) {
     const ours = fake();
     const theirs = fake();
     if (existing !== undefined) {
@@ -112,16 +149,20 @@ function forgeSuffix(prefix, target) {
 
 function listen(handler) {
   const server = http.createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: server.address().port })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, port: server.address().port })),
+  );
 }
 
 function get(port, path, headers = { 'accept-encoding': 'gzip, deflate, br, zstd' }) {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -185,10 +226,14 @@ test('a hit compresses nothing; concurrent identical misses compress once; the b
 test('a client that leaves mid-stream or during a miss, a throwing filter, a huge header: no crash', async () => {
   let streamed = 0;
   const app = express();
-  app.use(compression({ filter: (req, res) => {
-    if (req.path === '/throws') throw new Error('filter failed');
-    return compression.filter(req, res);
-  } }));
+  app.use(
+    compression({
+      filter: (req, res) => {
+        if (req.path === '/throws') throw new Error('filter failed');
+        return compression.filter(req, res);
+      },
+    }),
+  );
   app.get('/sse', (req, res) => {
     res.type('text/event-stream');
     const timer = setInterval(() => {
@@ -248,18 +293,20 @@ test('a streamed response is compressed as it streams: res.flush() delivers an e
   const { server, port } = await listen(app);
   try {
     const text = await new Promise((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, path: '/events', headers: { 'accept-encoding': 'gzip' } }, (res) => {
-        assert.equal(res.headers['content-encoding'], 'gzip');
-        const gunzip = zlib.createGunzip();
-        let out = '';
-        res.pipe(gunzip);
-        gunzip.on('data', (d) => {
-          out += d;
-          if (out === 'data: first\n\n') finish(); // only reachable if the first event arrived alone
-        });
-        gunzip.on('end', () => resolve(out));
-        gunzip.on('error', reject);
-      }).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port, path: '/events', headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          assert.equal(res.headers['content-encoding'], 'gzip');
+          const gunzip = zlib.createGunzip();
+          let out = '';
+          res.pipe(gunzip);
+          gunzip.on('data', (d) => {
+            out += d;
+            if (out === 'data: first\n\n') finish(); // only reachable if the first event arrived alone
+          });
+          gunzip.on('end', () => resolve(out));
+          gunzip.on('error', reject);
+        })
+        .on('error', reject);
     });
     assert.equal(text, 'data: first\n\ndata: last\n\n');
   } finally {

@@ -23,11 +23,62 @@ const SEED = Number(process.env.SEED || 20261130);
 // Pieces headers are made of: the grammar's delimiters, tokens in both cases, whitespace that is
 // and is not OWS, quoting, and code units beyond Latin-1 (lower-casing changes some: U+0130).
 const PIECES = [
-  'text', 'HTML', 'application', 'json', 'Vnd.API+JSON', 'x', '*', 'charset', 'Charset', 'CHARSET',
-  'utf-8', 'UTF-8', 'q', '0.5', 'boundary', '----WebKit', 'a', 'B', '1', '01', '__proto__', 'constructor',
-  '/', '/', ';', ';', ';', '=', '=', '"', '"', '\\', '\\"', ',', ',', ' ', ' ', '  ', '\t', '\r', '\n',
-  '\v', '\f', '\u00a0', '\u0000', '\u007f', '\u00e9', '\u00ff', '\u0100', '\u0130', '\u212a', '\u2028',
-  '\ud83d\ude00', '\ud800', '\udc00', '\ufeff',
+  'text',
+  'HTML',
+  'application',
+  'json',
+  'Vnd.API+JSON',
+  'x',
+  '*',
+  'charset',
+  'Charset',
+  'CHARSET',
+  'utf-8',
+  'UTF-8',
+  'q',
+  '0.5',
+  'boundary',
+  '----WebKit',
+  'a',
+  'B',
+  '1',
+  '01',
+  '__proto__',
+  'constructor',
+  '/',
+  '/',
+  ';',
+  ';',
+  ';',
+  '=',
+  '=',
+  '"',
+  '"',
+  '\\',
+  '\\"',
+  ',',
+  ',',
+  ' ',
+  ' ',
+  '  ',
+  '\t',
+  '\r',
+  '\n',
+  '\v',
+  '\f',
+  '\u00a0',
+  '\u0000',
+  '\u007f',
+  '\u00e9',
+  '\u00ff',
+  '\u0100',
+  '\u0130',
+  '\u212a',
+  '\u2028',
+  '\ud83d\ude00',
+  '\ud800',
+  '\udc00',
+  '\ufeff',
 ];
 
 function randomHeader(rng) {
@@ -39,7 +90,10 @@ function randomHeader(rng) {
     for (let i = 0; i < n; i++) {
       h += rng.pick([';', '; ', ' ;', ';\t']) + rng.pick(['charset', 'Charset', 'q', 'boundary', 'x', 'a']);
       h += rng.pick(['=', ' = ', '=\t']);
-      h += rng.int(2) === 0 ? rng.pick(['utf-8', 'UTF-8', '0.5', '', 'a b']) : `"${rng.pick(['utf-8', 'a\\"b', 'a;b', 'a,b', '\\\\', ''])}"`;
+      h +=
+        rng.int(2) === 0
+          ? rng.pick(['utf-8', 'UTF-8', '0.5', '', 'a b'])
+          : `"${rng.pick(['utf-8', 'a\\"b', 'a;b', 'a,b', '\\\\', ''])}"`;
     }
     return h;
   }
@@ -74,7 +128,11 @@ function randomOptions(rng, header) {
     case 5:
       return { start: rng.int(header.length + 3) };
     case 6:
-      return { comma: rng.pick([true, false, 1, 'true']), start: rng.int(header.length + 1), parameters: rng.pick([true, false, 0, undefined]) };
+      return {
+        comma: rng.pick([true, false, 1, 'true']),
+        start: rng.int(header.length + 1),
+        parameters: rng.pick([true, false, 0, undefined]),
+      };
     case 7:
       return { start: rng.pick([-1, -5, 1.5, NaN, Infinity, '2', null, 2 ** 31, 0.0, -0]) };
     case 8:
@@ -96,7 +154,8 @@ function describe(result) {
     index: result.index,
     parameterKeys: Object.keys(parameters),
     parameters: Object.entries(parameters),
-    protoIsEmptyNullObject: proto !== null && Object.getPrototypeOf(proto) === null && Reflect.ownKeys(proto).length === 0,
+    protoIsEmptyNullObject:
+      proto !== null && Object.getPrototypeOf(proto) === null && Reflect.ownKeys(proto).length === 0,
   };
 }
 
@@ -119,7 +178,9 @@ function outcome(fn, mutate = false) {
     // JavaScriptCore (Bun) words engine TypeErrors after the source expression that failed
     // ("header.slice(a, b).toLowerCase is not a function. (In '...')"), which names the
     // implementation's own variables: there, compare only what is not a function.
-    const message = process.versions.bun ? err.message.replace(/\. \(In '.*$/s, '').replace(/^.*\.(\w+) is not a function$/s, '$1 is not a function') : err.message;
+    const message = process.versions.bun
+      ? err.message.replace(/\. \(In '.*$/s, '').replace(/^.*\.(\w+) is not a function$/s, '$1 is not a function')
+      : err.message;
     return { error: err.constructor.name, message };
   }
 }
@@ -138,9 +199,29 @@ test('parse: generated headers and options give the same results as content-type
   // Hand-picked edges first: quoted values ending in an escape, unterminated, empty names and
   // values, delimiters inside quotes, repeated names, whitespace around everything.
   const headers = [
-    'a/b; x="ab\\"', 'a/b; x="ab\\', 'a/b; x="\\"', 'a/b; x="', 'a/b; x=""', 'a/b; x="a"b; y=1', 'a/b;x="a;b";y="c,d"',
-    'a/b; =v', 'a/b; x=', 'a/b; x', 'a/b;;; x=1', 'a/b; x=1; X=2', 'a/b; x="1"; x=2', ' \tA/B \t; \tx \t= \t1 \t',
-    'a/b, c/d; q=1', ',', ';', '=', '"', '', ' ', 'a/b; x="a\\\\"', 'a/b; x = "v" junk ; y=2',
+    'a/b; x="ab\\"',
+    'a/b; x="ab\\',
+    'a/b; x="\\"',
+    'a/b; x="',
+    'a/b; x=""',
+    'a/b; x="a"b; y=1',
+    'a/b;x="a;b";y="c,d"',
+    'a/b; =v',
+    'a/b; x=',
+    'a/b; x',
+    'a/b;;; x=1',
+    'a/b; x=1; X=2',
+    'a/b; x="1"; x=2',
+    ' \tA/B \t; \tx \t= \t1 \t',
+    'a/b, c/d; q=1',
+    ',',
+    ';',
+    '=',
+    '"',
+    '',
+    ' ',
+    'a/b; x="a\\\\"',
+    'a/b; x = "v" junk ; y=2',
   ];
   for (let i = 0; i < 4000; i++) headers.push(randomHeader(rng));
   // Each header several times with the same options: scanned, admitted, then from the cache;
@@ -167,7 +248,11 @@ test('parse: Accept-style comma walks (negotiator) match at every step', () => {
         const start = index;
         const options = { comma: true, start };
         const expected = describe(theirs.parse(header, options));
-        assert.deepStrictEqual(describe(ours.parse(header, options)), expected, `seed ${SEED + 1}: parse(${show(header)}, ${show(options)})`);
+        assert.deepStrictEqual(
+          describe(ours.parse(header, options)),
+          expected,
+          `seed ${SEED + 1}: parse(${show(header)}, ${show(options)})`,
+        );
         index = expected.index + 1;
       }
     }
@@ -176,17 +261,36 @@ test('parse: Accept-style comma walks (negotiator) match at every step', () => {
 
 test('parse: non-string headers and odd options fail or coerce exactly as content-type 2.1.0', () => {
   const headers = [undefined, null, 0, 5, true, {}, [], ['a/b'], { length: 3 }, Symbol('x'), 10n, 'text/html'];
-  const options = [undefined, null, 5, 'x', { start: -2 }, { start: '1' }, { start: {} }, { start: 1n }, { comma: true, start: 2.7 }, { start: Symbol('s') }];
+  const options = [
+    undefined,
+    null,
+    5,
+    'x',
+    { start: -2 },
+    { start: '1' },
+    { start: {} },
+    { start: 1n },
+    { comma: true, start: 2.7 },
+    { start: Symbol('s') },
+  ];
   for (const header of headers) {
     for (const option of options) {
       const expected = outcome(() => theirs.parse(header, option));
-      assert.deepStrictEqual(outcome(() => ours.parse(header, option)), expected, `parse(${show(header)}, ${show(option)})`);
+      assert.deepStrictEqual(
+        outcome(() => ours.parse(header, option)),
+        expected,
+        `parse(${show(header)}, ${show(option)})`,
+      );
     }
   }
   // -0 is kept as the index where nothing is scanned, as in the package (deepStrictEqual tells -0 from 0).
   for (const header of ['', '', 'a/b', 'a/b']) {
     for (const start of [0, -0, 0, -0, 3, 3]) {
-      assert.deepStrictEqual(outcome(() => ours.parse(header, { start })), outcome(() => theirs.parse(header, { start })), `parse(${show(header)}, { start: ${Object.is(start, -0) ? '-0' : start} })`);
+      assert.deepStrictEqual(
+        outcome(() => ours.parse(header, { start })),
+        outcome(() => theirs.parse(header, { start })),
+        `parse(${show(header)}, { start: ${Object.is(start, -0) ? '-0' : start} })`,
+      );
     }
   }
   // Options are read in the package's order (comma, start, then parameters after the type).
@@ -200,9 +304,48 @@ test('parse: non-string headers and odd options fail or coerce exactly as conten
 });
 
 function randomFormatInput(rng) {
-  const types = ['text/html', 'a/b', 'application/vnd.api+json', 'TEXT/Plain', 'text', 'text/', '/html', 'a/b/c', 'a b/c', '', 'a/\u00e9', 5, null, undefined, ['a/b'], { toString: () => 'x/y' }];
+  const types = [
+    'text/html',
+    'a/b',
+    'application/vnd.api+json',
+    'TEXT/Plain',
+    'text',
+    'text/',
+    '/html',
+    'a/b/c',
+    'a b/c',
+    '',
+    'a/\u00e9',
+    5,
+    null,
+    undefined,
+    ['a/b'],
+    { toString: () => 'x/y' },
+  ];
   const names = ['charset', 'q', 'a', 'B', '1', 'a b', '', 'x=y', '\u00e9', 'boundary', '__proto__'];
-  const values = ['utf-8', '', 'a b', 'a"b', 'a\\b', '\t', '\u007f', '\u0000', '\u00ff', '\u0100', 'x;y', 5, 1.5, -1, null, undefined, true, {}, ['a', 'b'], [], 'ok'];
+  const values = [
+    'utf-8',
+    '',
+    'a b',
+    'a"b',
+    'a\\b',
+    '\t',
+    '\u007f',
+    '\u0000',
+    '\u00ff',
+    '\u0100',
+    'x;y',
+    5,
+    1.5,
+    -1,
+    null,
+    undefined,
+    true,
+    {},
+    ['a', 'b'],
+    [],
+    'ok',
+  ];
   const obj = { type: rng.pick(types) };
   const shape = rng.int(6);
   if (shape === 0) return obj;
@@ -210,7 +353,8 @@ function randomFormatInput(rng) {
   else {
     const parameters = rng.int(3) === 0 ? Object.create(null) : {};
     const n = rng.int(5);
-    for (let i = 0; i < n; i++) parameters[rng.int(3) === 0 ? rng.pick(names) : rng.pick(['charset', 'q', 'a'])] = rng.pick(values);
+    for (let i = 0; i < n; i++)
+      parameters[rng.int(3) === 0 ? rng.pick(names) : rng.pick(['charset', 'q', 'a'])] = rng.pick(values);
     obj.parameters = parameters;
   }
   return obj;
@@ -223,16 +367,35 @@ test('format: generated objects give the same headers and the same errors as con
     const expected = outcome(() => theirs.format(input));
     // Twice: the second may come from format's cache.
     for (let round = 0; round < 2; round++) {
-      assert.deepStrictEqual(outcome(() => ours.format(input)), expected, `seed ${SEED + 2}: format(${show(input)})`);
+      assert.deepStrictEqual(
+        outcome(() => ours.format(input)),
+        expected,
+        `seed ${SEED + 2}: format(${show(input)})`,
+      );
     }
   }
-  for (const input of [undefined, null, 5, 'a/b', { type: Symbol('t') }, { type: 'a/b', parameters: { a: Symbol('v') } }]) {
-    assert.deepStrictEqual(outcome(() => ours.format(input)), outcome(() => theirs.format(input)), `format(${show(input)})`);
+  for (const input of [
+    undefined,
+    null,
+    5,
+    'a/b',
+    { type: Symbol('t') },
+    { type: 'a/b', parameters: { a: Symbol('v') } },
+  ]) {
+    assert.deepStrictEqual(
+      outcome(() => ours.format(input)),
+      outcome(() => theirs.format(input)),
+      `format(${show(input)})`,
+    );
   }
 });
 
 test('format keeps the parameters in their order, as parsed (setCharset round trip)', () => {
-  for (const header of ['text/plain; b=2; a=1', 'text/html; Charset="ISO-8859-1"; format=flowed', 'a/b; x="a\\"b"; 2=two; 1=one']) {
+  for (const header of [
+    'text/plain; b=2; a=1',
+    'text/html; Charset="ISO-8859-1"; format=flowed',
+    'a/b; x="a\\"b"; 2=two; 1=one',
+  ]) {
     for (let round = 0; round < 3; round++) {
       const a = ours.parse(header);
       a.parameters.charset = 'utf-8';

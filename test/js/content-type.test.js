@@ -39,16 +39,92 @@ function outcome(fn, arg) {
 }
 
 const TYPES = [
-  'text/html', 'TEXT/HTML', 'application/json', 'application/vnd.api+json', 'image/svg+xml',
-  "!#$%&'*+.^_`|~-/0aZ", 'text', 'text/', '/html', 'text/html/x', 'te xt/html', 'text/ht"ml',
-  'text/html\u0000', '\u00e9/x', 'text/\u0100', '', 'a/b', 'A/B',
+  'text/html',
+  'TEXT/HTML',
+  'application/json',
+  'application/vnd.api+json',
+  'image/svg+xml',
+  "!#$%&'*+.^_`|~-/0aZ",
+  'text',
+  'text/',
+  '/html',
+  'text/html/x',
+  'te xt/html',
+  'text/ht"ml',
+  'text/html\u0000',
+  '\u00e9/x',
+  'text/\u0100',
+  '',
+  'a/b',
+  'A/B',
 ];
-const SPACES = ['', ' ', '  ', '\t', '\n', '\r\n', '\u000b', '\u000c', '\u00a0', '\u2028', '\ufeff', '\u3000', '\u180e', '\u200b'];
-const NAMES = ['charset', 'CharSet', 'boundary', 'q', 'x', 'X', '0', '123', 'a-b', '!#$', 'na me', 'n@', '', '\u00e9', 'constructor', '__proto__', 'toString', 'hasOwnProperty'];
+const SPACES = [
+  '',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\u000b',
+  '\u000c',
+  '\u00a0',
+  '\u2028',
+  '\ufeff',
+  '\u3000',
+  '\u180e',
+  '\u200b',
+];
+const NAMES = [
+  'charset',
+  'CharSet',
+  'boundary',
+  'q',
+  'x',
+  'X',
+  '0',
+  '123',
+  'a-b',
+  '!#$',
+  'na me',
+  'n@',
+  '',
+  '\u00e9',
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+];
 const VALUES = [
-  'utf-8', 'UTF-8', '1', '', '""', '"quoted value"', '"a\\"b"', '"a\\\\b"', '"\\a\\b"', '"\u00e9\u00ff"',
-  '"\\\u00ff"', '"\u007f"', '"\\\u007f"', '"\u000b"', '"\t"', '"\\\t"', '"\u0100"', '"\\\u0100"', '"abc',
-  '"abc\\"', '"abc"d', 'a"b', '@', 'a,b', '"a;b"', '"a=b"', '"\\"', '"\u0001"', '\u00e9', 'tok\u0100',
+  'utf-8',
+  'UTF-8',
+  '1',
+  '',
+  '""',
+  '"quoted value"',
+  '"a\\"b"',
+  '"a\\\\b"',
+  '"\\a\\b"',
+  '"\u00e9\u00ff"',
+  '"\\\u00ff"',
+  '"\u007f"',
+  '"\\\u007f"',
+  '"\u000b"',
+  '"\t"',
+  '"\\\t"',
+  '"\u0100"',
+  '"\\\u0100"',
+  '"abc',
+  '"abc\\"',
+  '"abc"d',
+  'a"b',
+  '@',
+  'a,b',
+  '"a;b"',
+  '"a=b"',
+  '"\\"',
+  '"\u0001"',
+  '\u00e9',
+  'tok\u0100',
   '"--WebKitFormBoundary7MA4YWxkTrZu0gW"',
 ];
 const SEPARATORS = [';', '; ', ';  ', ' ;', ';\t', '\t;', ';;', ''];
@@ -56,7 +132,14 @@ const EQUALS = ['=', ' =', '= ', ' = ', '\t=', '=\t', ''];
 
 // Each list starts with the pieces the grammar accepts (up to its "valid" count); the generator
 // picks from those most of the time so that a good share of headers parse.
-const VALID = new Map([[TYPES, 7], [SPACES, 12], [NAMES, 10], [VALUES, 14], [SEPARATORS, 4], [EQUALS, 4]]);
+const VALID = new Map([
+  [TYPES, 7],
+  [SPACES, 12],
+  [NAMES, 10],
+  [VALUES, 14],
+  [SEPARATORS, 4],
+  [EQUALS, 4],
+]);
 function piece(rand, list) {
   return rand() < 0.85 ? list[Math.floor(rand() * VALID.get(list))] : pick(rand, list);
 }
@@ -73,7 +156,33 @@ function generatedHeader(rand) {
 }
 
 // Random strings over the characters that matter to the grammar.
-const ALPHABET = ['a', 'Z', '0', '/', ';', '=', '"', '\\', ' ', '\t', '-', '+', '.', '@', ',', '\u000b', '\u007f', '\u0080', '\u00e9', '\u00ff', '\u0100', '\u2028', '\ufeff', '\ud800', '\u0000'];
+const ALPHABET = [
+  'a',
+  'Z',
+  '0',
+  '/',
+  ';',
+  '=',
+  '"',
+  '\\',
+  ' ',
+  '\t',
+  '-',
+  '+',
+  '.',
+  '@',
+  ',',
+  '\u000b',
+  '\u007f',
+  '\u0080',
+  '\u00e9',
+  '\u00ff',
+  '\u0100',
+  '\u2028',
+  '\ufeff',
+  '\ud800',
+  '\u0000',
+];
 function randomString(rand) {
   let s = rand() < 0.5 ? 'text/plain' : '';
   const n = Math.floor(rand() * 20);
@@ -146,9 +255,16 @@ for (const scanner of ['js', 'native']) {
 
 test('every UTF-16 code unit in every position of the grammar', () => {
   const templates = [
-    (c) => `${c}text/html`, (c) => `text/html${c}`, (c) => `te${c}xt/html`, (c) => `text/html${c}; a=b`,
-    (c) => `a/b; x="${c}"`, (c) => `a/b; x="\\${c}"`, (c) => `a/b; x=${c}`, (c) => `a/b; ${c}=1`,
-    (c) => `a/b;${c}x=1`, (c) => `a/b; x=1${c}`,
+    (c) => `${c}text/html`,
+    (c) => `text/html${c}`,
+    (c) => `te${c}xt/html`,
+    (c) => `text/html${c}; a=b`,
+    (c) => `a/b; x="${c}"`,
+    (c) => `a/b; x="\\${c}"`,
+    (c) => `a/b; x=${c}`,
+    (c) => `a/b; ${c}=1`,
+    (c) => `a/b;${c}x=1`,
+    (c) => `a/b; x=1${c}`,
   ];
   withSettings({ cacheSize: 0 }, () => {
     for (let code = 0; code <= 0xffff; code++) {
@@ -217,7 +333,10 @@ test('results are fresh objects: mutating one never affects the cache', () => {
   delete first.parameters.level;
   first.parameters.extra = 'x';
   const second = ours.parse(header);
-  assert.deepStrictEqual(outcome(() => second, null), outcome(reference.parse, header));
+  assert.deepStrictEqual(
+    outcome(() => second, null),
+    outcome(reference.parse, header),
+  );
   assert.notStrictEqual(second, first);
   assert.notStrictEqual(second.parameters, first.parameters);
   // Express's setCharset: parse, set charset, format.
@@ -237,9 +356,53 @@ test('parameter keys keep JavaScript property order (integer-like names first)',
 // format: types, names and values of every kind, valid or not.
 function formatInputs() {
   const rand = random(0xf0);
-  const types = ['text/html', 'TEXT/Html', 'a/b', 'text', 'text/', 'a/b/c', '', 'te xt/html', '\u00e9/x', 'a/\u0100', null, undefined, 0, 5, ['a/b'], { toString: () => 'x/y' }, true];
+  const types = [
+    'text/html',
+    'TEXT/Html',
+    'a/b',
+    'text',
+    'text/',
+    'a/b/c',
+    '',
+    'te xt/html',
+    '\u00e9/x',
+    'a/\u0100',
+    null,
+    undefined,
+    0,
+    5,
+    ['a/b'],
+    { toString: () => 'x/y' },
+    true,
+  ];
   const names = ['charset', 'Charset', 'a', 'b', 'Z', '0', '10', '', 'na me', 'n"', '\u00e9', '\u0100', 'a/b'];
-  const values = ['utf-8', '', 'two words', 'quote"d', 'back\\slash', '\u00e9', '\u00ff', '\u0100', '\u007f', '\u000b', '\t', '\u0000', '\n', 'a;b', '=', 0, 1.5, null, undefined, true, ['x', 'y'], { toString: () => 'obj' }, 'UTF-8', '"', '\\'];
+  const values = [
+    'utf-8',
+    '',
+    'two words',
+    'quote"d',
+    'back\\slash',
+    '\u00e9',
+    '\u00ff',
+    '\u0100',
+    '\u007f',
+    '\u000b',
+    '\t',
+    '\u0000',
+    '\n',
+    'a;b',
+    '=',
+    0,
+    1.5,
+    null,
+    undefined,
+    true,
+    ['x', 'y'],
+    { toString: () => 'obj' },
+    'UTF-8',
+    '"',
+    '\\',
+  ];
   const inputs = [undefined, null, 0, '', 'text/html', true, () => {}, [], {}];
   for (const type of types) {
     inputs.push({ type }, { type, parameters: null }, { type, parameters: 'str' }, { type, parameters: ['x'] });
@@ -318,7 +481,11 @@ test('format reads and checks in the same order as the package (cold and cached)
 test('format round-trips what parse returns', () => {
   for (const header of HEADERS) {
     const expected = outcome((h) => reference.format(reference.parse(h)), header);
-    assert.deepStrictEqual(outcome((h) => ours.format(ours.parse(h)), header), expected, JSON.stringify(header));
+    assert.deepStrictEqual(
+      outcome((h) => ours.format(ours.parse(h)), header),
+      expected,
+      JSON.stringify(header),
+    );
   }
 });
 
@@ -340,10 +507,20 @@ test('configure validates and reports its settings', () => {
 
 test('a realistic working set is served entirely from the cache', () => {
   const hot = [];
-  for (const type of ['text/html', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/javascript', 'image/png', 'text/css', 'application/xml']) {
+  for (const type of [
+    'text/html',
+    'application/json',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/javascript',
+    'image/png',
+    'text/css',
+    'application/xml',
+  ]) {
     hot.push(type, `${type}; charset=utf-8`, `${type}; charset=UTF-8`, `${type};charset=utf-8`);
   }
-  for (let i = 0; i < 20; i++) hot.push(`multipart/form-data; boundary=----WebKitFormBoundary${i.toString(36).padStart(16, 'x')}`);
+  for (let i = 0; i < 20; i++)
+    hot.push(`multipart/form-data; boundary=----WebKitFormBoundary${i.toString(36).padStart(16, 'x')}`);
   withSettings({}, () => {
     for (const h of hot) ours.parse(h);
     for (const h of hot) ours.parse(h);
@@ -405,7 +582,11 @@ test('package entry points: ssr-native/content-type (CommonJS and ESM) and ssr-n
   // so this test process keeps the real content-type).
   const child = spawnSync(
     process.execPath,
-    ['--input-type=module', '-e', "import r from 'ssr-native/register'; import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); console.log(JSON.stringify({ ours: typeof require('content-type').cacheStats, replacement: r.replacement }));"],
+    [
+      '--input-type=module',
+      '-e',
+      "import r from 'ssr-native/register'; import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); console.log(JSON.stringify({ ours: typeof require('content-type').cacheStats, replacement: r.replacement }));",
+    ],
     { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' },
   );
   assert.equal(child.status, 0, child.stderr);
@@ -461,5 +642,9 @@ test("'auto' falls back to the JavaScript scanner when the addon cannot be loade
   `;
   const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
-  assert.deepStrictEqual(JSON.parse(child.stdout), { x: 400, charset: 'utf-8', nativeError: 'ERR_SSR_NATIVE_NOT_BUILT' });
+  assert.deepStrictEqual(JSON.parse(child.stdout), {
+    x: 400,
+    charset: 'utf-8',
+    nativeError: 'ERR_SSR_NATIVE_NOT_BUILT',
+  });
 });

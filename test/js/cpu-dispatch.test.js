@@ -22,11 +22,20 @@ function cpuinfoFlags() {
     return null;
   }
   const line = text.split('\n').find((l) => l.startsWith('flags'));
-  return line ? new Set(line.slice(line.indexOf(':') + 1).trim().split(/\s+/)) : null;
+  return line
+    ? new Set(
+        line
+          .slice(line.indexOf(':') + 1)
+          .trim()
+          .split(/\s+/),
+      )
+    : null;
 }
 
 const flags = cpuinfoFlags();
-const skip = flags ? false : `no x86 /proc/cpuinfo flags here (${process.platform}/${process.arch}): cannot check the dispatch`;
+const skip = flags
+  ? false
+  : `no x86 /proc/cpuinfo flags here (${process.platform}/${process.arch}): cannot check the dispatch`;
 
 // Our feature name -> the kernel's flag name.
 const FLAG_OF = {
@@ -87,15 +96,19 @@ function arm64Hwcap() {
 }
 
 const hwcap = arm64Hwcap();
-test('on arm64 the CRC-32 path follows AT_HWCAP (PMULL and CRC32)', { skip: hwcap === null && `not arm64 Linux with a readable /proc/self/auxv (${process.platform}/${process.arch})` }, () => {
-  const pmull = (hwcap & (1n << 4n)) !== 0n; // HWCAP_PMULL
-  const crc = (hwcap & (1n << 7n)) !== 0n; // HWCAP_CRC32
-  const { active, available } = native.crc32Paths();
-  assert.equal(available.includes('armv8_crc32'), crc, `available: ${available}`);
-  assert.equal(available.includes('armv8_pmull'), crc && pmull, `available: ${available}`);
-  assert.equal(active, crc && pmull ? 'armv8_pmull' : crc ? 'armv8_crc32' : 'portable');
-  assert.ok(!available.some((p) => p.includes('pclmul')), `available: ${available}`);
-});
+test(
+  'on arm64 the CRC-32 path follows AT_HWCAP (PMULL and CRC32)',
+  { skip: hwcap === null && `not arm64 Linux with a readable /proc/self/auxv (${process.platform}/${process.arch})` },
+  () => {
+    const pmull = (hwcap & (1n << 4n)) !== 0n; // HWCAP_PMULL
+    const crc = (hwcap & (1n << 7n)) !== 0n; // HWCAP_CRC32
+    const { active, available } = native.crc32Paths();
+    assert.equal(available.includes('armv8_crc32'), crc, `available: ${available}`);
+    assert.equal(available.includes('armv8_pmull'), crc && pmull, `available: ${available}`);
+    assert.equal(active, crc && pmull ? 'armv8_pmull' : crc ? 'armv8_crc32' : 'portable');
+    assert.ok(!available.some((p) => p.includes('pclmul')), `available: ${available}`);
+  },
+);
 
 test('every CRC-32 path this CPU has agrees with every other and with zlib (seeded inputs)', (t) => {
   const { available } = native.crc32Paths();
@@ -113,7 +126,10 @@ test('every CRC-32 path this CPU has agrees with every other and with zlib (seed
     const expected = zlib.crc32(view, start);
     for (const path of available) {
       const got = native.crc32WithPath(path, view, start);
-      if (got !== expected) assert.fail(`${path}: length ${length} offset ${offset} start ${start} seed ${seed}: ${got} != zlib ${expected}`);
+      if (got !== expected)
+        assert.fail(
+          `${path}: length ${length} offset ${offset} start ${start} seed ${seed}: ${got} != zlib ${expected}`,
+        );
     }
   }
   // 1 MB, whole and as a running value over random pieces.
@@ -122,7 +138,7 @@ test('every CRC-32 path this CPU has agrees with every other and with zlib (seed
   for (const path of available) {
     assert.equal(native.crc32WithPath(path, mb), whole, `${path}: 1 MB`);
     let running = 0;
-    for (let at = 0; at < mb.length; ) {
+    for (let at = 0; at < mb.length;) {
       const piece = Math.min(Math.floor(next() * 5000), mb.length - at);
       running = native.crc32WithPath(path, mb.subarray(at, at + piece), running);
       at += piece;

@@ -69,11 +69,61 @@ function describe(s) {
 // units: longer Latin-1 text goes to the addon slice by slice) and its multiples, the AVX2 check's 32-
 // and 128-byte steps, the 4 KiB expansion chunk, the 16 KiB checked-then-hashed piece, the CRC
 // folding blocks (16/64/256 bytes), the first scratch block (4 KiB) and its doublings.
-const EDGES = [0, 1, 2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512,
-  4095, 4096, 4097, 8191, 8192, 8193, 16383, 16384, 16385, 32767, 32768, 32769, 49151, 49152, 49153, 65536 + 3];
+const EDGES = [
+  0,
+  1,
+  2,
+  7,
+  8,
+  15,
+  16,
+  31,
+  32,
+  33,
+  63,
+  64,
+  65,
+  127,
+  128,
+  129,
+  255,
+  256,
+  257,
+  511,
+  512,
+  4095,
+  4096,
+  4097,
+  8191,
+  8192,
+  8193,
+  16383,
+  16384,
+  16385,
+  32767,
+  32768,
+  32769,
+  49151,
+  49152,
+  49153,
+  65536 + 3,
+];
 
-const ENCODINGS = ['utf8', 'utf-8', 'UTF8', 'latin1', 'binary', 'ascii', 'ucs2', 'utf16le', 'UTF-16LE',
-  'base64', 'base64url', 'hex', undefined];
+const ENCODINGS = [
+  'utf8',
+  'utf-8',
+  'UTF8',
+  'latin1',
+  'binary',
+  'ascii',
+  'ucs2',
+  'utf16le',
+  'UTF-16LE',
+  'base64',
+  'base64url',
+  'hex',
+  undefined,
+];
 
 test('every alphabet at every threshold length gives the tag of Buffer.from(s, encoding)', () => {
   const rand = random(0x5eed0009);
@@ -100,7 +150,11 @@ test('a single non-ASCII unit at each position of a Latin-1 string changes the p
       const base = randomString(rand, length, 'ascii', 0);
       const s = base.slice(0, pos) + String.fromCharCode(unit) + base.slice(pos + 1);
       for (const encoding of ['utf8', 'latin1', 'utf16le']) {
-        assert.equal(etag(s, encoding), reference(s, encoding), `${encoding} unit ${unit.toString(16)} at ${pos}: ${describe(s)}`);
+        assert.equal(
+          etag(s, encoding),
+          reference(s, encoding),
+          `${encoding} unit ${unit.toString(16)} at ${pos}: ${describe(s)}`,
+        );
       }
     }
   }
@@ -117,7 +171,7 @@ test('seeded random strings of random lengths and mixes', () => {
   }
 });
 
-test('two-byte text: surrogate pairs and lone halves at the transcoder\'s step and chunk edges', () => {
+test("two-byte text: surrogate pairs and lone halves at the transcoder's step and chunk edges", () => {
   // The addon transcodes UTF-16 in 4 Ki-unit chunks, 16 units a SIMD step: a pair cut at a chunk
   // edge would become two U+FFFD, a step that misses its last unit would drop a character.
   const rand = random(0x5eed000e);

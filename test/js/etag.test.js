@@ -47,7 +47,13 @@ test('random Buffers match zlib.crc32 with lowercase hex length', () => {
 
 test('TypedArrays and DataViews are hashed over their own bytes only', () => {
   const backing = crypto.randomBytes(4096);
-  for (const [offset, length] of [[0, 0], [1, 7], [3, 100], [17, 2048], [64, 4000]]) {
+  for (const [offset, length] of [
+    [0, 0],
+    [1, 7],
+    [3, 100],
+    [17, 2048],
+    [64, 4000],
+  ]) {
     const bytes = backing.subarray(offset, offset + length);
     const want = expected(bytes);
     assert.equal(etag(bytes), want, 'Buffer.subarray');
@@ -69,11 +75,37 @@ test('TypedArrays and DataViews are hashed over their own bytes only', () => {
 });
 
 test('strings give the tag of Buffer.from(string, encoding)', () => {
-  const samples = ['', 'plain ascii', 'héllo wörld', '日本語テキスト', '😀 emoji', '\u0000\u00ff', 'a'.repeat(70000), '\ud800 lone', 'x\udc00'];
+  const samples = [
+    '',
+    'plain ascii',
+    'héllo wörld',
+    '日本語テキスト',
+    '😀 emoji',
+    '\u0000\u00ff',
+    'a'.repeat(70000),
+    '\ud800 lone',
+    'x\udc00',
+  ];
   for (const s of samples) {
     assert.equal(etag(s), expected(Buffer.from(s)), `utf8 ${JSON.stringify(s.slice(0, 20))}`);
-    for (const encoding of ['utf8', 'utf-8', 'UTF8', 'utf16le', 'ucs2', 'latin1', 'binary', 'ascii', 'base64', 'base64url', 'hex']) {
-      assert.equal(etag(s, encoding), expected(Buffer.from(s, encoding)), `${encoding} ${JSON.stringify(s.slice(0, 20))}`);
+    for (const encoding of [
+      'utf8',
+      'utf-8',
+      'UTF8',
+      'utf16le',
+      'ucs2',
+      'latin1',
+      'binary',
+      'ascii',
+      'base64',
+      'base64url',
+      'hex',
+    ]) {
+      assert.equal(
+        etag(s, encoding),
+        expected(Buffer.from(s, encoding)),
+        `${encoding} ${JSON.stringify(s.slice(0, 20))}`,
+      );
       assert.equal(etag(s, { encoding, weak: false }), expected(Buffer.from(s, encoding), false));
     }
   }
@@ -107,10 +139,27 @@ test('fs.Stats give the etag package tag (weak by default)', () => {
 test('anything else is a TypeError, never a crash', () => {
   assert.throws(() => etag(), { name: 'TypeError', message: 'argument entity is required' });
   assert.throws(() => etag(null), { name: 'TypeError', message: 'argument entity is required' });
-  for (const bad of [42, true, {}, [], () => {}, Symbol('s'), 10n, new ArrayBuffer(4), { mtime: new Date() }, new Date()]) {
-    assert.throws(() => etag(bad), { name: 'TypeError', message: /argument entity must be a string, Buffer, TypedArray, DataView or fs\.Stats/ });
+  for (const bad of [
+    42,
+    true,
+    {},
+    [],
+    () => {},
+    Symbol('s'),
+    10n,
+    new ArrayBuffer(4),
+    { mtime: new Date() },
+    new Date(),
+  ]) {
+    assert.throws(() => etag(bad), {
+      name: 'TypeError',
+      message: /argument entity must be a string, Buffer, TypedArray, DataView or fs\.Stats/,
+    });
   }
-  assert.throws(() => etag('x', 'no-such-encoding'), { name: 'TypeError', message: /encoding must be a Buffer encoding/ });
+  assert.throws(() => etag('x', 'no-such-encoding'), {
+    name: 'TypeError',
+    message: /encoding must be a Buffer encoding/,
+  });
   assert.throws(() => etag('x', { weak: 'yes' }), { name: 'TypeError', message: /options\.weak must be a boolean/ });
   assert.throws(() => etag('x', { encoding: 5 }), { name: 'TypeError', message: /options\.encoding must be a string/ });
   assert.throws(() => etag('x', 5), { name: 'TypeError', message: /an encoding name or an options object/ });
@@ -128,7 +177,10 @@ test('the native binding rejects bad arguments with TypeErrors', () => {
     assert.throws(() => native.latin1Utf8Crc(bad, 0), { name: 'TypeError', message: /text must be a string/ });
     assert.throws(() => native.latin1Utf8Tag(bad, true, 0, 0), { name: 'TypeError', message: /text must be a string/ });
   }
-  assert.throws(() => native.latin1Utf8Crc('a'.repeat(2 ** 20 + 1), 0), { name: 'RangeError', message: /at most 1 MiB/ });
+  assert.throws(() => native.latin1Utf8Crc('a'.repeat(2 ** 20 + 1), 0), {
+    name: 'RangeError',
+    message: /at most 1 MiB/,
+  });
   assert.equal(native.latin1Utf8Crc('', 123), 123);
   assert.equal(native.latin1Utf8Crc('\u00e9', 0), 2 ** 32 + crc32(Buffer.from('\u00e9')));
   assert.equal(native.latin1Utf8Tag('b', false, crc32('a'), 1), etag('ab', { weak: false }));
@@ -137,7 +189,10 @@ test('the native binding rejects bad arguments with TypeErrors', () => {
   }
   assert.throws(() => native.utf16Utf8Tag(), { name: 'TypeError', message: /text must be a string/ });
   assert.equal(native.utf16Utf8Tag('', true), 'W/"0-00000000"');
-  assert.equal(native.utf16Utf8Tag('a\u2019\ud83d\ude00\udc00', false), etag(Buffer.from('a\u2019\ud83d\ude00\udc00'), { weak: false }));
+  assert.equal(
+    native.utf16Utf8Tag('a\u2019\ud83d\ude00\udc00', false),
+    etag(Buffer.from('a\u2019\ud83d\ude00\udc00'), { weak: false }),
+  );
   // A detached buffer has no bytes: an empty tag, not a crash.
   const ab = new ArrayBuffer(16);
   const view = new Uint8Array(ab);
@@ -191,7 +246,11 @@ test('every CRC-32 path this CPU supports matches zlib at every alignment', () =
     for (let offset = 0; offset < 64; offset += 5) {
       for (const length of [0, 1, 15, 16, 31, 32, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 4096, 8192]) {
         const view = backing.subarray(offset, offset + length);
-        assert.equal(native.crc32WithPath(path, view, 0), zlib.crc32(view), `${path} offset ${offset} length ${length}`);
+        assert.equal(
+          native.crc32WithPath(path, view, 0),
+          zlib.crc32(view),
+          `${path} offset ${offset} length ${length}`,
+        );
       }
     }
     assert.equal(native.crc32WithPath(path, backing, 12345), zlib.crc32(backing, 12345));

@@ -34,15 +34,28 @@ async function build(Fastify, plugin, options, texts) {
   app.get('/json', () => ({ a: 1, list: [1, 2, 3] }));
   app.get('/stream', (req, reply) => reply.type('text/plain').send(Readable.from(['a', 'b'])));
   app.get('/tagged', (req, reply) => reply.header('etag', '"mine"').send('pre-tagged'));
-  app.get('/tagged-stream', (req, reply) => reply.header('etag', '"mine"').type('text/plain').send(Readable.from(['x'])));
+  app.get('/tagged-stream', (req, reply) =>
+    reply
+      .header('etag', '"mine"')
+      .type('text/plain')
+      .send(Readable.from(['x'])),
+  );
   app.get('/status', (req, reply) => reply.code(201).send('created'));
   await app.listen({ port: 0, host: '127.0.0.1' });
   return app;
 }
 
 function describe(r) {
-  const headers = Object.entries(r.headers).filter(([k]) => k !== 'date' && k !== 'etag' && k !== 'connection' && k !== 'keep-alive').sort();
-  return { status: r.status, headers, body: r.body.toString('latin1'), tagged: r.headers.etag !== undefined, weak: /^W\//.test(r.headers.etag || '') };
+  const headers = Object.entries(r.headers)
+    .filter(([k]) => k !== 'date' && k !== 'etag' && k !== 'connection' && k !== 'keep-alive')
+    .sort();
+  return {
+    status: r.status,
+    headers,
+    body: r.body.toString('latin1'),
+    tagged: r.headers.etag !== undefined,
+    weak: /^W\//.test(r.headers.etag || ''),
+  };
 }
 
 function crcTag(body, weak) {
@@ -52,13 +65,29 @@ function crcTag(body, weak) {
 for (const [label, Fastify] of Object.entries(FASTIFIES)) {
   test(`${label}: fastifyEtag answers as @fastify/etag 6.2.0 (seed ${SEED})`, async () => {
     const texts = bodies(SEED);
-    for (const options of [{}, { weak: true }, { replyWith304: false }, { algorithm: 'md5' }, { weak: true, replyWith304: false }]) {
+    for (const options of [
+      {},
+      { weak: true },
+      { replyWith304: false },
+      { algorithm: 'md5' },
+      { weak: true, replyWith304: false },
+    ]) {
       const peer = await build(FASTIFIES['fastify 5'], peerEtag, options, texts);
       const mine = await build(Fastify, ours.fastifyEtag, options, texts);
       try {
-        const paths = ['/json', '/stream', '/tagged', '/tagged-stream', '/status', ...texts.flatMap((_, i) => [`/text/${i}`, `/buffer/${i}`])];
+        const paths = [
+          '/json',
+          '/stream',
+          '/tagged',
+          '/tagged-stream',
+          '/status',
+          ...texts.flatMap((_, i) => [`/text/${i}`, `/buffer/${i}`]),
+        ];
         for (const p of paths) {
-          const first = { peer: await rawRequest(peer.server.address().port, p), ours: await rawRequest(mine.server.address().port, p) };
+          const first = {
+            peer: await rawRequest(peer.server.address().port, p),
+            ours: await rawRequest(mine.server.address().port, p),
+          };
           assert.deepEqual(describe(first.ours), describe(first.peer), `${p} ${JSON.stringify(options)}`);
           const tag = first.ours.headers.etag;
           if (tag && tag !== '"mine"') assert.equal(tag, crcTag(first.ours.body, options.weak === true), p);
@@ -81,12 +110,18 @@ for (const [label, Fastify] of Object.entries(FASTIFIES)) {
 
 test('an algorithm the runtime lacks is refused as @fastify/etag refuses it', async () => {
   const app = require('fastify')();
-  await assert.rejects(app.register(ours.fastifyEtag, { algorithm: 'nope' }).ready(), { name: 'TypeError', message: 'Algorithm nope not supported.' });
+  await assert.rejects(app.register(ours.fastifyEtag, { algorithm: 'nope' }).ready(), {
+    name: 'TypeError',
+    message: 'Algorithm nope not supported.',
+  });
 });
 
 test('the plugin carries fastify-plugin metadata and three export names', () => {
   const { fastifyEtag, fastifyStatic } = ours;
-  for (const [plugin, name] of [[fastifyEtag, '@fastify/etag'], [fastifyStatic, '@fastify/static']]) {
+  for (const [plugin, name] of [
+    [fastifyEtag, '@fastify/etag'],
+    [fastifyStatic, '@fastify/static'],
+  ]) {
     assert.equal(plugin[Symbol.for('skip-override')], true);
     assert.equal(plugin[Symbol.for('fastify.display-name')], name);
     assert.deepEqual(plugin[Symbol.for('plugin-meta')], { fastify: '4.x || 5.x', name });

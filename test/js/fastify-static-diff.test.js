@@ -35,7 +35,7 @@ const FILES = {
   'gz-only.txt.gz': zlib.gzipSync('only the gzip sibling exists'),
   'style.css': 'body { color: red }\n'.repeat(100),
   'style.css.gz': zlib.gzipSync('body { color: red }\n'.repeat(100)),
-  'noext': 'no extension',
+  noext: 'no extension',
   'with space.txt': 'space',
   'ünï.txt': 'unicode',
   'hash#name.txt': 'hash',
@@ -57,15 +57,72 @@ const FILES = {
 const SECOND_ROOT = { 'only-second.txt': 'from the second root', 'a.txt': 'shadowed by the first root' };
 
 const PATHS = [
-  '/', '/a.txt', '/empty.txt', '/index.html', '/big.bin', '/data.json', '/data.json.gz', '/gz-only.txt',
-  '/style.css', '/noext', '/with%20space.txt', '/%C3%BCn%C3%AF.txt', '/hash%23name.txt', '/page', '/page.html',
-  '/sub', '/sub/', '/sub/page', '/sub/notes', '/sub/deeper/file.js', '/sub/deeper', '/sub/deeper/', '/noindex',
-  '/noindex/', '/dir.html', '/dir.html/', '/idxdir', '/idxdir/', '/link.txt', '/only-second.txt',
-  '/nope', '/nope/', '/a.txt/', '/a.txt?x=1&y=2', '//a.txt', '///sub', '/./a.txt', '/sub/../a.txt', '/%2e%2e/a.txt',
-  '/../a.txt', '/sub/%2e%2e/%2e%2e/etc/passwd', '/..%2fetc%2fpasswd', '/%2E%2E%5Ca.txt', '/sub%2fpage.html',
-  '/sub%5cpage.html', '/%2fetc%2fpasswd', '/%00', '/a.txt%00.html', '/%zz', '/%E0%A4%A', '/%', '/.hidden',
-  '/.dir/file.txt', '/.dir/', '/sub/.env', '/sub/%2eenv', '/%2ehidden', '/x.y.z', '/' + 'a'.repeat(300),
-  '/' + 'a/'.repeat(3000), '/sub/deeper/file.js/', '/A.TXT', '/static/a.txt', '/static', '/static/', '/static/sub/',
+  '/',
+  '/a.txt',
+  '/empty.txt',
+  '/index.html',
+  '/big.bin',
+  '/data.json',
+  '/data.json.gz',
+  '/gz-only.txt',
+  '/style.css',
+  '/noext',
+  '/with%20space.txt',
+  '/%C3%BCn%C3%AF.txt',
+  '/hash%23name.txt',
+  '/page',
+  '/page.html',
+  '/sub',
+  '/sub/',
+  '/sub/page',
+  '/sub/notes',
+  '/sub/deeper/file.js',
+  '/sub/deeper',
+  '/sub/deeper/',
+  '/noindex',
+  '/noindex/',
+  '/dir.html',
+  '/dir.html/',
+  '/idxdir',
+  '/idxdir/',
+  '/link.txt',
+  '/only-second.txt',
+  '/nope',
+  '/nope/',
+  '/a.txt/',
+  '/a.txt?x=1&y=2',
+  '//a.txt',
+  '///sub',
+  '/./a.txt',
+  '/sub/../a.txt',
+  '/%2e%2e/a.txt',
+  '/../a.txt',
+  '/sub/%2e%2e/%2e%2e/etc/passwd',
+  '/..%2fetc%2fpasswd',
+  '/%2E%2E%5Ca.txt',
+  '/sub%2fpage.html',
+  '/sub%5cpage.html',
+  '/%2fetc%2fpasswd',
+  '/%00',
+  '/a.txt%00.html',
+  '/%zz',
+  '/%E0%A4%A',
+  '/%',
+  '/.hidden',
+  '/.dir/file.txt',
+  '/.dir/',
+  '/sub/.env',
+  '/sub/%2eenv',
+  '/%2ehidden',
+  '/x.y.z',
+  '/' + 'a'.repeat(300),
+  '/' + 'a/'.repeat(3000),
+  '/sub/deeper/file.js/',
+  '/A.TXT',
+  '/static/a.txt',
+  '/static',
+  '/static/',
+  '/static/sub/',
 ];
 
 const OPTION_SETS = [
@@ -165,7 +222,10 @@ async function compare(pair, rawPath, { method = 'GET', headers = {}, accept } =
     const h = await fill(headers, port, rawPath, accept);
     if (accept !== undefined) h['accept-encoding'] = accept;
     return rawRequest(port, rawPath, { method, headers: h }).catch((err) => ({
-      status: `no response: ${err.code}`, headers: {}, rawHeaders: [], body: Buffer.alloc(0),
+      status: `no response: ${err.code}`,
+      headers: {},
+      rawHeaders: [],
+      body: Buffer.alloc(0),
     }));
   };
   const theirs = await send(pair.peer);
@@ -257,7 +317,16 @@ test('reply.sendFile and reply.download answer as @fastify/static does', async (
   const mine = await build(ours.fastifyStatic);
   try {
     const pair = { peer: peer.server.address().port, ours: mine.server.address().port };
-    for (const p of ['/send/a.txt', '/send/sub/page.html', '/send/nope', '/send/.hidden', '/maxage', '/other-root', '/download', '/download-as']) {
+    for (const p of [
+      '/send/a.txt',
+      '/send/sub/page.html',
+      '/send/nope',
+      '/send/.hidden',
+      '/maxage',
+      '/other-root',
+      '/download',
+      '/download-as',
+    ]) {
       await compare(pair, p);
     }
   } finally {

@@ -27,7 +27,7 @@ const FILES = {
   'data.json.br': zlib.brotliCompressSync(json),
   'style.css': 'body { color: red }\n'.repeat(100),
   'style.css.zst': Buffer.from('pretend zstd'),
-  'noext': 'no extension',
+  noext: 'no extension',
   'with space.txt': 'space',
   'ünï.txt': 'unicode',
   'pct%25.txt': 'percent',
@@ -38,10 +38,40 @@ const FILES = {
   'x.mjs': 'export default 1',
 };
 const PATHS = [
-  '/', '/a.txt', '/empty.txt', '/index.html', '/data.json', '/style.css', '/noext', '/with%20space.txt',
-  '/%C3%BCn%C3%AF.txt', '/pct%25.txt', '/sub', '/sub/', '/sub/page.html', '/noindex', '/noindex/', '/nope', '/a.txt/',
-  '/a.txt?x=1', '//a.txt', '/./a.txt', '/sub/../a.txt', '/%2e%2e/a.txt', '/..%2fa.txt', '/%5Ca.txt', '/sub%2fpage.html',
-  '/%00', '/a.txt%00', '/%zz', '/%', '/.hidden', '/x.mjs', '/' + 'a'.repeat(300), '/' + 'a/'.repeat(3000), '/static/a.txt',
+  '/',
+  '/a.txt',
+  '/empty.txt',
+  '/index.html',
+  '/data.json',
+  '/style.css',
+  '/noext',
+  '/with%20space.txt',
+  '/%C3%BCn%C3%AF.txt',
+  '/pct%25.txt',
+  '/sub',
+  '/sub/',
+  '/sub/page.html',
+  '/noindex',
+  '/noindex/',
+  '/nope',
+  '/a.txt/',
+  '/a.txt?x=1',
+  '//a.txt',
+  '/./a.txt',
+  '/sub/../a.txt',
+  '/%2e%2e/a.txt',
+  '/..%2fa.txt',
+  '/%5Ca.txt',
+  '/sub%2fpage.html',
+  '/%00',
+  '/a.txt%00',
+  '/%zz',
+  '/%',
+  '/.hidden',
+  '/x.mjs',
+  '/' + 'a'.repeat(300),
+  '/' + 'a/'.repeat(3000),
+  '/static/a.txt',
 ];
 const OPTION_SETS = [
   {},
@@ -52,13 +82,25 @@ const OPTION_SETS = [
   { allowPercentInPath: true },
 ];
 const HEADER_SETS = [
-  {}, { 'accept-encoding': 'gzip, deflate, br, zstd' }, { 'accept-encoding': 'gzip' }, { 'accept-encoding': 'zstd' },
-  { 'if-none-match': '{etag}' }, { 'if-none-match': 'W/{etag}' }, { 'if-none-match': '*' }, { 'if-none-match': '"other"' },
-  { range: 'bytes=0-3' }, { range: 'bytes=-2' }, { range: 'bytes=5-' }, { range: 'bytes=999-' }, { range: 'nonsense' },
+  {},
+  { 'accept-encoding': 'gzip, deflate, br, zstd' },
+  { 'accept-encoding': 'gzip' },
+  { 'accept-encoding': 'zstd' },
+  { 'if-none-match': '{etag}' },
+  { 'if-none-match': 'W/{etag}' },
+  { 'if-none-match': '*' },
+  { 'if-none-match': '"other"' },
+  { range: 'bytes=0-3' },
+  { range: 'bytes=-2' },
+  { range: 'bytes=5-' },
+  { range: 'bytes=999-' },
+  { range: 'nonsense' },
 ];
 
 function describe(r) {
-  const headers = Object.entries(r.headers).filter(([k]) => !['date', 'etag', 'connection', 'keep-alive'].includes(k)).sort();
+  const headers = Object.entries(r.headers)
+    .filter(([k]) => !['date', 'etag', 'connection', 'keep-alive'].includes(k))
+    .sort();
   return { status: r.status, headers, body: r.body.toString('latin1'), tagged: r.headers.etag !== undefined };
 }
 
@@ -70,7 +112,14 @@ async function start(serveStaticImpl, etagImpl, root, options, etagOptions) {
   const server = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
   });
-  return { port: server.address().port, close: () => new Promise((done) => { server.closeAllConnections?.(); server.close(() => done()); }) };
+  return {
+    port: server.address().port,
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections?.();
+        server.close(() => done());
+      }),
+  };
 }
 
 async function compare(pair, rawPath, method, headers) {
@@ -144,11 +193,19 @@ test('etag: weak tags and retainedHeaders as hono/etag', async () => {
       const server = await new Promise((resolve) => {
         const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
       });
-      return { port: server.address().port, close: () => new Promise((done) => { server.closeAllConnections?.(); server.close(() => done()); }) };
+      return {
+        port: server.address().port,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections?.();
+            server.close(() => done());
+          }),
+      };
     };
     const pair = { peer: await build(peerEtag), ours: await build(ours.etag) };
     try {
-      for (const headers of [{}, { 'if-none-match': '{etag}' }, { 'if-none-match': '*' }]) await compare(pair, '/page', 'GET', headers);
+      for (const headers of [{}, { 'if-none-match': '{etag}' }, { 'if-none-match': '*' }])
+        await compare(pair, '/page', 'GET', headers);
       const r = await rawRequest(pair.ours.port, '/page');
       assert.equal(/^W\//.test(r.headers.etag), etagOptions.weak === true);
     } finally {

@@ -22,12 +22,44 @@ const SEED = Number(process.env.COMPRESSION_DIFF_SEED || 0x522);
 const CASES = Number(process.env.COMPRESSION_DIFF_CASES || 160);
 
 const ACCEPT_ENCODINGS = [
-  undefined, '', 'gzip, deflate, br, zstd', 'gzip, deflate, br', 'gzip, deflate', 'gzip', 'br', 'deflate',
-  'identity', 'identity;q=0', '*', '*;q=0', 'gzip;q=0, *', 'br;q=0, gzip;q=0', 'gzip;q=0.5, deflate;q=0.5',
-  'deflate, gzip', 'BR', 'x-gzip', 'gzip;q=abc', 'br;q=', ' , ,', ';q=1', 'zstd', 'gzip;q="0.5", br;q=0.4',
-  'br;x="a,b", gzip', 'gzip, deflate, br, zstd, ' + 'x, '.repeat(200), 'identity, *;q=0', 'gzip ; q=0.8 , br ; q=0.9',
+  undefined,
+  '',
+  'gzip, deflate, br, zstd',
+  'gzip, deflate, br',
+  'gzip, deflate',
+  'gzip',
+  'br',
+  'deflate',
+  'identity',
+  'identity;q=0',
+  '*',
+  '*;q=0',
+  'gzip;q=0, *',
+  'br;q=0, gzip;q=0',
+  'gzip;q=0.5, deflate;q=0.5',
+  'deflate, gzip',
+  'BR',
+  'x-gzip',
+  'gzip;q=abc',
+  'br;q=',
+  ' , ,',
+  ';q=1',
+  'zstd',
+  'gzip;q="0.5", br;q=0.4',
+  'br;x="a,b", gzip',
+  'gzip, deflate, br, zstd, ' + 'x, '.repeat(200),
+  'identity, *;q=0',
+  'gzip ; q=0.8 , br ; q=0.9',
 ];
-const TYPES = ['text/html; charset=utf-8', 'application/json', 'text/plain', 'image/png', 'application/octet-stream', 'image/svg+xml', 'x-unknown/thing'];
+const TYPES = [
+  'text/html; charset=utf-8',
+  'application/json',
+  'text/plain',
+  'image/png',
+  'application/octet-stream',
+  'image/svg+xml',
+  'x-unknown/thing',
+];
 const SIZES = [0, 5, 1023, 1024, 1025, 4096, 4097, 20000, 75000, 300000];
 const STATUSES = [200, 200, 200, 201, 204, 304, 404];
 const METHODS = ['GET', 'GET', 'GET', 'HEAD', 'POST'];
@@ -90,12 +122,15 @@ function fetchRaw(port, c) {
   return new Promise((resolve, reject) => {
     const headers = {};
     if (c.acceptEncoding !== undefined) headers['accept-encoding'] = c.acceptEncoding;
-    const req = http.request({ host: '127.0.0.1', port, path: `/case/${c.id}`, method: c.method, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path: `/case/${c.id}`, method: c.method, headers, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.setTimeout(5000, () => req.destroy(new Error(`no answer in 5 s: case ${c.id}`)));
     req.end();
@@ -140,13 +175,23 @@ for (const koaName of ['koa2', 'koa']) {
           }
           assert.equal(got.status, expected.status, where);
           assert.deepEqual(comparable(got.headers), comparable(expected.headers), where);
-          assert.ok(decode(got.headers['content-encoding'], got.body).equals(decode(expected.headers['content-encoding'], expected.body)), `decoded bodies differ: ${where}`);
+          assert.ok(
+            decode(got.headers['content-encoding'], got.body).equals(
+              decode(expected.headers['content-encoding'], expected.body),
+            ),
+            `decoded bodies differ: ${where}`,
+          );
           const bodiless = c.method === 'HEAD' || got.status === 204 || got.status === 304;
-          if (got.headers['content-length'] !== undefined && !bodiless) assert.equal(Number(got.headers['content-length']), got.body.length, where);
-          if (expected.headers['content-length'] !== undefined) assert.equal(got.headers['content-length'], expected.headers['content-length'], where);
+          if (got.headers['content-length'] !== undefined && !bodiless)
+            assert.equal(Number(got.headers['content-length']), got.body.length, where);
+          if (expected.headers['content-length'] !== undefined)
+            assert.equal(got.headers['content-length'], expected.headers['content-length'], where);
           const encoding = got.headers['content-encoding'];
           if (encoding !== undefined && encoding !== 'x-custom') {
-            assert.ok(got.body.length <= expected.body.length * 1.02 + 16, `ours ${got.body.length} B, peer ${expected.body.length} B: ${where}`);
+            assert.ok(
+              got.body.length <= expected.body.length * 1.02 + 16,
+              `ours ${got.body.length} B, peer ${expected.body.length} B: ${where}`,
+            );
           }
         }
       }

@@ -67,7 +67,11 @@ test('the ETag is the CRC-32 tag the cache holds: koa-etag keeps it, conditional
   try {
     // the real koa-etag in front: it sees the tag already set and hashes nothing
     await withServer([quietly(() => koaEtag()), conditional(), mw], async (port) => {
-      for (const [p, body] of [['/a.txt', FILES['a.txt']], ['/style.css', css], ['/sub/page.html', FILES['sub/page.html']]]) {
+      for (const [p, body] of [
+        ['/a.txt', FILES['a.txt']],
+        ['/style.css', css],
+        ['/sub/page.html', FILES['sub/page.html']],
+      ]) {
         const r = await rawRequest(port, p);
         assert.equal(r.status, 200);
         assert.equal(r.headers.etag, crcTag(Buffer.from(body)), p);
@@ -141,7 +145,10 @@ test('compress: in-memory gzip and br variants with Vary, their own tags and 304
     await withServer([etag(), conditional(), mw], async (port) => {
       const identity = await rawRequest(port, '/style.css', { headers: { 'accept-encoding': 'gzip, br' } });
       assert.equal(identity.headers.vary, 'Accept-Encoding');
-      for (const [accept, encoding, decode] of [['gzip, br', 'br', zlib.brotliDecompressSync], ['gzip', 'gzip', zlib.gunzipSync]]) {
+      for (const [accept, encoding, decode] of [
+        ['gzip, br', 'br', zlib.brotliDecompressSync],
+        ['gzip', 'gzip', zlib.gunzipSync],
+      ]) {
         const r = await eventually(async () => {
           const res = await rawRequest(port, '/style.css', { headers: { 'accept-encoding': accept } });
           return res.headers['content-encoding'] === encoding ? res : null;
@@ -153,7 +160,9 @@ test('compress: in-memory gzip and br variants with Vary, their own tags and 304
         assert.ok(r.body.length < css.length / 4);
         assert.equal(r.headers.etag, crcTag(r.body));
         assert.notEqual(r.headers.etag, identity.headers.etag);
-        const revalidated = await rawRequest(port, '/style.css', { headers: { 'accept-encoding': accept, 'if-none-match': r.headers.etag } });
+        const revalidated = await rawRequest(port, '/style.css', {
+          headers: { 'accept-encoding': accept, 'if-none-match': r.headers.etag },
+        });
         assert.equal(revalidated.status, 304);
       }
       const plain = await rawRequest(port, '/style.css');
@@ -196,7 +205,9 @@ test('acceptRanges: 206 with Content-Range, 416, several ranges -> 200, If-Range
         assert.equal(several.body.length, body.length);
         const stale = await rawRequest(port, file, { headers: { range: 'bytes=0-1', 'if-range': '"another"' } });
         assert.equal(stale.status, 200);
-        const current = await rawRequest(port, file, { headers: { range: 'bytes=0-1', 'if-range': full.headers.etag } });
+        const current = await rawRequest(port, file, {
+          headers: { range: 'bytes=0-1', 'if-range': full.headers.etag },
+        });
         assert.equal(current.status, 206);
       });
     } finally {
@@ -235,51 +246,61 @@ test('maxFileSize: larger files stream from disk with the headers and stat tag k
   }
 });
 
-for (const [label, App] of [['koa 2', require('koa2')], ['koa 3', Koa]]) {
-test(`${label}: a streamed file that shrinks mid-response closes the connection instead of hanging`, async () => {
-  const t = makeTree({ 'shrink.bin': Buffer.alloc(16 * 1024 * 1024, 1) });
-  const mw = serve(t.root, { maxFileSize: 64 * 1024 });
-  try {
-    await withServer([mw], async (port) => {
-      const outcome = await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve('hung'), 5000);
-        const req = http.get({ host: '127.0.0.1', port, path: '/shrink.bin', agent: false }, (res) => {
-          let received = 0;
-          let truncated = false;
-          res.on('data', (chunk) => {
-            received += chunk.length;
-            if (!truncated) {
-              truncated = true;
-              fs.truncateSync(path.join(t.root, 'shrink.bin'), 1000);
-            }
+for (const [label, App] of [
+  ['koa 2', require('koa2')],
+  ['koa 3', Koa],
+]) {
+  test(`${label}: a streamed file that shrinks mid-response closes the connection instead of hanging`, async () => {
+    const t = makeTree({ 'shrink.bin': Buffer.alloc(16 * 1024 * 1024, 1) });
+    const mw = serve(t.root, { maxFileSize: 64 * 1024 });
+    try {
+      await withServer(
+        [mw],
+        async (port) => {
+          const outcome = await new Promise((resolve) => {
+            const timer = setTimeout(() => resolve('hung'), 5000);
+            const req = http.get({ host: '127.0.0.1', port, path: '/shrink.bin', agent: false }, (res) => {
+              let received = 0;
+              let truncated = false;
+              res.on('data', (chunk) => {
+                received += chunk.length;
+                if (!truncated) {
+                  truncated = true;
+                  fs.truncateSync(path.join(t.root, 'shrink.bin'), 1000);
+                }
+              });
+              res.on('end', () => {
+                clearTimeout(timer);
+                resolve(received === 16 * 1024 * 1024 ? 'whole' : 'short');
+              });
+              res.on('error', () => {
+                clearTimeout(timer);
+                resolve('closed');
+              });
+            });
+            req.on('error', () => {
+              clearTimeout(timer);
+              resolve('closed');
+            });
           });
-          res.on('end', () => {
-            clearTimeout(timer);
-            resolve(received === 16 * 1024 * 1024 ? 'whole' : 'short');
-          });
-          res.on('error', () => {
-            clearTimeout(timer);
-            resolve('closed');
-          });
-        });
-        req.on('error', () => {
-          clearTimeout(timer);
-          resolve('closed');
-        });
-      });
-      // 16 MB cannot all be in socket buffers when the first chunk arrives: the rest is gone
-      assert.equal(outcome, 'closed');
-    }, App);
-  } finally {
-    mw.close();
-    t.remove();
-  }
-});
+          // 16 MB cannot all be in socket buffers when the first chunk arrives: the rest is gone
+          assert.equal(outcome, 'closed');
+        },
+        App,
+      );
+    } finally {
+      mw.close();
+      t.remove();
+    }
+  });
 }
 
 test('maxBytes bounds the memory; a FileCache shared by two mounts and serveStatic is one budget', async () => {
   const files = {};
-  for (let i = 0; i < 40; i++) files[`f${i}.txt`] = String(i).padStart(4, '0').repeat(16 * 1024); // 64 KB each
+  for (let i = 0; i < 40; i++)
+    files[`f${i}.txt`] = String(i)
+      .padStart(4, '0')
+      .repeat(16 * 1024); // 64 KB each
   const t = makeTree(files);
   try {
     const bounded = serve(t.root, { maxBytes: 512 * 1024 });
@@ -371,19 +392,24 @@ test('one serve() in a Koa 2 and a Koa 3 app: each app types the file as it woul
 
 test('send(ctx, path, opts): koa-send 5 API over the same cache', async () => {
   const opts = { root: tree.root, maxage: 60000 };
-  await withServer([async (ctx) => {
-    const served = await send(ctx, ctx.path, opts);
-    ctx.set('X-Served', path.basename(served || 'none'));
-  }], async (port) => {
-    for (let i = 0; i < 2; i++) {
-      const r = await rawRequest(port, '/sub/page.html');
-      assert.equal(r.status, 200);
-      assert.equal(r.body.toString(), FILES['sub/page.html']);
-      assert.equal(r.headers['cache-control'], 'max-age=60');
-      assert.equal(r.headers['x-served'], 'page.html');
-    }
-    assert.equal((await rawRequest(port, '/nope')).status, 404);
-  });
+  await withServer(
+    [
+      async (ctx) => {
+        const served = await send(ctx, ctx.path, opts);
+        ctx.set('X-Served', path.basename(served || 'none'));
+      },
+    ],
+    async (port) => {
+      for (let i = 0; i < 2; i++) {
+        const r = await rawRequest(port, '/sub/page.html');
+        assert.equal(r.status, 200);
+        assert.equal(r.body.toString(), FILES['sub/page.html']);
+        assert.equal(r.headers['cache-control'], 'max-age=60');
+        assert.equal(r.headers['x-served'], 'page.html');
+      }
+      assert.equal((await rawRequest(port, '/nope')).status, 404);
+    },
+  );
 });
 
 test('option errors: the same as koa-static, and typed errors for ours', () => {
@@ -394,19 +420,33 @@ test('option errors: the same as koa-static, and typed errors for ours', () => {
   assert.throws(() => serve('.', { cache: {} }), TypeError);
 });
 
-test('churn: files rewritten while served through Koa (cached, streamed, ranges): no hung, garbled or mistagged answer', { skip: process.versions.bun ? "Bun's node:http does not abort a response destroyed after its headers (the client sees an empty body instead of a reset): the churn guarantee holds on Node only; see README" : false }, async (t) => {
-  const handlerFor = (root) => {
-    const mw = serve(root, { maxFileSize: 64 * 1024, acceptRanges: true });
-    const handler = app([etag(), conditional(), mw]);
-    handler.close = () => mw.close();
-    return handler;
-  };
-  // 2.5 s of churn, longer (at most 10 s) until 150 whole answers and 150 writes were seen
-  const { counts, failures, seed } = await runChurn(handlerFor, { ms: 2500, maxMs: 10000, minAnswers: 150, clients: 8, seed: 3 });
-  t.diagnostic(`seed ${seed}: ${JSON.stringify(counts)}`);
-  assert.deepEqual(failures, [], `seed ${seed}: ${JSON.stringify(counts)}`);
-  assert.equal(counts.hangs, 0);
-  assert.equal(counts.parseErrors, 0);
-  assert.ok(counts.writes >= 50, `only ${counts.writes} writes`);
-  assert.ok(counts.ok >= 50, `only ${counts.ok} whole answers`);
-});
+test(
+  'churn: files rewritten while served through Koa (cached, streamed, ranges): no hung, garbled or mistagged answer',
+  {
+    skip: process.versions.bun
+      ? "Bun's node:http does not abort a response destroyed after its headers (the client sees an empty body instead of a reset): the churn guarantee holds on Node only; see README"
+      : false,
+  },
+  async (t) => {
+    const handlerFor = (root) => {
+      const mw = serve(root, { maxFileSize: 64 * 1024, acceptRanges: true });
+      const handler = app([etag(), conditional(), mw]);
+      handler.close = () => mw.close();
+      return handler;
+    };
+    // 2.5 s of churn, longer (at most 10 s) until 150 whole answers and 150 writes were seen
+    const { counts, failures, seed } = await runChurn(handlerFor, {
+      ms: 2500,
+      maxMs: 10000,
+      minAnswers: 150,
+      clients: 8,
+      seed: 3,
+    });
+    t.diagnostic(`seed ${seed}: ${JSON.stringify(counts)}`);
+    assert.deepEqual(failures, [], `seed ${seed}: ${JSON.stringify(counts)}`);
+    assert.equal(counts.hangs, 0);
+    assert.equal(counts.parseErrors, 0);
+    assert.ok(counts.writes >= 50, `only ${counts.writes} writes`);
+    assert.ok(counts.ok >= 50, `only ${counts.ok} whole answers`);
+  },
+);

@@ -100,7 +100,11 @@ for (const [label, Koa] of Object.entries(koaVersions)) {
             assert.equal(form(a.headers.etag), form(b.headers.etag), `${where} etag form`);
             if (route === '/file' || route === '/preset') assert.equal(a.headers.etag, b.headers.etag, where);
             if (a.headers.etag && route !== '/file' && route !== '/preset') {
-              assert.equal(a.headers.etag.replace(/^W\//, ''), entityTag(a.body.length || method === 'HEAD' ? bodyOf(route) : a.body, { weak: false }), where);
+              assert.equal(
+                a.headers.etag.replace(/^W\//, ''),
+                entityTag(a.body.length || method === 'HEAD' ? bodyOf(route) : a.body, { weak: false }),
+                where,
+              );
             }
 
             // Revalidation with each server's own tag: identical outcome.
@@ -139,6 +143,9 @@ test('koa etag(): a stream whose file vanished rejects like koa-etag (no crash)'
   const tmp = path.join(dir, 'gone.txt');
   const stream = Object.assign(new Readable({ read() {} }), { path: tmp });
   const ctx = { body: stream, status: 200, response: { get: () => '' } };
-  await assert.rejects(ours.etag()(ctx, async () => {}), { code: 'ENOENT' });
+  await assert.rejects(
+    ours.etag()(ctx, async () => {}),
+    { code: 'ENOENT' },
+  );
   stream.destroy();
 });

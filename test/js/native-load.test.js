@@ -43,7 +43,8 @@ function loadIn(dir, extraEnv = {}) {
       console.log(JSON.stringify({ code: err.code, message: err.message }));
     }`;
   // without the override a sanitized run sets (this file tests the candidates themselves)
-  const { SSR_NATIVE_ADDON, ...env } = { ...process.env, ...extraEnv };
+  const env = { ...process.env, ...extraEnv };
+  delete env.SSR_NATIVE_ADDON;
   if (extraEnv.SSR_NATIVE_ADDON !== undefined) env.SSR_NATIVE_ADDON = extraEnv.SSR_NATIVE_ADDON;
   const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env });
   assert.equal(child.status, 0, child.stderr);
@@ -82,7 +83,9 @@ test('SSR_NATIVE_ADDON names the one binary to load (a sanitized build), and a p
     [path.join('elsewhere', 'chosen.node')]: fs.readFileSync(realAddon()),
   });
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  assert.deepEqual(loadIn(dir, { SSR_NATIVE_ADDON: path.join(dir, 'elsewhere', 'chosen.node') }), { loaded: 0xcbf43926 });
+  assert.deepEqual(loadIn(dir, { SSR_NATIVE_ADDON: path.join(dir, 'elsewhere', 'chosen.node') }), {
+    loaded: 0xcbf43926,
+  });
   const missing = loadIn(dir, { SSR_NATIVE_ADDON: path.join(dir, 'elsewhere', 'missing.node') });
   assert.equal(missing.code, 'ERR_SSR_NATIVE_NOT_BUILT');
   assert.match(missing.message, /SSR_NATIVE_ADDON=.*missing\.node does not load/);

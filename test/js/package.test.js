@@ -36,9 +36,12 @@ const PROJECTS = {
   'declarations compile for CommonJS and ESM users (node16 resolution)': 'tsconfig.json',
   'declarations compile for CommonJS and ESM users (nodenext resolution)': 'tsconfig.nodenext.json',
   'declarations compile for CommonJS and ESM users (bundler resolution)': 'tsconfig.bundler.json',
-  'Express 5 and Koa 3 take our middleware and etag fn (@types/express 5.0.6, @types/koa 3.0.3)': 'tsconfig.frameworks.json',
-  'Express 4 and Koa 2 take our middleware and etag fn (@types/express 4.17.25, @types/koa 2.15.2)': 'tsconfig.legacy.json',
-  'Fastify 5 registers our plugins and Hono 4 takes our middleware (their own declarations)': 'tsconfig.fastify-hono.json',
+  'Express 5 and Koa 3 take our middleware and etag fn (@types/express 5.0.6, @types/koa 3.0.3)':
+    'tsconfig.frameworks.json',
+  'Express 4 and Koa 2 take our middleware and etag fn (@types/express 4.17.25, @types/koa 2.15.2)':
+    'tsconfig.legacy.json',
+  'Fastify 5 registers our plugins and Hono 4 takes our middleware (their own declarations)':
+    'tsconfig.fastify-hono.json',
 };
 for (const [compiler, pkg] of Object.entries(COMPILERS)) {
   for (const [what, config] of Object.entries(PROJECTS)) {

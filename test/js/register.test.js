@@ -44,7 +44,8 @@ function start(framework, mode, env = {}) {
 async function request(port, [method, urlPath, headers = {}, body]) {
   const res = await rawRequest(`http://127.0.0.1:${port}${urlPath}`, { method, headers, body });
   const out = { status: res.status, headers: {}, body: res.body };
-  for (const [name, value] of Object.entries(res.headers)) if (name !== 'date' && name !== 'keep-alive' && name !== 'connection') out.headers[name] = value;
+  for (const [name, value] of Object.entries(res.headers))
+    if (name !== 'date' && name !== 'keep-alive' && name !== 'connection') out.headers[name] = value;
   return out;
 }
 
@@ -137,8 +138,12 @@ function assertSameAnswers(framework, plain, registered, { swapsSend, swapsStati
       if (isStatic ? swapsStatic : swapsSend && !req[1].startsWith('/own/')) {
         // The documented difference: a CRC-32 of the body instead of SHA-1 / size+mtime.
         // A range or a HEAD carries the full body's tag.
-        const full = b.status === 206 || req[0] === 'HEAD' ? registered.results.find((r) => r.req[1] === req[1] && r.req[0] === 'GET' && r.res.status === 200) : undefined;
-        if (b.status === 200 && req[0] === 'GET') assert.equal(b.headers.etag, expectedEtag(b.body, !req[1].startsWith('/strong/')), what);
+        const full =
+          b.status === 206 || req[0] === 'HEAD'
+            ? registered.results.find((r) => r.req[1] === req[1] && r.req[0] === 'GET' && r.res.status === 200)
+            : undefined;
+        if (b.status === 200 && req[0] === 'GET')
+          assert.equal(b.headers.etag, expectedEtag(b.body, !req[1].startsWith('/strong/')), what);
         if (full) assert.equal(b.headers.etag, full.res.headers.etag, what);
         assert.notEqual(b.headers.etag, a.headers.etag, what);
         delete expected.etag;
@@ -152,7 +157,11 @@ function assertSameAnswers(framework, plain, registered, { swapsSend, swapsStati
     }
     assert.deepStrictEqual(actual, expected, what);
   }
-  if (swapsSend) assert.ok(plain.results.some((r) => r.revalidation && r.res.status === 304), `${framework}: revalidations were exercised`);
+  if (swapsSend)
+    assert.ok(
+      plain.results.some((r) => r.revalidation && r.res.status === 304),
+      `${framework}: revalidations were exercised`,
+    );
 }
 
 for (const framework of ['express53', 'express52', 'express4']) {
@@ -160,19 +169,30 @@ for (const framework of ['express53', 'express52', 'express4']) {
     const plain = await answers(framework, 'plain', EXPRESS_REQUESTS);
     assert.equal(plain.state.registered, false);
     assert.ok(plain.state.contentTypeFromNodeModules.length > 0, 'the plain app loads content-type from node_modules');
-    assert.ok(plain.results.some((r) => r.res.status === 415), 'parse errors were exercised');
+    assert.ok(
+      plain.results.some((r) => r.res.status === 415),
+      'parse errors were exercised',
+    );
     for (const mode of ['require', 'import']) {
       const registered = await answers(framework, mode, EXPRESS_REQUESTS);
       assert.equal(registered.output, '', `${framework} (${mode}): register prints nothing`);
       assert.equal(registered.state.registered, true);
-      assert.deepStrictEqual(registered.state.contentTypeFromNodeModules, [], `${framework} (${mode}): no content-type copy left`);
+      assert.deepStrictEqual(
+        registered.state.contentTypeFromNodeModules,
+        [],
+        `${framework} (${mode}): no content-type copy left`,
+      );
       assert.ok(registered.state.active['content-type'].length > 0);
       assert.ok(registered.state.active.etag.length === 1, `${framework} (${mode}): express's etag swapped`);
       // serve-static 2.x (Express 5) is swapped; 1.x (Express 4) is left alone.
       const swapsStatic = framework !== 'express4';
       assert.equal(registered.state.active.static.length, swapsStatic ? 1 : 0, `${framework} (${mode}) static`);
       assert.equal(registered.state.staticA, swapsStatic ? 'middleware' : plain.state.staticA);
-      assert.equal(registered.state.sharedCache, swapsStatic, `${framework} (${mode}): both mounts share one FileCache`);
+      assert.equal(
+        registered.state.sharedCache,
+        swapsStatic,
+        `${framework} (${mode}): both mounts share one FileCache`,
+      );
       assertSameAnswers(`${framework} (${mode})`, plain, registered, { swapsSend: true, swapsStatic });
     }
   });
@@ -223,7 +243,10 @@ test('an unknown SSR_NATIVE_REGISTER part stops the start with an error naming t
       assert.doesNotMatch(result.stdout, /STARTED/, what);
       assert.match(result.stderr, /RangeError: SSR_NATIVE_REGISTER names an? unknown part/, what);
       assert.match(result.stderr, /use a comma list of content-type, etag, static, or none/, what);
-      const unknown = value.split(',').map((v) => v.trim()).filter((v) => !['none', 'static'].includes(v));
+      const unknown = value
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => !['none', 'static'].includes(v));
       for (const name of unknown) assert.ok(result.stderr.includes(JSON.stringify(name)), `${what}: names ${name}`);
     }
   }
@@ -237,41 +260,61 @@ test('an unknown SSR_NATIVE_REGISTER part stops the start with an error naming t
   assert.match(ok.stdout, /STARTED/);
 });
 
-test('without a loadable addon, register swaps content-type only and the app still answers', { skip: process.versions.bun ? 'the unbuilt-addon simulation hooks Node\'s module loader, which Bun does not route require() through' : false }, async () => {
-  const plain = await answers('express53', 'plain', EXPRESS_REQUESTS);
-  const registered = await answers('express53', 'no-addon', EXPRESS_REQUESTS);
-  assert.equal(registered.output, '');
-  assert.deepStrictEqual(registered.state.active.etag, []);
-  assert.deepStrictEqual(registered.state.active.static, []);
-  assert.deepStrictEqual(registered.state.contentTypeFromNodeModules, []);
-  assertSameAnswers('express53 (no addon)', plain, registered, { swapsSend: false, swapsStatic: false });
-});
+test(
+  'without a loadable addon, register swaps content-type only and the app still answers',
+  {
+    skip: process.versions.bun
+      ? "the unbuilt-addon simulation hooks Node's module loader, which Bun does not route require() through"
+      : false,
+  },
+  async () => {
+    const plain = await answers('express53', 'plain', EXPRESS_REQUESTS);
+    const registered = await answers('express53', 'no-addon', EXPRESS_REQUESTS);
+    assert.equal(registered.output, '');
+    assert.deepStrictEqual(registered.state.active.etag, []);
+    assert.deepStrictEqual(registered.state.active.static, []);
+    assert.deepStrictEqual(registered.state.contentTypeFromNodeModules, []);
+    assertSameAnswers('express53 (no addon)', plain, registered, { swapsSend: false, swapsStatic: false });
+  },
+);
 
-test('--import: an ESM app importing content-type and serve-static itself gets ours', { skip: process.versions.bun ? 'Bun has no module.register/registerHooks ESM resolve hooks; CommonJS requires are still swapped there' : false }, () => {
-  const script = [
-    "import ct from 'content-type';",
-    "import serveStatic from 'serve-static';",
-    "import express from 'express53';",
-    "const app = express(); app.get('/', (req, res) => res.send('hi'));",
-    "const etagOfHi = await new Promise((done) => { const server = app.listen(0, '127.0.0.1', async () => {",
-    "  const res = await fetch(`http://127.0.0.1:${server.address().port}/`); server.close(); done(res.headers.get('etag')); }); });",
-    "import register from 'ssr-native/register';",
-    'await new Promise((r) => setTimeout(r, 50));',
-    'console.log(JSON.stringify({ ours: typeof ct.cacheStats, name: serveStatic.name, esmHooks: register.esmHooks, etagOfHi,',
-    "  active: Object.fromEntries(Object.entries(register.active).map(([k, v]) => [k, [...v]])) }));",
-  ].join('\n');
-  const result = spawnSync(process.execPath, ['--import', 'ssr-native/register', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-  const out = JSON.parse(result.stdout);
-  assert.equal(out.ours, 'function');
-  assert.equal(out.name, 'registeredServeStatic');
-  assert.equal(out.esmHooks, true);
-  assert.ok(out.active['content-type'].includes(path.join(root, 'node_modules', 'content-type', 'index.js')));
-  // Express imported from ESM: its CommonJS tree still gets the swaps (ETag, content-type 2.x).
-  assert.equal(out.etagOfHi, etag(Buffer.from('hi')));
-  assert.equal(out.active.etag.length, 1);
-  assert.equal(out.active.static.length, 1);
-});
+test(
+  '--import: an ESM app importing content-type and serve-static itself gets ours',
+  {
+    skip: process.versions.bun
+      ? 'Bun has no module.register/registerHooks ESM resolve hooks; CommonJS requires are still swapped there'
+      : false,
+  },
+  () => {
+    const script = [
+      "import ct from 'content-type';",
+      "import serveStatic from 'serve-static';",
+      "import express from 'express53';",
+      "const app = express(); app.get('/', (req, res) => res.send('hi'));",
+      "const etagOfHi = await new Promise((done) => { const server = app.listen(0, '127.0.0.1', async () => {",
+      "  const res = await fetch(`http://127.0.0.1:${server.address().port}/`); server.close(); done(res.headers.get('etag')); }); });",
+      "import register from 'ssr-native/register';",
+      'await new Promise((r) => setTimeout(r, 50));',
+      'console.log(JSON.stringify({ ours: typeof ct.cacheStats, name: serveStatic.name, esmHooks: register.esmHooks, etagOfHi,',
+      '  active: Object.fromEntries(Object.entries(register.active).map(([k, v]) => [k, [...v]])) }));',
+    ].join('\n');
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'ssr-native/register', '--input-type=module', '-e', script],
+      { cwd: root, encoding: 'utf8' },
+    );
+    assert.equal(result.status, 0, result.stderr);
+    const out = JSON.parse(result.stdout);
+    assert.equal(out.ours, 'function');
+    assert.equal(out.name, 'registeredServeStatic');
+    assert.equal(out.esmHooks, true);
+    assert.ok(out.active['content-type'].includes(path.join(root, 'node_modules', 'content-type', 'index.js')));
+    // Express imported from ESM: its CommonJS tree still gets the swaps (ETag, content-type 2.x).
+    assert.equal(out.etagOfHi, etag(Buffer.from('hi')));
+    assert.equal(out.active.etag.length, 1);
+    assert.equal(out.active.static.length, 1);
+  },
+);
 
 test('register is idempotent: a second copy loaded returns the first state and wraps nothing twice', () => {
   const Module = require('node:module');

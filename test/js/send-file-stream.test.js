@@ -15,7 +15,10 @@ function pattern(size, seed) {
   return out;
 }
 
-const open = (p) => new Promise((resolve, reject) => openFileForStream(p, (err, fd, stat) => (err ? reject(err) : resolve({ fd, stat }))));
+const open = (p) =>
+  new Promise((resolve, reject) =>
+    openFileForStream(p, (err, fd, stat) => (err ? reject(err) : resolve({ fd, stat }))),
+  );
 
 // A server whose handler is set per test: (req, res) => ...
 async function withServer(fn) {
@@ -23,16 +26,26 @@ async function withServer(fn) {
   const server = await listenOn((req, res) => handler(req, res));
   server.server.keepAliveTimeout = 10000;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = () => new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ hang: true }), 3000);
-    const req = http.get({ host: '127.0.0.1', port: server.port, path: '/', agent }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }); });
-      res.on('aborted', () => { clearTimeout(timer); resolve({ aborted: true, received: Buffer.concat(chunks).length }); });
+  const get = () =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve({ hang: true }), 3000);
+      const req = http.get({ host: '127.0.0.1', port: server.port, path: '/', agent }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) });
+        });
+        res.on('aborted', () => {
+          clearTimeout(timer);
+          resolve({ aborted: true, received: Buffer.concat(chunks).length });
+        });
+      });
+      req.on('error', (err) => {
+        clearTimeout(timer);
+        resolve({ error: err });
+      });
     });
-    req.on('error', (err) => { clearTimeout(timer); resolve({ error: err }); });
-  });
   try {
     await fn((h) => (handler = h), get);
   } finally {
@@ -119,12 +132,13 @@ test('fileRangeStream: exact bytes, ERR_FILE_SHRANK when the file ends first, ar
   const tree = makeTree({ 'f.bin': pattern(200000, 3) });
   const file = path.join(tree.root, 'f.bin');
   try {
-    const read = (stream) => new Promise((resolve) => {
-      const chunks = [];
-      stream.on('data', (c) => chunks.push(c));
-      stream.on('end', () => resolve({ body: Buffer.concat(chunks) }));
-      stream.on('error', (error) => resolve({ error, got: Buffer.concat(chunks).length }));
-    });
+    const read = (stream) =>
+      new Promise((resolve) => {
+        const chunks = [];
+        stream.on('data', (c) => chunks.push(c));
+        stream.on('end', () => resolve({ body: Buffer.concat(chunks) }));
+        stream.on('error', (error) => resolve({ error, got: Buffer.concat(chunks).length }));
+      });
     let { fd } = await open(file);
     const whole = await read(fileRangeStream(fd, { start: 0, end: 199999 }));
     assert.ok(whole.body.equals(pattern(200000, 3)));

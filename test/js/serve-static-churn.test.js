@@ -14,10 +14,11 @@ const { runChurn } = require('./helpers/static-churn');
 function nodeHttp(options) {
   return (root) => {
     const mw = serveStatic(root, options);
-    const handler = (req, res) => mw(req, res, (err) => {
-      res.statusCode = err ? err.status || 500 : 404;
-      res.end();
-    });
+    const handler = (req, res) =>
+      mw(req, res, (err) => {
+        res.statusCode = err ? err.status || 500 : 404;
+        res.end();
+      });
     handler.close = () => mw.close();
     handler.stats = () => mw.stats();
     return handler;
@@ -41,7 +42,11 @@ for (const [name, handlerFor, seed] of [
 ]) {
   test(`churn (${name}): no hung, garbled or mistagged response; files as on disk 1 s after the writes`, async (t) => {
     // 2.5 s of churn, longer (at most 10 s) until 150 whole answers and 150 writes were seen
-    const { counts, failures, seed: used } = await runChurn(handlerFor, { ms: 2500, maxMs: 10000, minAnswers: 150, clients: 8, seed });
+    const {
+      counts,
+      failures,
+      seed: used,
+    } = await runChurn(handlerFor, { ms: 2500, maxMs: 10000, minAnswers: 150, clients: 8, seed });
     t.diagnostic(`seed ${used}: ${JSON.stringify(counts)}`);
     assert.deepEqual(failures, [], `seed ${used}: ${JSON.stringify(counts)}`);
     assert.equal(counts.hangs, 0);

@@ -22,7 +22,7 @@ const FILES = {
   'big.bin': big,
   'data.json': '{"a":1}',
   'style.css': 'body { color: red }\n'.repeat(50),
-  'noext': 'no extension',
+  noext: 'no extension',
   'with space.txt': 'space',
   'ünï.txt': 'unicode',
   'page.html': '<p>page</p>',
@@ -39,15 +39,62 @@ const FILES = {
 };
 
 const PATHS = [
-  '/', '/a.txt', '/empty.txt', '/index.html', '/big.bin', '/data.json', '/style.css', '/noext',
-  '/with%20space.txt', '/%C3%BCn%C3%AF.txt', '/page', '/page.html', '/sub', '/sub/', '/sub/page',
-  '/sub/page.html', '/sub/notes', '/sub/deeper/file.js', '/sub/deeper', '/sub/deeper/',
-  '/noindex', '/noindex/', '/dir', '/dir.html', '/dir.html/', '/nope', '/nope/', '/a.txt/',
-  '/a.txt?x=1&y=2', '//a.txt', '///sub', '/./a.txt', '/sub/../a.txt', '/%2e%2e/a.txt',
-  '/../a.txt', '/sub/%2e%2e/%2e%2e/etc/passwd', '/..%2fetc%2fpasswd', '/%2E%2E%5Ca.txt',
-  '/sub%2fpage.html', '/sub%5cpage.html', '/%00', '/a.txt%00.html', '/%zz', '/%E0%A4%A', '/%',
-  '/.hidden', '/.dir/file.txt', '/.dir/', '/sub/.env', '/sub/%2eenv', '/%2ehidden', '/x.y.z',
-  '/' + 'a'.repeat(300), '/' + 'a/'.repeat(3000), '/sub/deeper/file.js/', '/A.TXT',
+  '/',
+  '/a.txt',
+  '/empty.txt',
+  '/index.html',
+  '/big.bin',
+  '/data.json',
+  '/style.css',
+  '/noext',
+  '/with%20space.txt',
+  '/%C3%BCn%C3%AF.txt',
+  '/page',
+  '/page.html',
+  '/sub',
+  '/sub/',
+  '/sub/page',
+  '/sub/page.html',
+  '/sub/notes',
+  '/sub/deeper/file.js',
+  '/sub/deeper',
+  '/sub/deeper/',
+  '/noindex',
+  '/noindex/',
+  '/dir',
+  '/dir.html',
+  '/dir.html/',
+  '/nope',
+  '/nope/',
+  '/a.txt/',
+  '/a.txt?x=1&y=2',
+  '//a.txt',
+  '///sub',
+  '/./a.txt',
+  '/sub/../a.txt',
+  '/%2e%2e/a.txt',
+  '/../a.txt',
+  '/sub/%2e%2e/%2e%2e/etc/passwd',
+  '/..%2fetc%2fpasswd',
+  '/%2E%2E%5Ca.txt',
+  '/sub%2fpage.html',
+  '/sub%5cpage.html',
+  '/%00',
+  '/a.txt%00.html',
+  '/%zz',
+  '/%E0%A4%A',
+  '/%',
+  '/.hidden',
+  '/.dir/file.txt',
+  '/.dir/',
+  '/sub/.env',
+  '/sub/%2eenv',
+  '/%2ehidden',
+  '/x.y.z',
+  '/' + 'a'.repeat(300),
+  '/' + 'a/'.repeat(3000),
+  '/sub/deeper/file.js/',
+  '/A.TXT',
 ];
 
 const noop = () => {};
@@ -163,8 +210,14 @@ async function fill(headers, port, rawPath) {
 }
 
 async function compare(pair, rawPath, { method = 'GET', headers = {} } = {}) {
-  const theirs = await rawRequest(pair.peer.port, rawPath, { method, headers: await fill(headers, pair.peer.port, rawPath) });
-  const mine = await rawRequest(pair.ours.port, rawPath, { method, headers: await fill(headers, pair.ours.port, rawPath) });
+  const theirs = await rawRequest(pair.peer.port, rawPath, {
+    method,
+    headers: await fill(headers, pair.peer.port, rawPath),
+  });
+  const mine = await rawRequest(pair.ours.port, rawPath, {
+    method,
+    headers: await fill(headers, pair.ours.port, rawPath),
+  });
   const what = `${method} ${rawPath.slice(0, 80)} ${JSON.stringify(headers)}`;
   assert.deepEqual(describeResponse(mine), describeResponse(theirs), what);
   await checkTag(pair, rawPath, mine, theirs, method, what);
@@ -246,7 +299,16 @@ test('mounted under a path in Express 5: redirects keep the mount and the query'
   ourApp.use('/static', ours);
   const pair = { peer: await listenOn(peerApp), ours: await listenOn(ourApp) };
   try {
-    for (const p of ['/static', '/static?a=1', '/static/', '/static/sub', '/static/sub?q=%20x', '/static/a.txt', '//static/sub', '/static/nope']) {
+    for (const p of [
+      '/static',
+      '/static?a=1',
+      '/static/',
+      '/static/sub',
+      '/static/sub?q=%20x',
+      '/static/a.txt',
+      '//static/sub',
+      '/static/nope',
+    ]) {
       await compare(pair, p);
     }
   } finally {
@@ -259,7 +321,10 @@ test('mounted under a path in Express 5: redirects keep the mount and the query'
 test('option errors are the same', () => {
   assert.throws(() => serveStatic(), { name: 'TypeError', message: 'root path required' });
   assert.throws(() => serveStatic(42), { name: 'TypeError', message: 'root path must be a string' });
-  assert.throws(() => serveStatic('.', { setHeaders: 1 }), { name: 'TypeError', message: 'option setHeaders must be function' });
+  assert.throws(() => serveStatic('.', { setHeaders: 1 }), {
+    name: 'TypeError',
+    message: 'option setHeaders must be function',
+  });
   // send validates these per request: the middleware throws then, as serve-static's does
   for (const [options, message] of [
     [{ dotfiles: 'maybe' }, 'dotfiles option must be "allow", "deny", or "ignore"'],
@@ -276,11 +341,47 @@ test('option errors are the same', () => {
 });
 
 test('random paths from hostile tokens match serve-static (seeded)', async () => {
-  const tokens = ['..', '.', '%2e', '%2E%2e', '%2f', '%5c', '%5C', '/', '//', 'a.txt', 'sub', 'page', 'deeper',
-    'index.html', '%00', '%', '%zz', '%C3%BC', '.hidden', '.dir', 'file.js', 'x.y.z', '~', '%20', '?', '?q=/..',
-    '#', ';', '%3f', '%23', 'noindex', 'dir.html', '%252e', 'A.TXT', '%u002e', '\\', '+'];
+  const tokens = [
+    '..',
+    '.',
+    '%2e',
+    '%2E%2e',
+    '%2f',
+    '%5c',
+    '%5C',
+    '/',
+    '//',
+    'a.txt',
+    'sub',
+    'page',
+    'deeper',
+    'index.html',
+    '%00',
+    '%',
+    '%zz',
+    '%C3%BC',
+    '.hidden',
+    '.dir',
+    'file.js',
+    'x.y.z',
+    '~',
+    '%20',
+    '?',
+    '?q=/..',
+    '#',
+    ';',
+    '%3f',
+    '%23',
+    'noindex',
+    'dir.html',
+    '%252e',
+    'A.TXT',
+    '%u002e',
+    '\\',
+    '+',
+  ];
   let seed = 0x5eed;
-  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
   const pair = await startPair(tree, { extensions: ['html'], dotfiles: 'deny' });
   try {
     for (let i = 0; i < 600; i++) {

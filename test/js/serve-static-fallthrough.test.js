@@ -40,11 +40,21 @@ function call(mw, url) {
       statusCode: 200,
       headersSent: false,
       _headers: {},
-      setHeader(k, v) { this._headers[k.toLowerCase()] = v; },
-      getHeader(k) { return this._headers[k.toLowerCase()]; },
-      getHeaderNames() { return Object.keys(this._headers); },
-      removeHeader(k) { delete this._headers[k.toLowerCase()]; },
-      end() { resolve({ outcome: 'answered', status: this.statusCode }); },
+      setHeader(k, v) {
+        this._headers[k.toLowerCase()] = v;
+      },
+      getHeader(k) {
+        return this._headers[k.toLowerCase()];
+      },
+      getHeaderNames() {
+        return Object.keys(this._headers);
+      },
+      removeHeader(k) {
+        delete this._headers[k.toLowerCase()];
+      },
+      end() {
+        resolve({ outcome: 'answered', status: this.statusCode });
+      },
     };
     mw(req, res, (err) => resolve({ outcome: 'next', err }));
   });
@@ -96,7 +106,11 @@ for (const { mode, watch, shared } of [
 
         fs.mkdirSync(path.join(tree.root, 'deep/er'), { recursive: true });
         fs.writeFileSync(path.join(tree.root, 'deep/er/page.js'), 'deep page');
-        assert.equal(await eventually(async () => (await get('/deep/er/page.js')) === '200 deep page'), true, 'new dirs');
+        assert.equal(
+          await eventually(async () => (await get('/deep/er/page.js')) === '200 deep page'),
+          true,
+          'new dirs',
+        );
 
         fs.mkdirSync(path.join(tree.root, 'api'));
         fs.writeFileSync(path.join(tree.root, 'api/users'), 'static users');
@@ -113,9 +127,22 @@ for (const { mode, watch, shared } of [
   });
 }
 
-test('statuses with memoised directories and misses stay serve-static 2.2.1\'s on every repeat', async () => {
+test("statuses with memoised directories and misses stay serve-static 2.2.1's on every repeat", async () => {
   const tree = makeTree({ 'index.html': 'home', 'about/team.txt': 'team', 'docs/index.html': 'docs', '.env': 'x' });
-  const paths = ['/about', '/about/', '/docs', '/docs/', '/nope', '/nope/', '/about/nope', '/index.html/x', '/.env', '/%E0%A4%A', '/a/../../x', ''];
+  const paths = [
+    '/about',
+    '/about/',
+    '/docs',
+    '/docs/',
+    '/nope',
+    '/nope/',
+    '/about/nope',
+    '/index.html/x',
+    '/.env',
+    '/%E0%A4%A',
+    '/a/../../x',
+    '',
+  ];
   const variants = [
     {},
     { index: false, redirect: false },
@@ -144,7 +171,8 @@ test('statuses with memoised directories and misses stay serve-static 2.2.1\'s o
                 if (a.status !== 200) assert.equal(a.body.toString(), b.body.toString(), where);
               }
             }
-          }));
+          }),
+        );
       } finally {
         ours.close();
       }

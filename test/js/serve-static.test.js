@@ -181,7 +181,9 @@ test('memory bound: the cache accounting stays within maxBytes at every request;
   const control = run(0);
   assert.equal(control.stats.entries, 0);
   const extra = grew - control.grew;
-  t.diagnostic(`rss grew ${(grew / 1048576).toFixed(1)} MB, ${(extra / 1048576).toFixed(1)} MB over streaming everything; maxBytes 12 MB, tree 128 MB`);
+  t.diagnostic(
+    `rss grew ${(grew / 1048576).toFixed(1)} MB, ${(extra / 1048576).toFixed(1)} MB over streaming everything; maxBytes 12 MB, tree 128 MB`,
+  );
   // Coarse: without the bound the cache would hold the whole 128 MB tree, 116 MB more.
   assert.ok(extra < maxBytes + (64 << 20), `rss grew ${extra} bytes more than the control`);
 });
@@ -195,13 +197,34 @@ test('hostile paths: never a byte from outside root, serve-static statuses', asy
   fs.writeFileSync(path.join(tree.root, 'pub-secret', 'x.txt'), 'TOP SECRET sibling');
   fs.symlinkSync(path.join(outside.root, 'secret.txt'), path.join(root, 'link.txt'));
   const corpus = [
-    '/../secret.txt', '/..%2fsecret.txt', '/%2e%2e/%2e%2e/secret.txt', '/%2e%2e%2f%2e%2e%2fsecret.txt',
-    '/..%5c..%5csecret.txt', '/%252e%252e/secret.txt', '/..%c0%afsecret.txt', '/%c0%ae%c0%ae/secret.txt',
-    '/..\\..\\secret.txt'.replace(/\\/g, '%5C'), '/../pub-secret/x.txt', '/%2e%2e/pub-secret/x.txt',
-    '/a.txt%00', '/%00../secret.txt', '/a.txt%2500', '/%', '/%%32%65', '/%ff%fe', '/.env', '/.%65nv',
-    '/' + '..%2f'.repeat(50) + 'etc/passwd', '/' + 'x'.repeat(5000), '/' + '%2e%2e/'.repeat(200) + 'etc/passwd',
-    '/a.txt/..', '/a.txt/../../secret.txt', '/./../secret.txt', '/%2F..%2F..%2Fsecret.txt',
-    '//../secret.txt', '/' + outside.root.slice(1) + '/secret.txt',
+    '/../secret.txt',
+    '/..%2fsecret.txt',
+    '/%2e%2e/%2e%2e/secret.txt',
+    '/%2e%2e%2f%2e%2e%2fsecret.txt',
+    '/..%5c..%5csecret.txt',
+    '/%252e%252e/secret.txt',
+    '/..%c0%afsecret.txt',
+    '/%c0%ae%c0%ae/secret.txt',
+    '/..\\..\\secret.txt'.replace(/\\/g, '%5C'),
+    '/../pub-secret/x.txt',
+    '/%2e%2e/pub-secret/x.txt',
+    '/a.txt%00',
+    '/%00../secret.txt',
+    '/a.txt%2500',
+    '/%',
+    '/%%32%65',
+    '/%ff%fe',
+    '/.env',
+    '/.%65nv',
+    '/' + '..%2f'.repeat(50) + 'etc/passwd',
+    '/' + 'x'.repeat(5000),
+    '/' + '%2e%2e/'.repeat(200) + 'etc/passwd',
+    '/a.txt/..',
+    '/a.txt/../../secret.txt',
+    '/./../secret.txt',
+    '/%2F..%2F..%2Fsecret.txt',
+    '//../secret.txt',
+    '/' + outside.root.slice(1) + '/secret.txt',
   ];
   const strict = serveStatic(root, { fallthrough: false, allowSymlinksOutsideRoot: false });
   const lenient = serveStatic(root, { fallthrough: false });
@@ -245,27 +268,37 @@ test('plain node:http: with a next callback, and without one (send-style error p
   const tree = makeTree({ 'a.txt': 'plain', 'd/index.html': 'idx' });
   const mw = serveStatic(tree.root);
   try {
-    await withServer((req, res) => mw(req, res), async (port) => {
-      const ok = await rawRequest(port, '/a.txt');
-      assert.equal(ok.status, 200);
-      assert.equal(ok.body.toString(), 'plain');
-      assert.equal(ok.headers.etag, contentTag(ok.body)); // weak, length and CRC-32 of the bytes
-      assert.equal(ok.headers['content-type'], 'text/plain; charset=utf-8');
-      const missing = await rawRequest(port, '/nope');
-      assert.equal(missing.status, 404);
-      assert.match(missing.body.toString(), /<pre>Not Found<\/pre>/);
-      const redirect = await rawRequest(port, '/d?x=1');
-      assert.equal(redirect.status, 301);
-      assert.equal(redirect.headers.location, '/d/?x=1');
-      assert.equal((await rawRequest(port, '/d/')).body.toString(), 'idx');
-      const range = await rawRequest(port, '/a.txt', { headers: { range: 'bytes=99-' } });
-      assert.equal(range.status, 416);
-      assert.equal(range.headers['content-range'], 'bytes */5');
-    });
-    await withServer((req, res) => mw(req, res, () => { res.statusCode = 418; res.end('next'); }), async (port) => {
-      assert.equal((await rawRequest(port, '/nope')).status, 418);
-      assert.equal((await rawRequest(port, '/a.txt', { method: 'POST' })).status, 418);
-    });
+    await withServer(
+      (req, res) => mw(req, res),
+      async (port) => {
+        const ok = await rawRequest(port, '/a.txt');
+        assert.equal(ok.status, 200);
+        assert.equal(ok.body.toString(), 'plain');
+        assert.equal(ok.headers.etag, contentTag(ok.body)); // weak, length and CRC-32 of the bytes
+        assert.equal(ok.headers['content-type'], 'text/plain; charset=utf-8');
+        const missing = await rawRequest(port, '/nope');
+        assert.equal(missing.status, 404);
+        assert.match(missing.body.toString(), /<pre>Not Found<\/pre>/);
+        const redirect = await rawRequest(port, '/d?x=1');
+        assert.equal(redirect.status, 301);
+        assert.equal(redirect.headers.location, '/d/?x=1');
+        assert.equal((await rawRequest(port, '/d/')).body.toString(), 'idx');
+        const range = await rawRequest(port, '/a.txt', { headers: { range: 'bytes=99-' } });
+        assert.equal(range.status, 416);
+        assert.equal(range.headers['content-range'], 'bytes */5');
+      },
+    );
+    await withServer(
+      (req, res) =>
+        mw(req, res, () => {
+          res.statusCode = 418;
+          res.end('next');
+        }),
+      async (port) => {
+        assert.equal((await rawRequest(port, '/nope')).status, 418);
+        assert.equal((await rawRequest(port, '/a.txt', { method: 'POST' })).status, 418);
+      },
+    );
   } finally {
     mw.close();
     tree.remove();
@@ -304,7 +337,11 @@ test('compress: precomputed gzip and brotli, q-values, Vary, one ETag per encodi
       // carries, 304s and 206s included (RFC 9110 15.4.5: a 304 sends the Vary a 200 would)
       const site = async (ae, extra) => {
         const r = await get('/site.css', ae, extra);
-        assert.equal(r.headers.vary, 'Accept-Encoding', `Vary on the ${r.status} ${r.headers['content-encoding'] || 'identity'} answer to ${ae}`);
+        assert.equal(
+          r.headers.vary,
+          'Accept-Encoding',
+          `Vary on the ${r.status} ${r.headers['content-encoding'] || 'identity'} answer to ${ae}`,
+        );
         return r;
       };
       const first = await site('br, gzip');
@@ -395,8 +432,14 @@ test('a Buffer handed to a response stays valid after its entry is evicted', asy
 });
 
 test('invalid cache options are TypeErrors/RangeErrors with the usual message', () => {
-  assert.throws(() => serveStatic('.', { maxBytes: 'big' }), { name: 'TypeError', message: /options\.maxBytes must be a number/ });
-  assert.throws(() => serveStatic('.', { maxFileSize: -1 }), { name: 'RangeError', message: /options\.maxFileSize must be >= 0/ });
+  assert.throws(() => serveStatic('.', { maxBytes: 'big' }), {
+    name: 'TypeError',
+    message: /options\.maxBytes must be a number/,
+  });
+  assert.throws(() => serveStatic('.', { maxFileSize: -1 }), {
+    name: 'RangeError',
+    message: /options\.maxFileSize must be >= 0/,
+  });
 });
 
 test('worker threads: FileCache loads in flight while the worker is terminated', async () => {
@@ -418,7 +461,10 @@ test('worker threads: FileCache loads in flight while the worker is terminated',
   `;
   try {
     for (let round = 0; round < 5; round++) {
-      const workers = Array.from({ length: 3 }, () => new Worker(source, { eval: true, workerData: { root: require.resolve('../..'), dir: tree.root } }));
+      const workers = Array.from(
+        { length: 3 },
+        () => new Worker(source, { eval: true, workerData: { root: require.resolve('../..'), dir: tree.root } }),
+      );
       await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))));
       await Promise.all(workers.map((w) => w.terminate()));
     }

@@ -49,86 +49,103 @@ for (const [label, url, options, expected] of [
   ['an index file', '/sub/', {}, '<p>index</p>'],
   ['a compressible file with compress on', '/b.css', { compress: true }, css],
 ]) {
-  test(`serveStatic: close() with the load for ${label} in flight: ${expected === 500 ? '500' : 'the file'}, the process lives on`, { timeout: 20000 }, async () => {
+  test(
+    `serveStatic: close() with the load for ${label} in flight: ${expected === 500 ? '500' : 'the file'}, the process lives on`,
+    { timeout: 20000 },
+    async () => {
+      const tree = makeTree(files);
+      try {
+        await withServer(
+          expressClosingUnder(() => serveStatic(tree.root, options)),
+          async (port) => {
+            for (let i = 0; i < 20; i++) {
+              const r = await rawRequest(port, url, { headers: { 'accept-encoding': 'gzip, br' } });
+              if (expected === 500) {
+                assert.equal(r.status, 500, `request ${i}: ${r.status} ${r.body}`);
+                assert.equal(r.body.toString(), 'error: FileCache is closed');
+              } else {
+                assert.equal(r.status, 200, `request ${i}: ${r.status} ${r.body}`);
+                assert.equal(r.body.toString(), expected);
+              }
+            }
+          },
+        );
+      } finally {
+        tree.remove();
+      }
+    },
+  );
+}
+
+test(
+  'serveStatic: a shared cache closed by its owner under concurrent requests: each answer is the whole file or a 500',
+  { timeout: 20000 },
+  async () => {
+    const tree = makeTree(files);
+    const cache = new FileCache({ root: tree.root });
+    const mw = serveStatic(tree.root, { cache, compress: true });
+    const app = express();
+    let seen = 0;
+    // the owner closes the cache as the 5th request arrives: the loads of the first four are on the pool
+    app.use((req, res, next) => {
+      mw(req, res, next);
+      if (++seen === 5) cache.close();
+    });
+    app.use((err, req, res, next) => res.status(500).send(`error: ${err.message}`));
+    try {
+      await withServer(app, async (port) => {
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => rawRequest(port, i % 2 ? '/b.css' : '/a.txt')),
+        );
+        const statuses = answers.map((r, i) => {
+          if (r.status === 200) assert.equal(r.body.toString(), i % 2 ? css : 'alpha');
+          else assert.equal(r.body.toString(), 'error: FileCache is closed');
+          return r.status;
+        });
+        assert.ok(statuses.includes(500), statuses.join());
+        assert.equal((await rawRequest(port, '/a.txt')).status, 500);
+      });
+    } finally {
+      tree.remove();
+    }
+  },
+);
+
+test(
+  'Koa serve(): close() with loads in flight answers 500 with no Content-Encoding, the process lives on',
+  { timeout: 20000 },
+  async () => {
     const tree = makeTree(files);
     try {
-      await withServer(expressClosingUnder(() => serveStatic(tree.root, options)), async (port) => {
-        for (let i = 0; i < 20; i++) {
-          const r = await rawRequest(port, url, { headers: { 'accept-encoding': 'gzip, br' } });
-          if (expected === 500) {
-            assert.equal(r.status, 500, `request ${i}: ${r.status} ${r.body}`);
-            assert.equal(r.body.toString(), 'error: FileCache is closed');
-          } else {
-            assert.equal(r.status, 200, `request ${i}: ${r.status} ${r.body}`);
-            assert.equal(r.body.toString(), expected);
-          }
+      const app = new Koa();
+      // an app's own error handler, which (unlike Koa's default) keeps the headers already set
+      app.use(async (ctx, next) => {
+        try {
+          await next();
+        } catch (err) {
+          ctx.status = 500;
+          ctx.body = `error: ${err.message}`;
+        }
+      });
+      app.use(async (ctx, next) => {
+        const mw = serve(tree.root, { compress: true });
+        const done = mw(ctx, next);
+        mw.close(); // koa-send's look for a .br sibling is on the pool; the .gz one comes after close
+        await done;
+      });
+      await withServer(app.callback(), async (port) => {
+        for (const url of ['/a.txt', '/b.css', '/sub/']) {
+          const r = await rawRequest(port, url, { headers: { 'accept-encoding': 'br, gzip' } });
+          assert.equal(r.status, 500, `${url}: ${r.status}`);
+          assert.equal(r.body.toString(), 'error: FileCache is closed');
+          assert.equal(r.headers['content-encoding'], undefined, `${url}: a closed cache is no .gz sibling`);
         }
       });
     } finally {
       tree.remove();
     }
-  });
-}
-
-test('serveStatic: a shared cache closed by its owner under concurrent requests: each answer is the whole file or a 500', { timeout: 20000 }, async () => {
-  const tree = makeTree(files);
-  const cache = new FileCache({ root: tree.root });
-  const mw = serveStatic(tree.root, { cache, compress: true });
-  const app = express();
-  let seen = 0;
-  // the owner closes the cache as the 5th request arrives: the loads of the first four are on the pool
-  app.use((req, res, next) => {
-    mw(req, res, next);
-    if (++seen === 5) cache.close();
-  });
-  app.use((err, req, res, next) => res.status(500).send(`error: ${err.message}`));
-  try {
-    await withServer(app, async (port) => {
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => rawRequest(port, i % 2 ? '/b.css' : '/a.txt')));
-      const statuses = answers.map((r, i) => {
-        if (r.status === 200) assert.equal(r.body.toString(), i % 2 ? css : 'alpha');
-        else assert.equal(r.body.toString(), 'error: FileCache is closed');
-        return r.status;
-      });
-      assert.ok(statuses.includes(500), statuses.join());
-      assert.equal((await rawRequest(port, '/a.txt')).status, 500);
-    });
-  } finally {
-    tree.remove();
-  }
-});
-
-test('Koa serve(): close() with loads in flight answers 500 with no Content-Encoding, the process lives on', { timeout: 20000 }, async () => {
-  const tree = makeTree(files);
-  try {
-    const app = new Koa();
-    // an app's own error handler, which (unlike Koa's default) keeps the headers already set
-    app.use(async (ctx, next) => {
-      try {
-        await next();
-      } catch (err) {
-        ctx.status = 500;
-        ctx.body = `error: ${err.message}`;
-      }
-    });
-    app.use(async (ctx, next) => {
-      const mw = serve(tree.root, { compress: true });
-      const done = mw(ctx, next);
-      mw.close(); // koa-send's look for a .br sibling is on the pool; the .gz one comes after close
-      await done;
-    });
-    await withServer(app.callback(), async (port) => {
-      for (const url of ['/a.txt', '/b.css', '/sub/']) {
-        const r = await rawRequest(port, url, { headers: { 'accept-encoding': 'br, gzip' } });
-        assert.equal(r.status, 500, `${url}: ${r.status}`);
-        assert.equal(r.body.toString(), 'error: FileCache is closed');
-        assert.equal(r.headers['content-encoding'], undefined, `${url}: a closed cache is no .gz sibling`);
-      }
-    });
-  } finally {
-    tree.remove();
-  }
-});
+  },
+);
 
 test('FileCache after close(): lookups miss, loads call back with ERR_FILE_CACHE_CLOSED, the generation has moved, bodies stay intact', async () => {
   const tree = makeTree(files);

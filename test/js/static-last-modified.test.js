@@ -21,7 +21,10 @@ function expectedLastModified(root) {
   const stat = fs.statSync(path.join(root, 'small.txt'));
   assert.ok(stat.mtimeMs % 1 > 0.5, `the file system keeps sub-millisecond mtimes here (mtimeMs ${stat.mtimeMs})`);
   const runtimeRounds = !process.versions.bun;
-  assert.equal(stat.mtime.toUTCString(), runtimeRounds ? 'Tue, 14 Nov 2023 22:13:21 GMT' : 'Tue, 14 Nov 2023 22:13:20 GMT');
+  assert.equal(
+    stat.mtime.toUTCString(),
+    runtimeRounds ? 'Tue, 14 Nov 2023 22:13:21 GMT' : 'Tue, 14 Nov 2023 22:13:20 GMT',
+  );
   return stat.mtime.toUTCString();
 }
 
@@ -37,7 +40,7 @@ function tree() {
   return root;
 }
 
-test('Last-Modified of a fractional millisecond as this runtime\'s fs.Stats gives it (serveStatic vs serve-static 2.2.1)', async (t) => {
+test("Last-Modified of a fractional millisecond as this runtime's fs.Stats gives it (serveStatic vs serve-static 2.2.1)", async (t) => {
   const root = tree();
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
   const expected = expectedLastModified(root);
@@ -58,7 +61,7 @@ test('Last-Modified of a fractional millisecond as this runtime\'s fs.Stats give
   ours.close?.();
 });
 
-test('Last-Modified of a fractional millisecond as this runtime\'s fs.Stats gives it (Koa serve() vs koa-static 5)', async (t) => {
+test("Last-Modified of a fractional millisecond as this runtime's fs.Stats gives it (Koa serve() vs koa-static 5)", async (t) => {
   const root = tree();
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
   const appOf = (mw) => {

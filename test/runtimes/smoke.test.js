@@ -73,9 +73,20 @@ function hostileValues() {
     new DataView(new ArrayBuffer(4), 1, 2),
     new ArrayBuffer(8),
     detachedView,
-    { toString() { throw new Error('hostile toString'); }, valueOf() { throw new Error('hostile valueOf'); } },
+    {
+      toString() {
+        throw new Error('hostile toString');
+      },
+      valueOf() {
+        throw new Error('hostile valueOf');
+      },
+    },
     { headers: { 'content-type': 'text/plain' } },
-    { getHeader() { return 'text/plain; x=1'; } },
+    {
+      getHeader() {
+        return 'text/plain; x=1';
+      },
+    },
     { size: 3, mtime: new Date(0) },
     new Date(NaN),
     /re/,
@@ -87,7 +98,8 @@ function hostileValues() {
 function describe(value) {
   try {
     if (typeof value === 'string') return JSON.stringify(value.slice(0, 30));
-    if (typeof value === 'symbol' || typeof value === 'bigint') return String(value) + (typeof value === 'bigint' ? 'n' : '');
+    if (typeof value === 'symbol' || typeof value === 'bigint')
+      return String(value) + (typeof value === 'bigint' ? 'n' : '');
     if (value && typeof value === 'object') return Object.prototype.toString.call(value);
     return String(value);
   } catch {
@@ -125,7 +137,8 @@ function callSafely(label, fn, args, { construct = false } = {}) {
   if (!result || typeof result.then !== 'function') return null;
   return settleWithin(result, 60000).then((outcome) => {
     if (outcome === 'pending') assert.fail(`${what()} still pending after 60 s`);
-    if (outcome !== 'resolved') assert.ok(outcome instanceof Error, `${what()} rejected with a non-Error: ${describe(outcome)}`);
+    if (outcome !== 'resolved')
+      assert.ok(outcome instanceof Error, `${what()} rejected with a non-Error: ${describe(outcome)}`);
   });
 }
 
@@ -136,7 +149,8 @@ function exportedFunctions() {
     const add = (name, value) => {
       if (typeof value === 'function') out.push({ label: `${entry}.${name}`, fn: value });
       else if (value && typeof value === 'object' && !Array.isArray(value)) {
-        for (const [k, v] of Object.entries(value)) if (typeof v === 'function') out.push({ label: `${entry}.${name}.${k}`, fn: v });
+        for (const [k, v] of Object.entries(value))
+          if (typeof v === 'function') out.push({ label: `${entry}.${name}.${k}`, fn: v });
       }
     };
     if (typeof mod === 'function') add('(default)', mod);
@@ -244,7 +258,18 @@ test('serveStatic over node:http: files, revalidation and hostile paths', async 
     assert.equal((await get(port, '/a.txt', { 'if-none-match': tag })).status, 304);
     assert.equal((await get(port, '/a.txt', { range: 'bytes=0-4' })).body.toString(), 'hello');
     assert.equal((await get(port, '/dir/')).body.toString(), '<p>index</p>');
-    for (const hostile of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/%00', '/%ff%fe', '/a.txt%00.html', `/${'a/'.repeat(3000)}`, '//a.txt', '/dir', '/.hidden', '/a.txt/']) {
+    for (const hostile of [
+      '/../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/%00',
+      '/%ff%fe',
+      '/a.txt%00.html',
+      `/${'a/'.repeat(3000)}`,
+      '//a.txt',
+      '/dir',
+      '/.hidden',
+      '/a.txt/',
+    ]) {
       const res = await get(port, hostile);
       assert.ok(res.status >= 200 && res.status < 600, `${hostile.slice(0, 40)} -> ${res.status}`);
       assert.ok(!res.body.includes('root:'), hostile);

@@ -3,7 +3,14 @@ import http = require('http');
 import { responseCache } from 'ssr-native/cache';
 import type { ResponseCacheStats } from 'ssr-native/cache';
 
-const pages = responseCache({ maxBytes: 256 * 1024 * 1024, maxEntries: 50_000, query: 'sort', ignoreParams: ['utm_source'], cookies: (req) => req.url === '/', now: Date.now });
+const pages = responseCache({
+  maxBytes: 256 * 1024 * 1024,
+  maxEntries: 50_000,
+  query: 'sort',
+  ignoreParams: ['utm_source'],
+  cookies: (req) => req.url === '/',
+  now: Date.now,
+});
 http.createServer((req, res) => pages(req, res, () => res.end('page'))).listen(0);
 const dropped = [pages.purge('/'), pages.purgePrefix('/products/'), pages.purgeTag('catalog'), pages.clear()];
 async function purged(): Promise<number> {

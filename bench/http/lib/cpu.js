@@ -29,10 +29,21 @@ function npmVersion() {
 }
 
 // The CPU flags the SIMD paths choose by: x86 from /proc/cpuinfo "flags", arm64 from "Features".
-const SIMD_FLAGS = ['sse4_1', 'pclmulqdq', 'avx2', 'avx512f', 'avx512bw', 'avx512vl', 'vpclmulqdq', 'avx512_vbmi2', 'pmull', 'crc32'];
+const SIMD_FLAGS = [
+  'sse4_1',
+  'pclmulqdq',
+  'avx2',
+  'avx512f',
+  'avx512bw',
+  'avx512vl',
+  'vpclmulqdq',
+  'avx512_vbmi2',
+  'pmull',
+  'crc32',
+];
 
 function simdFlags() {
-  let text = '';
+  let text;
   try {
     text = fs.readFileSync('/proc/cpuinfo', 'utf8');
   } catch {
@@ -40,7 +51,12 @@ function simdFlags() {
   }
   const line = text.split('\n').find((l) => /^(flags|Features)\s*:/.test(l));
   if (!line) return [];
-  const present = new Set(line.slice(line.indexOf(':') + 1).trim().split(/\s+/));
+  const present = new Set(
+    line
+      .slice(line.indexOf(':') + 1)
+      .trim()
+      .split(/\s+/),
+  );
   return SIMD_FLAGS.filter((f) => present.has(f));
 }
 
@@ -58,7 +74,9 @@ function crc32Dispatch() {
 /** "pclmulqdq avx2 ...; CRC-32 path vpclmul512 (of portable, pclmul, ...)": for results headers. */
 function describeSimd(machine) {
   const flags = machine.cpuFlags && machine.cpuFlags.length ? machine.cpuFlags.join(' ') : 'none read';
-  const crc = machine.crc32 ? `; CRC-32 path ${machine.crc32.active} (available: ${machine.crc32.available.join(', ')})` : '';
+  const crc = machine.crc32
+    ? `; CRC-32 path ${machine.crc32.active} (available: ${machine.crc32.available.join(', ')})`
+    : '';
   return `CPU flags: ${flags}${crc}`;
 }
 
@@ -79,7 +97,9 @@ function describeMachine() {
     runtimeVersion: runtime.version,
     runtimeName: runtime.name,
     npm: npmVersion(),
-    pinning: pinning ? `server on CPU ${SERVER_CPU}, load generator on CPU ${LOAD_CPU}` : 'none (no taskset or a single CPU)',
+    pinning: pinning
+      ? `server on CPU ${SERVER_CPU}, load generator on CPU ${LOAD_CPU}`
+      : 'none (no taskset or a single CPU)',
   };
 }
 

@@ -10,8 +10,10 @@ const { median } = require('./median');
 function headlineFromSamples({ measure, samples, baseline, ours, peers = [], higherIsBetter = true }) {
   if (!samples[baseline] || !samples[ours]) return null;
   const better = (mine, base) => (higherIsBetter ? mine / base : base / mine);
-  const perRound = (name) => samples[name].map((v, round) => better(v, samples[baseline][round])).filter(Number.isFinite);
-  const noiseOf = (ratios) => (ratios.length > 1 ? (Math.max(...ratios) - Math.min(...ratios)) / 2 / median(ratios) : null);
+  const perRound = (name) =>
+    samples[name].map((v, round) => better(v, samples[baseline][round])).filter(Number.isFinite);
+  const noiseOf = (ratios) =>
+    ratios.length > 1 ? (Math.max(...ratios) - Math.min(...ratios)) / 2 / median(ratios) : null;
   return {
     measure,
     higherIsBetter,
@@ -21,7 +23,11 @@ function headlineFromSamples({ measure, samples, baseline, ours, peers = [], hig
     noise: noiseOf(perRound(ours)),
     peers: peers
       .filter((name) => samples[name])
-      .map((name) => ({ name, value: median(samples[name]), ratio: better(median(samples[name]), median(samples[baseline])) })),
+      .map((name) => ({
+        name,
+        value: median(samples[name]),
+        ratio: better(median(samples[name]), median(samples[baseline])),
+      })),
   };
 }
 

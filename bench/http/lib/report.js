@@ -50,7 +50,9 @@ function svgChart(title, tables) {
     }
     const w = Math.max(1, Math.round((bar.value / max) * barWidth));
     parts.push(`<text x="16" y="${y + 14}">${esc(bar.label)}</text>`);
-    parts.push(`<rect x="${labelWidth}" y="${y + 3}" width="${w}" height="${rowHeight - 8}" fill="${bar.value >= 1 ? '#2b8a3e' : '#c92a2a'}"/>`);
+    parts.push(
+      `<rect x="${labelWidth}" y="${y + 3}" width="${w}" height="${rowHeight - 8}" fill="${bar.value >= 1 ? '#2b8a3e' : '#c92a2a'}"/>`,
+    );
     parts.push(`<text x="${labelWidth + w + 6}" y="${y + 14}">${bar.value.toFixed(2)}x</text>`);
   });
   parts.push('</svg>');
@@ -61,7 +63,10 @@ function writeResults(dir, scenario, machine, tables, options) {
   fs.mkdirSync(dir, { recursive: true });
   const base = path.join(dir, scenario.name);
   const when = new Date().toISOString();
-  fs.writeFileSync(`${base}.json`, JSON.stringify({ scenario: scenario.name, when, machine, options, tables }, null, 2) + '\n');
+  fs.writeFileSync(
+    `${base}.json`,
+    JSON.stringify({ scenario: scenario.name, when, machine, options, tables }, null, 2) + '\n',
+  );
   const md = [
     `# ${scenario.name}`,
     '',
@@ -71,10 +76,20 @@ function writeResults(dir, scenario, machine, tables, options) {
     `${describeSimd(machine)}.`,
     options.quick ? 'Quick run (--quick): short rounds, figures are indicative only.' : '',
     '',
-    ...tables.flatMap((t) => [`## ${t.title}`, '', markdownTable(t.columns, t.rows), '', ...(t.notes || []).map((n) => `${n}  `), '']),
+    ...tables.flatMap((t) => [
+      `## ${t.title}`,
+      '',
+      markdownTable(t.columns, t.rows),
+      '',
+      ...(t.notes || []).map((n) => `${n}  `),
+      '',
+    ]),
   ].join('\n');
   fs.writeFileSync(`${base}.md`, md);
-  fs.writeFileSync(`${base}.svg`, svgChart(`${scenario.name}, ${machine.runtime} ${machine.runtimeVersion}`, tables) + '\n');
+  fs.writeFileSync(
+    `${base}.svg`,
+    svgChart(`${scenario.name}, ${machine.runtime} ${machine.runtimeVersion}`, tables) + '\n',
+  );
 }
 
 module.exports = { formatTable, markdownTable, writeResults };

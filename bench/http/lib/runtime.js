@@ -24,7 +24,14 @@ function serverRuntime() {
   const name = process.env[ENV] || hostName();
   if (name === hostName()) {
     const bun = process.versions.bun;
-    memo = { name, kind: bun ? 'bun' : 'node', bin: process.execPath, label: bun ? 'Bun' : 'Node.js', version: bun || process.version, host: true };
+    memo = {
+      name,
+      kind: bun ? 'bun' : 'node',
+      bin: process.execPath,
+      label: bun ? 'Bun' : 'Node.js',
+      version: bun || process.version,
+      host: true,
+    };
     return memo;
   }
   const { RUNTIMES, ensureRuntime } = require('../../../scripts/runtimes');

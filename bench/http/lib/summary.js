@@ -51,7 +51,9 @@ function headlineOf(table) {
     ours: { name: ours.name, value: ours.value },
     ratio: ours.ratio,
     noise: table.noise ?? null,
-    peers: rows.filter((r) => r !== ours && r !== baseline && !hint.measure && !/bare|reference|off\b|constant/i.test(r.name)),
+    peers: rows.filter(
+      (r) => r !== ours && r !== baseline && !hint.measure && !/bare|reference|off\b|constant/i.test(r.name),
+    ),
   };
 }
 
@@ -90,7 +92,12 @@ function summarize(scenarioResults) {
 
 const fmtRatio = (r) => (r === null || r === undefined ? '' : `${r >= 10 ? r.toFixed(1) : r.toFixed(2)}x`);
 const fmtNoise = (n) => (n === null || n === undefined ? '' : `±${Math.round(n * 100)}%`);
-const fmtValue = (v) => (v === null || v === undefined ? '' : Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : String(+v.toFixed(2)));
+const fmtValue = (v) =>
+  v === null || v === undefined
+    ? ''
+    : Math.abs(v) >= 100
+      ? Math.round(v).toLocaleString('en-US')
+      : String(+v.toFixed(2));
 
 function markdownSummary(run) {
   const columns = ['scenario', 'case', 'measure', 'baseline', 'ssr-native', 'ratio', 'noise', 'CPU ratio', 'best peer'];
@@ -140,7 +147,8 @@ function svgSummary(run) {
   const rowHeight = 20;
   const top = 52;
   const height = top + bars.length * rowHeight + 40;
-  const x = (v) => labelWidth + (log ? (Math.log10(v / min) / Math.log10(max / min)) * plotWidth : (v / max) * plotWidth);
+  const x = (v) =>
+    labelWidth + (log ? (Math.log10(v / min) / Math.log10(max / min)) * plotWidth : (v / max) * plotWidth);
   const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${labelWidth + plotWidth + 70}" height="${height}" font-family="sans-serif" font-size="11">`,
@@ -165,8 +173,12 @@ function svgSummary(run) {
     const end = x(Math.min(Math.max(b.ratio, log ? min : 0), max));
     const x0 = Math.min(x(1), end);
     const x1 = Math.max(x(1), end);
-    parts.push(`<text x="${labelWidth - 6}" y="${y + 13}" text-anchor="end">${esc(label.length > 68 ? label.slice(0, 66) + '…' : label)}</text>`);
-    parts.push(`<rect x="${x0.toFixed(1)}" y="${y + 3}" width="${Math.max(1, x1 - x0).toFixed(1)}" height="${rowHeight - 7}" fill="${b.ratio >= 1 ? '#2b8a3e' : '#c92a2a'}"/>`);
+    parts.push(
+      `<text x="${labelWidth - 6}" y="${y + 13}" text-anchor="end">${esc(label.length > 68 ? label.slice(0, 66) + '…' : label)}</text>`,
+    );
+    parts.push(
+      `<rect x="${x0.toFixed(1)}" y="${y + 3}" width="${Math.max(1, x1 - x0).toFixed(1)}" height="${rowHeight - 7}" fill="${b.ratio >= 1 ? '#2b8a3e' : '#c92a2a'}"/>`,
+    );
     let textX = x1;
     if (b.noise) {
       const a = x(Math.max(b.ratio * (1 - b.noise), log ? min : 0));
@@ -174,9 +186,13 @@ function svgSummary(run) {
       parts.push(`<line x1="${a.toFixed(1)}" y1="${y + 9.5}" x2="${c.toFixed(1)}" y2="${y + 9.5}" stroke="black"/>`);
       textX = Math.max(textX, c);
     }
-    parts.push(`<text x="${(textX + 5).toFixed(1)}" y="${y + 13}">${fmtRatio(b.ratio)}${b.noise ? ` ${fmtNoise(b.noise)}` : ''}</text>`);
+    parts.push(
+      `<text x="${(textX + 5).toFixed(1)}" y="${y + 13}">${fmtRatio(b.ratio)}${b.noise ? ` ${fmtNoise(b.noise)}` : ''}</text>`,
+    );
   });
-  parts.push(`<line x1="${x(1).toFixed(1)}" y1="${top - 6}" x2="${x(1).toFixed(1)}" y2="${axisY}" stroke="black" stroke-dasharray="3,2"/>`);
+  parts.push(
+    `<line x1="${x(1).toFixed(1)}" y1="${top - 6}" x2="${x(1).toFixed(1)}" y2="${axisY}" stroke="black" stroke-dasharray="3,2"/>`,
+  );
   parts.push('</svg>');
   return parts.join('\n') + '\n';
 }
@@ -249,7 +265,10 @@ function sideBySide(previous, current, a, b) {
     rows.push(row(before.get(key(s)), s));
   }
   for (const [k, old] of before) if (!seen.has(k)) rows.push(row(old, null));
-  return { columns: ['scenario', 'case', 'measure', `ratio ${a}`, `ratio ${b}`, `ssr-native ${a}`, `ssr-native ${b}`], rows };
+  return {
+    columns: ['scenario', 'case', 'measure', `ratio ${a}`, `ratio ${b}`, `ssr-native ${a}`, `ssr-native ${b}`],
+    rows,
+  };
 }
 
 module.exports = { headlineOf, summarize, markdownSummary, svgSummary, writeSummary, compareRuns };

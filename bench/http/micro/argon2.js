@@ -18,7 +18,11 @@ function load(name) {
   switch (name) {
     case 'ssr-native': {
       const argon2 = require(path.join(root, 'lib', 'argon2', 'index.js'));
-      argon2.configure({ maxConcurrency: 64, maxQueue: 64, ...(process.env.ARGON2_PRIORITY ? { priority: Number(process.env.ARGON2_PRIORITY) } : {}) });
+      argon2.configure({
+        maxConcurrency: 64,
+        maxQueue: 64,
+        ...(process.env.ARGON2_PRIORITY ? { priority: Number(process.env.ARGON2_PRIORITY) } : {}),
+      });
       return (pw, { parallelism }) => argon2.hash(pw, { salt, parallelism, raw: true });
     }
     case 'argon2': {
@@ -53,7 +57,10 @@ function load(name) {
 
 async function main() {
   const hash = load(impl);
-  if (!hash) return { skipped: `${impl} is not available in ${process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`}` };
+  if (!hash)
+    return {
+      skipped: `${impl} is not available in ${process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`}`,
+    };
   if (mode === 'latency') {
     await hash('warm-up', { parallelism: 4 });
     const times = [];

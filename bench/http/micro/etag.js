@@ -30,15 +30,19 @@ const asBuffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
 const latin1 = typeof body === 'string' && !/[^\x00-\xff]/.test(body);
 const copyTarget = Buffer.allocUnsafe(latin1 ? body.length : 0);
 
-const sha1Tag = (b) => `W/"${b.length.toString(16)}-${crypto.createHash('sha1').update(b).digest('base64').substring(0, 27)}"`;
+const sha1Tag = (b) =>
+  `W/"${b.length.toString(16)}-${crypto.createHash('sha1').update(b).digest('base64').substring(0, 27)}"`;
 const zlibTag = (b) => `W/"${b.length.toString(16)}-${zlib.crc32(b).toString(16).padStart(8, '0')}"`;
 const hasZlibCrc = typeof zlib.crc32 === 'function'; // Node >= 20.15 / 22.2
 // Every CRC-32 path this CPU has, forced: the tag formatted in JS exactly as the zlib.crc32 row
 // does, so against that row only the CRC (and the call) differ. etag() itself runs the path the
 // dispatcher chose; these rows cost at least as much (a path-name argument, a JS-formatted tag).
 const { active: activePath, available: crcPaths } = native.crc32Paths();
-const pathTag = (name, b) => `W/"${b.length.toString(16)}-${native.crc32WithPath(name, b).toString(16).padStart(8, '0')}"`;
-const forcedPaths = Object.fromEntries(crcPaths.map((name) => [`crc32WithPath('${name}') tag in JS`, () => pathTag(name, body)]));
+const pathTag = (name, b) =>
+  `W/"${b.length.toString(16)}-${native.crc32WithPath(name, b).toString(16).padStart(8, '0')}"`;
+const forcedPaths = Object.fromEntries(
+  crcPaths.map((name) => [`crc32WithPath('${name}') tag in JS`, () => pathTag(name, body)]),
+);
 
 const candidates =
   kind === 'buffer'
@@ -56,9 +60,10 @@ const candidates =
         'ssr-native etag(s)': () => etag(body),
         // Ablation: a one-byte text longer than lib/etag.js's 16 Ki slice, copied and hashed in
         // one piece as before slicing (the addon's own call, with lib/etag.js's Latin-1 check).
-        ...(latin1 && body.length > 16384 && {
-          'ssr-native etag(s) in one piece (ablation)': () => native.latin1Utf8Tag(body, true, 0, 0),
-        }),
+        ...(latin1 &&
+          body.length > 16384 && {
+            'ssr-native etag(s) in one piece (ablation)': () => native.latin1Utf8Tag(body, true, 0, 0),
+          }),
         // Ablation: text beyond Latin-1 through V8's UTF-8 writer (the addon's entityTag), as
         // before lib/etag.js handed it to the addon's own UTF-16 transcoder.
         ...(!latin1 && {

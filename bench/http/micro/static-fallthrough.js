@@ -41,7 +41,9 @@ function once(mw, url) {
   }
   for (const [name, values] of Object.entries(samples)) {
     values.sort((a, b) => a - b);
-    console.log(`${name.padEnd(24)} ${values[rounds >> 1].toFixed(2)} us CPU/call (median of ${rounds}; min ${values[0].toFixed(2)}, max ${values[rounds - 1].toFixed(2)})`);
+    console.log(
+      `${name.padEnd(24)} ${values[rounds >> 1].toFixed(2)} us CPU/call (median of ${rounds}; min ${values[0].toFixed(2)}, max ${values[rounds - 1].toFixed(2)})`,
+    );
   }
   for (const mw of Object.values(candidates)) if (mw.close) mw.close();
   fs.rmSync(root, { recursive: true, force: true });

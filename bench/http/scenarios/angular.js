@@ -27,7 +27,10 @@ const plainExpress = (impl, label) => ({
   script: staticScript,
   env: { STATIC_FRAMEWORK: 'express', STATIC_IMPL: impl, STATIC_ROOT: fixture.BROWSER, STATIC_API: '1' },
 });
-const plainPair = [plainExpress('serve-static', PLAIN_STOCK), plainExpress('ssr-native', 'plain Express + serveStatic')];
+const plainPair = [
+  plainExpress('serve-static', PLAIN_STOCK),
+  plainExpress('ssr-native', 'plain Express + serveStatic'),
+];
 const PLAIN_NOTE = `express.static vs serveStatic. The plain Express rows serve the same file (same options) from an app with nothing else in it; the "vs ${PLAIN_STOCK}" column of "plain Express + serveStatic" is the gain on plain Express, measured in the same rounds.`;
 
 // null when the fixture is built (building it here if needed), else why it could not be.
@@ -41,7 +44,8 @@ function prepare() {
     if (!fixture.isInstalled()) fixture.install();
     fixture.build();
   } catch (err) {
-    whyNot = `could not build test/fixtures/angular-app (${err.message.split('\n')[0]}); ` +
+    whyNot =
+      `could not build test/fixtures/angular-app (${err.message.split('\n')[0]}); ` +
       'build it with `npm run test:angular` (or `npm ci && npm i --no-save <ssr-native tarball> && npx ng build` there)';
   }
   return whyNot;
@@ -66,7 +70,9 @@ function cases() {
       name: 'CommonEngine, prerendered route GET /about (21 KB)',
       request: { path: '/about' },
       variants: common,
-      notes: ['stock: fs.promises.readFile of browser/about/index.html per request; ssr-native: cacheCommonEngine (from memory), CRC-32 ETag.'],
+      notes: [
+        'stock: fs.promises.readFile of browser/about/index.html per request; ssr-native: cacheCommonEngine (from memory), CRC-32 ETag.',
+      ],
     },
     {
       name: 'CommonEngine, server-rendered route GET /live',
@@ -87,13 +93,20 @@ function cases() {
       request: { path: '/live' },
       connections: RENDER_CONNECTIONS,
       variants: appEngine,
-      notes: ['ssr-native adds a CRC-32 ETag (and 304s) to server-rendered HTML; target: at most 5% more server CPU per request.'],
+      notes: [
+        'ssr-native adds a CRC-32 ETag (and 304s) to server-rendered HTML; target: at most 5% more server CPU per request.',
+      ],
     },
     {
       name: `AppEngine response writer alone: a ${Math.round(page.length / 1024)} KB server-rendered page, no rendering`,
       request: { path: '/' },
       variants: [
-        { name: 'writeResponseToNodeResponse (stock)', script: writerScript, env: { ANGULAR_WRITER: 'stock' }, baseline: true },
+        {
+          name: 'writeResponseToNodeResponse (stock)',
+          script: writerScript,
+          env: { ANGULAR_WRITER: 'stock' },
+          baseline: true,
+        },
         { name: 'ssr-native writeResponse', script: writerScript, env: { ANGULAR_WRITER: 'ssr-native' } },
         {
           name: 'ssr-native writeResponse, If-None-Match -> 304',
@@ -103,7 +116,9 @@ function cases() {
           expectNon2xx: true,
         },
       ],
-      notes: ['The AppEngine Response of a server-rendered page, written by each function: the CPU difference per request is what the ETag costs, to set against the CPU of rendering the page (the case above).'],
+      notes: [
+        'The AppEngine Response of a server-rendered page, written by each function: the CPU difference per request is what the ETag costs, to set against the CPU of rendering the page (the case above).',
+      ],
     },
     {
       name: `AppEngine, static asset GET ${asset} (${assetKb} KB)`,
@@ -120,7 +135,8 @@ module.exports = {
   name: 'angular',
   order: 60,
   headline: 'CommonEngine, server-rendered route GET /live',
-  question: 'Angular 21 SSR: requests/s of the stock CommonEngine and AppEngine servers vs the same wired to ssr-native.',
+  question:
+    'Angular 21 SSR: requests/s of the stock CommonEngine and AppEngine servers vs the same wired to ssr-native.',
   rounds: 6,
   seconds: 3,
   skip: prepare,

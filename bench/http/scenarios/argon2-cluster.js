@@ -15,7 +15,12 @@ const MIB = 1024 * 1024;
 
 function workerPids(primary) {
   try {
-    return fs.readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return fs
+      .readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -51,7 +56,7 @@ module.exports = {
   name: 'argon2-cluster',
   order: 42,
   question:
-    'A 2-worker node:cluster flooded with registrations: peak arena memory of the machine (workers\' RSS) and registrations/s, shared budget vs independent pools.',
+    "A 2-worker node:cluster flooded with registrations: peak arena memory of the machine (workers' RSS) and registrations/s, shared budget vs independent pools.",
   async run({ pick, log, startServer, runLoad }) {
     const rounds = pick(1, 2, 4);
     const seconds = pick(3, 4, 8);
@@ -84,7 +89,9 @@ module.exports = {
           out.arena.push((peak - idle) / MIB);
           out.regs.push((codes['201'] || 0) / seconds);
           out.busy.push(codes['429'] || 0);
-          log(`  round ${round + 1}/${rounds} ${VARIANTS[i].name}: peak arenas ${((peak - idle) / MIB).toFixed(0)} MiB, ${((codes['201'] || 0) / seconds).toFixed(1)} registrations/s`);
+          log(
+            `  round ${round + 1}/${rounds} ${VARIANTS[i].name}: peak arenas ${((peak - idle) / MIB).toFixed(0)} MiB, ${((codes['201'] || 0) / seconds).toFixed(1)} registrations/s`,
+          );
         } finally {
           await server.stop();
           for (const pid of workerPids(server.pid)) {
@@ -100,7 +107,10 @@ module.exports = {
       cluster: v.name,
       'peak RSS growth MiB (max)': Math.max(...samples[i].arena).toFixed(0),
       'peak RSS growth MiB (median)': median(samples[i].arena).toFixed(0),
-      'budget MiB': i === 0 ? `${2 * slots * HASH_MIB} (per worker ${slots} x ${HASH_MIB})` : `${slots * HASH_MIB} (${slots} x ${HASH_MIB})`,
+      'budget MiB':
+        i === 0
+          ? `${2 * slots * HASH_MIB} (per worker ${slots} x ${HASH_MIB})`
+          : `${slots * HASH_MIB} (${slots} x ${HASH_MIB})`,
       'registrations/s': median(samples[i].regs).toFixed(1),
       '429s per run': String(Math.round(median(samples[i].busy))),
       'ratio registrations vs independent pools': `${(median(samples[i].regs) / median(base.regs)).toFixed(2)}x`,
@@ -109,7 +119,12 @@ module.exports = {
       tables: [
         {
           // summary: peak arena memory of the machine, shared budget against independent pools
-          headline: { measure: 'peak RSS growth MiB (median)', ours: 'shared budget (default)', baseline: 'two independent pools (shared: false)', higherIsBetter: false },
+          headline: {
+            measure: 'peak RSS growth MiB (median)',
+            ours: 'shared budget (default)',
+            baseline: 'two independent pools (shared: false)',
+            higherIsBetter: false,
+          },
           title: `2 cluster workers, 16 connections posting /register back to back for ${seconds} s`,
           columns: Object.keys(rows[0]),
           rows,

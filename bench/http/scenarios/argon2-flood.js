@@ -66,7 +66,7 @@ function registeredSoFar(server) {
 // next variant on the same CPU.
 async function drained(server) {
   let last = -1;
-  for (let stable = 0; stable < 4; ) {
+  for (let stable = 0; stable < 4;) {
     await new Promise((r) => setTimeout(r, 250));
     const now = await registeredSoFar(server);
     stable = now === last ? stable + 1 : 0;
@@ -176,7 +176,15 @@ module.exports = {
     });
 
     const servers = [];
-    const samples = VARIANTS.map(() => ({ idleP50: [], idleP99: [], floodP50: [], floodP99: [], regs: [], busy: [], errors: [] }));
+    const samples = VARIANTS.map(() => ({
+      idleP50: [],
+      idleP99: [],
+      floodP50: [],
+      floodP99: [],
+      regs: [],
+      busy: [],
+      errors: [],
+    }));
     try {
       for (const v of VARIANTS) servers.push(await startServer(SERVER, v.env));
       // Warm-up: JIT, the libuv/hash pools and the first arena.
@@ -213,7 +221,16 @@ module.exports = {
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
     }
-    const storm = await runStorm({ variants: pick(VARIANTS, VARIANTS, STORM_VARIANTS), rounds, seconds, log, startServer, runLoad, health, register });
+    const storm = await runStorm({
+      variants: pick(VARIANTS, VARIANTS, STORM_VARIANTS),
+      rounds,
+      seconds,
+      log,
+      startServer,
+      runLoad,
+      health,
+      register,
+    });
     const base = samples[0];
     const rows = VARIANTS.map((v, i) => {
       const s = samples[i];

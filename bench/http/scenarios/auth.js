@@ -22,13 +22,23 @@ const INSTALL_TIMEOUT_MS = 300000; // better-sqlite3 compiles from source when n
 const NODE_VARIANTS = [
   { name: 'argon2 package', impl: 'argon2', baseline: true },
   { name: '@node-rs/argon2', impl: 'node-rs', peer: true },
-  { name: 'node:crypto argon2', impl: 'node-crypto', peer: true, needs: () => probe("process.exit(typeof require('crypto').argon2 === 'function' ? 0 : 1)") },
+  {
+    name: 'node:crypto argon2',
+    impl: 'node-crypto',
+    peer: true,
+    needs: () => probe("process.exit(typeof require('crypto').argon2 === 'function' ? 0 : 1)"),
+  },
   { name: 'ssr-native/argon2', impl: 'ssr-native', ours: true },
 ];
 // Under Bun: the auth article's final server is the baseline, against the same routes on
 // Bun.serve calling ssr-native/argon2 directly, and the Express servers run by Bun.
 const BUN_VARIANTS = [
-  { name: 'Bun.serve + Bun.password, 3 workers, semaphore 3 (the article)', impl: 'bun-workers', script: BUN_SERVER, baseline: true },
+  {
+    name: 'Bun.serve + Bun.password, 3 workers, semaphore 3 (the article)',
+    impl: 'bun-workers',
+    script: BUN_SERVER,
+    baseline: true,
+  },
   { name: 'Bun.serve + ssr-native/argon2', impl: 'ssr-native', script: BUN_SERVER, ours: true },
   { name: 'Express + argon2 package', impl: 'argon2', peer: true },
   { name: 'Express + ssr-native/argon2', impl: 'ssr-native', peer: true },
@@ -62,7 +72,13 @@ function ensureDeps(log) {
     timeout: INSTALL_TIMEOUT_MS,
   });
   if (depsReady()) return null;
-  const why = out.error ? out.error.message : `npm exited with ${out.status}: ${String(out.stderr || '').trim().split('\n').slice(-2).join(' ')}`;
+  const why = out.error
+    ? out.error.message
+    : `npm exited with ${out.status}: ${String(out.stderr || '')
+        .trim()
+        .split('\n')
+        .slice(-2)
+        .join(' ')}`;
   return `better-sqlite3/jsonwebtoken unavailable in ${DEPS} (${why}); install them with: npm install --prefix ${DEPS} ${DEPS_SPECS.join(' ')}`;
 }
 
@@ -71,7 +87,13 @@ function request(url, { method = 'GET', body, headers = {} } = {}) {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
       url,
-      { method, headers: { ...headers, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
+      {
+        method,
+        headers: {
+          ...headers,
+          ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}),
+        },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -98,7 +120,7 @@ async function setUp(server) {
 // /health answers from one worker at a time: in a cluster, several quiet answers in a row.
 async function drained(server, quietNeeded) {
   const deadline = Date.now() + 20000;
-  for (let quiet = 0; quiet < quietNeeded && Date.now() < deadline; ) {
+  for (let quiet = 0; quiet < quietNeeded && Date.now() < deadline;) {
     await new Promise((r) => setTimeout(r, 100));
     const res = await request(`${server.url}/health`);
     quiet = res.body && res.body.hashing === 0 ? quiet + 1 : 0;
@@ -159,7 +181,8 @@ async function registrations(server, seconds, rate) {
   }
   await Promise.all(sent);
   latencies.sort((a, b) => a - b);
-  const at = (q) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]) : 0);
+  const at = (q) =>
+    latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]) : 0;
   return { statusCodes, p50: at(0.5), p95: at(0.95), p99: at(0.99), errors, total: latencies.length + errors };
 }
 
@@ -174,7 +197,9 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
   const ours = variants.find((v) => v.ours);
   const servers = [];
   const tokens = [];
-  const samples = variants.map(() => Object.fromEntries(ROUTES.map((r) => [r, { ok: [], p50: [], p95: [], p99: [], busy: [], errors: [], other: [] }])));
+  const samples = variants.map(() =>
+    Object.fromEntries(ROUTES.map((r) => [r, { ok: [], p50: [], p95: [], p99: [], busy: [], errors: [], other: [] }])),
+  );
   try {
     for (const [index, v] of variants.entries()) {
       const env = {
@@ -193,7 +218,9 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
         const i = (k + round) % variants.length;
         const loads = mixedLoad(servers[i], tokens[i], seconds);
         const results = await Promise.all(
-          ROUTES.map((route) => (route === 'register' ? registrations(servers[i], seconds, REGISTER_RATE) : runLoad(loads[route]))),
+          ROUTES.map((route) =>
+            route === 'register' ? registrations(servers[i], seconds, REGISTER_RATE) : runLoad(loads[route]),
+          ),
         );
         await drained(servers[i], setup.workers > 1 ? 6 : 3);
         const line = [];
@@ -209,7 +236,9 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
           out.busy.push(codes['429'] || 0);
           out.errors.push(r.errors);
           out.other.push(r.total - ok - (codes['429'] || 0));
-          line.push(`${route} ${(ok / seconds).toFixed(1)}/s p99 ${r.p99} ms${codes['429'] ? ` ${codes['429']}x429` : ''}`);
+          line.push(
+            `${route} ${(ok / seconds).toFixed(1)}/s p99 ${r.p99} ms${codes['429'] ? ` ${codes['429']}x429` : ''}`,
+          );
         });
         log(`  ${setup.key} round ${round + 1}/${rounds} ${variants[i].name}: ${line.join(', ')}`);
       }
@@ -236,7 +265,9 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
         'other non-2xx': String(s.other.reduce((a, b) => a + b, 0)),
         // n/a when a side completed no request of this route in the run
         [`ratio p99 vs ${baseline.name} (>1 better)`]:
-          median(base[route].ok) > 0 && median(s.ok) > 0 ? `${(median(base[route].p99) / Math.max(p99, 0.001)).toFixed(2)}x` : 'n/a',
+          median(base[route].ok) > 0 && median(s.ok) > 0
+            ? `${(median(base[route].p99) / Math.max(p99, 0.001)).toFixed(2)}x`
+            : 'n/a',
       });
     });
   }
@@ -277,7 +308,7 @@ module.exports = {
   name: 'auth',
   order: 43,
   question:
-    'A whole Express 5 auth server (health, register, login + JWT, protected reads, SQLite) under a mixed load: per-route throughput and p99 for each argon2 implementation, on one CPU, on all CPUs and as a 2-worker cluster (under Bun: against the auth article\'s Bun.serve server with Bun.password in workers behind a semaphore of 3, and Bun.serve calling ssr-native/argon2).',
+    "A whole Express 5 auth server (health, register, login + JWT, protected reads, SQLite) under a mixed load: per-route throughput and p99 for each argon2 implementation, on one CPU, on all CPUs and as a 2-worker cluster (under Bun: against the auth article's Bun.serve server with Bun.password in workers behind a semaphore of 3, and Bun.serve calling ssr-native/argon2).",
   async run({ pick, log, startServer, runLoad, skip }) {
     const missing = ensureDeps(log);
     if (missing) skip(missing);
@@ -289,7 +320,9 @@ module.exports = {
       { key: '1cpu', label: 'pinned to one CPU', workers: 1 },
       { key: 'all', label: `on all ${cpus} CPUs`, workers: 1, cpu: allCpus },
       // Bun's article compares single processes; its node:cluster is left out (see docs/bun.md).
-      ...(underBun() ? [] : [{ key: 'cluster', label: `as a 2-worker node:cluster on all ${cpus} CPUs`, workers: 2, cpu: allCpus }]),
+      ...(underBun()
+        ? []
+        : [{ key: 'cluster', label: `as a 2-worker node:cluster on all ${cpus} CPUs`, workers: 2, cpu: allCpus }]),
     ];
     const all = underBun() ? BUN_VARIANTS : NODE_VARIANTS;
     const usable = all.map((v) => !v.needs || v.needs());
@@ -307,8 +340,16 @@ module.exports = {
     const common = [
       'Latencies include fast answers: ssr-native/argon2 answers 429 (Retry-After) when its semaphore is full, the others queue every request.',
       'Server CPU: "one CPU" = pinned to CPU 0 with the load generators on CPU 1; "all CPUs" and the cluster share CPU 1 with the 4 load generators. Other jobs share the machine: expect noise.',
-      ...(left.length ? [`${left.join(', ')}: skipped, crypto.argon2 needs Node >= 24 (this run: ${serverRuntime().label} ${serverRuntime().version}).`] : []),
-      ...(underBun() ? ['Under Bun: users in bun:sqlite (Bun cannot load better-sqlite3), same schema and statements; argon2id m=64 MiB, t=3 everywhere, p=4 for ssr-native and the argon2 package, p=1 for Bun.password (fixed by Bun).'] : []),
+      ...(left.length
+        ? [
+            `${left.join(', ')}: skipped, crypto.argon2 needs Node >= 24 (this run: ${serverRuntime().label} ${serverRuntime().version}).`,
+          ]
+        : []),
+      ...(underBun()
+        ? [
+            'Under Bun: users in bun:sqlite (Bun cannot load better-sqlite3), same schema and statements; argon2id m=64 MiB, t=3 everywhere, p=4 for ssr-native and the argon2 package, p=1 for Bun.password (fixed by Bun).',
+          ]
+        : []),
     ];
     for (const t of tables) t.notes.push(...common);
     return { tables };

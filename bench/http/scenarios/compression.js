@@ -32,10 +32,14 @@ function installShrinkRay(log) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-shrink-ray-'));
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   try {
-    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', dir, 'shrink-ray-current@4'], {
-      stdio: 'ignore',
-      timeout: 60000,
-    });
+    execFileSync(
+      'npm',
+      ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', dir, 'shrink-ray-current@4'],
+      {
+        stdio: 'ignore',
+        timeout: 60000,
+      },
+    );
     require(path.join(dir, 'node_modules', 'shrink-ray-current'));
     return dir;
   } catch (err) {
@@ -89,7 +93,13 @@ module.exports = {
       const servers = [];
       try {
         for (const v of fw.variants) {
-          servers.push(await startServer(SCRIPT, { COMPRESSION: v.mode, FRAMEWORK: fw.framework, SHRINK_RAY_DIR: shrinkRay || '' }));
+          servers.push(
+            await startServer(SCRIPT, {
+              COMPRESSION: v.mode,
+              FRAMEWORK: fw.framework,
+              SHRINK_RAY_DIR: shrinkRay || '',
+            }),
+          );
         }
         for (const request of REQUESTS) {
           const load = (server, duration) => ({
@@ -109,14 +119,20 @@ module.exports = {
               const result = await runLoad(load(server, seconds));
               const cpuAfter = cpuSeconds(server.pid);
               const after = await getStats(server);
-              if (cpuBefore === null || cpuAfter === null) throw new Error('no /proc CPU times: this scenario needs Linux');
-              if (result.errors || result.non2xx) throw new Error(`${fw.variants[i].name} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+              if (cpuBefore === null || cpuAfter === null)
+                throw new Error('no /proc CPU times: this scenario needs Linux');
+              if (result.errors || result.non2xx)
+                throw new Error(
+                  `${fw.variants[i].name} ${request.path}: ${result.errors} errors, ${result.non2xx} non-2xx`,
+                );
               const served = after.requests - before.requests;
               samples[i].cpu.push(((cpuAfter - cpuBefore) * 1e6) / served);
               samples[i].rps.push(result.requestsPerSecond);
               samples[i].bytes.push((after.bytes - before.bytes) / served);
               samples[i].loop.push(after.loopP99Ms);
-              log(`  ${fw.name} ${request.path} round ${round + 1}/${rounds} ${fw.variants[i].name}: ${samples[i].cpu.at(-1).toFixed(0)} us CPU/req, ${samples[i].bytes.at(-1).toFixed(0)} B/resp, loop p99 ${after.loopP99Ms.toFixed(2)} ms`);
+              log(
+                `  ${fw.name} ${request.path} round ${round + 1}/${rounds} ${fw.variants[i].name}: ${samples[i].cpu.at(-1).toFixed(0)} us CPU/req, ${samples[i].bytes.at(-1).toFixed(0)} B/resp, loop p99 ${after.loopP99Ms.toFixed(2)} ms`,
+              );
             }
           }
           const base = median(samples[0].cpu);
@@ -128,9 +144,22 @@ module.exports = {
             return `${median(ratios).toFixed(2)}x (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
           };
           tables.push({
-            headline: { measure: 'server CPU us/req', ours: fw.variants[ours].name, baseline: fw.variants[1].name, higherIsBetter: false },
+            headline: {
+              measure: 'server CPU us/req',
+              ours: fw.variants[ours].name,
+              baseline: fw.variants[1].name,
+              higherIsBetter: false,
+            },
             title: `${fw.name}, ${request.title}, GET ${request.path}`,
-            columns: ['variant', 'req/s', 'server CPU us/req', 'req per CPU-s vs none', 'ours vs this (req per CPU-s)', 'bytes/response', 'loop delay p99 ms'],
+            columns: [
+              'variant',
+              'req/s',
+              'server CPU us/req',
+              'req per CPU-s vs none',
+              'ours vs this (req per CPU-s)',
+              'bytes/response',
+              'loop delay p99 ms',
+            ],
             rows: fw.variants.map((v, i) => {
               const cpu = median(samples[i].cpu);
               return {

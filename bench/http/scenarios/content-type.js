@@ -19,7 +19,7 @@ const CASES = [
   },
   {
     name: 'cached-req',
-    title: "parse(req) as body-parser and Koa call it: the same 5 request Content-Types",
+    title: 'parse(req) as body-parser and Koa call it: the same 5 request Content-Types',
     candidates: ['content-type', 'fast-content-type-parse', 'ssr-native'],
     iterations: 1_000_000,
   },
@@ -48,7 +48,13 @@ const CASES = [
   {
     name: 'uncached',
     title: 'parse: a Content-Type never seen before on every call',
-    candidates: ['content-type', 'fast-content-type-parse', 'ssr-native', 'ssr-native-no-cache', 'ssr-native-native-scanner'],
+    candidates: [
+      'content-type',
+      'fast-content-type-parse',
+      'ssr-native',
+      'ssr-native-no-cache',
+      'ssr-native-native-scanner',
+    ],
     iterations: 300_000,
   },
   {
@@ -105,16 +111,24 @@ module.exports = {
         columns: ['implementation', 'ns/call', ratioColumn],
         rows: c.candidates.map((name) => {
           const ns = median(samples[name]);
-          return { implementation: LABELS[name], 'ns/call': ns.toFixed(0), [ratioColumn]: `${(base / ns).toFixed(2)}x` };
+          return {
+            implementation: LABELS[name],
+            'ns/call': ns.toFixed(0),
+            [ratioColumn]: `${(base / ns).toFixed(2)}x`,
+          };
         }),
-        notes: [`CPU time per call; median of ${rounds} runs, each candidate in a fresh process pinned to one CPU, order rotated per round; ratio = speed-up.`],
+        notes: [
+          `CPU time per call; median of ${rounds} runs, each candidate in a fresh process pinned to one CPU, order rotated per round; ratio = speed-up.`,
+        ],
         summary: headlineFromSamples({
           measure: 'ns/call',
           higherIsBetter: false,
           samples: Object.fromEntries(Object.entries(samples).map(([name, v]) => [LABELS[name], v])),
           baseline: LABELS[baseline],
           ours: LABELS[c.candidates.find((name) => name.startsWith('ssr-native'))],
-          peers: c.candidates.filter((name) => name !== baseline && !name.startsWith('ssr-native')).map((name) => LABELS[name]),
+          peers: c.candidates
+            .filter((name) => name !== baseline && !name.startsWith('ssr-native'))
+            .map((name) => LABELS[name]),
         }),
       });
     }

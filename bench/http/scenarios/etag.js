@@ -17,7 +17,13 @@ const SIZES = [
   { label: '1 KB ASCII string', bytes: 1024, iterations: 500_000, kind: 'ascii', fullOnly: true },
   { label: '62 KB ASCII string', bytes: 62 * 1024, iterations: 20_000, kind: 'ascii', fullOnly: true },
   { label: '75 KB ASCII string', bytes: 75 * 1024, iterations: 20_000, kind: 'ascii' },
-  { label: '75 KB Latin-1 string (some e replaced by é)', bytes: 75 * 1024, iterations: 5_000, kind: 'latin1', fullOnly: true },
+  {
+    label: '75 KB Latin-1 string (some e replaced by é)',
+    bytes: 75 * 1024,
+    iterations: 5_000,
+    kind: 'latin1',
+    fullOnly: true,
+  },
   { label: '75 KB two-byte string (ASCII + one U+2014 at the end)', bytes: 75 * 1024, iterations: 2_000, kind: 'wide' },
   { label: '75 KB CJK string', bytes: 75 * 1024, iterations: 2_000, kind: 'cjk' },
 ];
@@ -26,13 +32,16 @@ module.exports = {
   name: 'etag',
   order: 5,
   headline: '75 KB Buffer', // the default run's case (see README: headline cases)
-  question: 'ns per etag() call on Buffers and strings, against zlib.crc32 and SHA-1 (Express default); for strings also against the same bytes as a Buffer; for Buffers also each CRC-32 path forced.',
+  question:
+    'ns per etag() call on Buffers and strings, against zlib.crc32 and SHA-1 (Express default); for strings also against the same bytes as a Buffer; for Buffers also each CRC-32 path forced.',
   async run({ pick, log, headline }) {
     const rounds = pick(3, 3, 7);
     const tables = [];
     let activePath = null;
     // The default run keeps the cases the README quotes; --full adds the other string kinds.
-    for (const size of SIZES.filter((s) => (headline ? s.label === headline : !s.fullOnly || pick(false, false, true)))) {
+    for (const size of SIZES.filter((s) =>
+      headline ? s.label === headline : !s.fullOnly || pick(false, false, true),
+    )) {
       const samples = {};
       for (let round = 0; round < rounds; round++) {
         const iterations = Math.ceil(size.iterations / pick(4, 3, 1));
@@ -73,9 +82,21 @@ module.exports = {
         rows,
         notes: [
           `median of ${rounds} runs, each in a fresh process pinned to one CPU; CPU time per call; ratio = speed-up.`,
-          ...(underBun() ? ["Under Bun, zlib.crc32 is Bun's own node:zlib crc32 (native): the summary's baseline there, the built-in a Bun user already has."] : []),
-          ...(size.kind ? [] : [`etag() runs the CRC-32 path the dispatcher chose here (${activePath}); each crc32WithPath row forces one path and formats the tag in JS, as the zlib.crc32 row does. A path forced on this CPU is not that path on the CPU it is chosen for (a Zen 3 or a Skylake has other multipliers).`]),
-          ...(bufferNs ? ['time vs the same bytes as a Buffer: how much the string costs over etag() of Buffer.from(s) already made (target <= 2x for ASCII pages).'] : []),
+          ...(underBun()
+            ? [
+                "Under Bun, zlib.crc32 is Bun's own node:zlib crc32 (native): the summary's baseline there, the built-in a Bun user already has.",
+              ]
+            : []),
+          ...(size.kind
+            ? []
+            : [
+                `etag() runs the CRC-32 path the dispatcher chose here (${activePath}); each crc32WithPath row forces one path and formats the tag in JS, as the zlib.crc32 row does. A path forced on this CPU is not that path on the CPU it is chosen for (a Zen 3 or a Skylake has other multipliers).`,
+              ]),
+          ...(bufferNs
+            ? [
+                'time vs the same bytes as a Buffer: how much the string costs over etag() of Buffer.from(s) already made (target <= 2x for ASCII pages).',
+              ]
+            : []),
         ],
         // Summary: against what Express does today (SHA-1 of the body), zlib.crc32 as the peer;
         // under Bun against Bun's zlib.crc32, its built-in.

@@ -57,9 +57,20 @@ module.exports = {
       return {
         tables: [
           {
-            headline: { measure: 'server CPU us/req', ours: 'ssr-native etag', baseline: 'etag off', higherIsBetter: false },
+            headline: {
+              measure: 'server CPU us/req',
+              ours: 'ssr-native etag',
+              baseline: 'etag off',
+              higherIsBetter: false,
+            },
             title: '75 KB page, GET /',
-            columns: ['variant', 'req/s', 'server CPU us/req', 'us/req min-max', 'ratio ssr-native vs this (CPU), median (min-max)'],
+            columns: [
+              'variant',
+              'req/s',
+              'server CPU us/req',
+              'us/req min-max',
+              'ratio ssr-native vs this (CPU), median (min-max)',
+            ],
             rows,
             notes: [
               `${rounds} interleaved rounds of ${seconds} s per variant (order rotated each round); server pinned to CPU 0, load to CPU 1.`,

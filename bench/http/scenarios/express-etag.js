@@ -9,7 +9,8 @@ module.exports = {
   name: 'express-etag',
   order: 10,
   headline: '75 KB page, GET /',
-  question: "Express 5, 75 KB page: requests/s with Express's SHA-1 ETag, no ETag, a zlib.crc32 ETag, ssr-native's and a constant-string etag function (an ETag's cost to Express without computing it). express-etag-cpu gives the CPU ratios with their spread.",
+  question:
+    "Express 5, 75 KB page: requests/s with Express's SHA-1 ETag, no ETag, a zlib.crc32 ETag, ssr-native's and a constant-string etag function (an ETag's cost to Express without computing it). express-etag-cpu gives the CPU ratios with their spread.",
   cases: [
     {
       name: '75 KB page, GET /',

@@ -17,11 +17,16 @@ const registered = {
 module.exports = {
   name: 'express-register',
   order: 12,
-  question: 'An unmodified Express 5.3 app with and without -r ssr-native/register: requests/s and server CPU per request, per route.',
+  question:
+    'An unmodified Express 5.3 app with and without -r ssr-native/register: requests/s and server CPU per request, per route.',
   cases: [
     { name: 'JSON API, GET /api/items', request: { path: '/api/items' }, variants: [plain, registered] },
     { name: '75 KB res.send page, GET /page', request: { path: '/page' }, variants: [plain, registered] },
     { name: 'express.static 1 KB script, GET /main.js', request: { path: '/main.js' }, variants: [plain, registered] },
-    { name: 'express.static 16 KB stylesheet, GET /styles.css', request: { path: '/styles.css' }, variants: [plain, registered] },
+    {
+      name: 'express.static 16 KB stylesheet, GET /styles.css',
+      request: { path: '/styles.css' },
+      variants: [plain, registered],
+    },
   ],
 };

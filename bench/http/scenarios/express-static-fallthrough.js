@@ -15,7 +15,8 @@ const variant = (name, impl, extra = {}) => ({
 module.exports = {
   name: 'express-static-fallthrough',
   order: 31,
-  question: 'Express 5, static middleware mounted first: server CPU per request of a JSON route behind express.static vs ssr-native serveStatic vs no static middleware.',
+  question:
+    'Express 5, static middleware mounted first: server CPU per request of a JSON route behind express.static vs ssr-native serveStatic vs no static middleware.',
   cases: [
     {
       name: 'API route behind the static middleware, GET /api/users',
@@ -27,7 +28,11 @@ module.exports = {
         variant('no static middleware', 'none'),
         // STATIC_BASELINE_LIB=/other/checkout/lib: that checkout's serveStatic too (before/after)
         ...(process.env.STATIC_BASELINE_LIB
-          ? [variant('ssr-native serveStatic, baseline lib', 'ssr-native', { STATIC_LIB: process.env.STATIC_BASELINE_LIB })]
+          ? [
+              variant('ssr-native serveStatic, baseline lib', 'ssr-native', {
+                STATIC_LIB: process.env.STATIC_BASELINE_LIB,
+              }),
+            ]
           : []),
       ],
     },

@@ -4,15 +4,25 @@ const path = require('path');
 
 const script = path.join(__dirname, '..', 'servers', 'static.js');
 const FRAMEWORK = 'express';
-const variant = (name, impl, extra = {}) => ({ name, script, env: { STATIC_FRAMEWORK: FRAMEWORK, STATIC_IMPL: impl }, ...extra });
+const variant = (name, impl, extra = {}) => ({
+  name,
+  script,
+  env: { STATIC_FRAMEWORK: FRAMEWORK, STATIC_IMPL: impl },
+  ...extra,
+});
 // The 1 MB case (streamed from disk past maxFileSize) runs in --full only.
-const sizes = [['1 KB', '/1kb.js'], ['64 KB', '/64kb.js'], ['1 MB', '/1mb.js', { fullOnly: true }]];
+const sizes = [
+  ['1 KB', '/1kb.js'],
+  ['64 KB', '/64kb.js'],
+  ['1 MB', '/1mb.js', { fullOnly: true }],
+];
 
 module.exports = {
   name: 'express-static',
   order: 30,
   headline: '1 KB file, GET /1kb.js',
-  question: 'Express 5: requests/s of express.static vs ssr-native serveStatic (and bare in-memory handlers: 2 headers, and all 6 that serve-static sends) per file size.',
+  question:
+    'Express 5: requests/s of express.static vs ssr-native serveStatic (and bare in-memory handlers: 2 headers, and all 6 that serve-static sends) per file size.',
   cases: sizes.map(([label, p, extra]) => ({
     ...extra,
     name: `${label} file, GET ${p}`,
@@ -25,7 +35,15 @@ module.exports = {
       variant('in-memory, same headers as serve-static', 'memory-headers', { fullOnly: true }), // a ceiling: --full only
       // STATIC_BASELINE_LIB=/other/checkout/lib: that checkout's serveStatic too (before/after)
       ...(process.env.STATIC_BASELINE_LIB
-        ? [variant('ssr-native serveStatic, baseline lib', 'ssr-native', { env: { STATIC_FRAMEWORK: FRAMEWORK, STATIC_IMPL: 'ssr-native', STATIC_LIB: process.env.STATIC_BASELINE_LIB } })]
+        ? [
+            variant('ssr-native serveStatic, baseline lib', 'ssr-native', {
+              env: {
+                STATIC_FRAMEWORK: FRAMEWORK,
+                STATIC_IMPL: 'ssr-native',
+                STATIC_LIB: process.env.STATIC_BASELINE_LIB,
+              },
+            }),
+          ]
         : []),
     ],
   })),

@@ -4,7 +4,12 @@
 const path = require('path');
 
 const script = path.join(__dirname, '..', 'servers', 'fastify-hono.js');
-const variant = (name, mode, impl, extra = {}) => ({ name, script, env: { FH_FRAMEWORK: 'hono', FH_MODE: mode, FH_IMPL: impl }, ...extra });
+const variant = (name, mode, impl, extra = {}) => ({
+  name,
+  script,
+  env: { FH_FRAMEWORK: 'hono', FH_MODE: mode, FH_IMPL: impl },
+  ...extra,
+});
 
 module.exports = {
   name: 'hono-etag',

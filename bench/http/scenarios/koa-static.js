@@ -80,6 +80,7 @@ module.exports = {
   name: 'koa-static',
   order: 33,
   headline: '1 KB file, GET /1kb.js',
-  question: 'Koa 3: requests/s of koa-static 5 (+ koa-etag + koa-conditional-get), koa-static-cache 5 (buffer: true) and ssr-native serve() (+ etag() + conditional()), for full GETs and 304 revalidations.',
+  question:
+    'Koa 3: requests/s of koa-static 5 (+ koa-etag + koa-conditional-get), koa-static-cache 5 (buffer: true) and ssr-native serve() (+ etag() + conditional()), for full GETs and 304 revalidations.',
   cases: cases(),
 };

@@ -57,7 +57,11 @@ module.exports = {
       // 1. requests/s and CPU per request, interleaved rounds
       const cases = [
         { name: 'warm hits, GET /page/1', path: '/page/1', variants: ['stock', 'cached'] },
-        { name: `90% hits / 10% misses over ${mixUrls.toLocaleString('en-US')} URLs`, path: '/mix/x', variants: ['stock', 'cached'] },
+        {
+          name: `90% hits / 10% misses over ${mixUrls.toLocaleString('en-US')} URLs`,
+          path: '/mix/x',
+          variants: ['stock', 'cached'],
+        },
         { name: 'uncacheable route (private), GET /uncacheable', path: '/uncacheable', variants: ['stock', 'cached'] },
       ];
       if (!quick) {
@@ -67,12 +71,18 @@ module.exports = {
         }
       }
       // warm the URLs of the mix in the cached server
-      for (let i = 0; i < mixUrls; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => getStatus(`${servers.cached.url}/page/${i + j}`)));
+      for (let i = 0; i < mixUrls; i += 50)
+        await Promise.all(Array.from({ length: 50 }, (_, j) => getStatus(`${servers.cached.url}/page/${i + j}`)));
       const measure = async (server, p) => {
         const before = cpuSeconds(server.pid);
         const r = await runLoad({ url: `${server.url}${p}`, connections: 20, duration: seconds });
         const after = cpuSeconds(server.pid);
-        return { rps: r.requestsPerSecond, cpu: ((after - before) * 1e6) / Math.max(1, r.total), p99: r.p99, errors: r.errors + r.non2xx };
+        return {
+          rps: r.requestsPerSecond,
+          cpu: ((after - before) * 1e6) / Math.max(1, r.total),
+          p99: r.p99,
+          errors: r.errors + r.non2xx,
+        };
       };
       for (const c of cases) {
         const samples = { stock: [], cached: [] };
@@ -91,12 +101,30 @@ module.exports = {
         const cpuRatio = median(samples.stock.map((x) => x.cpu)) / median(samples.cached.map((x) => x.cpu));
         tables.push({
           title: c.name,
-          columns: ['variant', 'req/s', 'server CPU us/req', 'p99 ms', 'errors', 'ratio vs stock (req/s)', 'ratio vs stock (CPU)'],
-          rows: [
-            { ...row('stock', 'Express 5, no cache'), 'ratio vs stock (req/s)': '1.00x', 'ratio vs stock (CPU)': '1.00x' },
-            { ...row('cached', 'ssr-native responseCache'), 'ratio vs stock (req/s)': `${ratio.toFixed(2)}x`, 'ratio vs stock (CPU)': `${cpuRatio.toFixed(2)}x` },
+          columns: [
+            'variant',
+            'req/s',
+            'server CPU us/req',
+            'p99 ms',
+            'errors',
+            'ratio vs stock (req/s)',
+            'ratio vs stock (CPU)',
           ],
-          notes: [`${rounds} interleaved rounds of ${seconds} s, 20 connections; server on CPU 0, load on CPU 1; the machine is shared with other work.`],
+          rows: [
+            {
+              ...row('stock', 'Express 5, no cache'),
+              'ratio vs stock (req/s)': '1.00x',
+              'ratio vs stock (CPU)': '1.00x',
+            },
+            {
+              ...row('cached', 'ssr-native responseCache'),
+              'ratio vs stock (req/s)': `${ratio.toFixed(2)}x`,
+              'ratio vs stock (CPU)': `${cpuRatio.toFixed(2)}x`,
+            },
+          ],
+          notes: [
+            `${rounds} interleaved rounds of ${seconds} s, 20 connections; server on CPU 0, load on CPU 1; the machine is shared with other work.`,
+          ],
         });
         log(`  ${c.name}: ${ratio.toFixed(2)}x req/s, ${cpuRatio.toFixed(2)}x CPU`);
       }
@@ -109,7 +137,8 @@ module.exports = {
           ['ssr-native serveStatic, /native/asset.html', '/native/asset.html'],
         ];
         const samples = paths.map(() => []);
-        if (!quick) for (const [, p] of paths) await runLoad({ url: `${servers.cached.url}${p}`, connections: 10, duration: 1 });
+        if (!quick)
+          for (const [, p] of paths) await runLoad({ url: `${servers.cached.url}${p}`, connections: 10, duration: 1 });
         for (let round = 0; round < rounds; round++) {
           for (let k = 0; k < paths.length; k++) {
             const i = (k + round) % paths.length;
@@ -122,9 +151,14 @@ module.exports = {
           columns: ['variant', 'req/s', 'server CPU us/req', 'ratio hit CPU / this'],
           rows: paths.map(([label], i) => {
             const cpu = median(samples[i].map((x) => x.cpu));
-            return { variant: label, 'req/s': Math.round(median(samples[i].map((x) => x.rps))).toLocaleString('en-US'), 'server CPU us/req': cpu.toFixed(1), 'ratio hit CPU / this': `${(hitCpu / cpu).toFixed(2)}x` };
+            return {
+              variant: label,
+              'req/s': Math.round(median(samples[i].map((x) => x.rps))).toLocaleString('en-US'),
+              'server CPU us/req': cpu.toFixed(1),
+              'ratio hit CPU / this': `${(hitCpu / cpu).toFixed(2)}x`,
+            };
           }),
-          notes: ['target: a hit within 1.25x of serveStatic\'s CPU per request (ratio <= 1.25x)'],
+          notes: ["target: a hit within 1.25x of serveStatic's CPU per request (ratio <= 1.25x)"],
         });
       }
 
@@ -133,11 +167,22 @@ module.exports = {
         const rows = [];
         for (const v of ['stock', 'cached']) {
           const before = (await getJson(`${servers[v].url}/stats`)).renders;
-          const statuses = await Promise.all(Array.from({ length: 200 }, () => getStatus(`${servers[v].url}/page/burst`)));
+          const statuses = await Promise.all(
+            Array.from({ length: 200 }, () => getStatus(`${servers[v].url}/page/burst`)),
+          );
           const after = (await getJson(`${servers[v].url}/stats`)).renders;
-          rows.push({ variant: v === 'stock' ? 'Express 5, no cache' : 'ssr-native responseCache', renders: after - before, 'non-200': statuses.filter((s) => s !== 200).length });
+          rows.push({
+            variant: v === 'stock' ? 'Express 5, no cache' : 'ssr-native responseCache',
+            renders: after - before,
+            'non-200': statuses.filter((s) => s !== 200).length,
+          });
         }
-        tables.push({ title: 'burst: 200 concurrent first requests for /page/burst', columns: ['variant', 'renders', 'non-200'], rows, notes: ['target: exactly 1 render with the cache'] });
+        tables.push({
+          title: 'burst: 200 concurrent first requests for /page/burst',
+          columns: ['variant', 'renders', 'non-200'],
+          rows,
+          notes: ['target: exactly 1 render with the cache'],
+        });
       }
       await servers.stock.stop();
       await servers.cached.stop();
@@ -149,8 +194,14 @@ module.exports = {
         const heapVariants = [
           // with no pages stored, /heap/<n> is /page/0 for every n: a cache of one page
           ['ssr-native, empty cache (1 page)', { CACHE_MODE: 'ssr-native', HEAP_PAGES: '0' }],
-          [`ssr-native, ${heapPages.toLocaleString('en-US')} pages`, { CACHE_MODE: 'ssr-native', HEAP_PAGES: String(heapPages) }],
-          [`JS Map of strings, ${heapPages.toLocaleString('en-US')} pages`, { CACHE_MODE: 'map', HEAP_PAGES: String(heapPages), NODE_OPTIONS: '--max-old-space-size=4096' }],
+          [
+            `ssr-native, ${heapPages.toLocaleString('en-US')} pages`,
+            { CACHE_MODE: 'ssr-native', HEAP_PAGES: String(heapPages) },
+          ],
+          [
+            `JS Map of strings, ${heapPages.toLocaleString('en-US')} pages`,
+            { CACHE_MODE: 'map', HEAP_PAGES: String(heapPages), NODE_OPTIONS: '--max-old-space-size=4096' },
+          ],
         ];
         const rows = [];
         let emptyHeap = 0;
@@ -162,7 +213,8 @@ module.exports = {
             const url = `${server.url}/heap/[<id>]`;
             if (!quick) await runLoad({ url, connections: 20, duration: 1, idReplacement: true });
             const p99s = [];
-            for (let round = 0; round < rounds; round++) p99s.push((await runLoad({ url, connections: 20, duration: seconds, idReplacement: true })).p99);
+            for (let round = 0; round < rounds; round++)
+              p99s.push((await runLoad({ url, connections: 20, duration: seconds, idReplacement: true })).p99);
             const stats = await getJson(`${server.url}/stats`);
             const heap = stats.memory.heapUsed;
             if (env.HEAP_PAGES === '0') emptyHeap = heap;
@@ -187,7 +239,9 @@ module.exports = {
           title: `V8 heap with ${heapPages.toLocaleString('en-US')} pages of 20 KB cached (after a full GC), and hit p99 under load`,
           columns: ['variant', 'heapUsed MB', 'vs empty MB', 'external MB', 'rss MB', 'hit p99 ms', 'p99 vs 1 page'],
           rows,
-          notes: ['targets: < 100 MB of heap over the empty cache; p99 within 1.2x of the one-page cache. p99 is autocannon\'s (integer ms).'],
+          notes: [
+            "targets: < 100 MB of heap over the empty cache; p99 within 1.2x of the one-page cache. p99 is autocannon's (integer ms).",
+          ],
         });
       }
       return { tables };

@@ -88,7 +88,9 @@ async function measure(impl, framework, urlPath, n, root) {
   } finally {
     // Stop the traced server itself (strace on SIGTERM would detach and keep waiting).
     const exited = new Promise((r) => child.once('exit', r));
-    const tracee = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+    const tracee = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')[0];
     if (tracee) process.kill(Number(tracee), 'SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 5000).unref();
     await exited;
@@ -99,10 +101,13 @@ async function measure(impl, framework, urlPath, n, root) {
 module.exports = {
   name: 'static-syscalls',
   order: 32,
-  question: 'File-system system calls per request for a warm static file: serve-static 2.2.1 vs ssr-native serveStatic (node:http), koa-static 5 vs ssr-native/koa serve() (Koa 3) (strace).',
+  question:
+    'File-system system calls per request for a warm static file: serve-static 2.2.1 vs ssr-native serveStatic (node:http), koa-static 5 vs ssr-native/koa serve() (Koa 3) (strace).',
   async run({ pick, log }) {
     if (!haveStrace()) {
-      return { tables: [{ title: 'skipped', columns: ['note'], rows: [{ note: 'strace is not installed' }], notes: [] }] };
+      return {
+        tables: [{ title: 'skipped', columns: ['note'], rows: [{ note: 'strace is not installed' }], notes: [] }],
+      };
     }
     const n = pick(200, 300, 1000);
     const root = makeTree();
@@ -121,7 +126,10 @@ module.exports = {
             variant: name,
             file: urlPath,
             'fs syscalls/request': r.perRequest.toFixed(2),
-            'which (total in window)': Object.entries(r.byCall).map(([k, v]) => `${k} ${v}`).join(', ') || '-',
+            'which (total in window)':
+              Object.entries(r.byCall)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', ') || '-',
             'fd/memory syscalls traced/request': r.traced.toFixed(1),
           });
         }
@@ -133,7 +141,13 @@ module.exports = {
       tables: [
         {
           title: `warm file, node:http and Koa 3, ${n} keep-alive GETs`,
-          columns: ['variant', 'file', 'fs syscalls/request', 'which (total in window)', 'fd/memory syscalls traced/request'],
+          columns: [
+            'variant',
+            'file',
+            'fs syscalls/request',
+            'which (total in window)',
+            'fd/memory syscalls traced/request',
+          ],
           rows,
           notes: [
             `strace -f -y -e ${TRACED}; a call counts when its path argument or descriptor is in the served tree.`,

@@ -18,21 +18,25 @@ async function main() {
   if (process.env.ANGULAR_WRITER === 'stock') {
     // Angular's packages are partially compiled: the JIT compiler must be loaded first
     await import(pathToFileURL(path.join(modules, '@angular/compiler/fesm2022/compiler.mjs')).href);
-    const { writeResponseToNodeResponse } = await import(pathToFileURL(path.join(modules, '@angular/ssr/fesm2022/node.mjs')).href);
+    const { writeResponseToNodeResponse } = await import(
+      pathToFileURL(path.join(modules, '@angular/ssr/fesm2022/node.mjs')).href
+    );
     write = (response, req, res) => writeResponseToNodeResponse(response, res);
   } else {
     write = require(path.join(modules, 'ssr-native/lib/angular')).writeResponse;
   }
   const headers = { 'content-type': 'text/html;charset=UTF-8' };
-  listen(http.createServer((req, res) => {
-    const body = new ReadableStream({
-      start(controller) {
-        controller.enqueue(page);
-        controller.close();
-      },
-    });
-    write(new Response(body, { status: 200, headers }), req, res);
-  }));
+  listen(
+    http.createServer((req, res) => {
+      const body = new ReadableStream({
+        start(controller) {
+          controller.enqueue(page);
+          controller.close();
+        },
+      });
+      write(new Response(body, { status: 200, headers }), req, res);
+    }),
+  );
 }
 
 main().catch((err) => {

@@ -90,7 +90,8 @@ async function credentials(req) {
   } catch {
     return null;
   }
-  if (!body || typeof body.email !== 'string' || typeof body.password !== 'string' || !body.email || !body.password) return null;
+  if (!body || typeof body.email !== 'string' || typeof body.password !== 'string' || !body.email || !body.password)
+    return null;
   return body;
 }
 

@@ -52,13 +52,16 @@ function hasher() {
     return { hash: (p) => rs.hash(p, { algorithm: 2 /* Argon2id */, ...COST }), verify: (d, p) => rs.verify(d, p) };
   }
   if (impl === 'node-crypto') {
-    if (typeof crypto.argon2 !== 'function') throw new Error(`crypto.argon2 needs Node >= 24 (this is ${process.version})`);
+    if (typeof crypto.argon2 !== 'function')
+      throw new Error(`crypto.argon2 needs Node >= 24 (this is ${process.version})`);
     // crypto.argon2 returns the raw tag: encode/parse the PHC string here.
     const b64 = (buf) => buf.toString('base64').replace(/=+$/, '');
     const derive = (password, nonce, m, t, p, tagLength) =>
       new Promise((resolve, reject) =>
-        crypto.argon2('argon2id', { message: password, nonce, memory: m, passes: t, parallelism: p, tagLength }, (err, tag) =>
-          err ? reject(err) : resolve(tag),
+        crypto.argon2(
+          'argon2id',
+          { message: password, nonce, memory: m, passes: t, parallelism: p, tagLength },
+          (err, tag) => (err ? reject(err) : resolve(tag)),
         ),
       );
     return {
@@ -71,7 +74,14 @@ function hasher() {
         const match = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([^$]+)\$([^$]+)$/.exec(digest);
         if (!match) return false;
         const expected = Buffer.from(match[5], 'base64');
-        const tag = await derive(password, Buffer.from(match[4], 'base64'), +match[1], +match[2], +match[3], expected.length);
+        const tag = await derive(
+          password,
+          Buffer.from(match[4], 'base64'),
+          +match[1],
+          +match[2],
+          +match[3],
+          expected.length,
+        );
         return crypto.timingSafeEqual(tag, expected);
       },
     };

@@ -19,7 +19,12 @@ const mode = process.env.COMPRESSION || 'none';
 const framework = process.env.FRAMEWORK || 'express';
 const page = renderPage(75 * 1024);
 const json = JSON.stringify({
-  items: Array.from({ length: 24 }, (_, i) => ({ id: i, name: `Product ${i}`, price: ((i * 31) % 997) / 10, stock: i % 7 })),
+  items: Array.from({ length: 24 }, (_, i) => ({
+    id: i,
+    name: `Product ${i}`,
+    price: ((i * 31) % 997) / 10,
+    stock: i % 7,
+  })),
 }).slice(0, 2048);
 const event = `data: ${JSON.stringify({ type: 'tick', payload: 'x'.repeat(160) })}\n\n`;
 let counter = 0;
@@ -55,7 +60,8 @@ function expressApp() {
   });
   if (mode === 'peer') app.use(require('compression')());
   else if (mode === 'ours') app.use(require('../../../lib/compression')());
-  else if (mode === 'shrink-ray') app.use(require(path.join(process.env.SHRINK_RAY_DIR, 'node_modules', 'shrink-ray-current'))());
+  else if (mode === 'shrink-ray')
+    app.use(require(path.join(process.env.SHRINK_RAY_DIR, 'node_modules', 'shrink-ray-current'))());
   app.get('/page', (req, res) => res.type('html').send(page));
   app.get('/unique', (req, res) => res.type('html').send(uniquePage()));
   app.get('/json', (req, res) => res.type('json').send(json));

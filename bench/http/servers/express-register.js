@@ -18,7 +18,12 @@ fs.writeFileSync(path.join(root, 'main.js'), 'export const x = 1; // padding\n'.
 fs.writeFileSync(path.join(root, 'styles.css'), line.repeat(Math.ceil(16384 / line.length)).slice(0, 16384));
 process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
 
-const items = Array.from({ length: 20 }, (_, i) => ({ id: i, name: `Product ${i}`, price: ((i * 31) % 997) / 10, tags: ['a', 'b'] }));
+const items = Array.from({ length: 20 }, (_, i) => ({
+  id: i,
+  name: `Product ${i}`,
+  price: ((i * 31) % 997) / 10,
+  tags: ['a', 'b'],
+}));
 const page = renderPage(75 * 1024);
 
 const app = express();

@@ -71,7 +71,12 @@ require('v8').setFlagsFromString('--expose-gc');
 const fullGc = require('vm').runInNewContext('gc');
 app.get('/stats', (req, res) => {
   fullGc();
-  res.json({ renders, cache: cache ? cache.stats() : null, memory: process.memoryUsage(), mapEntries: map ? map.size : 0 });
+  res.json({
+    renders,
+    cache: cache ? cache.stats() : null,
+    memory: process.memoryUsage(),
+    mapEntries: map ? map.size : 0,
+  });
 });
 app.use(express.static(dir));
 app.use('/native', serveStatic(dir));
@@ -116,7 +121,8 @@ if (HEAP_PAGES > 0) {
     const html = Buffer.from(`${page.slice(0, -20)}<!--${i}-->${page.slice(-20)}`).toString(); // flat, not a rope over `page`
     if (cache) {
       const d = cache.engine.begin({ method: 'GET', url: `/page/${i}`, headers: {} });
-      if (d.action === 'fill') cache.engine.store(d.fill, cache.engine.admit(d.fill, 200, headers), headers, Buffer.from(html));
+      if (d.action === 'fill')
+        cache.engine.store(d.fill, cache.engine.admit(d.fill, 200, headers), headers, Buffer.from(html));
     } else if (map) {
       map.set(`/page/${i}`, html);
     }

@@ -81,13 +81,17 @@ function bunServe() {
   const options = { port: Number(process.env.PORT || 0), hostname: '127.0.0.1' };
   const type = { 'Content-Type': 'text/javascript; charset=utf-8' };
   if (impl === 'bun-routes') {
-    options.routes = Object.fromEntries(names.map((name) => [`/${name}`, new Response(fs.readFileSync(path.join(root, name)), { headers: type })]));
+    options.routes = Object.fromEntries(
+      names.map((name) => [`/${name}`, new Response(fs.readFileSync(path.join(root, name)), { headers: type })]),
+    );
     options.fetch = () => new Response(null, { status: 404 });
   } else {
     const known = new Set(names.map((name) => `/${name}`));
     options.fetch = (req) => {
       const pathname = new URL(req.url).pathname;
-      return known.has(pathname) ? new Response(Bun.file(path.join(root, pathname.slice(1)))) : new Response(null, { status: 404 });
+      return known.has(pathname)
+        ? new Response(Bun.file(path.join(root, pathname.slice(1))))
+        : new Response(null, { status: 404 });
     };
   }
   const server = Bun.serve(options);
@@ -107,7 +111,13 @@ if (framework === 'express') {
   const express = require('express');
   const app = express();
   app.use(mw);
-  if (api) app.get('/api/users', (req, res) => res.json([{ id: 1, name: 'Ada' }, { id: 2, name: 'Grace' }]));
+  if (api)
+    app.get('/api/users', (req, res) =>
+      res.json([
+        { id: 1, name: 'Ada' },
+        { id: 2, name: 'Grace' },
+      ]),
+    );
   server = http.createServer(app);
 } else if (framework === 'http') {
   server = http.createServer((req, res) =>

@@ -8,20 +8,32 @@ async function client() {
   const port = Number(process.env.REDIS_PORT);
   if (process.env.CACHE_CLIENT === 'node-redis') {
     const { createClient } = require('redis');
-    const c = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: () => 100, connectTimeout: 500 }, disableOfflineQueue: true });
+    const c = createClient({
+      socket: { host: '127.0.0.1', port, reconnectStrategy: () => 100, connectTimeout: 500 },
+      disableOfflineQueue: true,
+    });
     c.on('error', () => {});
     await c.connect();
     return c;
   }
   const Redis = require('ioredis');
-  const c = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 100 });
+  const c = new Redis({
+    host: '127.0.0.1',
+    port,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: () => 100,
+  });
   c.on('error', () => {});
   await new Promise((resolve) => c.once('ready', resolve));
   return c;
 }
 
 (async () => {
-  const cache = responseCache({ store: await client(), storeOptions: { prefix: process.env.CACHE_PREFIX, timeout: 300, retryAfter: 300 } });
+  const cache = responseCache({
+    store: await client(),
+    storeOptions: { prefix: process.env.CACHE_PREFIX, timeout: 300, retryAfter: 300 },
+  });
   const app = express();
   app.get('/purge', async (req, res) => res.json({ dropped: await cache.purge(String(req.query.url)) }));
   app.get('/purge-tag', async (req, res) => res.json({ dropped: await cache.purgeTag(String(req.query.tag)) }));

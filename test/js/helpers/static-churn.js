@@ -17,8 +17,16 @@ const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 const { listenOn, contentTag } = require('./static-tree');
 
-const FILES = ['c0-inplace.txt', 'c1-inplace.txt', 'c2-rename.txt', 'c3-rename.txt',
-  's0-inplace.bin', 's1-inplace.bin', 's2-rename.bin', 's3-rename.bin'];
+const FILES = [
+  'c0-inplace.txt',
+  'c1-inplace.txt',
+  'c2-rename.txt',
+  'c3-rename.txt',
+  's0-inplace.bin',
+  's1-inplace.bin',
+  's2-rename.bin',
+  's3-rename.bin',
+];
 const CACHED_MAX = 40 * 1024; // cached files stay under the test's maxFileSize (64 KiB)
 const STREAMED_MIN = 100 * 1024;
 
@@ -27,7 +35,7 @@ const { mulberry32 } = require('./seeded-random');
 
 // The size of version v of a file: deterministic, so readers can check a body against it.
 function sizeOf(name, v) {
-  const r = mulberry32((v * 2654435761) ^ name.charCodeAt(0) * 977 ^ name.charCodeAt(1) * 131)();
+  const r = mulberry32((v * 2654435761) ^ (name.charCodeAt(0) * 977) ^ (name.charCodeAt(1) * 131))();
   return name[0] === 'c' ? 1 + Math.floor(r * CACHED_MAX) : STREAMED_MIN + Math.floor(r * 300 * 1024);
 }
 
@@ -149,7 +157,10 @@ function judge(name, range, r, versions, contentTags) {
  * on disk within 1 s.
  * contentTags: false skips the ETag check (for a peer whose tags are size + mtime).
  */
-async function runChurn(handlerFor, { ms = 2500, maxMs = 10000, minAnswers = 150, clients = 8, seed = 1, timeoutMs = 3000, contentTags = true } = {}) {
+async function runChurn(
+  handlerFor,
+  { ms = 2500, maxMs = 10000, minAnswers = 150, clients = 8, seed = 1, timeoutMs = 3000, contentTags = true } = {},
+) {
   const root = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'ssr-native-churn-'));
   const versions = {};
   for (const name of FILES) {
@@ -179,7 +190,10 @@ async function runChurn(handlerFor, { ms = 2500, maxMs = 10000, minAnswers = 150
   try {
     const shared = new SharedArrayBuffer(8);
     const control = new Int32Array(shared);
-    const writer = new Worker(WRITER, { eval: true, workerData: { root, files: FILES, seed, shared, helper: __filename } });
+    const writer = new Worker(WRITER, {
+      eval: true,
+      workerData: { root, files: FILES, seed, shared, helper: __filename },
+    });
     let writing = true;
     const started = Date.now();
     const stopper = setInterval(() => {
@@ -245,7 +259,9 @@ async function runChurn(handlerFor, { ms = 2500, maxMs = 10000, minAnswers = 150
       const settledOk = !last.error && !last.hang && last.status === 200 && disk.equals(last.body);
       if (!settledOk) {
         counts.failures++;
-        failures.push(`GET /${name} after the writes: not the ${disk.length} bytes on disk within 1 s (${last.hang ? 'hang' : last.error ? last.error.message : `${last.status}, ${last.body.length} bytes`})`);
+        failures.push(
+          `GET /${name} after the writes: not the ${disk.length} bytes on disk within 1 s (${last.hang ? 'hang' : last.error ? last.error.message : `${last.status}, ${last.body.length} bytes`})`,
+        );
       }
       if (settledOk && contentTags && name[0] === 'c' && last.headers.etag !== weakTag(disk)) {
         counts.failures++;
@@ -268,19 +284,23 @@ module.exports = { runChurn, contentOf, sizeOf, mulberry32, weakTag, FILES };
 if (require.main === module) {
   const which = process.argv[2] || 'ssr-native';
   const handlerFor = (root) => {
-    const mw = which === 'serve-static'
-      ? require('serve-static')(root)
-      : require('../../../lib/static')(root, { maxFileSize: 64 * 1024 });
-    const handler = (req, res) => mw(req, res, (err) => {
-      res.statusCode = err ? err.status || 500 : 404;
-      res.end();
-    });
+    const mw =
+      which === 'serve-static'
+        ? require('serve-static')(root)
+        : require('../../../lib/static')(root, { maxFileSize: 64 * 1024 });
+    const handler = (req, res) =>
+      mw(req, res, (err) => {
+        res.statusCode = err ? err.status || 500 : 404;
+        res.end();
+      });
     handler.close = () => mw.close && mw.close();
     if (mw.stats) handler.stats = () => mw.stats();
     return handler;
   };
-  runChurn(handlerFor, { seed: Number(process.argv[3] || 1), contentTags: which !== 'serve-static' }).then(({ counts, failures }) => {
-    console.log(which, JSON.stringify(counts));
-    for (const failure of failures) console.log('  ' + failure);
-  });
+  runChurn(handlerFor, { seed: Number(process.argv[3] || 1), contentTags: which !== 'serve-static' }).then(
+    ({ counts, failures }) => {
+      console.log(which, JSON.stringify(counts));
+      for (const failure of failures) console.log('  ' + failure);
+    },
+  );
 }
