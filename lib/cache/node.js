@@ -2,9 +2,11 @@
 // responseCache(options): the cache as connect-style middleware for node:http and Express 4/5,
 // mounted before the routes it caches.
 //
-// A hit is one res.writeHead(status, headers) and one res.end(body): anything mounted in front
-// that wraps those (compression, and ssr-native's compression with its content cache) sees a
-// whole identity body, as from any handler. A miss goes to the routes with the response's
+// A hit sets its status and headers on the response and hands the whole stored body to one
+// res.end(body), with no explicit writeHead: anything mounted in front that wraps the response
+// (compression 1.8, and ssr-native's compression, whose content cache then answers a body it has
+// seen with its stored compressed bytes) sees a whole identity body, as from res.send. An
+// explicit writeHead first would commit such a wrapper to streaming before the body is known. A miss goes to the routes with the response's
 // writeHead/write/end wrapped: what the handler sends goes to the client as it is sent (res.send,
 // res.end, streaming, flushHeaders then writes as Angular's writeResponseToNodeResponse does,
 // ssr-native/angular's writeResponse) and is copied aside while the response may be stored.
@@ -66,8 +68,15 @@ function serveEntry(engine, view, res, entry) {
     res.end();
     return;
   }
-  res.writeHead(entry.status, engine.hitHeaders(entry));
-  res.end(view.method === 'HEAD' ? undefined : entry.body);
+  sendWhole(res, entry.status, engine.hitHeaders(entry), view.method === 'HEAD' ? undefined : entry.body);
+}
+
+// Status and headers set one by one (they win over any set before, as writeHead's would), then
+// the body in one end(): see the top of this file for why not writeHead.
+function sendWhole(res, status, headers, body) {
+  res.statusCode = status;
+  for (const name of Object.keys(headers)) res.setHeader(name, headers[name]);
+  res.end(body);
 }
 
 // Capture states
@@ -205,9 +214,7 @@ function capture(engine, fill, req, res, next) {
 // length, security headers) are dropped first.
 function serveStale(engine, res, entry, wasHead) {
   for (const name of res.getHeaderNames()) res.removeHeader(name);
-  res.statusCode = entry.status;
-  res.writeHead(entry.status, engine.hitHeaders(entry));
-  res.end(wasHead ? undefined : entry.body);
+  sendWhole(res, entry.status, engine.hitHeaders(entry), wasHead ? undefined : entry.body);
 }
 
 // writeHead's header argument (an object, [[name, value], ...] or [name, value, ...]) into a map.
