@@ -37,7 +37,9 @@ test("bench headline: every declared headline names one of its scenario's cases"
 
 test('bench headline: the default run has a case for every piece', () => {
   const names = new Set(scenarios.filter((s) => s.headline).map((s) => s.name));
-  for (const piece of ['etag', 'content-type', 'express-static', 'koa-static', 'argon2', 'angular']) {
+  const pieces = ['etag', 'content-type', 'express-static', 'koa-static', 'argon2', 'angular'];
+  pieces.push('compression', 'ssr-cache', 'fastify-static', 'hono-static');
+  for (const piece of pieces) {
     assert.ok(names.has(piece), `${piece} declares no headline case`);
   }
 });

@@ -56,12 +56,14 @@ async function getStats(server) {
 module.exports = {
   name: 'compression',
   order: 30,
+  headline: 'Express 5.3, repeated 75 KB page, GET /page', // the default run's case
   question:
     'Express 5.3 / Koa 3, Accept-Encoding: gzip, deflate, br, zstd: server CPU per request, bytes on the wire and event-loop delay with ssr-native compression vs none, compression 1.8.2 / koa-compress 5.2.2 and shrink-ray-current.',
-  async run({ pick, log, startServer, runLoad, quick }) {
+  async run({ pick, log, startServer, runLoad, quick, headline }) {
     const rounds = pick(1, 2, 5);
     const seconds = pick(1, 2, 3);
-    const shrinkRay = quick || process.env.SSR_NATIVE_BENCH_SHRINK_RAY === '0' ? null : installShrinkRay(log);
+    const shrinkRay =
+      quick || headline || process.env.SSR_NATIVE_BENCH_SHRINK_RAY === '0' ? null : installShrinkRay(log);
     if (quick) log('  --quick: shrink-ray-current and Koa left out');
     const frameworks = [
       {
@@ -89,7 +91,8 @@ module.exports = {
           ]),
     ];
     const tables = [];
-    for (const fw of frameworks) {
+    // a headline run (the default) measures only its one case
+    for (const fw of frameworks.filter((f) => !headline || headline.startsWith(`${f.name}, `))) {
       const servers = [];
       try {
         for (const v of fw.variants) {
@@ -102,6 +105,7 @@ module.exports = {
           );
         }
         for (const request of REQUESTS) {
+          if (headline && headline !== `${fw.name}, ${request.title}, GET ${request.path}`) continue;
           const load = (server, duration) => ({
             url: `${server.url}${request.path}`,
             headers: { 'accept-encoding': ACCEPT_ENCODING },

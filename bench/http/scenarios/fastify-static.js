@@ -19,6 +19,7 @@ const sizes = [
 module.exports = {
   name: 'fastify-static',
   order: 35,
+  headline: '1 KB file, GET /1kb.js', // the default run's case (bench/http/README.md: headline cases)
   question:
     'Fastify 5: requests/s of @fastify/static 10.1 vs ssr-native fastifyStatic (and a bare in-memory Fastify handler) per file size.',
   cases: sizes.map(([label, p, extra]) => ({

@@ -18,6 +18,7 @@ const sizes = [
 module.exports = {
   name: 'hono-static',
   order: 37,
+  headline: '1 KB file, GET /1kb.js', // the default run's case (bench/http/README.md: headline cases)
   question:
     'Hono on @hono/node-server: requests/s of its serveStatic vs ssr-native serveStatic (and a bare in-memory handler) per file size.',
   cases: sizes.map(([label, p, extra]) => ({
