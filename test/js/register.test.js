@@ -242,7 +242,7 @@ test('an unknown SSR_NATIVE_REGISTER part stops the start with an error naming t
       assert.notEqual(result.status, 0, what);
       assert.doesNotMatch(result.stdout, /STARTED/, what);
       assert.match(result.stderr, /RangeError: SSR_NATIVE_REGISTER names an? unknown part/, what);
-      assert.match(result.stderr, /use a comma list of content-type, etag, static, or none/, what);
+      assert.match(result.stderr, /use a comma list of content-type, etag, static, compression, or none/, what);
       const unknown = value
         .split(',')
         .map((v) => v.trim())
