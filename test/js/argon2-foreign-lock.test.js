@@ -15,7 +15,11 @@ const path = require('node:path');
 const argon2 = require('../../lib/argon2/index.js');
 
 const linux = process.platform === 'linux';
-const python = linux && spawnSync('python3', ['-c', 'import fcntl'], { stdio: 'ignore' }).status === 0;
+// The system python3 by absolute path: the lock holder runs as `nobody` (when we are root), who
+// may not reach a python3 found first on root's PATH (pyenv under /root), and Bun's spawn stops at
+// the first PATH entry it may not execute.
+const PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+const python = linux && spawnSync(PYTHON, ['-c', 'import fcntl'], { stdio: 'ignore' }).status === 0;
 const skip = !linux ? 'needs Linux (open file description locks)' : !python && 'needs python3 to hold the byte locks';
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
 const NOBODY = 65534;
@@ -45,7 +49,7 @@ async function plantForeignLock(file) {
     'print("locked", flush=True)',
     'sys.stdin.read()',
   ].join('\n');
-  const holder = spawn('python3', ['-c', script, file], {
+  const holder = spawn(PYTHON, ['-c', script, file], {
     stdio: ['pipe', 'pipe', 'inherit'],
     ...(root ? { uid: NOBODY, gid: NOBODY } : {}),
   });
