@@ -118,4 +118,21 @@ class ContentCache {
   }
 }
 
-module.exports = { ContentCache, DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES };
+let shared;
+
+/** The process-wide content cache every compression() and Koa compress() without its own `cache` uses. */
+function sharedCache() {
+  if (shared === undefined) shared = new ContentCache();
+  return shared;
+}
+
+/** The `cache` option of compression() and Koa compress(): true/undefined, false/null, a cache or its options. */
+function cacheFrom(option) {
+  if (option === undefined || option === true) return sharedCache();
+  if (option === false || option === null) return null;
+  if (option instanceof ContentCache) return option;
+  if (typeof option === 'object') return new ContentCache(option);
+  throw invalidType('options.cache', 'a boolean, a ContentCache or cache options', option);
+}
+
+module.exports = { ContentCache, sharedCache, cacheFrom, DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES };

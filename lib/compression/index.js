@@ -24,30 +24,13 @@ const zlib = require('zlib');
 const { compressible } = require('./compressible');
 const { createNegotiator } = require('./negotiate');
 const { createEncoder, hasZstd, poolStats } = require('./encoders');
-const { ContentCache } = require('./content-cache');
+const { ContentCache, sharedCache, cacheFrom } = require('./content-cache');
 const { encodeWhole } = require('./whole-body');
 const { varyAcceptEncoding, parseBytes } = require('./http-fields');
-const { invalidType } = require('../validate');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
 const EMPTY = Buffer.alloc(0);
-
-let shared;
-
-/** The process-wide content cache every compression() without its own `cache` uses. */
-function sharedCache() {
-  if (shared === undefined) shared = new ContentCache();
-  return shared;
-}
-
-function cacheFrom(option) {
-  if (option === undefined || option === true) return sharedCache();
-  if (option === false || option === null) return null;
-  if (option instanceof ContentCache) return option;
-  if (typeof option === 'object') return new ContentCache(option);
-  throw invalidType('options.cache', 'a boolean, a ContentCache or cache options', option);
-}
 
 /** The default filter: the response's Content-Type is compressible. */
 function shouldCompress(req, res) {

@@ -15,11 +15,9 @@ const zlib = require('zlib');
 const { compressible } = require('../compression/compressible');
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
-const { ContentCache } = require('../compression/content-cache');
+const { cacheFrom } = require('../compression/content-cache');
 const { encodeWhole } = require('../compression/whole-body');
 const { parseBytes } = require('../compression/http-fields');
-const { sharedCache } = require('../compression');
-const { invalidType } = require('../validate');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,
@@ -41,14 +39,6 @@ const MULTIPART_BYTERANGES_REGEXP = /^multipart\/byteranges\b/i;
 
 function isJSON(body) {
   return Boolean(body) && typeof body !== 'string' && typeof body.pipe !== 'function' && !Buffer.isBuffer(body);
-}
-
-function cacheFrom(option) {
-  if (option === undefined || option === true) return sharedCache();
-  if (option === false || option === null) return null;
-  if (option instanceof ContentCache) return option;
-  if (typeof option === 'object') return new ContentCache(option);
-  throw invalidType('options.cache', 'a boolean, a ContentCache or cache options', option);
 }
 
 function compress(options = {}) {
