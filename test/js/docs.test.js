@@ -13,7 +13,8 @@ const { spawn } = require('node:child_process');
 const { request } = require('./helpers/http');
 
 const root = path.join(__dirname, '..', '..');
-const scratch = path.join(root, 'build', 'doc-test');
+// one folder per run (inside the package, so require('ssr-native') resolves here), removed after
+const scratch = path.join(root, 'build', `doc-test-${process.pid}`);
 const START_MS = 15000;
 
 function blocks() {
@@ -71,6 +72,7 @@ const all = blocks();
 test('the docs have js blocks to run', () => assert.ok(all.length >= 5, `${all.length} blocks`));
 
 fs.mkdirSync(scratch, { recursive: true });
+test.after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 for (const [n, block] of all.entries()) {
   test(`${block.where} runs as pasted`, { timeout: 60000 }, async () => {
     const tries = [...block.code.matchAll(/^\/\/ try: (GET|POST|HEAD) (\S+)(?: (.+))?$/gm)].map((m) => ({
