@@ -6,7 +6,6 @@
 // body with one res.end, no copy). Same path refusals, Content-Type (hono's mime table), sibling
 // choice (br, zstd, gzip), Last-Modified, HEAD and Range handling as node-server's.
 const path = require('path');
-const { getMimeType } = require('hono/utils/mime');
 const { FileCache } = require('../static/file-cache');
 const { StaticEngine } = require('../static-engine');
 const { lastModifiedOf } = require('../static/file-stats');
@@ -24,7 +23,20 @@ const ENCODINGS = [
 const BYTE_RANGE = /^(?:bytes=)?(?!-$)(\d*)-(\d*)$/;
 const UNSAFE_PATH = /(?:^|[/\\])\.{1,2}(?:$|[/\\])|[/\\]{2,}|\\/;
 
+// Hono's own mime table (so Content-Type matches hono's serveStatic), from the app's hono: loaded
+// when a middleware is made, not when ssr-native/hono is required, so the entry loads without it.
+function honoMimeLookup() {
+  try {
+    return require('hono/utils/mime').getMimeType;
+  } catch (cause) {
+    const err = new Error("ssr-native/hono serveStatic needs the 'hono' package (npm install hono)", { cause });
+    err.code = 'ERR_SSR_NATIVE_PEER_MISSING';
+    throw err;
+  }
+}
+
 function serveStatic(options = { root: '' }) {
+  const getMimeType = honoMimeLookup();
   const root = options.root || '';
   const optionPath = options.path;
   const mimes = options.mimes;
