@@ -2,16 +2,21 @@
 // What does the ETag cost Express 5 per request, in server CPU time? ssr-native's etag against
 // ETags off and against a function returning a constant tag (all of an ETag's cost to Express
 // except computing it), with the spread over interleaved rounds: on a shared machine the CPU
-// time per request is the stable figure, and the spread says how far to trust a ratio.
+// time per request is the stable figure, and the spread says how far to trust a ratio. The CRC
+// paths a CPU without AVX-512 takes (vpclmul256, pclmul) run forced, tagged in JavaScript.
 const path = require('path');
 const { median } = require('../lib/median');
 const { cpuSeconds } = require('../lib/cpu-time');
 
 const SCRIPT = path.join(__dirname, '..', 'servers', 'express-etag.js');
+const native = require('../../../lib/native');
+
+const FORCED = ['vpclmul256', 'pclmul'].filter((p) => native.crc32Paths().available.includes(p));
 const VARIANTS = [
   { name: 'etag off', mode: 'off' },
   { name: 'constant etag fn', mode: 'constant' },
   { name: 'ssr-native etag', mode: 'ssr-native' },
+  ...FORCED.map((p) => ({ name: `ssr-native, ${p} forced`, mode: `ssr-native-${p}` })),
 ];
 
 module.exports = {
@@ -42,9 +47,10 @@ module.exports = {
         }
       }
       const ours = VARIANTS.findIndex((v) => v.mode === 'ssr-native');
+      const off = VARIANTS.findIndex((v) => v.mode === 'off');
       // Per round: requests per CPU-second of ours over the other's (1.00x = the same cost).
-      const spread = (j) => {
-        const ratios = cpu[ours].map((c, r) => cpu[j][r] / c);
+      const spread = (j, k = ours) => {
+        const ratios = cpu[k].map((c, r) => cpu[j][r] / c);
         return `${median(ratios).toFixed(3)}x (${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`;
       };
       const rows = VARIANTS.map((v, i) => ({
@@ -53,6 +59,7 @@ module.exports = {
         'server CPU us/req': median(cpu[i]).toFixed(1),
         'us/req min-max': `${Math.min(...cpu[i]).toFixed(1)}-${Math.max(...cpu[i]).toFixed(1)}`,
         'ratio ssr-native vs this (CPU), median (min-max)': i === ours ? '-' : spread(i),
+        'this vs etag off (CPU), median (min-max)': i === off ? '-' : spread(off, i),
       }));
       return {
         tables: [
@@ -70,11 +77,17 @@ module.exports = {
               'server CPU us/req',
               'us/req min-max',
               'ratio ssr-native vs this (CPU), median (min-max)',
+              'this vs etag off (CPU), median (min-max)',
             ],
             rows,
             notes: [
               `${rounds} interleaved rounds of ${seconds} s per variant (order rotated each round); server pinned to CPU 0, load to CPU 1.`,
               'ratio = requests per server CPU-second of ssr-native etag over this variant, taken per round; 1.00x = the ETag costs nothing measurable.',
+              ...(FORCED.length
+                ? [
+                    `${FORCED.join(', ')} forced: the CRC path a CPU without AVX-512 takes, run on this CPU with crc32WithPath and tagged in JavaScript (so at least what etag() costs there). A path forced here is not that path on the CPU it is chosen for.`,
+                  ]
+                : []),
             ],
           },
         ],

@@ -6,6 +6,7 @@
 const express = require('express');
 const zlib = require('zlib');
 const { etag } = require('../../..');
+const native = require('../../../lib/native');
 const { listen } = require('../lib/server');
 const { renderPage } = require('../lib/page');
 
@@ -16,8 +17,16 @@ function zlibEtag(body) {
 
 const constantEtag = () => 'W/"12c00-0badc0de"';
 
+function forcedPathEtag(crcPath) {
+  return (body) => {
+    const buf = Buffer.isBuffer(body) ? body : Buffer.from(body);
+    return `W/"${buf.length.toString(16)}-${native.crc32WithPath(crcPath, buf).toString(16).padStart(8, '0')}"`;
+  };
+}
+
 const modes = { default: 'weak', off: false, zlib: zlibEtag, 'ssr-native': etag, constant: constantEtag };
 const mode = process.env.ETAG_MODE || 'default';
+if (mode.startsWith('ssr-native-')) modes[mode] = forcedPathEtag(mode.slice('ssr-native-'.length));
 if (!(mode in modes)) throw new Error(`unknown ETAG_MODE ${mode}`);
 
 const app = express();
