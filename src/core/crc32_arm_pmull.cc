@@ -13,8 +13,6 @@
 #include <arm_acle.h>
 #include <arm_neon.h>
 
-#include <cstring>
-
 #define SSR_TARGET_PMULL __attribute__((target("+crc+crypto")))
 
 namespace ssr_native {
@@ -38,30 +36,6 @@ template <unsigned Distance>
 SSR_TARGET_PMULL inline uint64x2_t Constants() {
   const uint64_t pair[2] = {kFold<Distance + 32>, kFold<Distance - 32>};
   return vld1q_u64(pair);
-}
-
-SSR_TARGET_PMULL inline uint32_t Tail(uint32_t c, const uint8_t* p, size_t n) {
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    c = __crc32d(c, w);
-  }
-  if (n >= 4) {
-    uint32_t w;
-    std::memcpy(&w, p, 4);
-    c = __crc32w(c, w);
-    p += 4;
-    n -= 4;
-  }
-  if (n >= 2) {
-    uint16_t w;
-    std::memcpy(&w, p, 2);
-    c = __crc32h(c, w);
-    p += 2;
-    n -= 2;
-  }
-  if (n > 0) c = __crc32b(c, *p);
-  return c;
 }
 
 }  // namespace
@@ -93,7 +67,7 @@ SSR_TARGET_PMULL uint32_t ExtendArmPmull(uint32_t crc, const uint8_t* p, size_t 
   // x stands for 16 bytes of message: the CRC register over them, starting from zero.
   uint32_t c = __crc32d(0, vgetq_lane_u64(x, 0));
   c = __crc32d(c, vgetq_lane_u64(x, 1));
-  return ~Tail(c, p, n);
+  return ~ArmCrc32Words(c, p, n);
 }
 
 }  // namespace crc32_internal

@@ -33,6 +33,10 @@ SSR_TARGET_CRC uint32_t ExtendArmCrc32(uint32_t crc, const uint8_t* p, size_t n)
     c = __crc32d(c, w[2]);
     c = __crc32d(c, w[3]);
   }
+  return ~ArmCrc32Words(c, p, n);
+}
+
+SSR_TARGET_CRC uint32_t ArmCrc32Words(uint32_t c, const uint8_t* p, size_t n) {
   for (; n >= 8; p += 8, n -= 8) {
     uint64_t w;
     std::memcpy(&w, p, 8);
@@ -53,7 +57,7 @@ SSR_TARGET_CRC uint32_t ExtendArmCrc32(uint32_t crc, const uint8_t* p, size_t n)
     n -= 2;
   }
   if (n > 0) c = __crc32b(c, *p);
-  return ~c;
+  return c;
 }
 
 }  // namespace crc32_internal
@@ -66,6 +70,7 @@ namespace crc32_internal {
 uint32_t ExtendArmCrc32(uint32_t crc, const uint8_t* p, size_t n) {
   return ExtendPortable(crc, p, n);
 }
+uint32_t ArmCrc32Words(uint32_t c, const uint8_t* p, size_t n) { return ~ExtendPortable(~c, p, n); }
 }  // namespace crc32_internal
 }  // namespace ssr_native
 

@@ -35,6 +35,9 @@ uint32_t ExtendVpclmul512(uint32_t crc, const uint8_t* data, size_t size);
 // check of Latin-1 text fused into the CRC's own pass over it.
 uint32_t ExtendVpclmul512SeeingBytes(uint32_t crc, const uint8_t* data, size_t size, uint8_t* seen);
 uint32_t ExtendArmCrc32(uint32_t crc, const uint8_t* data, size_t size);
+// The CRC32X/W/H/B chain over `size` bytes on a register `c` as it is (not inverted): the main
+// loop's word tail, and how the PMULL path finishes its last 0-127 bytes.
+uint32_t ArmCrc32Words(uint32_t c, const uint8_t* data, size_t size);
 // PMULL folding with the CRC32 instructions for the reduction and the tail (HWCAP_PMULL and
 // HWCAP_CRC32).
 uint32_t ExtendArmPmull(uint32_t crc, const uint8_t* data, size_t size);
