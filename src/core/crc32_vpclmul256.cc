@@ -47,11 +47,25 @@ SSR_TARGET_VPCLMUL256 uint32_t ExtendVpclmul256(uint32_t crc, const uint8_t* p, 
 
   // Each register moves 4 x 256 bits forward per step.
   const __m256i k1024 = Broadcast<1024>();
-  for (; n >= 128; p += 128, n -= 128) {
+  // Two steps per iteration: the same chains, but half the loop overhead, and a loop body whose
+  // speed measured far less sensitive to where the compiler happens to place it.
+  for (; n >= 256; p += 256, n -= 256) {
     y0 = Fold(y0, k1024, Load(p));
     y1 = Fold(y1, k1024, Load(p + 32));
     y2 = Fold(y2, k1024, Load(p + 64));
     y3 = Fold(y3, k1024, Load(p + 96));
+    y0 = Fold(y0, k1024, Load(p + 128));
+    y1 = Fold(y1, k1024, Load(p + 160));
+    y2 = Fold(y2, k1024, Load(p + 192));
+    y3 = Fold(y3, k1024, Load(p + 224));
+  }
+  if (n >= 128) {
+    y0 = Fold(y0, k1024, Load(p));
+    y1 = Fold(y1, k1024, Load(p + 32));
+    y2 = Fold(y2, k1024, Load(p + 64));
+    y3 = Fold(y3, k1024, Load(p + 96));
+    p += 128;
+    n -= 128;
   }
 
   const __m256i k256 = Broadcast<256>();
