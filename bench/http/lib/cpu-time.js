@@ -5,16 +5,22 @@ const fs = require('fs');
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** Seconds of user + system CPU used so far by `pid`, or null where /proc is unavailable. */
-function cpuSeconds(pid) {
+/** { user, system }: seconds of CPU used so far by `pid`, or null where /proc is unavailable. */
+function cpuTimes(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return { user: Number(fields[11]) / TICKS_PER_SECOND, system: Number(fields[12]) / TICKS_PER_SECOND };
   } catch {
     return null;
   }
 }
 
-module.exports = { cpuSeconds };
+/** Seconds of user + system CPU used so far by `pid`, or null where /proc is unavailable. */
+function cpuSeconds(pid) {
+  const times = cpuTimes(pid);
+  return times && times.user + times.system;
+}
+
+module.exports = { cpuSeconds, cpuTimes };
