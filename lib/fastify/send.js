@@ -11,9 +11,9 @@ const path = require('path');
 const createError = require('http-errors');
 const { statError } = require('../static/stat-error');
 const rules = require('./send-rules');
+const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../static-engine/paths');
 
 const { extname, join, normalize, resolve, sep } = path;
-const UP_PATH_REGEXP = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 const BYTES_RANGE_REGEXP = /^ *bytes=/;
 const DOTFILES = { allow: 0, ignore: 1, deny: 2 };
 
@@ -54,7 +54,7 @@ function failed(result) {
 
 /** @fastify/send's send(request, encodedPath, options) as far as choosing the file. */
 async function resolveFile(lookup, encodedPath, config) {
-  let p = decode(encodedPath);
+  let p = decodePath(encodedPath);
   if (p === null || p.indexOf('\0') !== -1) return errorOf(400);
   let parts;
   if (config.root !== null) {
@@ -163,19 +163,6 @@ function plan(headers, method, config, type, length, lastModified, etag) {
   // HEAD: no body to send, but the range it describes (for payload-length checks)
   if (method === 'HEAD') return { status, headers: out, span: null, range: span };
   return { status, headers: out, span };
-}
-
-function containsDotFile(parts) {
-  for (const part of parts) if (part.length > 1 && part[0] === '.') return true;
-  return false;
-}
-
-function decode(p) {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return null;
-  }
 }
 
 module.exports = { Lookup, resolveFile, plan, DOTFILES };

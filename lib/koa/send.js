@@ -27,6 +27,7 @@ const { FileStats } = require('../static/file-stats');
 const { statError: fsStatError } = require('../static/stat-error');
 const { StaticEngine, appendVary, statsOf } = require('../static-engine');
 const { isFresh } = require('../static-engine/conditional');
+const { decodePath, isHidden } = require('../static-engine/paths');
 const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../static-engine/range');
 
 const { basename, extname, normalize, parse, resolve, sep } = path;
@@ -139,8 +140,8 @@ class FileSender {
     if (setHeaders && typeof setHeaders !== 'function') {
       throw new TypeError('option setHeaders must be function');
     }
-    p = decode(p);
-    if (p === -1) return ctx.throw(400, 'failed to decode');
+    p = decodePath(p);
+    if (p === null) return ctx.throw(400, 'failed to decode');
     if (index && trailingSlash) p += index;
     p = resolvePath(root, p);
     if (!this.hidden && isHidden(root, p)) return undefined;
@@ -369,22 +370,6 @@ function statError(result, filePath) {
 // koa-send's file type: the extension, under a .br/.gz suffix
 function typeOf(file, encodingExt) {
   return encodingExt !== '' ? extname(basename(file, encodingExt)) : extname(file);
-}
-
-function isHidden(root, filePath) {
-  const parts = filePath.substr(root.length).split(sep);
-  for (let i = 0; i < parts.length; i++) {
-    if (parts[i][0] === '.') return true;
-  }
-  return false;
-}
-
-function decode(p) {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return -1;
-  }
 }
 
 module.exports = { FileSender, cacheFor, send };
