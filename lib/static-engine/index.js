@@ -13,7 +13,7 @@ const { openFileForStream } = require('../static/send-file-stream');
 const { isConditional, isPreconditionFailure, isFresh } = require('./conditional');
 const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('./range');
 const { RouteMemo, MissMemo } = require('./route-memo');
-const { makeRecord, statsOf, contentTypeOf, statTag } = require('./record');
+const { makeRecord, statsOf, contentTypeOf, charsetContentTypeOf, statTag } = require('./record');
 
 // respond() outcomes besides a { start, end } span
 const FULL = 1; // send the whole body
@@ -187,6 +187,7 @@ module.exports = {
   streamStatus,
   statsOf,
   contentTypeOf,
+  charsetContentTypeOf,
   statTag,
   FULL,
   NOT_MODIFIED,

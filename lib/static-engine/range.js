@@ -1,6 +1,7 @@
 'use strict';
-// Range requests (RFC 9110 section 14) as send and serveStatic answer them: one satisfiable
-// range -> 206, several or malformed ones -> the whole body, none satisfiable -> 416.
+// Range requests (RFC 9110 section 14). send and serveStatic (rangeOf, over range-parser): one
+// satisfiable range -> 206, several or malformed ones -> the whole body, none satisfiable -> 416.
+// @fastify/send has a parser of its own (parseBytesRange), kept as it cuts odd headers.
 const parseRange = require('range-parser');
 const { isRangeFresh } = require('./conditional');
 
@@ -33,4 +34,49 @@ function unsatisfiedRange(length) {
   return 'bytes */' + length;
 }
 
-module.exports = { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE };
+/**
+ * The satisfiable ranges of `header` over `size` bytes, overlapping and adjacent ones merged
+ * (in request order): [] when none is (416), one -> 206, several -> the whole body.
+ */
+function parseBytesRange(size, header) {
+  const values = header.slice(header.indexOf('=') + 1);
+  const len = values.length;
+  const ranges = [];
+  // The spans are cut at the next ',' and the next '-' as @fastify/send cuts them (a spec
+  // without '-' borrows the next one's, or reads as a suffix), so odd headers answer the same.
+  let prev = -1;
+  let comma = values.indexOf(',');
+  let dash = values.indexOf('-');
+  for (;;) {
+    if (comma === -1) comma = len;
+    let start = parseInt(values.slice(prev + 1, dash), 10);
+    let end = parseInt(values.slice(dash + 1, comma), 10);
+    if (Number.isNaN(start)) {
+      start = size - end; // -nnn: the last nnn bytes
+      end = size - 1;
+    } else if (Number.isNaN(end) || end > size - 1) {
+      end = size - 1;
+    }
+    if (!Number.isNaN(start) && !Number.isNaN(end) && start > -1 && start <= end)
+      ranges.push({ start, end, index: ranges.length });
+    if (comma === len) break;
+    prev = comma++;
+    dash = values.indexOf('-', comma);
+    comma = values.indexOf(',', comma);
+  }
+  if (ranges.length < 2) return ranges;
+  ranges.sort((a, b) => a.start - b.start);
+  const merged = [ranges[0]];
+  for (let i = 1; i < ranges.length; i++) {
+    const range = ranges[i];
+    const current = merged[merged.length - 1];
+    if (range.start > current.end + 1) merged.push(range);
+    else if (range.end > current.end) {
+      current.end = range.end;
+      if (current.index > range.index) current.index = range.index;
+    }
+  }
+  return merged.sort((a, b) => a.index - b.index);
+}
+
+module.exports = { BYTES_RANGE_REGEXP, rangeOf, parseBytesRange, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE };
