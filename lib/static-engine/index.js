@@ -153,6 +153,13 @@ class StaticEngine {
     });
   }
 
+  /** openStream() as a promise of { fd, stats }; a failure rejects with the fs error (see streamStatus). */
+  openStreamAsync(filePath) {
+    return new Promise((resolve, reject) => {
+      this.openStream(filePath, (err, fd, stats) => (err ? reject(err) : resolve({ fd, stats })));
+    });
+  }
+
   /** The cache's counters and the sizes of the memos. */
   stats() {
     return Object.assign(this.cache.stats(), { memoRoutes: this.routes.size, memoFallthroughs: this.misses.size });

@@ -3,7 +3,7 @@
 // satisfiable range -> 206, several or malformed ones -> the whole body, none satisfiable -> 416.
 // @fastify/send has a parser of its own (parseBytesRange), kept as it cuts odd headers.
 const parseRange = require('range-parser');
-const { isRangeFresh } = require('./conditional');
+const { isRangeFresh, isFresh } = require('./conditional');
 
 const BYTES_RANGE_REGEXP = /^ *bytes=/;
 /** rangeOf outcomes besides a { start, end } span (inclusive bounds) */
@@ -22,6 +22,15 @@ function rangeOf(headers, length, etag, lastModified) {
   if (ranges === -1) return UNSATISFIABLE;
   if (ranges === -2 || ranges.length !== 1) return WHOLE;
   return ranges[0];
+}
+
+/**
+ * rangeOf for a response a conditional-GET layer in front may still turn into a 304 (Koa's
+ * koa-conditional-get): a fresh request gets the WHOLE answer, not a 206.
+ */
+function rangeUnlessFresh(headers, length, etag, lastModified) {
+  if (headers.range === undefined || isFresh(headers, etag, lastModified)) return WHOLE;
+  return rangeOf(headers, length, etag, lastModified);
 }
 
 /** Content-Range of a 206 */
@@ -79,4 +88,13 @@ function parseBytesRange(size, header) {
   return merged.sort((a, b) => a.index - b.index);
 }
 
-module.exports = { BYTES_RANGE_REGEXP, rangeOf, parseBytesRange, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE };
+module.exports = {
+  BYTES_RANGE_REGEXP,
+  rangeOf,
+  rangeUnlessFresh,
+  parseBytesRange,
+  contentRange,
+  unsatisfiedRange,
+  WHOLE,
+  UNSATISFIABLE,
+};
