@@ -16,6 +16,21 @@ function decodePath(p) {
   }
 }
 
+/** @hono/node-server's decoding: decodeURI, or each run of escapes that decodes, the rest kept. */
+function decodeUriLenient(str) {
+  try {
+    return decodeURI(str);
+  } catch {
+    return str.replace(/(?:%[0-9A-Fa-f]{2})+/g, (match) => {
+      try {
+        return decodeURI(match);
+      } catch {
+        return match;
+      }
+    });
+  }
+}
+
 /** send's and @fastify/send's dotfile test: a segment longer than one character starts with '.'. */
 function containsDotFile(parts) {
   for (const part of parts) if (part.length > 1 && part[0] === '.') return true;
@@ -31,4 +46,4 @@ function isHidden(root, filePath) {
   return false;
 }
 
-module.exports = { UP_PATH_REGEXP, decodePath, containsDotFile, isHidden };
+module.exports = { UP_PATH_REGEXP, decodePath, decodeUriLenient, containsDotFile, isHidden };

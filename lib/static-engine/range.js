@@ -1,13 +1,15 @@
 'use strict';
 // Range requests (RFC 9110 section 14). send and serveStatic (rangeOf, over range-parser): one
 // satisfiable range -> 206, several or malformed ones -> the whole body, none satisfiable -> 416.
-// @fastify/send has a parser of its own (parseBytesRange), kept as it cuts odd headers.
+// @fastify/send (parseBytesRange) and @hono/node-server (nodeServerRange) have parsers of their
+// own, kept as each cuts odd headers its own way.
 const parseRange = require('range-parser');
 const { isRangeFresh, isFresh } = require('./conditional');
 
 const BYTES_RANGE_REGEXP = /^ *bytes=/;
 /** rangeOf outcomes besides a { start, end } span (inclusive bounds) */
 const WHOLE = 0;
+const NODE_SERVER_RANGE = /^(?:bytes=)?(?!-$)(\d*)-(\d*)$/;
 const UNSATISFIABLE = -1;
 
 /**
@@ -31,6 +33,32 @@ function rangeOf(headers, length, etag, lastModified) {
 function rangeUnlessFresh(headers, length, etag, lastModified) {
   if (headers.range === undefined || isFresh(headers, etag, lastModified)) return WHOLE;
   return rangeOf(headers, length, etag, lastModified);
+}
+
+/**
+ * @hono/node-server's serveStatic reading of a Range header over `size` bytes: one span (a
+ * header it cannot parse reads as the whole body, `bytes=0-`), or undefined (416).
+ */
+function nodeServerRange(header, size) {
+  return resolveRange(parseNodeServerRange(header) ?? { type: 'open-ended', start: 0 }, size);
+}
+
+function parseNodeServerRange(range) {
+  const match = range.match(NODE_SERVER_RANGE);
+  if (!match) return undefined;
+  const [, start, end] = match;
+  if (start === '') return { type: 'suffix', length: Number(end) };
+  if (end === '') return { type: 'open-ended', start: Number(start) };
+  return { type: 'bounded', start: Number(start), end: Number(end) };
+}
+
+function resolveRange(spec, size) {
+  if (size === 0) return undefined;
+  if (spec.type === 'suffix')
+    return spec.length === 0 ? undefined : { start: Math.max(size - spec.length, 0), end: size - 1 };
+  const end = spec.type === 'bounded' ? Math.min(spec.end, size - 1) : size - 1;
+  if (spec.start >= size || spec.start > end) return undefined;
+  return { start: spec.start, end };
 }
 
 /** Content-Range of a 206 */
@@ -93,6 +121,7 @@ module.exports = {
   rangeOf,
   rangeUnlessFresh,
   parseBytesRange,
+  nodeServerRange,
   contentRange,
   unsatisfiedRange,
   WHOLE,
