@@ -10,11 +10,9 @@
 const path = require('path');
 const createError = require('http-errors');
 const { statError } = require('../static/stat-error');
-const rules = require('./send-rules');
+const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../static-engine/paths');
 
 const { extname, join, normalize, resolve, sep } = path;
-const UP_PATH_REGEXP = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
-const BYTES_RANGE_REGEXP = /^ *bytes=/;
 const DOTFILES = { allow: 0, ignore: 1, deny: 2 };
 
 function httpError(status, err) {
@@ -54,7 +52,7 @@ function failed(result) {
 
 /** @fastify/send's send(request, encodedPath, options) as far as choosing the file. */
 async function resolveFile(lookup, encodedPath, config) {
-  let p = decode(encodedPath);
+  let p = decodePath(encodedPath);
   if (p === null || p.indexOf('\0') !== -1) return errorOf(400);
   let parts;
   if (config.root !== null) {
@@ -109,73 +107,4 @@ async function resolveFile(lookup, encodedPath, config) {
   return { type: 'file', path: p, result };
 }
 
-/**
- * @fastify/send's headers and decision for a file of `length` bytes with validators
- * `lastModified` and `etag`: { status, headers, span } with span undefined (whole), null (no
- * body: 304 or HEAD) or { start, end }; or { error } for a 412 or 416.
- */
-function plan(headers, method, config, type, length, lastModified, etag) {
-  const out = {};
-  if (config.acceptRanges) out['Accept-Ranges'] = 'bytes';
-  if (config.cacheControl) out['Cache-Control'] = config.cacheControlValue;
-  if (config.lastModified) out['Last-Modified'] = lastModified;
-  if (config.etag) out.ETag = etag;
-  if (config.contentType) out['Content-Type'] = type;
-  if (
-    headers['if-match'] ||
-    headers['if-unmodified-since'] ||
-    headers['if-none-match'] ||
-    headers['if-modified-since']
-  ) {
-    if (rules.isPreconditionFailure(headers, out.ETag, out['Last-Modified'])) return { error: httpError(412) };
-    if (rules.isNotModified(headers, out.ETag, out['Last-Modified'])) {
-      delete out['Content-Encoding'];
-      delete out['Content-Language'];
-      delete out['Content-Length'];
-      delete out['Content-Range'];
-      delete out['Content-Type'];
-      return { status: 304, headers: out, span: null };
-    }
-  }
-  let status = 200;
-  let span;
-  let len = length;
-  const range = headers.range;
-  if (
-    config.acceptRanges &&
-    range !== undefined &&
-    BYTES_RANGE_REGEXP.test(range) &&
-    rules.isRangeFresh(headers, out.ETag, out['Last-Modified'])
-  ) {
-    const ranges = rules.parseBytesRange(length, range);
-    if (ranges.length === 0) {
-      out['Content-Range'] = 'bytes */' + length;
-      return { error: httpError(416, { headers: { 'Content-Range': out['Content-Range'] } }) };
-    }
-    if (ranges.length === 1) {
-      status = 206;
-      span = { start: ranges[0].start, end: ranges[0].end };
-      out['Content-Range'] = 'bytes ' + span.start + '-' + span.end + '/' + length;
-      len = span.end - span.start + 1;
-    }
-  }
-  out['Content-Length'] = len;
-  // HEAD: no body to send, but the range it describes (for payload-length checks)
-  if (method === 'HEAD') return { status, headers: out, span: null, range: span };
-  return { status, headers: out, span };
-}
-
-function containsDotFile(parts) {
-  for (const part of parts) if (part.length > 1 && part[0] === '.') return true;
-  return false;
-}
-
-function decode(p) {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return null;
-  }
-}
-
-module.exports = { Lookup, resolveFile, plan, DOTFILES };
+module.exports = { Lookup, resolveFile, DOTFILES };

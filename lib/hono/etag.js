@@ -2,10 +2,12 @@
 // etag(options): a drop-in for hono/etag (weak, retainedHeaders) whose tag is the CRC-32 of the
 // body (lib/etag.js) instead of a SHA-1 through WebCrypto. A body serveStatic sent from memory is
 // not read at all (its tag comes with it); a string or bytes node-server's Response still holds
-// are hashed as they are; other bodies are read once from a clone.
+// are hashed as they are (held-body.js: why that reads an internal, and its guard); other bodies
+// are read once from a clone.
 // generateDigest is accepted and ignored: the tag is always ours.
 const { etag: entityTag } = require('../etag');
 const { tagOf } = require('./tags');
+const { heldBody } = require('./held-body');
 
 const RETAINED_304_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary'];
 const STRONG = { weak: false };
@@ -50,24 +52,6 @@ function etag(options) {
       res.headers.set('ETag', tag);
     }
   };
-}
-
-// @hono/node-server's Response keeps a string or Uint8Array body as given, under a symbol
-// described 'cache', until something reads it as a stream: hash that, rather than clone the
-// response into a web stream and read it back. undefined: not held (read the clone); null: no body.
-function heldBody(res) {
-  const symbols = Object.getOwnPropertySymbols(res);
-  for (let i = 0; i < symbols.length; i++) {
-    if (symbols[i].description !== 'cache') continue;
-    const held = res[symbols[i]];
-    if (!Array.isArray(held)) return undefined;
-    const body = held[1];
-    if (body === null) return null;
-    if (typeof body === 'string') return body.length === 0 ? Buffer.alloc(0) : body;
-    if (body instanceof Uint8Array) return body;
-    return undefined;
-  }
-  return undefined;
 }
 
 function matches(tag, ifNoneMatch) {

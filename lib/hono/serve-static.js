@@ -12,6 +12,8 @@ const { lastModifiedOf } = require('../static/file-stats');
 const { fileRangeStream, openFileForStream } = require('../static/send-file-stream');
 const { Readable } = require('stream');
 const { tagOf } = require('./tags');
+const { decodeUriLenient } = require('../static-engine/paths');
+const { nodeServerRange } = require('../static-engine/range');
 
 const COMPRESSIBLE =
   /^\s*(?:text\/[^;\s]+|application\/(?:javascript|json|xml|xml-dtd|ecmascript|dart|postscript|rtf|tar|toml|vnd\.dart|vnd\.ms-fontobject|vnd\.ms-opentype|wasm|x-httpd-php|x-javascript|x-ns-proxy-autoconfig|x-sh|x-tar|x-virtualbox-hdd|x-virtualbox-ova|x-virtualbox-ovf|x-virtualbox-vbox|x-virtualbox-vdi|x-virtualbox-vhd|x-virtualbox-vmdk|x-www-form-urlencoded)|font\/(?:otf|ttf)|image\/(?:bmp|vnd\.adobe\.photoshop|vnd\.microsoft\.icon|vnd\.ms-dds|x-icon|x-ms-bmp)|message\/rfc822|model\/gltf-binary|x-shader\/x-fragment|x-shader\/x-vertex|[^;\s]+?\+(?:json|text|xml|yaml))(?:[;\s]|$)/i;
@@ -20,7 +22,6 @@ const ENCODINGS = [
   ['zstd', '.zst'],
   ['gzip', '.gz'],
 ];
-const BYTE_RANGE = /^(?:bytes=)?(?!-$)(\d*)-(\d*)$/;
 const UNSAFE_PATH = /(?:^|[/\\])\.{1,2}(?:$|[/\\])|[/\\]{2,}|\\/;
 
 // Hono's own mime table (so Content-Type matches hono's serveStatic), from the app's hono: loaded
@@ -69,7 +70,7 @@ function serveStatic(options = { root: '' }) {
     let filename;
     if (optionPath) filename = optionPath;
     else {
-      filename = tryDecodeURI(reqPath);
+      filename = decodeUriLenient(reqPath);
       if (
         (reqPath.includes('%') && (!options.allowPercentInPath || filename !== reqPath.replace(/%25/g, '%'))) ||
         UNSAFE_PATH.test(filename)
@@ -134,7 +135,7 @@ function serveStatic(options = { root: '' }) {
       if (body !== undefined) tagOf.set(result, record.etag);
     } else {
       c.header('Accept-Ranges', 'bytes');
-      const span = resolveRange(parseRange(range) ?? { type: 'open-ended', start: 0 }, size);
+      const span = nodeServerRange(range, size);
       if (!span) {
         c.header('Content-Range', `bytes */${size}`);
         result = c.body(null, 416);
@@ -162,38 +163,6 @@ function streamOf(filePath, start, end) {
       resolve(Readable.toWeb(fileRangeStream(fd, { start, end })));
     });
   });
-}
-
-function parseRange(range) {
-  const match = range.match(BYTE_RANGE);
-  if (!match) return undefined;
-  const [, start, end] = match;
-  if (start === '') return { type: 'suffix', length: Number(end) };
-  if (end === '') return { type: 'open-ended', start: Number(start) };
-  return { type: 'bounded', start: Number(start), end: Number(end) };
-}
-
-function resolveRange(spec, size) {
-  if (size === 0) return undefined;
-  if (spec.type === 'suffix')
-    return spec.length === 0 ? undefined : { start: Math.max(size - spec.length, 0), end: size - 1 };
-  const end = spec.type === 'bounded' ? Math.min(spec.end, size - 1) : size - 1;
-  if (spec.start >= size || spec.start > end) return undefined;
-  return { start: spec.start, end };
-}
-
-function tryDecodeURI(str) {
-  try {
-    return decodeURI(str);
-  } catch {
-    return str.replace(/(?:%[0-9A-Fa-f]{2})+/g, (match) => {
-      try {
-        return decodeURI(match);
-      } catch {
-        return match;
-      }
-    });
-  }
 }
 
 module.exports = { serveStatic };

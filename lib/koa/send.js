@@ -13,23 +13,20 @@
 // (206/416), `maxBytes`/`maxFileSize`, and `cache` (one FileCache shared by several mounts and
 // serveStatic). Files over maxFileSize are streamed from the descriptor that was fstat'ed.
 const assert = require('assert');
-const fs = require('fs');
 const path = require('path');
 const createError = require('http-errors');
 const mime = require('mime-types');
 const resolvePath = require('resolve-path');
-const { etag: entityTag } = require('../etag');
 const { FileCache } = require('../static/file-cache');
 const { isCompressible } = require('../static/encoding');
-const { fileRangeStream } = require('../static/send-file-stream');
 const { invalidType } = require('../validate');
 const { FileStats } = require('../static/file-stats');
 const { statError: fsStatError } = require('../static/stat-error');
-const { StaticEngine, appendVary, statsOf } = require('../static-engine');
-const { isFresh } = require('../static-engine/conditional');
-const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../static-engine/range');
+const { StaticEngine } = require('../static-engine');
+const { decodePath, isHidden } = require('../static-engine/paths');
+const { KoaFileResponse, setContentEncoding, typeOf } = require('./respond');
 
-const { basename, extname, normalize, parse, resolve, sep } = path;
+const { basename, normalize, parse, resolve } = path;
 
 // Accept-Encoding outcomes that change koa-send's answer: a route is remembered per outcome.
 const ACCEPTS_BR = 1;
@@ -41,20 +38,10 @@ const MAX_ACCEPT_LENGTH = 256;
 const NOT_FOUND = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR']);
 const ABSENT = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR', 'ELOOP']);
 
-/** The engine's response port over a Koa context. */
-const koaPort = {
-  get: (ctx, name) => ctx.response.get(name),
-  set: (ctx, name, value) => ctx.set(name, value),
-  remove: (ctx, name) => ctx.remove(name),
-  status: (ctx) => ctx.status,
-  setStatus: (ctx, code) => {
-    ctx.status = code;
-  },
-};
-
-class FileSender {
+class FileSender extends KoaFileResponse {
   /** `opts`: koa-send's options (read once: koa-send reads them per call) plus ours. */
   constructor(opts, cache) {
+    super();
     this.root = opts.root ? normalize(resolve(opts.root)) : '';
     this.index = opts.index;
     const maxage = opts.maxage || opts.maxAge || 0;
@@ -139,8 +126,8 @@ class FileSender {
     if (setHeaders && typeof setHeaders !== 'function') {
       throw new TypeError('option setHeaders must be function');
     }
-    p = decode(p);
-    if (p === -1) return ctx.throw(400, 'failed to decode');
+    p = decodePath(p);
+    if (p === null) return ctx.throw(400, 'failed to decode');
     if (index && trailingSlash) p += index;
     p = resolvePath(root, p);
     if (!this.hidden && isHidden(root, p)) return undefined;
@@ -204,94 +191,6 @@ class FileSender {
     record.vary = compressibleType || (this.compress && encoding !== undefined);
     return record;
   }
-
-  // koa-send's header step for a file held in memory (identity, sibling or compressed variant)
-  sendRecord(ctx, record) {
-    const response = ctx.response;
-    let body = record.body;
-    let tag = record.etag;
-    let variant;
-    if (record.compressible) {
-      variant = this.engine.variant(record, ctx.headers['accept-encoding']);
-      if (variant !== undefined) {
-        body = variant.body;
-        tag = variant.etag;
-      }
-    }
-    if (record.vary) appendVary(koaPort, ctx);
-    const setHeaders = this.setHeaders;
-    if (setHeaders) setHeaders(ctx.res, record.path, statsOf(record));
-    response.set('Content-Length', String(body.length));
-    if (!response.get('Last-Modified')) response.set('Last-Modified', record.lastModified);
-    if (!response.get('Cache-Control')) response.set('Cache-Control', this.cacheControl);
-    if (!response.type) setType(response, record);
-    if (variant !== undefined) response.set('Content-Encoding', variant.encoding);
-    if (this.setEtag && !response.get('ETag')) response.set('ETag', tag);
-    if (this.acceptRanges) {
-      const span = this.rangeOf(ctx, body.length);
-      if (span !== undefined) body = body.subarray(span.start, span.end + 1);
-    }
-    response.body = body;
-  }
-
-  // Files over maxFileSize: read from the descriptor whose fstat gave the headers, exactly the
-  // announced length; a file that shrinks meanwhile closes the connection (lib/static).
-  async sendStream(ctx, filePath, encodingExt) {
-    const { fd, stats } = await openForStream(this.engine, filePath);
-    let stream;
-    try {
-      if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
-      ctx.set('Content-Length', String(stats.size));
-      if (!ctx.response.get('Last-Modified')) ctx.set('Last-Modified', stats.mtime.toUTCString());
-      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', this.cacheControl);
-      if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
-      // the stat-based tag koa-etag would have made from the stream's path
-      if (this.setEtag && !ctx.response.get('ETag')) ctx.set('ETag', entityTag(stats, { weak: true }));
-      let span = { start: 0, end: stats.size - 1 };
-      if (this.acceptRanges) {
-        const range = this.rangeOf(ctx, stats.size);
-        if (range !== undefined) {
-          span = range;
-          ctx.set('Content-Length', String(span.end - span.start + 1));
-        }
-      }
-      // a short read (the file shrank) destroys ctx.res: Koa would leave the connection waiting
-      stream = fileRangeStream(fd, { start: span.start, end: span.end, res: ctx.res });
-    } catch (err) {
-      fs.close(fd, () => {});
-      throw err;
-    }
-    ctx.body = stream;
-  }
-
-  // koa-send's own streaming, kept for what the cache does not hold as a regular file (FIFOs,
-  // an index that is a directory...): same headers, same stream, same errors.
-  sendAsKoaSend(ctx, filePath, encodingExt, stats) {
-    if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
-    ctx.set('Content-Length', stats.size);
-    if (!ctx.response.get('Last-Modified')) ctx.set('Last-Modified', stats.mtime.toUTCString());
-    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', this.cacheControl);
-    if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
-    ctx.body = fs.createReadStream(filePath);
-  }
-
-  // Range (acceptRanges: true), as serveStatic: one range -> 206, several or malformed -> the
-  // whole body, unsatisfiable -> 416 unless the client's copy is fresh. Returns { start, end }.
-  rangeOf(ctx, length) {
-    if (!ctx.response.get('Accept-Ranges')) ctx.set('Accept-Ranges', 'bytes');
-    const headers = ctx.headers;
-    if (headers.range === undefined) return undefined;
-    const etag = ctx.response.get('ETag');
-    const lastModified = ctx.response.get('Last-Modified');
-    // a fresh conditional request is koa-conditional-get's 304, not a 206
-    if (isFresh(headers, etag, lastModified)) return undefined;
-    const span = rangeOf(headers, length, etag, lastModified);
-    if (span === UNSATISFIABLE) throw createError(416, { headers: { 'Content-Range': unsatisfiedRange(length) } });
-    if (span === WHOLE) return undefined;
-    ctx.status = 206;
-    ctx.set('Content-Range', contentRange(span, length));
-    return { start: span.start, end: span.end };
-  }
 }
 
 /** The FileCache for these options: `cache` (shared), or a new one bounded by maxBytes/maxFileSize. */
@@ -327,36 +226,6 @@ function send(ctx, urlPath, opts = {}) {
   return sender.send(ctx, urlPath, 0); // rejects with koa-send's AssertionError
 }
 
-function openForStream(engine, filePath) {
-  return new Promise((resolvePromise, reject) => {
-    engine.openStream(filePath, (err, fd, stats) => {
-      if (!err) return resolvePromise({ fd, stats });
-      if (NOT_FOUND.has(err.code) || err.directory) return reject(createError(404, err));
-      err.status = 500;
-      reject(err);
-    });
-  });
-}
-
-// `ctx.type = extension`, as koa-send does, once per file and app: the Content-Type it produced
-// (Koa 3 looks the extension up in mime-types on every call) is kept on the record.
-function setType(response, record) {
-  const app = response.app;
-  if (record.typeMemoOwner === app) {
-    if (record.typeMemo) response.set('Content-Type', record.typeMemo);
-    else response.remove('Content-Type');
-    return;
-  }
-  response.type = record.type;
-  record.typeMemo = response.get('Content-Type');
-  record.typeMemoOwner = app;
-}
-
-function setContentEncoding(ctx, encoding) {
-  ctx.set('Content-Encoding', encoding);
-  ctx.res.removeHeader('Content-Length');
-}
-
 // The error koa-send throws when fs.stat fails: 404 for a missing file, the fs error with
 // status 500 otherwise.
 function statError(result, filePath) {
@@ -364,27 +233,6 @@ function statError(result, filePath) {
   if (NOT_FOUND.has(err.code)) return createError(404, err);
   err.status = 500;
   return err;
-}
-
-// koa-send's file type: the extension, under a .br/.gz suffix
-function typeOf(file, encodingExt) {
-  return encodingExt !== '' ? extname(basename(file, encodingExt)) : extname(file);
-}
-
-function isHidden(root, filePath) {
-  const parts = filePath.substr(root.length).split(sep);
-  for (let i = 0; i < parts.length; i++) {
-    if (parts[i][0] === '.') return true;
-  }
-  return false;
-}
-
-function decode(p) {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return -1;
-  }
 }
 
 module.exports = { FileSender, cacheFor, send };

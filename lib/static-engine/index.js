@@ -13,7 +13,7 @@ const { openFileForStream } = require('../static/send-file-stream');
 const { isConditional, isPreconditionFailure, isFresh } = require('./conditional');
 const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('./range');
 const { RouteMemo, MissMemo } = require('./route-memo');
-const { makeRecord, statsOf, contentTypeOf, statTag } = require('./record');
+const { makeRecord, statsOf, contentTypeOf, charsetContentTypeOf, statTag } = require('./record');
 
 // respond() outcomes besides a { start, end } span
 const FULL = 1; // send the whole body
@@ -153,6 +153,13 @@ class StaticEngine {
     });
   }
 
+  /** openStream() as a promise of { fd, stats }; a failure rejects with the fs error (see streamStatus). */
+  openStreamAsync(filePath) {
+    return new Promise((resolve, reject) => {
+      this.openStream(filePath, (err, fd, stats) => (err ? reject(err) : resolve({ fd, stats })));
+    });
+  }
+
   /** The cache's counters and the sizes of the memos. */
   stats() {
     return Object.assign(this.cache.stats(), { memoRoutes: this.routes.size, memoFallthroughs: this.misses.size });
@@ -187,6 +194,7 @@ module.exports = {
   streamStatus,
   statsOf,
   contentTypeOf,
+  charsetContentTypeOf,
   statTag,
   FULL,
   NOT_MODIFIED,

@@ -37,9 +37,23 @@ function contentTypeOf(filePath) {
   return mime.contentType(extname(filePath)) || 'application/octet-stream';
 }
 
+/** @fastify/send's Content-Type: the type, with `; charset=utf-8` for text, JavaScript and JSON. */
+function charsetContentTypeOf(filePath) {
+  const type = mime.lookup(filePath) || 'application/octet-stream';
+  return isUtf8MimeType(type) ? type + '; charset=utf-8' : type;
+}
+
+function isUtf8MimeType(type) {
+  return (
+    (type.length > 21 && type.startsWith('application/javascript')) ||
+    (type.length > 14 && type.startsWith('application/json')) ||
+    (type.length > 5 && type.startsWith('text/'))
+  );
+}
+
 /** send's stat-based tag (etag@1.8.1 for fs.Stats), for files streamed from disk */
 function statTag(stat) {
   return 'W/"' + stat.size.toString(16) + '-' + stat.mtime.getTime().toString(16) + '"';
 }
 
-module.exports = { makeRecord, statsOf, contentTypeOf, statTag };
+module.exports = { makeRecord, statsOf, contentTypeOf, charsetContentTypeOf, statTag };

@@ -11,9 +11,9 @@ const createError = require('http-errors');
 const parseUrl = require('parseurl');
 const { statError } = require('./stat-error');
 const { createHtmlDocument, writeHtml, callNext } = require('./html');
+const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../static-engine/paths');
 
 const { extname, join, normalize, sep } = path;
-const UP_PATH_REGEXP = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 
 class Transfer {
   /** `mount`: { config, engine, fallthrough, redirect, found(transfer, filePath, result) } */
@@ -51,8 +51,8 @@ class Transfer {
 
   start() {
     const config = this.config;
-    let p = decode(this.path);
-    if (p === -1) return this.error(400);
+    let p = decodePath(this.path);
+    if (p === null) return this.error(400);
     if (p.indexOf('\0') !== -1) return this.error(400);
     if (p) p = normalize('.' + sep + p);
     if (UP_PATH_REGEXP.test(p)) return this.error(403);
@@ -151,19 +151,6 @@ function collapseLeadingSlashes(str) {
   let i = 0;
   while (i < str.length && str.charCodeAt(i) === 0x2f) i++;
   return i > 1 ? '/' + str.substr(i) : str;
-}
-
-function containsDotFile(parts) {
-  for (const part of parts) if (part.length > 1 && part[0] === '.') return true;
-  return false;
-}
-
-function decode(p) {
-  try {
-    return decodeURIComponent(p);
-  } catch {
-    return -1;
-  }
 }
 
 module.exports = { Transfer };

@@ -209,6 +209,20 @@ test('acceptRanges: 206 with Content-Range, 416, several ranges -> 200, If-Range
           headers: { range: 'bytes=0-1', 'if-range': full.headers.etag },
         });
         assert.equal(current.status, 206);
+        // a fresh conditional request is conditional()'s 304, not a 206 of the range
+        const fresh = await rawRequest(port, file, {
+          headers: { range: 'bytes=0-1', 'if-none-match': full.headers.etag },
+        });
+        assert.equal(fresh.status, 304, file);
+      });
+      // ... and without conditional() in front it is the whole body (no 206 for a 304-to-be)
+      await withServer([mw], async (port) => {
+        const full = await rawRequest(port, file);
+        const fresh = await rawRequest(port, file, {
+          headers: { range: 'bytes=0-1', 'if-none-match': full.headers.etag },
+        });
+        assert.equal(fresh.status, 200, file);
+        assert.deepEqual(fresh.body, body, file);
       });
     } finally {
       mw.close();

@@ -116,6 +116,7 @@ const OPTION_SETS = [
   { maxage: 2 * 365 * 24 * 3600 * 1000 },
   { maxAge: 'nonsense' },
   { cacheControl: false, lastModified: false, etag: false, acceptRanges: false },
+  { lastModified: false },
   {
     setHeaders(res, path, stat) {
       res.setHeader('X-Path-Tail', path.slice(-8));
@@ -143,6 +144,10 @@ const HEADER_SETS = [
   { range: 'bytes=0-4', 'if-range': 'Mon, 06 May 2024 07:08:08 GMT' },
   { range: 'bytes=0-4', 'if-range': '"not-the-tag"' },
   { range: 'bytes=0-4', 'if-range': '{etag}' },
+  { range: 'bytes=0-4', 'if-range': 'not a date' },
+  { 'if-match': '{etag-strong}' },
+  { 'if-match': '"other", {etag}' },
+  { 'if-match': '{etag}', 'if-unmodified-since': 'Sun, 05 May 2024 07:08:09 GMT' },
   { 'if-none-match': '{etag}' },
   { 'if-none-match': 'W/"other", {etag}' },
   { 'if-none-match': '"other"' },
@@ -201,11 +206,13 @@ async function startPair(tree, options, ourExtra = {}) {
 }
 
 async function fill(headers, port, rawPath) {
-  if (!Object.values(headers).some((v) => v.includes('{etag}'))) return headers;
+  if (!Object.values(headers).some((v) => v.includes('{etag'))) return headers;
   const first = await rawRequest(port, rawPath);
   const tag = first.headers.etag || '"none"';
   const out = {};
-  for (const [k, v] of Object.entries(headers)) out[k] = v.replace('{etag}', tag);
+  // {etag-strong}: the same tag without its W/ (a weak comparison must still match it)
+  for (const [k, v] of Object.entries(headers))
+    out[k] = v.replace('{etag}', tag).replace('{etag-strong}', tag.replace(/^W\//, ''));
   return out;
 }
 

@@ -40,6 +40,9 @@ const IMPLS = [
   ['koa-static-cache 5 (buffer: true)', 'koa-static-cache'],
   ['ssr-native serve() + etag() + conditional()', 'ssr-native'],
 ];
+// STATIC_BASELINE_LIB=/other/checkout/lib: that checkout's serve() too (before/after)
+const BASELINE_LIB = process.env.STATIC_BASELINE_LIB;
+if (BASELINE_LIB) IMPLS.push(['ssr-native serve(), baseline lib', 'ssr-native', { STATIC_LIB: BASELINE_LIB }]);
 
 function cases() {
   const out = [];
@@ -51,10 +54,10 @@ function cases() {
       request: { path: urlPath },
       reference: 'bare in-memory Koa handler',
       variants: [
-        ...IMPLS.map(([variantName, impl], i) => ({
+        ...IMPLS.map(([variantName, impl, env], i) => ({
           name: variantName,
           script,
-          env: { KOA_STATIC_IMPL: impl, STATIC_ROOT: root },
+          env: { KOA_STATIC_IMPL: impl, STATIC_ROOT: root, ...env },
           baseline: i === 0,
         })),
         { name: 'bare in-memory Koa handler', script, env: { KOA_STATIC_IMPL: 'memory', STATIC_ROOT: root } },
@@ -63,10 +66,10 @@ function cases() {
     out.push({
       name: `${label} file, GET ${urlPath} with If-None-Match (304)`,
       request: { path: urlPath },
-      variants: IMPLS.map(([variantName, impl], i) => ({
+      variants: IMPLS.map(([variantName, impl, env], i) => ({
         name: variantName,
         script,
-        env: { KOA_STATIC_IMPL: impl, STATIC_ROOT: root },
+        env: { KOA_STATIC_IMPL: impl, STATIC_ROOT: root, ...env },
         baseline: i === 0,
         expectNon2xx: true,
         request: { path: urlPath, headers: { 'if-none-match': tags[name][impl] } },

@@ -31,7 +31,10 @@ if (impl === 'koa-static') {
 } else if (impl === 'koa-static-cache') {
   app.use(require('koa-static-cache')(root, { buffer: true }));
 } else if (impl === 'ssr-native') {
-  const { serve, etag, conditional } = require('../../../lib/koa');
+  // STATIC_LIB: another checkout's lib/ (a before/after run), else this checkout's
+  const { serve, etag, conditional } = require(
+    path.join(process.env.STATIC_LIB || path.join(__dirname, '../../../lib'), 'koa'),
+  );
   app.use(conditional());
   app.use(etag());
   app.use(serve(root));

@@ -1,0 +1,228 @@
+'use strict';
+// @fastify/static's pumpSendToReply over the shared engine: one root at a time, precompressed
+// siblings first, allowedPath and onFile, then the file found answered with @fastify/send's plan
+// (lib/static-engine/plan.js) from memory, or streamed from the descriptor that was fstat'ed.
+// A URL whose answer depended on nothing but itself (and Accept-Encoding) is remembered.
+const fs = require('fs');
+const path = require('path');
+const { fileRangeStream } = require('../static/send-file-stream');
+const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../static-engine');
+const { plan } = require('../static-engine/plan');
+const { Lookup, resolveFile } = require('./send');
+const { configOf, addVaryAcceptEncoding } = require('./static-options');
+const { negotiateEncoding, ENCODING_EXTENSIONS } = require('./precompressed');
+const paths = require('./static-paths');
+const { FST_STATIC_FORBIDDEN_PATH } = require('./errors');
+
+/**
+ * The pump of one plugin registration. `mount`: { opts, sendOptions, baseConfig, engines (root ->
+ * StaticEngine), fallbackEngine, routes (the RouteMemo), setHeaders }.
+ */
+function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders }) {
+  const allowedPath = opts.allowedPath;
+
+  async function pump(request, reply, pathname, rootPath, rootOffset = 0, pumpOptions, checkedEncodings, key) {
+    const pathnameOrig = pathname;
+    const normalizedPathname = paths.normalizeRequestPathname(pathname);
+    const options = pumpOptions === undefined ? sendOptions : Object.assign({}, sendOptions, pumpOptions);
+    const config = pumpOptions === undefined ? baseConfig : configOf(options);
+    let root;
+    if (rootPath) root = Array.isArray(rootPath) ? rootPath[rootOffset] : rootPath;
+    else if (!path.isAbsolute(pathname)) return reply.callNotFound();
+    if (paths.hasInnerDotDot(pathname)) return reply.send(new FST_STATIC_FORBIDDEN_PATH());
+    const windowsPath = path.win32.isAbsolute(pathname) && !pathname.startsWith('/');
+    if (!windowsPath && paths.isNonCanonical(pathname)) return reply.send(new FST_STATIC_FORBIDDEN_PATH());
+    if (config.error) throw config.error;
+    const resolvedRoot = root ? path.resolve(root) : null;
+    const engine = (resolvedRoot && engines.get(resolvedRoot)) || fallbackEngine;
+    const lookup = new Lookup(engine);
+    let encoding;
+    let pathnameForSend = pathname;
+    if (opts.preCompressed) {
+      checkedEncodings ??= new Set();
+      encoding = negotiateEncoding(request.headers, checkedEncodings);
+      if (encoding) {
+        if (pathname.endsWith('/')) {
+          const index = await findIndexFile(lookup, resolvedRoot, pathname, options.index);
+          if (!index) return reply.callNotFound();
+          pathname = index;
+          pathnameForSend = pathnameForSend + pathname + ENCODING_EXTENSIONS[encoding];
+        } else {
+          pathnameForSend = pathname + ENCODING_EXTENSIONS[encoding];
+        }
+      }
+    }
+    if (allowedPath && !allowedPath(normalizedPathname, root, request)) return reply.callNotFound();
+    const generation = engine.generation();
+    const found = await resolveFile(lookup, encodeURI(pathnameForSend), { ...config, root: resolvedRoot });
+    if (found.type === 'file') {
+      if (allowedPath || options.onFile) {
+        let logical = found.path;
+        const ext = ENCODING_EXTENSIONS[encoding];
+        if (ext && logical.endsWith(ext)) logical = logical.slice(0, -ext.length);
+        const finalPath = paths.finalPathname(logical, root, normalizedPathname.startsWith('/'));
+        if (
+          allowedPath &&
+          (finalPath === undefined || (finalPath !== normalizedPathname && !allowedPath(finalPath, root, request)))
+        ) {
+          return reply.callNotFound();
+        }
+        if (options.onFile) await options.onFile(found.path, statsOfResult(found.result));
+      }
+      return sendFound(
+        request,
+        reply,
+        found,
+        config,
+        encoding ? pathname : undefined,
+        encoding,
+        key,
+        generation,
+        lookup,
+        engine,
+      );
+    }
+    if (found.type === 'directory') {
+      if (opts.redirect === true) return reply.redirect(paths.redirectUrl(request.raw.url), 301);
+      if (!pathname.endsWith('/') && (await findIndexFile(lookup, resolvedRoot, pathname, options.index))) {
+        return pump(request, reply, pathname + '/', rootPath, undefined, pumpOptions, checkedEncodings);
+      }
+      return reply.callNotFound();
+    }
+    if (found.code === 'ENOENT') {
+      if (
+        opts.preCompressed &&
+        encoding &&
+        opts.redirect !== true &&
+        (await findIndexFile(lookup, resolvedRoot, pathname, options.index))
+      ) {
+        return pump(request, reply, pathname + '/', rootPath, undefined, pumpOptions, checkedEncodings);
+      }
+      if (encoding) {
+        checkedEncodings.add(encoding);
+        return pump(
+          request,
+          reply,
+          pathnameOrig,
+          rootPath,
+          rootOffset,
+          pumpOptions,
+          checkedEncodings,
+          lookup.settled ? key : undefined,
+        );
+      }
+      if (Array.isArray(rootPath) && rootOffset < rootPath.length - 1) {
+        return pump(
+          request,
+          reply,
+          pathname,
+          rootPath,
+          rootOffset + 1,
+          pumpOptions,
+          undefined,
+          lookup.settled ? key : undefined,
+        );
+      }
+      return reply.callNotFound();
+    }
+    if (found.error.status === 404) return reply.callNotFound();
+    return reply.send(found.error);
+  }
+
+  function sendFound(request, reply, found, config, originalPathname, encoding, key, generation, lookup, engine) {
+    const { result } = found;
+    if (result.body === undefined) return sendStream(request, reply, found.path, config, originalPathname, encoding);
+    const type = contentTypeOf(originalPathname !== undefined ? originalPathname : found.path);
+    const record = engine.record(found.path, result, type, encoding, false);
+    record.vary = opts.preCompressed === true;
+    if (key !== undefined && result.cached && lookup.settled && config === baseConfig)
+      routes.set(key, 0, record, generation);
+    return sendRecord(request, reply, record, config);
+  }
+
+  // the file held in memory: @fastify/send's headers and decision, the bytes as a Buffer
+  function sendRecord(request, reply, record, config) {
+    const p = plan(
+      request.headers,
+      request.raw.method,
+      config,
+      record.encoding ? contentTypeOf(record.path) : record.type,
+      record.body.length,
+      record.lastModified,
+      record.etag,
+    );
+    if (p.error) return reply.send(p.error);
+    finishHeaders(reply, p, record.path, statsOf(record), record);
+    // HEAD gets the bytes too (node writes no body for HEAD): Fastify's HEAD route then counts
+    // the Content-Length @fastify/send announced, as it does not for a stream
+    const span = p.span === null && p.status !== 304 ? p.range : p.span;
+    const body =
+      p.status === 304
+        ? undefined
+        : span === undefined || span === null
+          ? record.body
+          : record.body.subarray(span.start, span.end + 1);
+    return reply.send(body);
+  }
+
+  function finishHeaders(reply, p, filePath, stats, record) {
+    reply.code(reply.statusCode !== 200 ? reply.statusCode : p.status);
+    reply.headers(p.headers);
+    if (setHeaders) setHeaders(reply, filePath, stats);
+    if (record.vary) addVaryAcceptEncoding(reply);
+    if (record.encoding) {
+      reply.header('content-type', record.type);
+      reply.header('content-encoding', record.encoding);
+    }
+  }
+
+  // past maxFileSize (or not a regular file): from the descriptor whose fstat gave the headers
+  function sendStream(request, reply, filePath, config, originalPathname, encoding) {
+    return new Promise((resolvePromise) => {
+      fallbackEngine.openStream(filePath, (err, fd, stat) => {
+        if (err) {
+          // vanished (or a directory now): send's 404, which @fastify/static turns into callNotFound
+          if (streamStatus(err) === 404) return resolvePromise(reply.callNotFound());
+          return resolvePromise(reply.send(err));
+        }
+        const p = plan(
+          request.headers,
+          request.raw.method,
+          config,
+          contentTypeOf(filePath),
+          stat.size,
+          stat.mtime.toUTCString(),
+          statTag(stat),
+        );
+        if (p.error || p.span === null || stat.size === 0) fs.close(fd, () => {});
+        if (p.error) return resolvePromise(reply.send(p.error));
+        const record = {
+          encoding,
+          type: originalPathname !== undefined ? contentTypeOf(originalPathname) : undefined,
+          vary: opts.preCompressed === true,
+        };
+        finishHeaders(reply, p, filePath, stat, record);
+        if (p.span === null || stat.size === 0) return resolvePromise(reply.send());
+        const span = p.span || { start: 0, end: stat.size - 1 };
+        resolvePromise(reply.send(fileRangeStream(fd, { start: span.start, end: span.end, res: reply.raw })));
+      });
+    });
+  }
+
+  async function findIndexFile(lookup, root, pathname, indexFiles = ['index.html']) {
+    if (!Array.isArray(indexFiles)) return false;
+    for (const name of indexFiles) {
+      const result = await lookup.load(path.join(root || '', pathname, name));
+      if (result.status !== 'error' && result.status !== 'outsideRoot' && result.status !== 'directory') return name;
+    }
+    return undefined;
+  }
+
+  return { pump, sendRecord };
+}
+
+function statsOfResult(result) {
+  return result.stat ? statsOf({ file: result }) : undefined;
+}
+
+module.exports = { pumpOf };
