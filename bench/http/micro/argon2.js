@@ -4,6 +4,10 @@
 // Usage: node micro/argon2.js <impl> latency <hashes>      median ms of sequential default hashes
 //        node micro/argon2.js <impl> inflight-<n>[-p<lanes>] <hashes>
 //                                                      hashes/s with n in flight (p=1 by default)
+//        node micro/argon2.js <impl>,<impl> paired <pairs>
+//                                                      one process, the two taking turns hash by
+//                                                      hash (p=4 asked): each hash's wall ms and
+//                                                      the process's CPU ms during it
 // Prints one JSON line: { value } or { skipped: reason }.
 const crypto = require('crypto');
 const path = require('path');
@@ -55,12 +59,39 @@ function load(name) {
   }
 }
 
+// Both implementations in one process, alternating (a b, b a, a b, ...): whatever else the
+// machine runs slows both alike, so the per-pair ratio holds on a loaded machine where
+// back-to-back processes each see a different load. Only one hash runs at a time, so the
+// process's CPU time across a hash (all threads: the pool's, Bun's) is that hash's cost.
+async function paired(names, pairs) {
+  const hashes = names.map(load);
+  const missing = names.filter((name, i) => !hashes[i]);
+  if (missing.length) return { skipped: `${missing.join(', ')} not available in ${runtimeName()}` };
+  for (const hash of hashes) await hash('warm-up', { parallelism: 4 });
+  const value = Object.fromEntries(names.map((name) => [name, { ms: [], cpuMs: [] }]));
+  for (let i = 0; i < pairs; i++) {
+    const order = i % 2 === 0 ? [0, 1] : [1, 0];
+    for (const k of order) {
+      const cpu = process.cpuUsage();
+      const start = process.hrtime.bigint();
+      await hashes[k](`password${i}`, { parallelism: 4 });
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      const used = process.cpuUsage(cpu);
+      value[names[k]].ms.push(ms);
+      value[names[k]].cpuMs.push((used.user + used.system) / 1000);
+    }
+  }
+  return { value };
+}
+
+function runtimeName() {
+  return process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`;
+}
+
 async function main() {
+  if (mode === 'paired') return paired(impl.split(','), count);
   const hash = load(impl);
-  if (!hash)
-    return {
-      skipped: `${impl} is not available in ${process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`}`,
-    };
+  if (!hash) return { skipped: `${impl} is not available in ${runtimeName()}` };
   if (mode === 'latency') {
     await hash('warm-up', { parallelism: 4 });
     const times = [];

@@ -241,7 +241,7 @@ module.exports = {
           columns: ['variant', 'heapUsed MB', 'vs empty MB', 'external MB', 'rss MB', 'hit p99 ms', 'p99 vs 1 page'],
           rows,
           notes: [
-            "targets: < 100 MB of heap over the empty cache; p99 within 1.2x of the one-page cache. p99 is autocannon's (integer ms).",
+            'targets: < 100 MB of heap over the empty cache; p99 within 1.2x of the one-page cache. p99 over every response (lib/load.js).',
           ],
         });
       }

@@ -66,9 +66,14 @@ app.use('/heap', (req, res, next) => {
   req.url = req.originalUrl = `/page/${n % Math.max(1, HEAP_PAGES)}`;
   app.handle(req, res, next);
 });
-// a full GC before memory is read, without a command-line flag (the runner starts plain node)
-require('v8').setFlagsFromString('--expose-gc');
-const fullGc = require('vm').runInNewContext('gc');
+// A full GC before memory is read, without a command-line flag (the runner starts plain node).
+// Bun (JavaScriptCore) has no V8 flags: its own Bun.gc(true) is a synchronous full collection.
+function fullGcFunction() {
+  if (typeof Bun !== 'undefined') return () => globalThis.Bun.gc(true);
+  require('v8').setFlagsFromString('--expose-gc');
+  return require('vm').runInNewContext('gc');
+}
+const fullGc = fullGcFunction();
 app.get('/stats', (req, res) => {
   fullGc();
   res.json({
