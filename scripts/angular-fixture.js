@@ -105,9 +105,19 @@ function isBuilt() {
   return fs.existsSync(SERVER_BUNDLE) && fs.existsSync(path.join(BROWSER, 'about', 'index.html'));
 }
 
+/** Whether the built app has the cacheable routes (products/:id, news/:id): a dist built before them has not. */
+function hasCacheRoutes() {
+  if (!isBuilt()) return false;
+  const dir = path.dirname(SERVER_BUNDLE);
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs'))
+    .some((f) => fs.readFileSync(path.join(dir, f), 'utf8').includes('products/:id'));
+}
+
 /**
  * Starts one of the fixture's servers (serve.mjs) on a free loopback port.
- * Resolves to { port, child, stats() } once it listens.
+ * Resolves to { port, child, stats(), cache(op, arg) } once it listens.
  */
 function startServer(name, { cpu } = {}) {
   const args = [path.join(APP, 'serve.mjs'), name, '0'];
@@ -134,6 +144,12 @@ function startServer(name, { cpu } = {}) {
               child.once('message', (msg) => done(msg.stats));
               child.send('stats');
             }),
+          // the response cache: cache('stats'), cache('purge', url), cache('purgeTag', tag)
+          cache: (op, arg) =>
+            new Promise((done) => {
+              child.once('message', (msg) => done(msg.cache));
+              child.send({ cache: op, arg });
+            }),
           stop: () =>
             new Promise((done) => {
               if (child.exitCode !== null) return done();
@@ -157,6 +173,7 @@ module.exports = {
   build,
   isInstalled,
   isBuilt,
+  hasCacheRoutes,
   startServer,
   log,
 };

@@ -216,6 +216,156 @@ test('CommonEngine + cacheCommonEngine: a page edited on disk is served fresh', 
   }
 });
 
+// The response cache (ssr-native/cache) in front of the AppEngine handler (src/server.ts) and of
+// the CommonEngine render (src/servers/common-engine.ts). /products/:id declares its
+// Cache-Control in app.routes.server.ts; /news/:id sets its own with RESPONSE_INIT (fresh for 1 s,
+// then stale-while-revalidate). Each cacheable page shows its render number in the server process
+// (src/app/pages.ts), so renders are counted from what Angular rendered, not only from stats().
+const PRODUCT_CACHE_CONTROL = 'public, s-maxage=60, stale-while-revalidate=600';
+const NEWS_CACHE_CONTROL = 'public, s-maxage=1, stale-while-revalidate=30';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function renderOf(res) {
+  const m = /id="render"[^>]*>render (\d+)</.exec(res.body.toString());
+  assert.ok(m, `a render number in ${res.body.toString().slice(0, 200)}`);
+  return Number(m[1]);
+}
+
+let probes = 0;
+// Renders that happened while fn ran: a never-requested URL before and after gives the count.
+async function rendersDuring(server, fn) {
+  const first = renderOf(await request(server, `/products/probe-${probes++}`));
+  await fn();
+  const last = renderOf(await request(server, `/products/probe-${probes++}`));
+  return last - first - 1;
+}
+
+async function cacheStats(server) {
+  const stats = await servers[server].cache('stats');
+  assert.ok(stats, `${server} has a response cache`);
+  return stats;
+}
+
+for (const server of ['app-engine', 'common-engine']) {
+  test(`${server} + responseCache: the route's Cache-Control makes later requests hits (Age, no render)`, async () => {
+    const url = `/products/hit-${server}`;
+    const first = await request(server, url);
+    assert.equal(first.status, 200);
+    assert.match(first.body.toString(), new RegExp(`Product hit-${server} \\(server-rendered, cacheable\\)`));
+    assert.equal(first.headers['cache-control'], PRODUCT_CACHE_CONTROL);
+    assert.equal(first.headers.age, undefined, 'the render itself is not a hit');
+    assert.equal(first.headers['cache-tag'], undefined, 'Cache-Tag (from RESPONSE_INIT) is not sent to clients');
+    const before = await cacheStats(server);
+    const renders = await rendersDuring(server, async () => {
+      for (let i = 0; i < 5; i++) {
+        const again = await request(server, url);
+        assert.equal(again.status, 200);
+        assert.ok(again.headers.age !== undefined, `hit ${i}: an Age header`);
+        assert.equal(again.headers['cache-control'], PRODUCT_CACHE_CONTROL);
+        assert.equal(again.headers.etag, first.headers.etag);
+        assert.equal(again.body.toString(), first.body.toString(), `hit ${i}: the stored render`);
+      }
+    });
+    assert.equal(renders, 0, 'five hits, no render');
+    assert.equal((await cacheStats(server)).hits - before.hits, 5);
+    // a page without a lifetime is rendered each time (the cache stores only what may be shared)
+    const live = [await request(server, '/live'), await request(server, '/live')];
+    for (const res of live) assert.equal(res.headers.age, undefined);
+  });
+
+  test(`${server} + responseCache: If-None-Match gets a 304 from the cache, without a render`, async () => {
+    const url = `/products/etag-${server}`;
+    const first = await request(server, url);
+    assert.equal(first.headers.etag, crcTag(first.body), 'the stored page carries its CRC-32 ETag');
+    const before = await cacheStats(server);
+    const renders = await rendersDuring(server, async () => {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await request(server, url, { method, headers: { 'if-none-match': first.headers.etag } });
+        assert.equal(res.status, 304, method);
+        assert.equal(res.body.length, 0);
+        assert.equal(res.headers.etag, first.headers.etag);
+        assert.ok(res.headers.age !== undefined, `${method}: Age on the 304`);
+      }
+      const other = await request(server, url, { headers: { 'if-none-match': 'W/"0-00000000"' } });
+      assert.equal(other.status, 200);
+      assert.equal(other.body.toString(), first.body.toString());
+    });
+    assert.equal(renders, 0);
+    assert.equal((await cacheStats(server)).notModified - before.notModified, 2);
+  });
+
+  test(`${server} + responseCache: 20 concurrent first requests, one render`, async () => {
+    const url = `/products/burst-${server}`;
+    const before = await cacheStats(server);
+    let results;
+    const renders = await rendersDuring(server, async () => {
+      results = await Promise.all(Array.from({ length: 20 }, () => request(server, url)));
+    });
+    assert.equal(renders, 1, 'one render for the burst');
+    const bodies = new Set(results.map((r) => r.body.toString()));
+    assert.equal(bodies.size, 1, 'every client got that render');
+    for (const r of results) assert.equal(r.status, 200);
+    const after = await cacheStats(server);
+    assert.ok(after.coalesced - before.coalesced >= 1, `requests waited for the render: ${JSON.stringify(after)}`);
+  });
+
+  test(`${server} + responseCache: a stale page (RESPONSE_INIT's s-maxage=1) is served at once and rendered again in the background`, async () => {
+    const url = `/news/swr-${server}`;
+    const first = await request(server, url);
+    assert.equal(first.status, 200);
+    assert.equal(first.headers['cache-control'], NEWS_CACHE_CONTROL, "the component's header");
+    const rendered = renderOf(first);
+    const fresh = await request(server, url);
+    assert.equal(renderOf(fresh), rendered, 'a hit while fresh');
+    await sleep(1100); // past s-maxage=1, within stale-while-revalidate=30
+    const before = await cacheStats(server);
+    const stale = await request(server, url);
+    assert.equal(renderOf(stale), rendered, 'the stale copy, at once');
+    assert.ok(Number(stale.headers.age) >= 1, `Age ${stale.headers.age}`);
+    const start = Date.now();
+    let next = stale;
+    while (renderOf(next) === rendered && Date.now() - start < 10000) {
+      await sleep(20);
+      next = await request(server, url);
+    }
+    assert.equal(renderOf(next), rendered + 1, 'the background render replaced it');
+    assert.ok(next.headers.age !== undefined, 'and the client got it from the cache');
+    const after = await cacheStats(server);
+    assert.ok(after.staleServed - before.staleServed >= 1);
+    assert.equal(after.refreshes - before.refreshes, 1, JSON.stringify(after));
+    fixture.log(`${server}: the background render was stored ${Date.now() - start} ms after the stale hit`);
+  });
+
+  test(`${server} + responseCache: purge(url) and purgeTag(tag from RESPONSE_INIT) drop just those pages`, async () => {
+    const url = `/products/purge-${server}`;
+    const other = `/products/kept-${server}`;
+    const rendered = renderOf(await request(server, url));
+    const kept = renderOf(await request(server, other));
+    assert.equal(renderOf(await request(server, url)), rendered, 'cached');
+    assert.equal(await servers[server].cache('purge', url), 1);
+    const purged = await request(server, url);
+    assert.equal(purged.headers.age, undefined, 'rendered again after purge(url)');
+    assert.ok(renderOf(purged) > rendered);
+    assert.equal(renderOf(await request(server, url)), renderOf(purged), 'and stored again');
+    assert.equal(await servers[server].cache('purgeTag', `product-purge-${server}`), 1);
+    const tagged = await request(server, url);
+    assert.equal(tagged.headers.age, undefined, 'rendered again after purgeTag');
+    assert.ok(renderOf(tagged) > renderOf(purged));
+    const stillThere = await request(server, other);
+    assert.equal(renderOf(stillThere), kept, 'another page stays cached');
+    assert.ok(stillThere.headers.age !== undefined);
+  });
+}
+
+test('the stock AppEngine server sends the same Cache-Control and renders every request', async () => {
+  const first = await request('stock-app-engine', '/products/stock');
+  const second = await request('stock-app-engine', '/products/stock');
+  assert.equal(first.headers['cache-control'], PRODUCT_CACHE_CONTROL);
+  assert.equal(first.headers['cache-tag'], 'product-stock, catalog', 'RESPONSE_INIT reached the response');
+  assert.equal(second.headers.age, undefined);
+  assert.equal(renderOf(second), renderOf(first) + 1);
+});
+
 // writeResponse next to Angular's writeResponseToNodeResponse (from the fixture's
 // @angular/ssr/node) over HTTP: for each kind of Response, the same status, headers and body,
 // except the ETag (and Content-Length instead of chunked) that ours adds to HTML
