@@ -1,8 +1,8 @@
 'use strict';
 // One autocannon run, in its own process so the runner can pin it to a CPU of its own.
 // Usage: node load.js '<json options>'  -> prints one JSON line with the summary.
-// p95 comes from our own record of every response time: autocannon's summary has p90 and
-// p97.5 but no p95.
+// p95 (and p99Exact) come from our own record of every response time: autocannon's summary has
+// p90 and p97.5 but no p95, and its p99 is in whole milliseconds.
 const autocannon = require('autocannon');
 
 const options = JSON.parse(process.argv[2]);
@@ -24,6 +24,7 @@ const instance = autocannon({ ...options, renderProgressBar: false, renderResult
       requestsPerSecond: result.requests.average,
       p50: result.latency.p50,
       p95: Math.round(percentile(responseTimes, 0.95) * 100) / 100,
+      p99Exact: Math.round(percentile(responseTimes, 0.99) * 100) / 100, // p99 below is whole ms
       p99: result.latency.p99,
       errors: result.errors + result.timeouts,
       non2xx: result.non2xx,
