@@ -279,7 +279,15 @@ class CacheEngine {
     }
     if (got !== undefined && got.entry !== undefined) return this.adopt(fill, got.entry);
     if (!shared.available()) return undefined;
-    if ((await shared.lock(key, this.lockTimeout)) || !shared.available()) {
+    if (await shared.lock(key, this.lockTimeout)) {
+      fill.sharedLock = key;
+      // Another process may have stored the page and let go of its lease between our look and
+      // our lock (a render is short, a busy event loop slow): look once more before rendering.
+      const again = await shared.get(key, undefined);
+      if (again !== undefined && again.entry !== undefined) return this.adopt(fill, again.entry);
+      return undefined;
+    }
+    if (!shared.available()) {
       fill.sharedLock = key;
       return undefined;
     }
