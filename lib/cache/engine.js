@@ -8,7 +8,7 @@ const crypto = require('crypto');
 const { addSource } = require('../metrics/sources');
 const rules = require('./rules');
 const { keyBuilder, variantKey, targetOf } = require('./key');
-const { MemoryStore } = require('./memory-store');
+const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
 const { RedisStore } = require('./redis-store');
 const { etag: entityTag } = require('../etag');
@@ -38,6 +38,9 @@ const UNSTORED = new Set([
   'content-length',
   'age',
 ]);
+
+// RFC 9110 15.4.5: the stored headers a 304 carries
+const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary', 'last-modified'];
 
 const PASS_METHOD = { action: 'pass', reason: 'method' };
 const PASS_COOKIE = { action: 'pass', reason: 'cookie' };
@@ -279,7 +282,15 @@ class CacheEngine {
     }
     if (got !== undefined && got.entry !== undefined) return this.adopt(fill, got.entry);
     if (!shared.available()) return undefined;
-    if ((await shared.lock(key, this.lockTimeout)) || !shared.available()) {
+    if (await shared.lock(key, this.lockTimeout)) {
+      fill.sharedLock = key;
+      // Another process may have stored the page and let go of its lease between our look and
+      // our lock (a render is short, a busy event loop slow): look once more before rendering.
+      const again = await shared.get(key, undefined);
+      if (again !== undefined && again.entry !== undefined) return this.adopt(fill, again.entry);
+      return undefined;
+    }
+    if (!shared.available()) {
       fill.sharedLock = key;
       return undefined;
     }
@@ -388,7 +399,7 @@ class CacheEngine {
       key,
       primary: fill.primary,
       target: fill.target,
-      varyNames: policy.varyNames,
+      varyNames: policy.varyNames.length === 0 ? NO_NAMES : policy.varyNames, // one array for all
       status: policy.status,
       headers: stored,
       body,
@@ -414,20 +425,16 @@ class CacheEngine {
     return ok ? entry : undefined;
   }
 
-  /** The headers a hit is sent with: the stored ones, its Age and length. */
-  hitHeaders(entry) {
-    const headers = Object.assign({}, entry.headers);
-    headers.age = String(Math.max(0, Math.floor((this.now() - entry.storedAt) / 1000)));
-    headers['content-length'] = entry.length;
-    return headers;
+  /** The Age a hit is sent with (RFC 9111 4.2.3), in seconds. */
+  ageOf(entry) {
+    return String(Math.max(0, Math.floor((this.now() - entry.storedAt) / 1000)));
   }
 
   /** RFC 9110 15.4.5: what a 304 from the cache carries. */
   notModifiedHeaders(entry) {
-    const all = this.hitHeaders(entry);
-    const headers = { age: all.age };
-    for (const name of ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary', 'last-modified']) {
-      if (all[name] !== undefined) headers[name] = all[name];
+    const headers = { age: this.ageOf(entry) };
+    for (const name of NOT_MODIFIED_HEADERS) {
+      if (entry.headers[name] !== undefined) headers[name] = entry.headers[name];
     }
     return headers;
   }
@@ -538,13 +545,13 @@ class CacheEngine {
 // Cache-Tag: a comma- (or space-) separated list, as CDNs read it; bounded in count and length.
 function parseTags(value) {
   const text = rules.headerText(value);
-  if (text === undefined) return [];
+  if (text === undefined) return NO_NAMES;
   const tags = new Set();
   for (const item of text.split(/[,\s]+/)) {
     if (item && item.length <= 256) tags.add(item);
     if (tags.size >= 64) break;
   }
-  return [...tags];
+  return tags.size === 0 ? NO_NAMES : [...tags];
 }
 
 // The stats() fields that only grow (exported as <field>_total); the rest are gauges.

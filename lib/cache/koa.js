@@ -69,8 +69,16 @@ function serveEntry(engine, ctx, view, entry) {
     ctx.set(engine.notModifiedHeaders(entry));
     return;
   }
+  sendEntry(engine, ctx, entry);
+}
+
+// The stored headers straight from the entry (they never hold Age or Content-Length): no copy
+// per hit.
+function sendEntry(engine, ctx, entry) {
   ctx.status = entry.status;
-  ctx.set(engine.hitHeaders(entry));
+  ctx.set(entry.headers);
+  ctx.set('age', engine.ageOf(entry));
+  ctx.set('content-length', entry.length);
   ctx.body = entry.body;
 }
 
@@ -95,9 +103,7 @@ async function render(engine, fill, ctx, next) {
     engine.servedStaleIfError();
     engine.abandon(fill);
     for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
-    ctx.status = stale.status;
-    ctx.set(engine.hitHeaders(stale));
-    ctx.body = stale.body;
+    sendEntry(engine, ctx, stale);
     return;
   }
   if (failure !== undefined) {

@@ -4,9 +4,14 @@
 // tag -> keys) and, per primary key, the Vary names its responses declared.
 //
 // Bodies are Buffers of their own (allocUnsafeSlow): their bytes live outside V8's heap, so a
-// gigabyte of pages costs the garbage collector one small object per entry, not the pages. A
-// Map's insertion order is the LRU order (a hit moves its entry to the end).
+// gigabyte of pages costs the garbage collector a few small objects per entry, not the pages.
+// Every major GC marks those objects, so the indexes add none for the common case: a target or
+// tag with one key holds the key string itself (a Set from the second key on), and a primary key
+// without Vary counts its entries with a number. A Map's insertion order is the LRU order (a hit
+// moves its entry to the end).
 const { targetOf } = require('./key');
+
+const NO_NAMES = Object.freeze([]);
 
 class MemoryStore {
   constructor({ maxBytes, maxEntries }) {
@@ -31,7 +36,7 @@ class MemoryStore {
   /** The Vary names stored responses of this primary key declared (undefined: none stored). */
   varyOf(primary) {
     const spec = this.vary.get(primary);
-    return spec === undefined ? undefined : spec.names;
+    return spec === undefined ? undefined : namesOf(spec);
   }
 
   /** Stores `entry` (replacing its key's); false when it can never fit. */
@@ -39,7 +44,7 @@ class MemoryStore {
     if (entry.size > this.maxBytes) return false;
     this.delete(entry.key);
     const spec = this.vary.get(entry.primary);
-    if (spec !== undefined && !sameNames(spec.names, entry.varyNames)) {
+    if (spec !== undefined && !sameNames(namesOf(spec), entry.varyNames)) {
       // the response changed what it varies on: its older variants are keyed by other headers
       this.deleteKeys([...this.keysOfPrimary(entry.primary)]);
     }
@@ -48,7 +53,9 @@ class MemoryStore {
     addTo(this.byTarget, entry.target, entry.key);
     for (const tag of entry.tags) addTo(this.byTag, tag, entry.key);
     const current = this.vary.get(entry.primary);
-    if (current === undefined) this.vary.set(entry.primary, { names: entry.varyNames, count: 1 });
+    if (current === undefined)
+      this.vary.set(entry.primary, entry.varyNames.length === 0 ? 1 : { names: entry.varyNames, count: 1 });
+    else if (typeof current === 'number') this.vary.set(entry.primary, current + 1);
     else current.count++;
     while (this.bytes > this.maxBytes || this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value;
@@ -66,7 +73,10 @@ class MemoryStore {
     removeFrom(this.byTarget, entry.target, key);
     for (const tag of entry.tags) removeFrom(this.byTag, tag, key);
     const spec = this.vary.get(entry.primary);
-    if (spec !== undefined && --spec.count === 0) this.vary.delete(entry.primary);
+    if (typeof spec === 'number') {
+      if (spec > 1) this.vary.set(entry.primary, spec - 1);
+      else this.vary.delete(entry.primary);
+    } else if (spec !== undefined && --spec.count === 0) this.vary.delete(entry.primary);
     return true;
   }
 
@@ -77,26 +87,27 @@ class MemoryStore {
   }
 
   *keysOfPrimary(primary) {
-    const keys = this.byTarget.get(targetOf(primary));
-    if (keys === undefined) return;
-    for (const key of keys) if (this.entries.get(key).primary === primary) yield key;
+    for (const key of keysIn(this.byTarget, targetOf(primary)))
+      if (this.entries.get(key).primary === primary) yield key;
   }
 
   /** Every entry of a target (`/path?query`, normalised as keys are), all hosts and variants. */
   purgeTarget(target) {
-    const keys = this.byTarget.get(target);
-    return keys === undefined ? 0 : this.deleteKeys([...keys]);
+    return this.deleteKeys(keysIn(this.byTarget, target));
   }
 
   purgePrefix(prefix) {
     const keys = [];
-    for (const [target, set] of this.byTarget) if (target.startsWith(prefix)) keys.push(...set);
+    for (const [target, value] of this.byTarget) {
+      if (!target.startsWith(prefix)) continue;
+      if (typeof value === 'string') keys.push(value);
+      else keys.push(...value);
+    }
     return this.deleteKeys(keys);
   }
 
   purgeTag(tag) {
-    const keys = this.byTag.get(tag);
-    return keys === undefined ? 0 : this.deleteKeys([...keys]);
+    return this.deleteKeys(keysIn(this.byTag, tag));
   }
 
   clear() {
@@ -114,17 +125,33 @@ function sameNames(a, b) {
   return a.length === b.length && a.every((name, i) => name === b[i]);
 }
 
+const namesOf = (spec) => (typeof spec === 'number' ? NO_NAMES : spec.names);
+
+// An index (name -> keys) whose value is the key itself while the name has one.
 function addTo(index, name, key) {
-  let set = index.get(name);
-  if (set === undefined) index.set(name, (set = new Set()));
-  set.add(key);
+  const value = index.get(name);
+  if (value === undefined) index.set(name, key);
+  else if (typeof value !== 'string') value.add(key);
+  else if (value !== key) index.set(name, new Set([value, key]));
 }
 
 function removeFrom(index, name, key) {
-  const set = index.get(name);
-  if (set === undefined) return;
-  set.delete(key);
-  if (set.size === 0) index.delete(name);
+  const value = index.get(name);
+  if (value === undefined) return;
+  if (typeof value === 'string') {
+    if (value === key) index.delete(name);
+    return;
+  }
+  value.delete(key);
+  if (value.size === 1) index.set(name, value.values().next().value);
+  else if (value.size === 0) index.delete(name);
 }
 
-module.exports = { MemoryStore };
+/** A copy of the keys under `name` (safe to delete them while iterating). */
+function keysIn(index, name) {
+  const value = index.get(name);
+  if (value === undefined) return [];
+  return typeof value === 'string' ? [value] : [...value];
+}
+
+module.exports = { MemoryStore, NO_NAMES };

@@ -68,14 +68,18 @@ function serveEntry(engine, view, res, entry) {
     res.end();
     return;
   }
-  sendWhole(res, entry.status, engine.hitHeaders(entry), view.method === 'HEAD' ? undefined : entry.body);
+  sendWhole(engine, res, entry, view.method === 'HEAD' ? undefined : entry.body);
 }
 
 // Status and headers set one by one (they win over any set before, as writeHead's would), then
-// the body in one end(): see the top of this file for why not writeHead.
-function sendWhole(res, status, headers, body) {
-  res.statusCode = status;
-  for (const name of Object.keys(headers)) res.setHeader(name, headers[name]);
+// the body in one end(): see the top of this file for why not writeHead. The stored headers are
+// set straight from the entry (never holding Age or Content-Length), with no copy per hit.
+function sendWhole(engine, res, entry, body) {
+  res.statusCode = entry.status;
+  const stored = entry.headers;
+  for (const name in stored) res.setHeader(name, stored[name]);
+  res.setHeader('age', engine.ageOf(entry));
+  res.setHeader('content-length', entry.length);
   res.end(body);
 }
 
@@ -214,7 +218,7 @@ function capture(engine, fill, req, res, next) {
 // length, security headers) are dropped first.
 function serveStale(engine, res, entry, wasHead) {
   for (const name of res.getHeaderNames()) res.removeHeader(name);
-  sendWhole(res, entry.status, engine.hitHeaders(entry), wasHead ? undefined : entry.body);
+  sendWhole(engine, res, entry, wasHead ? undefined : entry.body);
 }
 
 // writeHead's header argument (an object, [[name, value], ...] or [name, value, ...]) into a map.

@@ -127,11 +127,13 @@ class RedisStore {
   /**
    * Runs fn() with the timeout; UNAVAILABLE when the store is down, fails or is too slow. After
    * a failure the store is left alone for retryAfter ms, doubled on each failure in a row (up
-   * to 30 s); then one call probes it while the others still skip it.
+   * to 30 s); then one call probes it while the others still skip it. An `urgent` call (a
+   * purge's: rare, and lost for every other process if skipped) is tried even then, with the
+   * same timeout.
    */
-  call(fn) {
+  call(fn, urgent = false) {
     let probe = false;
-    if (this.failures > 0) {
+    if (this.failures > 0 && !urgent) {
       if (Date.now() < this.downUntil || this.probing) return Promise.resolve(UNAVAILABLE);
       this.probing = probe = true;
     }
@@ -226,7 +228,7 @@ class RedisStore {
   async purge(message) {
     const out = { ...message, origin: this.origin };
     if (message.op === 'prefix' || message.op === 'clear') {
-      const gen = await this.call(() => this.api.incr(`${this.prefix}gen`));
+      const gen = await this.call(() => this.api.incr(`${this.prefix}gen`), true);
       if (gen !== UNAVAILABLE) {
         this.generation = String(gen);
         out.generation = this.generation;
@@ -234,10 +236,10 @@ class RedisStore {
     } else {
       const set =
         message.op === 'tag' ? `${this.prefix}g:${hash(message.arg)}` : `${this.prefix}t:${hash(message.arg)}`;
-      const members = await this.call(() => this.api.smembers(set));
-      if (Array.isArray(members)) await this.call(() => this.api.del([...members, set]));
+      const members = await this.call(() => this.api.smembers(set), true);
+      if (Array.isArray(members)) await this.call(() => this.api.del([...members, set]), true);
     }
-    await this.call(() => this.api.publish(`${this.prefix}purge`, JSON.stringify(out)));
+    await this.call(() => this.api.publish(`${this.prefix}purge`, JSON.stringify(out)), true);
   }
 
   close() {

@@ -7,10 +7,10 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { request } = require('./helpers/http');
+const { freePort, accepts } = require('../../bench/http/lib/ports');
 
 const root = path.join(__dirname, '..', '..');
 // one folder per run (inside the package, so require('ssr-native') resolves here), removed after
@@ -36,24 +36,6 @@ function blocks() {
   return out;
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-function connects(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
 // Listens (true) or exits ({ code, output }), whichever comes first; null after START_MS.
 async function started(child, port, output) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -62,7 +44,7 @@ async function started(child, port, output) {
   const deadline = Date.now() + START_MS;
   while (Date.now() < deadline) {
     if (done) return { ...done, output: output() };
-    if (await connects(port)) return true;
+    if (await accepts(port)) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
   return null;

@@ -2,15 +2,19 @@
 // Express 5 with a synthetic server-rendered route (about 10 ms of CPU to render a 20 KB page,
 // the order of an Angular SSR render measured on this machine), with or without a response cache.
 // CACHE_MODE: none (stock), ssr-native (responseCache), map (a plain JS Map<url, string> in
-// front, the naive cache the heap test compares against).
+// front, the naive cache the heap test compares against). REDIS_PORT (ssr-native only): one
+// process of a fleet, with an ioredis client to that Redis as the shared store (CACHE_PREFIX
+// its keys' prefix) and the Host left out of keys, as every process of a fleet serves one site.
 // Routes:
 //   /page/<id>     cacheable (public, s-maxage=600), rendered at a cost
 //   /mix/<n>       90% one of MIX_URLS (1,000) warm /page URLs, 10% a URL never seen (a miss): picked here
 //                  from a seeded generator, since the load generator sends one fixed path
 //   /uncacheable   a cheap private page (what the middleware costs a route it must pass)
 //   /asset.html    a 20 KB file from express.static; /native/asset.html from ssr-native serveStatic
-//   /heap/<n>      one of HEAP_PAGES pre-stored pages (n modulo that)
-//   /stats         renders, cache stats, memory (after a full GC when run with --expose-gc)
+//   /heap/<id>/<n> one of HEAP_PAGES pre-stored pages (n modulo that; autocannon's [<id>] is
+//                  "<hyperid base>/<counter>")
+//   /purge?url=    the cache's purge(url), answered once the shared store is told
+//   /stats         renders, cache stats, memory (after a full GC)
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -18,6 +22,7 @@ const express = require('express');
 const { responseCache } = require('../../../lib/cache');
 const { serveStatic } = require('../../..');
 const { listen } = require('../lib/server');
+const { redisClient } = require('../lib/redis');
 const { renderPage } = require('../lib/page');
 
 const mode = process.env.CACHE_MODE || 'none';
@@ -25,6 +30,7 @@ const RENDER_MS = Number(process.env.RENDER_MS || 10);
 const PAGE_BYTES = 20 * 1024;
 const HEAP_PAGES = Number(process.env.HEAP_PAGES || 0);
 const MIX_URLS = Number(process.env.MIX_URLS || 1000);
+const REDIS_PORT = process.env.REDIS_PORT ? Number(process.env.REDIS_PORT) : undefined;
 const page = renderPage(PAGE_BYTES);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-cache-bench-'));
@@ -57,12 +63,12 @@ let fresh = 0;
 const app = express();
 app.set('etag', false);
 app.use('/mix', (req, res, next) => {
-  req.url = random() < 0.9 ? `/page/${Math.floor(random() * MIX_URLS)}` : `/page/new-${fresh++}`;
+  req.url = random() < 0.9 ? `/page/${Math.floor(random() * MIX_URLS)}` : `/page/new-${process.pid}-${fresh++}`; // a miss in the fleet too
   req.originalUrl = req.url;
   app.handle(req, res, next);
 });
 app.use('/heap', (req, res, next) => {
-  const n = Number(req.url.slice(1)) || 0;
+  const n = Number(req.url.slice(req.url.lastIndexOf('/') + 1)) || 0;
   req.url = req.originalUrl = `/page/${n % Math.max(1, HEAP_PAGES)}`;
   app.handle(req, res, next);
 });
@@ -83,14 +89,19 @@ app.get('/stats', (req, res) => {
     mapEntries: map ? map.size : 0,
   });
 });
+app.get('/purge', async (req, res) => res.json({ dropped: await cache.purge(String(req.query.url)) }));
 app.use(express.static(dir));
 app.use('/native', serveStatic(dir));
 
 let cache;
 let map;
-if (mode === 'ssr-native') {
+const cacheOptions = { maxBytes: 2 * 1024 * 1024 * 1024, maxEntries: 200_000 };
+if (mode === 'ssr-native' && REDIS_PORT !== undefined) {
+  // mounted here, made once the client is connected (below), before the server listens
+  app.use((req, res, next) => cache(req, res, next));
+} else if (mode === 'ssr-native') {
   // the heap test stores its pages before the port (part of the key by default) is known
-  cache = responseCache({ maxBytes: 2 * 1024 * 1024 * 1024, maxEntries: 200_000, host: HEAP_PAGES === 0 });
+  cache = responseCache({ ...cacheOptions, host: HEAP_PAGES === 0 });
   app.use(cache);
 } else if (mode === 'map') {
   map = new Map();
@@ -134,4 +145,9 @@ if (HEAP_PAGES > 0) {
   }
 }
 
-listen(require('http').createServer(app));
+if (REDIS_PORT === undefined) listen(require('http').createServer(app));
+else
+  redisClient('ioredis', REDIS_PORT).then((store) => {
+    cache = responseCache({ ...cacheOptions, host: false, store, storeOptions: { prefix: process.env.CACHE_PREFIX } });
+    listen(require('http').createServer(app));
+  });

@@ -3,35 +3,11 @@
 // Redis (CACHE_CLIENT=ioredis | node-redis, REDIS_PORT, CACHE_PREFIX). Prints READY <port>.
 const express = require('express');
 const { responseCache } = require('../../../lib/cache');
-
-async function client() {
-  const port = Number(process.env.REDIS_PORT);
-  if (process.env.CACHE_CLIENT === 'node-redis') {
-    const { createClient } = require('redis');
-    const c = createClient({
-      socket: { host: '127.0.0.1', port, reconnectStrategy: () => 100, connectTimeout: 500 },
-      disableOfflineQueue: true,
-    });
-    c.on('error', () => {});
-    await c.connect();
-    return c;
-  }
-  const Redis = require('ioredis');
-  const c = new Redis({
-    host: '127.0.0.1',
-    port,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    retryStrategy: () => 100,
-  });
-  c.on('error', () => {});
-  await new Promise((resolve) => c.once('ready', resolve));
-  return c;
-}
+const { redisClient } = require('../../../bench/http/lib/redis');
 
 (async () => {
   const cache = responseCache({
-    store: await client(),
+    store: await redisClient(process.env.CACHE_CLIENT, Number(process.env.REDIS_PORT)),
     storeOptions: { prefix: process.env.CACHE_PREFIX, timeout: 300, retryAfter: 300 },
   });
   const app = express();

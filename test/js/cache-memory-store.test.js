@@ -1,0 +1,158 @@
+'use strict';
+// The response cache's memory store against a plain model of what it must hold: seeded random
+// sequences of stores, hits, deletes, purges (URL, prefix, tag) and clears over a few URLs, hosts,
+// Vary variants and tags, under a byte and an entry bound. After every step the store holds the
+// model's keys in the model's LRU order, counts the model's bytes, reports each primary key's
+// Vary names, and its URL and tag indexes list exactly the keys stored under each name (the one
+// key itself, not a Set, where a name has one).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { MemoryStore } = require('../../lib/cache/memory-store');
+const { variantKey, targetOf } = require('../../lib/cache/key');
+const { mulberry32 } = require('./helpers/seeded-random');
+
+const TARGETS = ['/a', '/a?x=1', '/ab', '/b/c', '/b/d'];
+const HOSTS = ['', 'shop.example'];
+const TAGS = ['t1', 't2', 't3'];
+const LANGS = ['en', 'fr'];
+const VARIES = [[], ['accept-language']];
+const MAX_BYTES = 2400;
+const MAX_ENTRIES = 6;
+
+class Model {
+  constructor() {
+    this.entries = new Map();
+  }
+  get(key) {
+    const e = this.entries.get(key);
+    if (e === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return e;
+  }
+  set(entry) {
+    if (entry.size > MAX_BYTES) return false;
+    this.entries.delete(entry.key);
+    const names = this.varyOf(entry.primary);
+    if (names !== undefined && names.join() !== entry.varyNames.join())
+      for (const e of [...this.entries.values()]) if (e.primary === entry.primary) this.entries.delete(e.key);
+    this.entries.set(entry.key, entry);
+    while (this.bytes() > MAX_BYTES || this.entries.size > MAX_ENTRIES)
+      this.entries.delete(this.entries.keys().next().value);
+    return true;
+  }
+  bytes() {
+    let n = 0;
+    for (const e of this.entries.values()) n += e.size;
+    return n;
+  }
+  varyOf(primary) {
+    let names;
+    for (const e of this.entries.values()) if (e.primary === primary) names = e.varyNames;
+    return names;
+  }
+  drop(pred) {
+    let n = 0;
+    for (const e of [...this.entries.values()]) if (pred(e)) n += this.entries.delete(e.key) ? 1 : 0;
+    return n;
+  }
+}
+
+function indexed(index) {
+  const out = {};
+  for (const [name, value] of index) {
+    assert.ok(typeof value === 'string' || value.size > 1, `index ${name}: a Set of ${value.size}`);
+    out[name] = typeof value === 'string' ? [value] : [...value].sort();
+  }
+  return out;
+}
+
+function expectedIndex(model, namesOf) {
+  const out = {};
+  for (const e of model.entries.values()) for (const name of namesOf(e)) (out[name] ||= []).push(e.key);
+  for (const name of Object.keys(out)) out[name].sort();
+  return out;
+}
+
+function randomEntry(random, pick) {
+  const target = pick(TARGETS);
+  const primary = `${target}\n${pick(HOSTS)}`;
+  const varyNames = pick(VARIES);
+  const key = variantKey(primary, varyNames, { 'accept-language': pick(LANGS) });
+  const tags = TAGS.filter(() => random() < 0.4);
+  return { key, primary, target: targetOf(primary), varyNames, tags, size: 100 + Math.floor(random() * 500) };
+}
+
+for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+  test(`memory store = model over 600 random steps (seed ${seed}): keys in LRU order, bytes, Vary names, URL and tag indexes`, () => {
+    const random = mulberry32(seed);
+    const pick = (xs) => xs[Math.floor(random() * xs.length)];
+    const store = new MemoryStore({ maxBytes: MAX_BYTES, maxEntries: MAX_ENTRIES });
+    const model = new Model();
+    const log = [];
+    for (let step = 0; step < 600; step++) {
+      const r = random();
+      let op;
+      if (r < 0.45) {
+        const entry = randomEntry(random, pick);
+        op = ['set', entry.key, entry.tags.join(' '), entry.size];
+        assert.equal(store.set({ ...entry }), model.set(entry));
+      } else if (r < 0.65) {
+        const key = pick([...model.entries.keys(), 'missing']);
+        op = ['get', key];
+        assert.equal(store.get(key)?.key, model.get(key)?.key);
+      } else if (r < 0.75) {
+        const key = pick([...model.entries.keys(), 'missing']);
+        op = ['delete', key];
+        assert.equal(store.delete(key), model.drop((e) => e.key === key) === 1);
+      } else if (r < 0.83) {
+        const target = pick(TARGETS);
+        op = ['purgeTarget', target];
+        assert.equal(
+          store.purgeTarget(target),
+          model.drop((e) => e.target === target),
+        );
+      } else if (r < 0.9) {
+        const prefix = pick(['/a', '/b/', '/', '/z']);
+        op = ['purgePrefix', prefix];
+        assert.equal(
+          store.purgePrefix(prefix),
+          model.drop((e) => e.target.startsWith(prefix)),
+        );
+      } else if (r < 0.99) {
+        const tag = pick(TAGS);
+        op = ['purgeTag', tag];
+        assert.equal(
+          store.purgeTag(tag),
+          model.drop((e) => e.tags.includes(tag)),
+        );
+      } else {
+        op = ['clear'];
+        assert.equal(
+          store.clear(),
+          model.drop(() => true),
+        );
+      }
+      log.push(op.join(' '));
+      const where = `seed ${seed}, step ${step}; last steps:\n${log.slice(-8).join('\n')}`;
+      assert.deepEqual([...store.entries.keys()], [...model.entries.keys()], where);
+      assert.equal(store.bytes, model.bytes(), where);
+      for (const target of TARGETS)
+        for (const host of HOSTS) {
+          const primary = `${target}\n${host}`;
+          assert.deepEqual(store.varyOf(primary), model.varyOf(primary), `${where}\nvaryOf ${primary}`);
+        }
+      assert.deepEqual(
+        indexed(store.byTarget),
+        expectedIndex(model, (e) => [e.target]),
+        `${where}\nURL index`,
+      );
+      assert.deepEqual(
+        indexed(store.byTag),
+        expectedIndex(model, (e) => e.tags),
+        `${where}\ntag index`,
+      );
+      assert.equal(store.vary.size, new Set([...model.entries.values()].map((e) => e.primary)).size, where);
+    }
+  });
+}
