@@ -109,7 +109,8 @@ function createEncoder(coding, options) {
       if (!hinted) own[zlib.constants.BROTLI_PARAM_SIZE_HINT] = length;
       return { ...options, params: own };
     };
-    if (!fixedWindow) streamOptions = { ...options, params: { ...params, [zlib.constants.BROTLI_PARAM_LGWIN]: STREAM_LGWIN } };
+    if (!fixedWindow)
+      streamOptions = { ...options, params: { ...params, [zlib.constants.BROTLI_PARAM_LGWIN]: STREAM_LGWIN } };
   } else if (coding === 'zstd') {
     stream = zlib.createZstdCompress;
     async = zlib.zstdCompress;
