@@ -21,6 +21,9 @@ const BROTLI_MAX_LGWIN = zlib.constants.BROTLI_MAX_WINDOW_BITS;
 // zlib's encoder keeps MIN_LOOKAHEAD (262) bytes of the window out of reach of a match.
 const DEFLATE_LOOKAHEAD = 262;
 
+// The Brotli window of a streamed response whose options do not set one: 256 KiB - 16 bytes.
+const STREAM_LGWIN = 18;
+
 const hasZstd = typeof zlib.zstdCompress === 'function';
 
 // At most one compression per CPU on libuv's pool at a time, the rest waiting in order: twenty
@@ -90,6 +93,7 @@ function createEncoder(coding, options) {
   let async;
   let sync;
   let sized;
+  let streamOptions = options;
   if (coding === 'br') {
     stream = zlib.createBrotliCompress;
     async = zlib.brotliCompress;
@@ -105,6 +109,8 @@ function createEncoder(coding, options) {
       if (!hinted) own[zlib.constants.BROTLI_PARAM_SIZE_HINT] = length;
       return { ...options, params: own };
     };
+    if (!fixedWindow)
+      streamOptions = { ...options, params: { ...params, [zlib.constants.BROTLI_PARAM_LGWIN]: STREAM_LGWIN } };
   } else if (coding === 'zstd') {
     stream = zlib.createZstdCompress;
     async = zlib.zstdCompress;
@@ -129,8 +135,8 @@ function createEncoder(coding, options) {
   return {
     coding,
     id,
-    /** A new zlib stream with the peer's options, for a streamed response. */
-    stream: () => stream(options),
+    /** A new zlib stream with the peer's options (Brotli: a bounded window), for a streamed response. */
+    stream: () => stream(streamOptions),
     /** Compresses a whole body; callback(err, encoded), never synchronously. */
     compress(body, callback) {
       const settings = sized(body.length);
@@ -155,4 +161,4 @@ function poolStats() {
   return { active, waiting: waiting.length, maxActive: MAX_ACTIVE };
 }
 
-module.exports = { createEncoder, hasZstd, brotliWindowFor, deflateWindowFor, poolStats, SYNC_LIMIT };
+module.exports = { createEncoder, hasZstd, brotliWindowFor, deflateWindowFor, poolStats, SYNC_LIMIT, STREAM_LGWIN };

@@ -128,7 +128,7 @@ function compress(options = {}) {
     const option = responseOptions[coding];
 
     if (body instanceof Stream) {
-      const stream = STREAMS[coding]({ ...CODING_DEFAULTS[coding], ...option });
+      const stream = encoderFor(coding, option).stream();
       ctx.body = stream;
       body.pipe(stream);
       return;

@@ -7,7 +7,8 @@
 //   identical misses compress once; the bounds hold;
 // - hostile input: a client leaving mid-stream or during a miss, a filter that throws, a huge
 //   Accept-Encoding: a plain answer or an error response, never a crash;
-// - streamed responses are compressed as they stream (res.flush() delivers an event before end).
+// - streamed responses are compressed as they stream (res.flush() delivers an event before end),
+//   a streamed Brotli response with a bounded window (256 KiB) unless the options set one.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -311,5 +312,66 @@ test('a streamed response is compressed as it streams: res.flush() delivers an e
     assert.equal(text, 'data: first\n\ndata: last\n\n');
   } finally {
     server.close();
+  }
+});
+
+// The window a Brotli stream declares in its first bits (RFC 7932 section 9.1, WBITS).
+function brotliWindowBits(body) {
+  const bits = body[0] | (body[1] << 8);
+  if ((bits & 1) === 0) return 16;
+  const n = (bits >> 1) & 7;
+  if (n !== 0) return 17 + n;
+  const m = (bits >> 4) & 7;
+  return m === 1 ? null : m === 0 ? 17 : 8 + m;
+}
+
+test('a streamed Brotli response gets a 256 KiB window unless the options set one (Express and Koa)', async () => {
+  const Koa = require('koa');
+  const { PassThrough } = require('node:stream');
+  const { compress } = require('../../lib/koa');
+  const event = `data: ${'x'.repeat(200)}\n\n`;
+  const expressApp = (options) => {
+    const app = express();
+    app.use(compression(options));
+    app.get('/events', (req, res) => {
+      res.type('text/event-stream');
+      for (let i = 0; i < 8; i++) {
+        res.write(event);
+        res.flush();
+      }
+      res.end();
+    });
+    return app;
+  };
+  const koaApp = (options) => {
+    const app = new Koa();
+    app.use(compress(options));
+    app.use((ctx) => {
+      ctx.type = 'text/event-stream';
+      const stream = new PassThrough();
+      ctx.body = stream;
+      for (let i = 0; i < 8; i++) stream.write(event);
+      stream.end();
+    });
+    return app.callback();
+  };
+  const lgwin22 = { params: { [zlib.constants.BROTLI_PARAM_LGWIN]: 22 } };
+  const cases = [
+    ['Express, default options', expressApp(), 18],
+    ['Express, brotli lgwin 22', expressApp({ brotli: lgwin22 }), 22],
+    ['Koa, default options', koaApp(), 18],
+    ['Koa, br lgwin 22', koaApp({ br: lgwin22 }), 22],
+  ];
+  for (const [name, handler, expected] of cases) {
+    const { server, port } = await listen(handler);
+    try {
+      const res = await get(port, '/events', { 'accept-encoding': 'br' });
+      assert.equal(res.headers['content-encoding'], 'br', name);
+      assert.equal(res.headers['content-length'], undefined, `${name}: streamed`);
+      assert.equal(brotliWindowBits(res.body), expected, name);
+      assert.equal(zlib.brotliDecompressSync(res.body).toString(), event.repeat(8), name);
+    } finally {
+      server.close();
+    }
   }
 });
