@@ -375,3 +375,28 @@ test('a streamed Brotli response gets a 256 KiB window unless the options set on
     }
   }
 });
+
+test('a body up to 128 KB at the fast settings is compressed on the JavaScript thread; slower settings and larger bodies go to the pool', async () => {
+  const { createEncoder, poolStats } = require('../../lib/compression/encoders');
+  const q = zlib.constants.BROTLI_PARAM_QUALITY;
+  const body = Buffer.from('<p>a page of text</p>'.repeat(5000)); // ~105 KB
+  const whereCompressed = (encoder, input) =>
+    new Promise((resolve, reject) => {
+      encoder.compress(input, (err, encoded) => {
+        if (err) reject(err);
+        else resolve({ encoded, pooled: pooledNow });
+      });
+      // a compression handed to the pool is counted active until its callback
+      const pooledNow = poolStats().active > 0;
+    });
+  const fast = await whereCompressed(createEncoder('br', { params: { [q]: 4 } }), body);
+  assert.equal(fast.pooled, false, 'Brotli quality 4, 105 KB: on the JavaScript thread');
+  assert.deepEqual(zlib.brotliDecompressSync(fast.encoded), body);
+  const slow = await whereCompressed(createEncoder('br', { params: { [q]: 9 } }), body);
+  assert.equal(slow.pooled, true, 'Brotli quality 9: on the pool');
+  const large = await whereCompressed(createEncoder('br', { params: { [q]: 4 } }), Buffer.concat([body, body]));
+  assert.equal(large.pooled, true, 'Brotli quality 4, 210 KB: on the pool');
+  const gzipFast = await whereCompressed(createEncoder('gzip', {}), body.subarray(0, 30 * 1024));
+  assert.equal(gzipFast.pooled, false, 'gzip at the default level, 30 KB: on the JavaScript thread');
+  assert.equal((await whereCompressed(createEncoder('gzip', { level: 9 }), body.subarray(0, 30 * 1024))).pooled, true);
+});
