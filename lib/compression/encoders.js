@@ -150,7 +150,11 @@ function createEncoder(coding, options) {
     /** Compresses a whole body; callback(err, encoded), never synchronously. */
     compress(body, callback) {
       const settings = sized(body.length);
-      if (body.length <= syncLimit) {
+      if (body.length > SYNC_LIMIT && body.length <= syncLimit) {
+        runOnThread(sync, body, settings, callback);
+        return;
+      }
+      if (body.length <= SYNC_LIMIT) {
         let encoded;
         try {
           encoded = sync(body, settings);
@@ -164,6 +168,31 @@ function createEncoder(coding, options) {
       dispatch(async, body, settings, callback);
     },
   };
+}
+
+// The on-thread compressions of bodies above SYNC_LIMIT run one per turn of the event loop
+// (setImmediate), in order: a burst of them never holds timers and I/O for more than one.
+const onThread = [];
+let onThreadScheduled = false;
+function runOnThread(sync, body, settings, callback) {
+  onThread.push([sync, body, settings, callback]);
+  if (!onThreadScheduled) {
+    onThreadScheduled = true;
+    setImmediate(runNextOnThread);
+  }
+}
+function runNextOnThread() {
+  const [sync, body, settings, callback] = onThread.shift();
+  if (onThread.length > 0) setImmediate(runNextOnThread);
+  else onThreadScheduled = false;
+  let encoded;
+  try {
+    encoded = sync(body, settings);
+  } catch (err) {
+    callback(err);
+    return;
+  }
+  callback(null, encoded);
 }
 
 // Whether `options` are among the cheap settings whose compression of FAST_SYNC_LIMIT bytes
