@@ -10,6 +10,11 @@ declare namespace compression {
     maxEntries?: number;
     /** Largest original + compressed size one entry may take; default maxBytes / 8. */
     maxEntryBytes?: number;
+    /**
+     * Sightings a body needs before storing it may evict others: 2 (default: while the cache
+     * has room every body is stored; once full, a body seen for the first time is not), or 1.
+     */
+    minUses?: 1 | 2;
     /** The `name` label of this cache's metrics in ssr-native/metrics; default 'compression'. */
     name?: string;
   }
@@ -24,11 +29,14 @@ declare namespace compression {
     errors: number;
     /** Compressed bodies too large to keep. */
     uncached: number;
+    /** Bodies not stored because the cache was full and they were new (minUses 2). */
+    notAdmitted: number;
     bytes: number;
     entries: number;
     inFlight: number;
     maxBytes: number;
     maxEntries: number;
+    minUses: number;
   }
 
   /** Compressed forms of bodies by content (length + CRC-32, bytes compared on every hit). */

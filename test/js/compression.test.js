@@ -216,12 +216,53 @@ test('a hit compresses nothing; concurrent identical misses compress once; the b
     assert.equal(stats.coalesced + stats.hits, 9, JSON.stringify(stats));
     await get(port, '/p/1');
     assert.equal(cache.stats().compressions, 1, 'a hit does no compression');
-    for (let n = 2; n < 12; n++) assert.ok(decoded(await get(port, `/p/${n}`)).equals(page(n)));
+    // each page twice: a full cache takes a new body on its second sighting, evicting the oldest
+    for (let n = 2; n < 12; n++) {
+      for (let i = 0; i < 2; i++) assert.ok(decoded(await get(port, `/p/${n}`)).equals(page(n)));
+    }
     stats = cache.stats();
     assert.ok(stats.entries <= 3 && stats.bytes <= 200 * 1024 && stats.evictions > 0, JSON.stringify(stats));
   } finally {
     server.close();
   }
+});
+
+test('a full cache keeps its entries against bodies seen once; a body seen twice displaces the oldest', async () => {
+  const page = (n) => Buffer.from(`<li>${n}</li>`.repeat(4000));
+  for (const minUses of [2, 1]) {
+    const cache = new ContentCache({ maxEntries: 2, minUses });
+    const app = express();
+    app.use(compression({ cache }));
+    app.get('/p/:n', (req, res) => res.type('html').send(page(req.params.n)));
+    const { server, port } = await listen(app);
+    try {
+      for (const n of [1, 2]) await get(port, `/p/${n}`); // room: stored at once
+      assert.equal(cache.stats().entries, 2);
+      for (let n = 3; n < 9; n++) assert.ok(decoded(await get(port, `/p/${n}`)).equals(page(n)));
+      let stats = cache.stats();
+      if (minUses === 2) {
+        assert.deepEqual([stats.notAdmitted, stats.evictions], [6, 0], JSON.stringify(stats));
+        const before = stats.compressions;
+        for (const n of [1, 2]) await get(port, `/p/${n}`);
+        assert.equal(cache.stats().compressions, before, 'the first two pages are still hits');
+        await get(port, '/p/8'); // its second sighting: stored, the least recently used out
+        stats = cache.stats();
+        assert.deepEqual([stats.evictions, stats.entries], [1, 2], JSON.stringify(stats));
+        await get(port, '/p/8');
+        assert.equal(cache.stats().compressions, stats.compressions, 'page 8 is now a hit');
+      } else {
+        assert.deepEqual([stats.notAdmitted, stats.evictions], [0, 6], JSON.stringify(stats));
+      }
+    } finally {
+      server.close();
+    }
+  }
+});
+
+test('minUses accepts 1 or 2 only', () => {
+  for (const minUses of [0, 3, 1.5, -1]) assert.throws(() => new ContentCache({ minUses }), RangeError);
+  assert.throws(() => new ContentCache({ minUses: '2' }), TypeError);
+  assert.equal(new ContentCache().stats().minUses, 2);
 });
 
 test('a client that leaves mid-stream or during a miss, a throwing filter, a huge header: no crash', async () => {
