@@ -18,6 +18,7 @@
 // about 3x that of `cache: false`). A body seen once leaves only its key in a bounded set; a
 // page that repeats once the cache is full pays one more compression, once.
 const { invalidType, outOfRange } = require('../validate');
+const { crc32 } = require('../etag');
 const { addSource } = require('../metrics/sources');
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
@@ -64,11 +65,16 @@ class ContentCache {
   }
 
   /**
-   * The encoded form of `body` under `key` (settings + length + CRC), or undefined and then
-   * callback(err, encoded) once it is compressed by `encoder` (never synchronously). The body
-   * is copied before compressing: the caller's buffer may be reused once end() returns.
+   * The encoded form of `body` (whose CRC-32 is `crc`), or undefined and then callback(err,
+   * encoded) once it is compressed by `encoder` (never synchronously).
+   *
+   * A miss compresses the caller's buffer as it is, the way the peers' zlib streams and Node's own
+   * res.end() use it (a caller may not change a buffer it has handed to end()); only a body that
+   * is stored is copied, and the copy is checked against `crc` before it is kept, so a buffer
+   * changed while it compressed is never stored under the old content's key.
    */
-  encode(key, body, encoder, callback) {
+  encode(body, crc, encoder, callback) {
+    const key = `${encoder.id}|${body.length}|${crc}`;
     const entry = this.entries.get(key);
     if (entry !== undefined) {
       if (entry.original.equals(body)) {
@@ -87,17 +93,15 @@ class ContentCache {
     }
     this.counts.misses++;
     this.counts.compressions++;
-    const original = Buffer.allocUnsafeSlow(body.length);
-    body.copy(original);
-    const own = { original, waiters: [callback] };
+    const own = { original: body, waiters: [callback] };
     // A collision in flight (same key, other bytes) compresses on its own and is not shared.
     const shared = flight === undefined;
     if (shared) this.inFlight.set(key, own);
     const seenBefore = this.sighted(key);
-    encoder.compress(original, (err, encoded) => {
+    encoder.compress(body, (err, encoded) => {
       if (shared) this.inFlight.delete(key);
       if (err) this.counts.errors++;
-      else this.store(key, original, encoded, seenBefore);
+      else this.store(key, crc, body, encoded, seenBefore);
       for (const waiter of own.waiters) waiter(err, encoded);
     });
     return undefined;
@@ -115,8 +119,8 @@ class ContentCache {
     return false;
   }
 
-  store(key, original, encoded, seenBefore) {
-    const size = original.length + encoded.length;
+  store(key, crc, body, encoded, seenBefore) {
+    const size = body.length + encoded.length;
     if (size > this.maxEntryBytes || size > this.maxBytes || this.maxEntries === 0) {
       this.counts.uncached++;
       return;
@@ -127,6 +131,13 @@ class ContentCache {
       (old === undefined && this.entries.size >= this.maxEntries);
     if (evicts && !seenBefore) {
       this.counts.notAdmitted++;
+      return;
+    }
+    const original = Buffer.allocUnsafeSlow(body.length);
+    body.copy(original);
+    if (crc32(original) !== crc) {
+      // the caller changed its buffer while it compressed: neither form is known to be right
+      this.counts.uncached++;
       return;
     }
     this.seenOnce.delete(key);

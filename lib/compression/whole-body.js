@@ -22,12 +22,12 @@ function crcOf(body, tag) {
  */
 function encodeWhole(cache, encoder, body, tag, callback) {
   if (cache === null) {
-    // the caller may reuse its buffer once end() returns: compress a copy
-    encoder.compress(Buffer.from(body), callback);
+    // compressed from the caller's buffer, as the peers' zlib streams and Node's own res.end()
+    // use it: a caller may not change a buffer it has handed to end()
+    encoder.compress(body, callback);
     return undefined;
   }
-  const key = `${encoder.id}|${body.length}|${crcOf(body, tag)}`;
-  return cache.encode(key, body, encoder, callback);
+  return cache.encode(body, crcOf(body, tag), encoder, callback);
 }
 
 module.exports = { encodeWhole, crcOf };

@@ -259,6 +259,38 @@ test('a full cache keeps its entries against bodies seen once; a body seen twice
   }
 });
 
+test('a body is compressed from the caller buffer; one changed while it compressed is never stored', async () => {
+  const { createEncoder } = require('../../lib/compression/encoders');
+  const encoder = createEncoder('gzip', {});
+  const encode = (cache, body, change) =>
+    new Promise((resolve, reject) => {
+      const hit = cache.encode(body, zlib.crc32(body), encoder, (err, encoded) =>
+        err ? reject(err) : resolve(encoded),
+      );
+      if (hit !== undefined) resolve(hit);
+      else if (change) body.fill(0x21, 0, 64); // the caller reuses its buffer too early
+    });
+  for (const change of [false, true]) {
+    const cache = new ContentCache();
+    const body = Buffer.from('<p>a page that will be changed under the encoder</p>'.repeat(200));
+    const original = Buffer.from(body);
+    const encoded = await encode(cache, body, change);
+    const stats = cache.stats();
+    if (change) {
+      assert.deepEqual([stats.entries, stats.uncached], [0, 1], JSON.stringify(stats));
+      // the old content's key finds nothing: it is compressed again, from the bytes given now
+      assert.ok(zlib.gunzipSync(await encode(cache, original)).equals(original));
+      assert.equal(cache.stats().hits, 0);
+    } else {
+      assert.deepEqual([stats.entries, stats.uncached], [1, 0], JSON.stringify(stats));
+      assert.ok(zlib.gunzipSync(encoded).equals(original));
+      body.fill(0x21, 0, 64); // the stored original is a copy: the caller's later change is not seen
+      assert.ok(zlib.gunzipSync(await encode(cache, original)).equals(original));
+      assert.equal(cache.stats().hits, 1);
+    }
+  }
+});
+
 test('minUses accepts 1 or 2 only', () => {
   for (const minUses of [0, 3, 1.5, -1]) assert.throws(() => new ContentCache({ minUses }), RangeError);
   assert.throws(() => new ContentCache({ minUses: '2' }), TypeError);

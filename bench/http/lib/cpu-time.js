@@ -23,4 +23,19 @@ function cpuSeconds(pid) {
   return times && times.user + times.system;
 }
 
-module.exports = { cpuSeconds, cpuTimes };
+/**
+ * Waits until every process in `pids` has used under 5 ms of CPU in 100 ms (at most
+ * `timeoutMs`): work a variant still has queued from its last load (a stock server's renders,
+ * a peer's compressions on libuv's pool) must not run on the server CPU inside the next
+ * variant's measurement, where it would slow that variant and thrash its caches.
+ */
+async function settleCpu(pids, timeoutMs = 10000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const before = pids.map(cpuSeconds);
+    await new Promise((r) => setTimeout(r, 100));
+    if (pids.every((pid, i) => before[i] === null || cpuSeconds(pid) - before[i] < 0.005)) return;
+  }
+}
+
+module.exports = { cpuSeconds, cpuTimes, settleCpu };

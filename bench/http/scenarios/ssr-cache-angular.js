@@ -13,7 +13,7 @@ const http = require('http');
 const path = require('path');
 const fixture = require('../../../scripts/angular-fixture');
 const { median } = require('../lib/median');
-const { cpuSeconds } = require('../lib/cpu-time');
+const { cpuSeconds, settleCpu } = require('../lib/cpu-time');
 
 const SCRIPT = path.join(__dirname, '..', 'servers', 'angular.js');
 // A render takes milliseconds of CPU: few connections keep the stock server's latency sane.
@@ -36,17 +36,9 @@ async function getJson(url) {
   return JSON.parse((await get(url)).text);
 }
 
-// Waits until the server has used under 5 ms of CPU in 100 ms (at most 10 s): the renders still
-// queued from the last run (a stock server's, the mix's misses) must not run, on the server CPU,
+// The renders still queued from the last run (a stock server's, the mix's misses) must not run
 // inside the next variant's measurement.
-async function settle(server) {
-  const deadline = Date.now() + 10000;
-  while (Date.now() < deadline) {
-    const before = cpuSeconds(server.pid);
-    await new Promise((r) => setTimeout(r, 100));
-    if (before === null || cpuSeconds(server.pid) - before < 0.005) return;
-  }
-}
+const settle = (server) => settleCpu([server.pid]);
 
 async function measure(runLoad, server, p, seconds) {
   await settle(server);
