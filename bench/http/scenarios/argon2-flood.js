@@ -6,6 +6,7 @@ const fs = require('fs');
 const http = require('http');
 const path = require('path');
 const { median } = require('../lib/median');
+const { settleCpu } = require('../lib/cpu-time');
 
 const SERVER = path.join(__dirname, '..', 'servers', 'argon2-flood.js');
 const VARIANTS = [
@@ -92,6 +93,8 @@ async function runStorm({ variants, rounds, seconds, log, startServer, runLoad, 
       for (let k = 0; k < variants.length; k++) {
         const i = (k + round) % variants.length;
         const s = servers[i];
+        // hashes another variant still runs (queued in its pool) must not share the CPU with this one
+        await settleCpu(servers.map((x) => x.pid));
         const flood = runLoad({ ...register(s, seconds + 2), connections: STORM_CONNECTIONS, overallRate: undefined });
         await new Promise((r) => setTimeout(r, 1000));
         const before = threadCpuSeconds(s.pid);
@@ -196,6 +199,8 @@ module.exports = {
         for (let k = 0; k < VARIANTS.length; k++) {
           const i = (k + round) % VARIANTS.length;
           const s = servers[i];
+          // hashes another variant still runs (queued in its pool) must not share the CPU with this one
+          await settleCpu(servers.map((x) => x.pid));
           const idle = await runLoad(health(s, seconds));
           // The flood starts first and outlasts the health probe by a second each side.
           const flood = runLoad(register(s, seconds + 2));

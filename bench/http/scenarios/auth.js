@@ -9,6 +9,7 @@ const http = require('http');
 const os = require('os');
 const path = require('path');
 const { median } = require('../lib/median');
+const { settleCpu } = require('../lib/cpu-time');
 const { headlineFromSamples } = require('../lib/headline');
 const { underBun, probe, serverRuntime } = require('../lib/runtime');
 
@@ -216,6 +217,8 @@ async function runSetup({ setup, variants, rounds, seconds, log, startServer, ru
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < variants.length; k++) {
         const i = (k + round) % variants.length;
+        // hashes another variant still runs must not share the CPU with this one
+        await settleCpu(servers.map((x) => x.pid));
         const loads = mixedLoad(servers[i], tokens[i], seconds);
         const results = await Promise.all(
           ROUTES.map((route) =>
