@@ -79,6 +79,35 @@ class ContentCache {
     return undefined;
   }
 
+  /**
+   * The encoded form of `body` under `key`, compressed here and now by `encoder.compressNow`
+   * when it is not stored (for callers that cannot wait: Fastify answers a hook's payload in
+   * the same turn for its handlers' sake). A compression of the same body in flight is not
+   * waited for. Throws what the encoder throws.
+   */
+  encodeNow(key, body, encoder) {
+    const entry = this.entries.get(key);
+    if (entry !== undefined && entry.original.equals(body)) {
+      this.counts.hits++;
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      return entry.encoded;
+    }
+    this.counts.misses++;
+    this.counts.compressions++;
+    const original = Buffer.allocUnsafeSlow(body.length);
+    body.copy(original);
+    let encoded;
+    try {
+      encoded = encoder.compressNow(original);
+    } catch (err) {
+      this.counts.errors++;
+      throw err;
+    }
+    this.store(key, original, encoded);
+    return encoded;
+  }
+
   store(key, original, encoded) {
     const size = original.length + encoded.length;
     if (size > this.maxEntryBytes || size > this.maxBytes || this.maxEntries === 0) {
@@ -120,13 +149,13 @@ class ContentCache {
 
 let shared;
 
-/** The process-wide content cache every compression() and Koa compress() without its own `cache` uses. */
+/** The process-wide content cache every middleware of ssr-native without its own `cache` uses. */
 function sharedCache() {
   if (shared === undefined) shared = new ContentCache();
   return shared;
 }
 
-/** The `cache` option of compression() and Koa compress(): true/undefined, false/null, a cache or its options. */
+/** The `cache` option of every compression middleware: true/undefined, false/null, a cache or its options. */
 function cacheFrom(option) {
   if (option === undefined || option === true) return sharedCache();
   if (option === false || option === null) return null;
