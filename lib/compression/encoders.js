@@ -117,7 +117,8 @@ const METHODS = {
  */
 function createEncoder(coding, options, impl = zlib) {
   const [streamName, asyncName, syncName] = METHODS[coding];
-  const custom = impl !== zlib && impl != null;
+  // anything but an object is no implementation at all (the peer falls back to Node's for each method)
+  const custom = impl !== zlib && impl !== null && (typeof impl === 'object' || typeof impl === 'function');
   if (!custom) impl = zlib;
   const id = settingsId(coding, options, impl);
   const stream = impl[streamName] || zlib[streamName];
