@@ -172,24 +172,39 @@ function sendStream(params, reply, source, coding, send) {
   return send(out);
 }
 
-function sendCompressed(reply, coding, bytes, send) {
+// `asStream`: the bytes handed over as a stream of one chunk, with their Content-Length: for
+// reply.compress where the peer hands Fastify a stream, so that Fastify adds no Content-Type of
+// its own (a Buffer sent without one becomes application/octet-stream).
+function sendCompressed(reply, coding, bytes, send, asStream) {
   varyOnEncoding(reply);
   reply.header('Content-Encoding', coding);
   reply.header('Content-Length', bytes.length);
-  return send(bytes);
+  return send(asStream ? Readable.from([bytes]) : bytes);
 }
 
 /**
  * A whole body compressed through the content cache; `send(payload)` answers with the result,
- * `fail(err)` with an error (a compression that throws at once).
+ * `fail(err)` with an error (a compression that throws at once). `viaSend`: reply.compress,
+ * whose payload goes to reply.send rather than back to Fastify's hook.
  */
-function sendWhole(params, reply, payload, coding, send, fail) {
+function sendWhole(params, reply, payload, coding, send, fail, viaSend) {
   const bytes = toBuffer(payload);
-  // the peer passes bytes that look compressed already as they are, labelled with the coding
-  if (compressedAs(bytes) !== undefined) return sendCompressed(reply, coding, bytes, send);
   const encoder = params.encoders[coding];
+  // where the peer compresses at once (else it streams)
+  const now = bytes.length <= params.syncThreshold && encoder.canCompressNow;
+  if (reply.statusCode === 204 || reply.statusCode === 304) {
+    // no body goes out with these: the peer's headers, nothing compressed (and no Content-Length
+    // of bytes never sent). reply.send gives a Buffer without a type application/octet-stream.
+    varyOnEncoding(reply);
+    reply.header('Content-Encoding', coding);
+    if (params.removeContentLengthHeader) reply.removeHeader('content-length');
+    if (viaSend && now && !reply.hasHeader('content-type')) reply.type('application/octet-stream');
+    return send(Readable.from([]));
+  }
+  // the peer passes bytes that look compressed already as they are, labelled with the coding
+  if (compressedAs(bytes) !== undefined) return sendCompressed(reply, coding, bytes, send, viaSend && !now);
   const tag = reply.getHeader('etag');
-  if (bytes.length <= params.syncThreshold && encoder.canCompressNow) {
+  if (now) {
     let encoded;
     try {
       encoded = encodeWholeNow(params.cache, encoder, bytes, tag);
@@ -211,7 +226,7 @@ function sendWhole(params, reply, payload, coding, send, fail) {
     out.push(encoded);
     out.push(null);
   });
-  if (hit !== undefined) return sendCompressed(reply, coding, hit, send);
+  if (hit !== undefined) return sendCompressed(reply, coding, hit, send, viaSend);
   // a body not seen before, larger than syncThreshold: streamed once compressed, as the peer streams it
   out = new Readable({ read() {} });
   varyOnEncoding(reply);
@@ -295,7 +310,7 @@ function compressMethod(params) {
     // other values are serialized as the route would (typed arrays included, as in the peer)
     if (!Buffer.isBuffer(payload) && typeof payload !== 'string') payload = this.serialize(payload);
     if (Buffer.byteLength(payload) < params.threshold) return this.send(payload);
-    return sendWhole(params, this, payload, coding, send, send);
+    return sendWhole(params, this, payload, coding, send, send, true);
   };
 }
 
