@@ -117,7 +117,7 @@ function makeText(random, size) {
 
 function makeCases(seed) {
   const random = mulberry32(seed);
-  return Array.from({ length: CASES }, (_, id) => ({
+  const cases = Array.from({ length: CASES }, (_, id) => ({
     id,
     bytes: makeText(random, pick(random, SIZES)),
     kind: pick(random, KINDS),
@@ -132,6 +132,10 @@ function makeCases(seed) {
     vary: random() < 0.15 ? pick(random, ['Origin', 'Accept-Encoding', 'accept-encoding', '*']) : undefined,
     etag: random() < 0.1 ? '"strong-tag"' : undefined,
   }));
+  // and one every option set compresses (reply.compress, so also where `global` is false)
+  cases.push({ id: cases.length, bytes: makeText(random, 75000), kind: 'string', type: 'text/html', status: 200 });
+  Object.assign(cases.at(-1), { method: 'GET', route: 'rc', acceptEncoding: 'gzip, deflate, br, zstd' });
+  return cases;
 }
 
 // The body a case's handler answers with (fresh for each request: streams are read once).
