@@ -75,16 +75,8 @@ class ContentCache {
    */
   encode(body, crc, encoder, callback) {
     const key = `${encoder.id}|${body.length}|${crc}`;
-    const entry = this.entries.get(key);
-    if (entry !== undefined) {
-      if (entry.original.equals(body)) {
-        this.counts.hits++;
-        // most recently used last: re-insert
-        this.entries.delete(key);
-        this.entries.set(key, entry);
-        return entry.encoded;
-      }
-    }
+    const hit = this.hit(key, body);
+    if (hit !== undefined) return hit;
     const flight = this.inFlight.get(key);
     if (flight !== undefined && flight.original.equals(body)) {
       this.counts.coalesced++;
@@ -105,6 +97,41 @@ class ContentCache {
       for (const waiter of own.waiters) waiter(err, encoded);
     });
     return undefined;
+  }
+
+  /**
+   * The encoded form of `body` (whose CRC-32 is `crc`), from the cache or compressed here and now
+   * by `encoder.compressNow` (for callers that cannot wait: Fastify answers a hook's payload in
+   * the same turn for its handlers' sake). A compression of the same body in flight is not
+   * waited for. Throws what the encoder throws.
+   */
+  encodeNow(body, crc, encoder) {
+    const key = `${encoder.id}|${body.length}|${crc}`;
+    const hit = this.hit(key, body);
+    if (hit !== undefined) return hit;
+    this.counts.misses++;
+    this.counts.compressions++;
+    const seenBefore = this.sighted(key);
+    let encoded;
+    try {
+      encoded = encoder.compressNow(body);
+    } catch (err) {
+      this.counts.errors++;
+      throw err;
+    }
+    this.store(key, crc, body, encoded, seenBefore);
+    return encoded;
+  }
+
+  // The stored encoded form of `body` under `key` (most recently used from now on), or undefined.
+  hit(key, body) {
+    const entry = this.entries.get(key);
+    if (entry === undefined || !entry.original.equals(body)) return undefined;
+    this.counts.hits++;
+    // most recently used last: re-insert
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.encoded;
   }
 
   // Notes a miss under `key`: true if it was missed before and not stored then (minUses 2 only).
@@ -177,13 +204,13 @@ class ContentCache {
 
 let shared;
 
-/** The process-wide content cache every compression() and Koa compress() without its own `cache` uses. */
+/** The process-wide content cache every middleware of ssr-native without its own `cache` uses. */
 function sharedCache() {
   if (shared === undefined) shared = new ContentCache();
   return shared;
 }
 
-/** The `cache` option of compression() and Koa compress(): true/undefined, false/null, a cache or its options. */
+/** The `cache` option of every compression middleware: true/undefined, false/null, a cache or its options. */
 function cacheFrom(option) {
   if (option === undefined || option === true) return sharedCache();
   if (option === false || option === null) return null;

@@ -83,78 +83,102 @@ function deflateWindowFor(length) {
 }
 
 let anonymousSettings = 0;
+// A zlib implementation other than Node's (@fastify/compress's `zlib` option) -> its number, so
+// its encoders never share content-cache entries with Node's or another one's.
+const implementations = new WeakMap();
 
 // A string that names these settings in the content cache; settings that cannot be named
 // (a preset dictionary) get one of their own, so they never share entries.
-function settingsId(coding, options) {
+function settingsId(coding, options, impl) {
   if (options.dictionary !== undefined) return `${coding}#${++anonymousSettings}`;
-  if (coding === 'br' || coding === 'zstd') return `${coding}${JSON.stringify(options.params || {})}`;
-  return `${coding}:${options.level}:${options.memLevel}:${options.strategy}:${options.windowBits}`;
+  let prefix = coding;
+  if (impl !== zlib) {
+    if (!implementations.has(impl)) implementations.set(impl, ++anonymousSettings);
+    prefix = `${coding}@${implementations.get(impl)}`;
+  }
+  if (coding === 'br' || coding === 'zstd') return `${prefix}${JSON.stringify(options.params || {})}`;
+  return `${prefix}:${options.level}:${options.memLevel}:${options.strategy}:${options.windowBits}`;
 }
+
+const METHODS = {
+  br: ['createBrotliCompress', 'brotliCompress', 'brotliCompressSync'],
+  zstd: ['createZstdCompress', 'zstdCompress', 'zstdCompressSync'],
+  gzip: ['createGzip', 'gzip', 'gzipSync'],
+  deflate: ['createDeflate', 'deflate', 'deflateSync'],
+};
 
 /**
  * An encoder for `coding` ('br', 'gzip', 'deflate', 'zstd') with the zlib options the peer would
- * pass to its stream constructor.
+ * pass to its stream constructor. `impl` is a zlib-like module to take the functions from
+ * (default: Node's zlib); with another one, its functions get the options exactly as given (no
+ * window sized to the body: what it does with them is its own), and a method it lacks is taken
+ * from Node's zlib as @fastify/compress does, except that a one-shot form is never taken from
+ * Node's when it has its own stream constructor (its stream is collected instead).
  */
-function createEncoder(coding, options) {
-  const id = settingsId(coding, options);
-  let stream;
-  let async;
-  let sync;
-  let sized;
+function createEncoder(coding, options, impl = zlib) {
+  const [streamName, asyncName, syncName] = METHODS[coding];
+  // anything but an object is no implementation at all (the peer falls back to Node's for each method)
+  const custom = impl !== zlib && impl !== null && (typeof impl === 'object' || typeof impl === 'function');
+  if (!custom) impl = zlib;
+  const id = settingsId(coding, options, impl);
+  const stream = impl[streamName] || zlib[streamName];
+  let async = impl[asyncName];
+  let sync = impl[syncName];
+  if (custom && typeof impl[streamName] === 'function') {
+    // its own stream, so never Node's one-shot in its place
+    if (typeof sync !== 'function') sync = undefined;
+    if (typeof async !== 'function') async = sync === undefined ? collectFrom(impl[streamName]) : undefined;
+  } else {
+    if (typeof sync !== 'function') sync = zlib[syncName];
+    if (typeof async !== 'function') async = zlib[asyncName];
+  }
+  let sized = () => options;
   let streamOptions = options;
   if (coding === 'br') {
-    stream = zlib.createBrotliCompress;
-    async = zlib.brotliCompress;
-    sync = zlib.brotliCompressSync;
     const params = options.params || {};
     const fixedWindow =
       params[zlib.constants.BROTLI_PARAM_LGWIN] !== undefined ||
       params[zlib.constants.BROTLI_PARAM_LARGE_WINDOW] !== undefined;
     const hinted = params[zlib.constants.BROTLI_PARAM_SIZE_HINT] !== undefined;
-    sized = (length) => {
-      const own = { ...params };
-      if (!fixedWindow) own[zlib.constants.BROTLI_PARAM_LGWIN] = brotliWindowFor(length);
-      if (!hinted) own[zlib.constants.BROTLI_PARAM_SIZE_HINT] = length;
-      return { ...options, params: own };
-    };
-    if (!fixedWindow)
+    if (!custom) {
+      sized = (length) => {
+        const own = { ...params };
+        if (!fixedWindow) own[zlib.constants.BROTLI_PARAM_LGWIN] = brotliWindowFor(length);
+        if (!hinted) own[zlib.constants.BROTLI_PARAM_SIZE_HINT] = length;
+        return { ...options, params: own };
+      };
+    }
+    if (!fixedWindow && !custom)
       streamOptions = { ...options, params: { ...params, [zlib.constants.BROTLI_PARAM_LGWIN]: STREAM_LGWIN } };
   } else if (coding === 'zstd') {
-    stream = zlib.createZstdCompress;
-    async = zlib.zstdCompress;
-    sync = zlib.zstdCompressSync;
-    sized = options.pledgedSrcSize !== undefined ? () => options : (length) => ({ ...options, pledgedSrcSize: length });
-  } else {
-    const gzip = coding === 'gzip';
-    stream = gzip ? zlib.createGzip : zlib.createDeflate;
-    async = gzip ? zlib.gzip : zlib.deflate;
-    sync = gzip ? zlib.gzipSync : zlib.deflateSync;
+    if (!custom && options.pledgedSrcSize === undefined) sized = (length) => ({ ...options, pledgedSrcSize: length });
+  } else if (!custom && options.windowBits === undefined) {
     // One options object per window size, made once: the common case allocates nothing.
     const byWindow = [];
-    sized =
-      options.windowBits !== undefined
-        ? () => options
-        : (length) => {
-            const bits = deflateWindowFor(length);
-            return byWindow[bits] || (byWindow[bits] = { ...options, windowBits: bits });
-          };
+    sized = (length) => {
+      const bits = deflateWindowFor(length);
+      return byWindow[bits] || (byWindow[bits] = { ...options, windowBits: bits });
+    };
   }
 
-  const syncLimit = isFast(coding, options) ? FAST_SYNC_LIMIT[coding] : SYNC_LIMIT;
+  const syncLimit = sync !== undefined && isFast(coding, options) ? FAST_SYNC_LIMIT[coding] : SYNC_LIMIT;
   return {
     coding,
     id,
     /** A new zlib stream with the peer's options (Brotli: a bounded window), for a streamed response. */
     stream: () => stream(streamOptions),
+    /** Whether compressNow() can compress here and now (it has a synchronous form). */
+    canCompressNow: sync !== undefined,
+    /** Compresses a whole body on the calling thread, at once (throws what zlib throws). */
+    compressNow: (body) => sync(body, sized(body.length)),
     /** Compresses a whole body; callback(err, encoded), never synchronously. */
     compress(body, callback) {
       const settings = sized(body.length);
-      if (body.length > SYNC_LIMIT && body.length <= syncLimit) {
+      if (sync !== undefined && body.length > SYNC_LIMIT && (body.length <= syncLimit || async === undefined)) {
         runOnThread(sync, body, settings, callback);
         return;
       }
-      if (body.length <= SYNC_LIMIT) {
+      if (sync !== undefined && body.length <= SYNC_LIMIT) {
         let encoded;
         try {
           encoded = sync(body, settings);
@@ -167,6 +191,18 @@ function createEncoder(coding, options) {
       }
       dispatch(async, body, settings, callback);
     },
+  };
+}
+
+// A one-shot form made of a stream constructor: the body written at once, the output collected.
+function collectFrom(createStream) {
+  return (body, settings, callback) => {
+    const chunks = [];
+    const stream = createStream(settings);
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('error', (err) => callback(err));
+    stream.on('end', () => callback(null, Buffer.concat(chunks)));
+    stream.end(body);
   };
 }
 

@@ -1,11 +1,19 @@
 'use strict';
-// Accept-Encoding negotiation with the answers of the `negotiator` package that each peer uses:
-// compression 1.8 (negotiator 0.6: a plain split on commas) and koa-compress 5.2 (negotiator 1.x:
-// a quote-aware split). The ranking is negotiator's own, kept step for step because it has
-// quirks a client can see: `q=0` on one coding lowers the implicit identity to q=1, `*` counts as
-// naming identity, a q that is not a number ranks as 0, and ties go to the server's preference,
-// then to the order in the header. Rebuilding it from the RFC would pick other codings for such
-// headers.
+// Accept-Encoding negotiation with the answers each peer gives, kept step for step because the
+// peers' parsers have quirks a client can see; rebuilding any of them from the RFC would pick
+// other codings for such headers. Four flavours:
+// - 'negotiator0', 'negotiator1': the `negotiator` package's ranking, as compression 1.8
+//   (negotiator 0.6: a plain split on commas) and koa-compress 5.2 (negotiator 1.x: a
+//   quote-aware split) use it. `q=0` on one coding lowers the implicit identity to q=1, `*`
+//   counts as naming identity, a q that is not a number ranks as 0, and ties go to the server's
+//   preference, then to the order in the header.
+// - 'fastify-compress': @fastify/compress 9 (the header lower-cased, `*` and `x-gzip` read as
+//   gzip, then @fastify/accept-negotiator 2's one-pass scanner: the server's order is the
+//   preference, the first q=1 match of its first coding ends the scan, q=0 and unparsable q
+//   are skipped).
+// - 'hono-compress': hono/compress 4.13 (hono's Accept parser: types with parameters, quoted
+//   values; the first of the candidates with q=1 wins, else the highest q, `*` standing for
+//   any coding not named).
 //
 // Browsers send a handful of distinct headers, so each negotiator keeps its answers by header
 // string (bounded: cleared when full, and long headers are not kept).
@@ -104,25 +112,283 @@ function comparatorFor(preferred) {
   };
 }
 
+// @fastify/accept-negotiator 2: one pass over the header, without a tokenizer. Spaces and tabs
+// are skipped everywhere (a space inside a name starts the name again), `;` opens the q part,
+// where `q` and `=` are skipped and digits and dots collected; any other character there ends
+// the entry (with the q read so far) and starts the next name; `,` ends an entry. Each entry
+// is offered to `offer(coding, q)`, which answers true to stop the scan.
+function scanAcceptNegotiator(header, offer) {
+  const BEGIN = 0;
+  const NAME = 1;
+  const QUALITY = 2;
+  let state = BEGIN;
+  let name = '';
+  let quality = '';
+  for (let i = 0; i < header.length; i++) {
+    const c = header.charCodeAt(i);
+    if (c === 0x20 || c === 0x09) continue;
+    if (c === 0x3b /* ; */) {
+      if (state === NAME) {
+        state = QUALITY;
+        quality = '';
+      }
+      continue;
+    }
+    if (c === 0x2c /* , */) {
+      if (state === NAME) {
+        if (offer(name, 1)) return;
+      } else if (state === QUALITY) {
+        if (offer(name, parseFloat(quality) || 0)) return;
+        quality = '';
+      }
+      if (state !== BEGIN) name = '';
+      state = BEGIN;
+      continue;
+    }
+    if (state === QUALITY) {
+      if (c === 0x71 /* q */ || c === 0x3d /* = */) continue;
+      if (c === 0x2e /* . */ || (c >= 0x30 && c <= 0x39)) {
+        quality += header[i];
+        continue;
+      }
+      // any other character ends this entry and is the first of the next name
+      if (offer(name, parseFloat(quality) || 0)) return;
+      state = BEGIN;
+      name = header[i];
+      quality = '';
+      continue;
+    }
+    if (state === NAME) {
+      const before = header.charCodeAt(i - 1);
+      if (before === 0x20 || before === 0x09) name = '';
+    }
+    state = NAME;
+    name += header[i];
+  }
+  if (state === NAME) offer(name, 1);
+  else if (state === QUALITY) offer(name, parseFloat(quality) || 0);
+}
+
+// @fastify/compress 9 over @fastify/accept-negotiator 2: `available` is the server's order.
+function negotiateFastify(header, available) {
+  // @fastify/compress reads `*` and `x-gzip` as gzip, after lower-casing the header
+  header = header.toLowerCase().replace(/\*|x-gzip/g, 'gzip');
+  if (!header || available.length === 0) return undefined;
+  let best;
+  let bestIndex = Infinity;
+  let bestQ = 0;
+  scanAcceptNegotiator(header, (coding, q) => {
+    if (q === 0 || bestQ > q) return false;
+    const index = available.indexOf(coding === '*' ? available[0] : coding);
+    if (index === -1) return false;
+    if (index === 0 && q === 1) {
+      best = coding === '*' ? available[0] : coding;
+      return true;
+    }
+    if (bestQ < q || bestIndex > index) {
+      best = available[index];
+      bestIndex = index;
+      bestQ = q;
+    }
+    return false;
+  });
+  return best;
+}
+
+// hono's Accept parser (hono/utils/accept 4.13), reduced to what coding negotiation reads: each
+// entry's type and its `q` (or `Q`) parameter. Whitespace is space, tab, CR and LF.
+function isSpace(c) {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+function skipSpace(header, i) {
+  while (i < header.length && isSpace(header.charCodeAt(i))) i++;
+  return i;
+}
+function trimEnd(header, i) {
+  while (i > 0 && isSpace(header.charCodeAt(i - 1))) i--;
+  return i;
+}
+// past the next `;` (true: more parameters follow) or `,` (false), or the end
+function skipParam(header, i) {
+  for (; i < header.length; i++) {
+    const c = header.charCodeAt(i);
+    if (c === 0x3b) return [i + 1, true];
+    if (c === 0x2c) return [i + 1, false];
+  }
+  return [i, false];
+}
+// past the next `,` outside quotes, or the end
+function skipEntry(header, i) {
+  let quoted = false;
+  for (; i < header.length; i++) {
+    const c = header.charCodeAt(i);
+    if (quoted && c === 0x5c) i++;
+    else if (c === 0x22) quoted = !quoted;
+    else if (!quoted && c === 0x2c) return i + 1;
+  }
+  return i;
+}
+
+// One `name=value` parameter from `start`: [next index, name, value, more parameters follow].
+function readParam(header, start) {
+  start = skipSpace(header, start);
+  let i = start;
+  let name;
+  for (; i < header.length; i++) {
+    const c = header.charCodeAt(i);
+    if (c === 0x3d) {
+      name = header.slice(start, trimEnd(header, i));
+      i++;
+      break;
+    }
+    if (c === 0x3b) return [i + 1, undefined, undefined, true];
+    if (c === 0x2c) return [i + 1, undefined, undefined, false];
+  }
+  if (name === undefined) return [i, undefined, undefined, false];
+  i = skipSpace(header, i);
+  if (header.charCodeAt(i) === 0x3d) {
+    const [next, more] = skipParam(header, i + 1);
+    return [next, name, undefined, more];
+  }
+  const valueStart = i;
+  let quoted = false;
+  for (; i < header.length; i++) {
+    const c = header.charCodeAt(i);
+    if (quoted && c === 0x5c) {
+      i++;
+    } else if (c === 0x22) {
+      if (!quoted) {
+        quoted = true;
+        continue;
+      }
+      const after = skipSpace(header, i + 1);
+      const next = header.charCodeAt(after);
+      if (after < header.length && next !== 0x3b && next !== 0x2c) {
+        const [skipped, more] = skipParam(header, after);
+        return [skipped, name, undefined, more];
+      }
+      let value = header.slice(valueStart + 1, i);
+      if (value.includes('\\')) value = value.replace(/\\(.)/g, '$1');
+      if (next === 0x2c) return [after + 1, name, value, false];
+      if (next === 0x3b) return [after + 1, name, value, true];
+      return [after, name, value, false];
+    } else if (!quoted && (c === 0x3b || c === 0x2c)) {
+      return [i + 1, name, header.slice(valueStart, trimEnd(header, i)), c === 0x3b];
+    }
+  }
+  return [i, name, header.slice(valueStart, trimEnd(header, i)), false];
+}
+
+// hono's parseQuality: absent or empty 1, 'NaN' 0, not a number 1, clamped to [0, 1]
+function honoQuality(value) {
+  if (value === undefined || value === '') return 1;
+  if (value === 'NaN') return 0;
+  const q = Number(value);
+  if (Number.isNaN(q)) return 1;
+  if (q < 0) return 0;
+  return q > 1 ? 1 : q;
+}
+
+// The entries of an Accept-style header as hono reads them: [{ type, q }], sorted by q (highest
+// first, stable) when some entry has a higher q than the one before it.
+function parseHono(header) {
+  const entries = [];
+  let unsorted = false;
+  let i = 0;
+  while (i < header.length) {
+    const start = skipSpace(header, i);
+    let end = start;
+    let stop = -1;
+    for (; end < header.length; end++) {
+      const c = header.charCodeAt(end);
+      if (c === 0x3b || c === 0x2c) {
+        stop = c;
+        break;
+      }
+    }
+    if (stop === -1) {
+      const rest = header.slice(start, trimEnd(header, header.length));
+      i = header.length;
+      if (rest) push(rest, undefined, undefined);
+      continue;
+    }
+    const type = header.slice(start, trimEnd(header, end));
+    i = end + 1;
+    if (stop === 0x2c) {
+      if (type) push(type, undefined, undefined);
+      continue;
+    }
+    if (!type) {
+      i = skipEntry(header, i);
+      continue;
+    }
+    let q;
+    let Q;
+    while (i < header.length) {
+      const [next, name, value, more] = readParam(header, i);
+      i = next;
+      // hono keeps the last value of each name, and only non-empty values
+      if (name && value) {
+        if (name === 'q') q = value;
+        else if (name === 'Q') Q = value;
+      }
+      if (!more) break;
+    }
+    push(type, q, Q);
+  }
+  if (unsorted) entries.sort((a, b) => b.q - a.q);
+  return entries;
+
+  function push(type, q, Q) {
+    const entry = { type, q: honoQuality(q ?? Q) };
+    if (entries.length > 0 && entries[entries.length - 1].q < entry.q) unsorted = true;
+    entries.push(entry);
+  }
+}
+
+// hono/compress 4.13's choice among `available` (its candidates, in order).
+function negotiateHono(header, available) {
+  const entries = parseHono(header);
+  const wildcard = entries.find((e) => e.type === '*');
+  let best;
+  let bestQ = 0;
+  for (const coding of available) {
+    const named = entries.find((e) => e.type.toLowerCase() === coding);
+    const q = named !== undefined ? named.q : wildcard !== undefined ? wildcard.q : 0;
+    if (q === 1) return coding;
+    if (q > 0 && (best === undefined || q > bestQ)) {
+      best = coding;
+      bestQ = q;
+    }
+  }
+  return best;
+}
+
 /**
  * A function header -> the coding to use (one of `available`), or undefined when none is
- * acceptable. `flavour` is 'negotiator0' (compression 1.8) or 'negotiator1' (koa-compress 5.2).
+ * acceptable. `flavour`: 'negotiator0' (compression 1.8), 'negotiator1' (koa-compress 5.2),
+ * 'fastify-compress' (@fastify/compress 9: `available` in the server's order, `preferred`
+ * unused) or 'hono-compress' (hono/compress 4.13: `available` are its candidates).
  */
 function createNegotiator(available, preferred, flavour) {
-  const parse = flavour === 'negotiator1' ? parseQuoted : parsePlain;
-  const compare = comparatorFor(preferred);
-  const remembered = new Map();
-
-  function negotiate(header) {
-    const accepted = parseHeader(header, parse);
-    const ranks = [];
-    for (let i = 0; i < available.length; i++) {
-      const rank = rankOf(available[i], i, accepted);
-      if (rank.q > 0) ranks.push(rank);
-    }
-    ranks.sort(compare);
-    return ranks.length > 0 ? ranks[0].coding : undefined;
+  let negotiate;
+  if (flavour === 'fastify-compress') negotiate = (header) => negotiateFastify(header, available);
+  else if (flavour === 'hono-compress') negotiate = (header) => negotiateHono(header, available);
+  else {
+    const parse = flavour === 'negotiator1' ? parseQuoted : parsePlain;
+    const compare = comparatorFor(preferred);
+    negotiate = (header) => {
+      const accepted = parseHeader(header, parse);
+      const ranks = [];
+      for (let i = 0; i < available.length; i++) {
+        const rank = rankOf(available[i], i, accepted);
+        if (rank.q > 0) ranks.push(rank);
+      }
+      ranks.sort(compare);
+      return ranks.length > 0 ? ranks[0].coding : undefined;
+    };
   }
+  const remembered = new Map();
 
   return function choose(header) {
     if (typeof header !== 'string') header = header === undefined ? '' : String(header);

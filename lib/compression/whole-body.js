@@ -30,4 +30,10 @@ function encodeWhole(cache, encoder, body, tag, callback) {
   return cache.encode(body, crcOf(body, tag), encoder, callback);
 }
 
-module.exports = { encodeWhole, crcOf };
+/** The encoded body, from the cache or compressed now on this thread (encoder.compressNow). */
+function encodeWholeNow(cache, encoder, body, tag) {
+  if (cache === null) return encoder.compressNow(body);
+  return cache.encodeNow(body, crcOf(body, tag), encoder);
+}
+
+module.exports = { encodeWhole, encodeWholeNow, crcOf };

@@ -1,6 +1,16 @@
-// ssr-native/fastify: drop-ins for @fastify/static 10.1 and @fastify/etag 6.2 (Fastify 4 and 5).
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+// ssr-native/fastify: drop-ins for @fastify/static 10.1, @fastify/etag 6.2 and @fastify/compress 9.2
+// (Fastify 4 and 5).
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  RawServerBase,
+  RawServerDefault,
+  RouteShorthandOptions,
+} from 'fastify';
 import type { Stats } from 'fs';
+import type { Stream } from 'stream';
+import type { BrotliOptions, ZlibOptions } from 'zlib';
 import type { FileCache } from '../static/index';
 
 export interface SetHeadersResponse {
@@ -59,8 +69,74 @@ export interface FastifyEtagOptions {
   replyWith304?: boolean;
 }
 
+export type CompressEncoding = 'zstd' | 'br' | 'deflate' | 'gzip' | 'identity';
+
+export interface FastifyCompressOptions {
+  brotliOptions?: BrotliOptions;
+  /** Types compressed besides mime-db's compressible ones; default: text (not event streams), JSON, XML, octet-stream. */
+  customTypes?: RegExp | ((contentType: string) => boolean);
+  /** The codings offered, in order of preference; default zstd (where the runtime has it), br, gzip, deflate, identity. */
+  encodings?: CompressEncoding[];
+  forceRequestEncoding?: CompressEncoding;
+  global?: boolean;
+  globalCompression?: boolean;
+  globalDecompression?: boolean;
+  inflateIfDeflated?: boolean;
+  onInvalidRequestPayload?: (encoding: string, request: FastifyRequest, error: Error) => Error | undefined | null;
+  onUnsupportedEncoding?: (encoding: string, request: FastifyRequest, reply: FastifyReply) => string | Buffer | Stream;
+  onUnsupportedRequestEncoding?: (
+    encoding: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => Error | undefined | null;
+  removeContentLengthHeader?: boolean;
+  requestEncodings?: CompressEncoding[];
+  /** Bodies up to this size not seen before are compressed at once; default as the peer's (by CPUs, 4-64 KiB). */
+  syncThreshold?: number;
+  /** Minimum size in bytes; default 1024. */
+  threshold?: number;
+  zlib?: unknown;
+  zlibOptions?: ZlibOptions;
+  /** ssr-native: the content cache (default: the process-wide one), none (false), or another. */
+  cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
+}
+
+export type RouteCompressOptions = Pick<
+  FastifyCompressOptions,
+  | 'brotliOptions'
+  | 'customTypes'
+  | 'encodings'
+  | 'inflateIfDeflated'
+  | 'onUnsupportedEncoding'
+  | 'removeContentLengthHeader'
+  | 'syncThreshold'
+  | 'threshold'
+  | 'zlib'
+  | 'zlibOptions'
+>;
+
+export type RouteDecompressOptions = Pick<
+  FastifyCompressOptions,
+  'forceRequestEncoding' | 'onInvalidRequestPayload' | 'onUnsupportedRequestEncoding' | 'requestEncodings' | 'zlib'
+>;
+
+type CompressInput =
+  Buffer | NodeJS.TypedArray | ArrayBuffer | string | Iterable<Buffer | string> | AsyncIterable<Buffer | string>;
+
 declare module 'fastify' {
+  // Also declared by @fastify/compress's own types: the route option types here are member for
+  // member the same as its own, so that a program may load both (a route inherits the plugin's
+  // `cache`: that one is not a route option).
+  interface RouteShorthandOptions<
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    RawServer extends RawServerBase = RawServerDefault,
+  > {
+    compress?: RouteCompressOptions | false;
+    decompress?: RouteDecompressOptions | false;
+  }
+
   interface FastifyReply {
+    compress(input: Stream | CompressInput | Response | ReadableStream): void;
     sendFile(filename: string, rootPath?: string): FastifyReply;
     sendFile(filename: string, options?: SendOptions): FastifyReply;
     sendFile(filename: string, rootPath?: string, options?: SendOptions): FastifyReply;
@@ -79,5 +155,11 @@ type FastifyEtagPlugin = FastifyPluginAsync<NonNullable<FastifyEtagOptions>> & {
   fastifyEtag: FastifyEtagPlugin;
 };
 
+type FastifyCompressPlugin = FastifyPluginAsync<NonNullable<FastifyCompressOptions>> & {
+  default: FastifyCompressPlugin;
+  fastifyCompress: FastifyCompressPlugin;
+};
+
 export declare const fastifyStatic: FastifyStaticPlugin;
 export declare const fastifyEtag: FastifyEtagPlugin;
+export declare const fastifyCompress: FastifyCompressPlugin;

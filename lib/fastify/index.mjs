@@ -1,4 +1,4 @@
 import mod from './index.js';
 
-export const { fastifyStatic, fastifyEtag } = mod;
+export const { fastifyStatic, fastifyEtag, fastifyCompress } = mod;
 export default mod;

@@ -1,4 +1,4 @@
-// ssr-native/hono: drop-ins for @hono/node-server/serve-static 2.1 and hono/etag.
+// ssr-native/hono: drop-ins for @hono/node-server/serve-static 2.1, hono/etag and hono/compress.
 import type { Context, Env, MiddlewareHandler } from 'hono';
 import type { FileCache } from '../static/index';
 
@@ -28,6 +28,21 @@ export interface ETagOptions {
   generateDigest?: (body: Uint8Array) => ArrayBuffer | Promise<ArrayBuffer>;
 }
 
+export interface CompressionOptions {
+  /** The one coding allowed; default: gzip or deflate, as the client prefers (gzip on a tie). */
+  encoding?: 'gzip' | 'deflate';
+  /** Responses whose Content-Length is below this are left alone; default 1024. */
+  threshold?: number;
+  /** Which Content-Types are compressed; default: hono's COMPRESSIBLE_CONTENT_TYPE_REGEX. */
+  contentTypeFilter?: RegExp | ((contentType: string) => boolean);
+  /** ssr-native: the content cache (default: the process-wide one), none (false), or another. */
+  cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
+}
+
 export declare const RETAINED_304_HEADERS: string[];
 export declare function serveStatic<E extends Env = Env>(options?: ServeStaticOptions<E>): MiddlewareHandler<E>;
 export declare function etag(options?: ETagOptions): MiddlewareHandler;
+/** A drop-in for hono/compress; `.cache` is the content cache it uses (or null). */
+export declare function compress(
+  options?: CompressionOptions,
+): MiddlewareHandler & { readonly cache: import('../compression').ContentCache | null };

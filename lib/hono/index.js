@@ -1,7 +1,9 @@
 'use strict';
-// ssr-native/hono: serveStatic (@hono/node-server/serve-static 2.1) and etag (hono/etag) with the
-// same options, from native memory and with CRC-32 tags.
+// ssr-native/hono: serveStatic (@hono/node-server/serve-static 2.1), etag (hono/etag) and
+// compress (hono/compress) with the same options, from native memory, with CRC-32 tags and a
+// content cache for compressed bodies.
 const { serveStatic } = require('./serve-static');
 const { etag, RETAINED_304_HEADERS } = require('./etag');
+const { compress } = require('./compress');
 
-module.exports = { serveStatic, etag, RETAINED_304_HEADERS };
+module.exports = { serveStatic, etag, compress, RETAINED_304_HEADERS };

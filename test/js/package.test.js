@@ -20,6 +20,13 @@ test('ESM wrappers re-export the CommonJS API', async () => {
   assert.equal(koaEsm.conditional, koaCjs.conditional);
   assert.equal(koaEsm.serve, koaCjs.serve);
   assert.equal(koaEsm.send, koaCjs.send);
+  const fastifyCjs = require('ssr-native/fastify');
+  const fastifyEsm = await import('ssr-native/fastify');
+  for (const name of ['fastifyStatic', 'fastifyEtag', 'fastifyCompress'])
+    assert.equal(fastifyEsm[name], fastifyCjs[name], name);
+  const honoCjs = require('ssr-native/hono');
+  const honoEsm = await import('ssr-native/hono');
+  for (const name of ['serveStatic', 'etag', 'compress']) assert.equal(honoEsm[name], honoCjs[name], name);
   const v2Cjs = require('ssr-native/content-type/v2');
   const v2Esm = await import('ssr-native/content-type/v2');
   for (const name of ['parse', 'format', 'isTypeValid', 'isTokenValid', 'configure', 'cacheStats', 'clearCache']) {
@@ -42,6 +49,8 @@ const PROJECTS = {
     'tsconfig.legacy.json',
   'Fastify 5 registers our plugins and Hono 4 takes our middleware (their own declarations)':
     'tsconfig.fastify-hono.json',
+  "fastifyCompress's declarations load beside @fastify/compress's own (skipLibCheck off)":
+    'tsconfig.fastify-compress-peer.json',
 };
 for (const [compiler, pkg] of Object.entries(COMPILERS)) {
   for (const [what, config] of Object.entries(PROJECTS)) {

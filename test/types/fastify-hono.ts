@@ -2,8 +2,10 @@
 // and ssr-native/hono's middleware handed to Hono's app.use (tsconfig.fastify-hono.json).
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import { fastifyStatic, fastifyEtag } from 'ssr-native/fastify';
-import { serveStatic, etag } from 'ssr-native/hono';
+import { constants as zlibConstants } from 'zlib';
+import { fastifyStatic, fastifyEtag, fastifyCompress } from 'ssr-native/fastify';
+import { serveStatic, etag, compress } from 'ssr-native/hono';
+import type { ContentCache } from 'ssr-native/compression';
 
 const app = Fastify();
 app.register(fastifyEtag, { weak: true });
@@ -29,3 +31,31 @@ hono.use(
   }),
 );
 hono.get('/', (c) => c.text('home'));
+
+// compression: the plugin with its options, route-level settings and reply.compress; Hono's middleware
+app.register(fastifyCompress, {
+  global: true,
+  threshold: 2048,
+  encodings: ['br', 'gzip'],
+  brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } },
+  onUnsupportedEncoding: (encoding, request, reply) => `unsupported: ${encoding} ${request.url} ${reply.statusCode}`,
+  requestEncodings: ['gzip', 'deflate'],
+  onInvalidRequestPayload: (encoding, request, error) => new Error(`${encoding}: ${error.message}`),
+  cache: { maxBytes: 8 * 1024 * 1024 },
+});
+app.register(fastifyCompress.default, { global: false, cache: false });
+app.get('/big', { compress: { threshold: 0, encodings: ['gzip'] }, decompress: false }, (req, reply) =>
+  reply.type('text/html').compress('<p>big</p>'.repeat(1000)),
+);
+app.route({
+  method: 'POST',
+  url: '/in',
+  decompress: { requestEncodings: ['gzip'] },
+  compress: false,
+  handler: () => 'ok',
+});
+
+hono.use(compress());
+hono.use('/api/*', compress({ encoding: 'gzip', threshold: 2048, contentTypeFilter: /json/ }));
+const honoCache: ContentCache | null = compress({ cache: false }).cache;
+console.log(honoCache);

@@ -1,11 +1,14 @@
 'use strict';
 // What does response compression cost per request, and what does it save on the wire?
-// Express 5.3 (and Koa 3) with a browser's Accept-Encoding (`gzip, deflate, br, zstd`), four
-// requests: the same 75 KB page every time, a 75 KB page that differs every time, the same 2 KB
-// JSON body, a Server-Sent Events stream of 20 flushed events. Variants: no compression, the
-// peer (compression 1.8.2 / koa-compress 5.2.2), ssr-native's, and on Express
-// shrink-ray-current when it installs with `npm install --ignore-scripts` into a temporary
-// directory (skipped with a message otherwise). Each variant is its own server process pinned to
+// Express 5.3 (and Koa 3, Fastify 5, Hono on @hono/node-server) with a browser's Accept-Encoding
+// (`gzip, deflate, br, zstd`), four requests: the same 75 KB page every time, a 75 KB page that
+// differs every time, the same 2 KB JSON body, a Server-Sent Events stream of 20 flushed events
+// (Fastify and Hono: the two pages). Variants: no compression, the peer (compression 1.8.2 /
+// koa-compress 5.2.2 / @fastify/compress 9.2.0 / hono/compress, which offers gzip and deflate
+// only), ssr-native's, and on Express shrink-ray-current when it installs with `npm install
+// --ignore-scripts` into a temporary directory (skipped with a message otherwise).
+// SSR_NATIVE_BENCH_COMPRESSION_FRAMEWORKS=fastify,hono (any of express, koa, fastify, hono)
+// runs those frameworks alone. Each variant is its own server process pinned to
 // one CPU, loaded in turn (order rotated every round) from autocannon pinned to the other.
 // Reported per variant: server CPU per request (the figure to trust on a shared machine),
 // requests per server CPU-second against no compression, bytes on the wire per response, and
@@ -30,6 +33,7 @@ const REQUESTS = [
   { path: '/json', title: 'repeated 2 KB JSON' },
   { path: '/sse', title: 'Server-Sent Events, 20 flushed events' },
 ];
+const PAGES = REQUESTS.slice(0, 2);
 
 // shrink-ray-current builds native code on install, which fails here; with --ignore-scripts it
 // installs and runs on Node's zlib. Installed once per run into a temporary directory.
@@ -69,11 +73,13 @@ module.exports = {
     const seconds = pick(1, 2, 3);
     const shrinkRay =
       quick || headline || process.env.SSR_NATIVE_BENCH_SHRINK_RAY === '0' ? null : installShrinkRay(log);
-    if (quick) log('  --quick: shrink-ray-current and Koa left out');
+    if (quick) log('  --quick: shrink-ray-current, Koa, Fastify and Hono left out');
+    const only = process.env.SSR_NATIVE_BENCH_COMPRESSION_FRAMEWORKS;
     const frameworks = [
       {
         name: 'Express 5.3',
         framework: 'express',
+        requests: REQUESTS,
         variants: [
           { name: 'no compression', mode: 'none' },
           { name: 'compression 1.8.2', mode: 'peer' },
@@ -87,14 +93,36 @@ module.exports = {
             {
               name: 'Koa 3',
               framework: 'koa',
+              requests: REQUESTS,
               variants: [
                 { name: 'no compression', mode: 'none' },
                 { name: 'koa-compress 5.2.2', mode: 'peer' },
                 { name: 'ssr-native compress', mode: 'ours' },
               ],
             },
+            {
+              name: 'Fastify 5',
+              framework: 'fastify',
+              requests: PAGES,
+              variants: [
+                { name: 'no compression', mode: 'none' },
+                { name: '@fastify/compress 9.2.0', mode: 'peer' },
+                { name: 'ssr-native fastifyCompress', mode: 'ours' },
+              ],
+            },
+            {
+              name: 'Hono 4 (node-server)',
+              framework: 'hono',
+              requests: PAGES,
+              note: 'hono/compress offers gzip and deflate only: both compress with gzip here.',
+              variants: [
+                { name: 'no compression', mode: 'none' },
+                { name: 'hono/compress', mode: 'peer' },
+                { name: 'ssr-native compress', mode: 'ours' },
+              ],
+            },
           ]),
-    ];
+    ].filter((f) => !only || only.split(',').includes(f.framework));
     const tables = [];
     // a headline run (the default) measures only its one case
     for (const fw of frameworks.filter((f) => !headline || headline.startsWith(`${f.name}, `))) {
@@ -109,7 +137,7 @@ module.exports = {
             }),
           );
         }
-        for (const request of REQUESTS) {
+        for (const request of fw.requests) {
           if (headline && headline !== `${fw.name}, ${request.title}, GET ${request.path}`) continue;
           const load = (server, duration, rate) => ({
             url: `${server.url}${request.path}`,
@@ -209,6 +237,7 @@ module.exports = {
                     `loop delay at ${pacedRate} req/s: every variant paced at half the peer's saturated rate (${rounds} round(s) of ${seconds} s), the delay a compression holds the loop for rather than a saturated server's backlog.`,
                   ]
                 : []),
+              ...(fw.note ? [fw.note] : []),
             ],
           });
         }

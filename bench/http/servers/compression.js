@@ -1,12 +1,13 @@
 'use strict';
-// Express 5.3 or Koa 3 behind a compression middleware, answering the four requests of the
-// compression scenario:
+// Express 5.3, Koa 3, Fastify 5 or Hono (@hono/node-server) behind a compression middleware,
+// answering the requests of the compression scenario:
 //   /page    the same 75 KB server-rendered page every time (prerendered, cached renders)
 //   /unique  a 75 KB page that differs on every request (its number in 16 places)
-//   /json    the same 2 KB JSON body
-//   /sse     a Server-Sent Events stream: 20 events, each written and flushed, then the end
-// COMPRESSION: none | peer (compression 1.8.2 / koa-compress 5.2.2) | ours | shrink-ray
-// (SHRINK_RAY_DIR: where shrink-ray-current was installed). FRAMEWORK: express | koa.
+//   /json    the same 2 KB JSON body (Express, Koa)
+//   /sse     a Server-Sent Events stream: 20 events, each written and flushed, then the end (Express, Koa)
+// COMPRESSION: none | peer (compression 1.8.2 / koa-compress 5.2.2 / @fastify/compress 9.2.0 /
+// hono/compress) | ours | shrink-ray (SHRINK_RAY_DIR: where shrink-ray-current was installed).
+// FRAMEWORK: express | koa | fastify | hono.
 // GET /__stats answers the server's own figures: bytes written to sockets, requests served, and
 // the event loop's delay p99 since the previous /__stats (perf_hooks.monitorEventLoopDelay).
 const http = require('http');
@@ -114,12 +115,46 @@ function koaApp() {
   return http.createServer(app.callback());
 }
 
-const server = framework === 'koa' ? koaApp() : expressApp();
-server.on('connection', (socket) => {
-  sockets.add(socket);
-  socket.on('close', () => {
-    closedBytes += socket.bytesWritten;
-    sockets.delete(socket);
+// Fastify and Hono: requests counted by the server (when answered), /__stats answered by a route.
+function countRequests(server) {
+  server.on('request', (req, res) => {
+    if (req.url !== '/__stats') res.on('finish', () => requests++);
   });
-});
-listen(server);
+  return server;
+}
+
+async function fastifyApp() {
+  const fastify = require('fastify')({ serverFactory: (handler) => countRequests(http.createServer(handler)) });
+  if (mode === 'peer') await fastify.register(require('@fastify/compress'));
+  else if (mode === 'ours') await fastify.register(require('../../../lib/fastify').fastifyCompress);
+  fastify.get('/__stats', { compress: false }, (req, reply) => reply.type('application/json').send(stats()));
+  fastify.get('/page', (req, reply) => reply.type('text/html; charset=utf-8').send(page));
+  fastify.get('/unique', (req, reply) => reply.type('text/html; charset=utf-8').send(uniquePage()));
+  await fastify.ready();
+  return fastify.server;
+}
+
+function honoApp() {
+  const { Hono } = require('hono');
+  const { createAdaptorServer } = require('@hono/node-server');
+  const app = new Hono();
+  app.get('/__stats', (c) => c.body(stats(), 200, { 'Content-Type': 'application/json' }));
+  if (mode === 'peer') app.use(require('hono/compress').compress());
+  else if (mode === 'ours') app.use(require('../../../lib/hono').compress());
+  app.get('/page', (c) => c.html(page));
+  app.get('/unique', (c) => c.html(uniquePage()));
+  return countRequests(createAdaptorServer({ fetch: app.fetch }));
+}
+
+const apps = { express: expressApp, koa: koaApp, fastify: fastifyApp, hono: honoApp };
+(async () => {
+  const server = await apps[framework]();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => {
+      closedBytes += socket.bytesWritten;
+      sockets.delete(socket);
+    });
+  });
+  listen(server);
+})();
