@@ -1,9 +1,15 @@
 'use strict';
-// The streamed side of fastifyCompress (lib/fastify/compress.js), where @fastify/compress's
-// behaviour is kept as it is: a payload whose first bytes already look like gzip or zlib data
-// passes through uncompressed (the peer's rule, which it applies to streams and to whole bodies
-// alike), and `inflateIfDeflated` inflates such payloads for clients that take no coding.
-// These are not the hot path: whole bodies go through the content cache instead.
+// The streamed side of fastifyCompress (lib/fastify/compress.js), and what is taken for data
+// compressed already: a payload that already is data of the negotiated coding passes through
+// uncompressed, and `inflateIfDeflated` inflates gzip/zlib payloads for clients that take no
+// coding. These are not the hot path: whole bodies go through the content cache instead.
+//
+// Where this differs from @fastify/compress: the peer passes a payload through whenever its first
+// bytes look like gzip or zlib data, labelled with whatever coding was negotiated (gzip bytes go
+// out as `br`), and two bytes of ordinary text pass its zlib header check (`x `, `8O`, `hb`):
+// either way the client cannot decode the body. Ours passes through only gzip data under gzip and
+// zlib data under deflate, and for a whole body checks that zlib data really inflates.
+const zlib = require('zlib');
 const { PassThrough, Readable, Transform, compose } = require('stream');
 
 // How many leading bytes decide what a stream holds (as @fastify/compress peeks).
@@ -19,8 +25,7 @@ function isGzip(bytes) {
 }
 
 // RFC 1950: CM = 8, CINFO <= 7, and CMF * 256 + FLG a multiple of 31. Two bytes of ordinary text
-// can pass this check too (`x `, `8O`, `hb`): the peer treats such a body as compressed, and so
-// does this module, so that both answer the same (docs/fastify.md).
+// can pass this check too (`x `, `8O`, `hb`).
 function isZlib(bytes) {
   return (
     bytes.length > 1 && (bytes[0] & 0x0f) === 0x08 && (bytes[0] & 0x80) === 0 && ((bytes[0] << 8) + bytes[1]) % 31 === 0
@@ -32,6 +37,31 @@ function compressedAs(bytes) {
   if (isGzip(bytes)) return 'gzip';
   if (isZlib(bytes)) return 'deflate';
   return undefined;
+}
+
+// How much of a whole body the zlib check inflates, and how much output it lets that make.
+const ZLIB_CHECK_INPUT = 64 * 1024;
+const ZLIB_CHECK_OUTPUT = 1024 * 1024;
+
+/**
+ * Whether a whole body already is `coding` data, to be sent as it is: gzip data under gzip; under
+ * deflate, zlib data whose first 64 KB inflate without an error (text that only passes the
+ * two-byte header check fails within a few bytes).
+ */
+function alreadyEncoded(bytes, coding) {
+  const as = compressedAs(bytes);
+  if (as !== coding) return false;
+  if (as === 'gzip') return true;
+  try {
+    zlib.inflateSync(bytes.subarray(0, ZLIB_CHECK_INPUT), {
+      finishFlush: zlib.constants.Z_SYNC_FLUSH,
+      maxOutputLength: ZLIB_CHECK_OUTPUT,
+    });
+    return true;
+  } catch (err) {
+    // more output than the check allows: real deflate data, only large
+    return err instanceof RangeError;
+  }
 }
 
 function isStream(value) {
@@ -95,9 +125,9 @@ function peekStream(choose) {
   return outer;
 }
 
-/** The compressing stream of a streamed payload: `encoder.stream()`, or a pass-through for compressed bytes. */
+/** The compressing stream of a streamed payload: `encoder.stream()`, or a pass-through for data of its coding. */
 function zipStream(encoder) {
-  return peekStream((head) => (compressedAs(head) !== undefined ? new PassThrough() : encoder.stream()));
+  return peekStream((head) => (compressedAs(head) === encoder.coding ? new PassThrough() : encoder.stream()));
 }
 
 /** Inflates gzip/zlib data (up to MAX_INFLATE_LAYERS nested layers); other bytes pass through. */
@@ -123,4 +153,4 @@ function inflatable(payload, serialize) {
   return Readable.from([bytes]);
 }
 
-module.exports = { compressedAs, isStream, zipStream, unzipStream, inflatable };
+module.exports = { compressedAs, alreadyEncoded, isStream, zipStream, unzipStream, inflatable };

@@ -22,7 +22,7 @@ const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { encodeWhole, encodeWholeNow } = require('../compression/whole-body');
-const { compressedAs, isStream, zipStream, unzipStream, inflatable } = require('./compress-streams');
+const { alreadyEncoded, isStream, zipStream, unzipStream, inflatable } = require('./compress-streams');
 const { decompressParams, addDecompressHook, byOrderOf } = require('./decompress');
 const { asPlugin } = require('./plugin-meta');
 
@@ -201,8 +201,8 @@ function sendWhole(params, reply, payload, coding, send, fail, viaSend) {
     if (viaSend && now && !reply.hasHeader('content-type')) reply.type('application/octet-stream');
     return send(Readable.from([]));
   }
-  // the peer passes bytes that look compressed already as they are, labelled with the coding
-  if (compressedAs(bytes) !== undefined) return sendCompressed(reply, coding, bytes, send, viaSend && !now);
+  // data of this coding already goes out as it is (compress-streams.js: where the peer differs)
+  if (alreadyEncoded(bytes, coding)) return sendCompressed(reply, coding, bytes, send, viaSend && !now);
   const tag = reply.getHeader('etag');
   if (now) {
     let encoded;

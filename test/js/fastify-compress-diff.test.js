@@ -382,6 +382,48 @@ test('a repeated body is a content-cache hit: stored bytes and a Content-Length,
   }
 });
 
+test('a body that only looks compressed is compressed; data of the negotiated coding passes as it is (the peer sends both undecodable)', async () => {
+  const random = mulberry32(SEED);
+  const text = 'x ' + makeText(random, 4000); // "x " passes the zlib header check
+  const noise = Buffer.from(Array.from({ length: 6000 }, () => Math.floor(random() * 256)));
+  const gzipped = zlib.gzipSync(noise); // incompressible: still over the threshold
+  const servers = {};
+  for (const [name, plugin] of [
+    ['peer', peerCompress],
+    ['ours', fastifyCompress],
+  ]) {
+    const fastify = Fastify5();
+    await fastify.register(plugin);
+    fastify.get('/text', (request, reply) => reply.type('text/plain').send(text));
+    fastify.get('/gz', (request, reply) => reply.type('text/plain').send(gzipped));
+    await fastify.listen({ port: 0, host: '127.0.0.1' });
+    servers[name] = fastify;
+  }
+  try {
+    const ask = (name, path, coding) =>
+      fetchRaw(servers[name].server.address().port, path, { headers: { 'accept-encoding': coding } });
+    for (const coding of ['br', 'gzip', 'deflate']) {
+      const ours = await ask('ours', '/text', coding);
+      assert.equal(ours.headers['content-encoding'], coding);
+      assert.ok(decode(coding, ours.body).equals(Buffer.from(text)), `text under ${coding}`);
+      const peer = await ask('peer', '/text', coding);
+      assert.equal(decode(coding, peer.body), null, `the peer sends the text raw under ${coding}`);
+    }
+    // gzip data under gzip: as it is, as the peer sends it
+    const same = await ask('ours', '/gz', 'gzip');
+    assert.equal(same.headers['content-encoding'], 'gzip');
+    assert.ok(same.body.equals(gzipped), 'gzip data passed through');
+    assert.ok((await ask('peer', '/gz', 'gzip')).body.equals(gzipped));
+    // gzip data when the client takes br: compressed with br (it decodes to the gzip file)
+    const other = await ask('ours', '/gz', 'br');
+    assert.equal(other.headers['content-encoding'], 'br');
+    assert.ok(decode('br', other.body).equals(gzipped));
+    assert.equal(decode('br', (await ask('peer', '/gz', 'br')).body), null, 'the peer labels gzip data br');
+  } finally {
+    await Promise.all(Object.values(servers).map((f) => f.close()));
+  }
+});
+
 test('hostile input: malformed Accept-Encoding, clients that leave, stream bodies that fail; the process stays up', async () => {
   const cache = new ContentCache();
   const fastify = Fastify5({ logger: false });
