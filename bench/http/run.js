@@ -20,7 +20,7 @@ const { describeMachine, describeSimd } = require('./lib/cpu');
 const { startServer } = require('./lib/server');
 const { runLoad } = require('./lib/autocannon');
 const { formatTable, writeResults } = require('./lib/report');
-const { cpuSeconds } = require('./lib/cpu-time');
+const { cpuSeconds, settleCpu } = require('./lib/cpu-time');
 const { median } = require('./lib/median');
 const { httpTiming, picker } = require('./lib/modes');
 const { summarize, writeSummary, compareRuns } = require('./lib/summary');
@@ -65,11 +65,17 @@ async function runHttpCase(scenario, testCase, options, log) {
     for (let i = 0; i < variants.length; i++) await runLoad(load(servers[i], warmupSeconds, variants[i]));
 
     const samples = variants.map(() => []);
+    const pids = servers.map((s) => s.pid);
     for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < variants.length; k++) {
-        const i = (k + round) % variants.length;
+      // Rotated every round, and run backwards every other round: rotation alone keeps the
+      // cyclic order, so each variant would always follow the same one (and its garbage).
+      const order = variants.map((_, k) => (k + round) % variants.length);
+      if (round % 2 === 1) order.reverse();
+      for (const i of order) {
+        await settleCpu(pids, 3000); // the previous window's tail does not compete with this one
         const cpuBefore = cpuSeconds(servers[i].pid);
         const result = await runLoad(load(servers[i], seconds, variants[i]));
+        await settleCpu([servers[i].pid], 3000); // this window's tail is charged to its requests
         const cpuAfter = cpuSeconds(servers[i].pid);
         if (cpuBefore !== null && cpuAfter !== null && result.total > 0) {
           result.cpuMicrosPerRequest = ((cpuAfter - cpuBefore) * 1e6) / result.total;
@@ -99,8 +105,17 @@ async function runHttpCase(scenario, testCase, options, log) {
     const baseRps = summary[variants.indexOf(baseline)].rps;
     const refRps = reference ? summary[variants.indexOf(reference)].rps : null;
     const baseCpu = summary[variants.indexOf(baseline)].cpu;
-    const refCpu = reference ? summary[variants.indexOf(reference)].cpu : null;
     const withCpu = summary.every((s) => s.cpu !== null);
+    // Against the reference, with the spread of the per-round ratios (each round pairs the two
+    // windows under the same conditions) when there is more than one round.
+    const cpuVs = (ref, s) => {
+      const r = variants.indexOf(ref);
+      const i = summary.indexOf(s);
+      const ratios = samples[i].map((run, round) => samples[r][round].cpuMicrosPerRequest / run.cpuMicrosPerRequest);
+      const ratio = `${(summary[r].cpu / s.cpu).toFixed(2)}x`;
+      if (i === r || ratios.length < 2) return ratio;
+      return `${ratio} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
+    };
     const columns = ['variant', 'req/s', 'p50 ms', 'p99 ms', 'errors', `ratio vs ${baseline.name}`];
     if (reference) columns.push(`vs ${reference.name}`);
     if (withCpu) columns.push('server CPU us/req', 'CPU ratio');
@@ -119,14 +134,19 @@ async function runHttpCase(scenario, testCase, options, log) {
         // Requests per CPU-second relative to the baseline: higher is better, like req/s.
         row['server CPU us/req'] = s.cpu.toFixed(1);
         row['CPU ratio'] = `${(baseCpu / s.cpu).toFixed(2)}x`;
-        if (reference) row[`CPU vs ${reference.name}`] = `${(refCpu / s.cpu).toFixed(2)}x`;
+        if (reference) row[`CPU vs ${reference.name}`] = cpuVs(reference, s);
       }
       return row;
     });
     const notes = [`${rounds} rounds of ${seconds} s per variant, interleaved; medians shown.`];
     if (withCpu) {
       notes.push(
-        'server CPU us/req: user + system CPU of the server process per request (from /proc); CPU ratio: requests per CPU-second vs the baseline, robust to other load on the machine.',
+        'server CPU us/req: user + system CPU of the server process per request (from /proc), from the start of its window until the server is idle again (its tail: requests in flight, closing sockets, collecting the garbage); the next window starts once every server is idle. CPU ratio: requests per CPU-second vs the baseline, robust to other load on the machine.',
+      );
+    }
+    if (withCpu && reference && rounds > 1) {
+      notes.push(
+        `CPU vs ${reference.name}: the ratio of the medians, then (in brackets) the lowest and highest per-round ratio.`,
       );
     }
     if (testCase.notes) notes.push(...testCase.notes);

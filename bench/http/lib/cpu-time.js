@@ -23,18 +23,23 @@ function cpuSeconds(pid) {
   return times && times.user + times.system;
 }
 
+const QUIET_SLICE_MS = 100;
+
 /**
- * Waits until every process in `pids` has used under 5 ms of CPU in 100 ms (at most
- * `timeoutMs`): work a variant still has queued from its last load (a stock server's renders,
- * a peer's compressions on libuv's pool) must not run on the server CPU inside the next
- * variant's measurement, where it would slow that variant and thrash its caches.
+ * Resolves once none of `pids` used half a clock tick of CPU in QUIET_SLICE_MS (or after
+ * `maxMs`). A server keeps working after its load generator stops: the requests still in
+ * flight, work it queued (a stock server's renders, a peer's compressions or hashes on libuv's
+ * pool), the sockets closing, the garbage of the window collected. Waiting for that before the
+ * next window keeps one variant's tail from running on the server CPU inside the next variant's
+ * measurement (slowing it and thrashing its caches), and waiting for it before reading a
+ * server's CPU time charges the tail to the requests that caused it.
  */
-async function settleCpu(pids, timeoutMs = 10000) {
-  const deadline = Date.now() + timeoutMs;
+async function settleCpu(pids, maxMs = 10000) {
+  const deadline = Date.now() + maxMs;
   while (Date.now() < deadline) {
     const before = pids.map(cpuSeconds);
-    await new Promise((r) => setTimeout(r, 100));
-    if (pids.every((pid, i) => before[i] === null || cpuSeconds(pid) - before[i] < 0.005)) return;
+    await new Promise((resolve) => setTimeout(resolve, QUIET_SLICE_MS));
+    if (pids.every((pid, i) => before[i] === null || cpuSeconds(pid) - before[i] < 0.5 / TICKS_PER_SECOND)) return;
   }
 }
 
