@@ -1,6 +1,7 @@
 'use strict';
 // Hono 4 on @hono/node-server 2.1, 75 KB page: hono/etag (SHA-1 through WebCrypto) vs
-// ssr-native/hono's etag (CRC-32) vs no etag middleware.
+// ssr-native/hono's etag (CRC-32) vs no etag middleware, and an async middleware doing nothing
+// (what Hono and node-server charge for having one).
 const path = require('path');
 
 const script = path.join(__dirname, '..', 'servers', 'fastify-hono.js');
@@ -14,7 +15,8 @@ const variant = (name, mode, impl, extra = {}) => ({
 module.exports = {
   name: 'hono-etag',
   order: 38,
-  question: 'Hono on @hono/node-server, 75 KB page: requests/s with hono/etag, ssr-native etag and no etag middleware.',
+  question:
+    'Hono on @hono/node-server, 75 KB page: requests/s with hono/etag, ssr-native etag, no etag middleware and an empty middleware.',
   cases: [
     {
       name: '75 KB page, GET /',
@@ -24,6 +26,7 @@ module.exports = {
         variant('hono/etag 4.13.19', 'etag', 'peer', { baseline: true }),
         variant('ssr-native etag', 'etag', 'ssr-native'),
         variant('no etag middleware', 'etag', 'none'),
+        variant('empty middleware', 'etag', 'empty-hook'),
       ],
     },
   ],

@@ -3,7 +3,9 @@
 //   FH_FRAMEWORK: fastify | hono
 //   FH_IMPL: peer (@fastify/static / @fastify/etag, node-server serveStatic / hono/etag) |
 //            ssr-native | memory (a bare handler answering one preloaded Buffer: the framework's
-//            ceiling) | none (the page route alone, no ETag plugin)
+//            ceiling) | none (the page route alone, no ETag plugin) | empty-hook (etag mode: an
+//            onSend hook / a middleware of the ETag plugin's shape doing nothing, what the
+//            framework charges for having one)
 //   FH_MODE: static (files 1kb.js, 64kb.js, 1mb.js) | etag (a 75 KB page, a string as renderers give)
 const fs = require('fs');
 const http = require('http');
@@ -38,6 +40,7 @@ async function fastifyServer() {
   if (mode === 'etag') {
     if (impl === 'peer') await fastify.register(require('@fastify/etag'));
     if (impl === 'ssr-native') await fastify.register(require('../../../lib/fastify').fastifyEtag);
+    if (impl === 'empty-hook') fastify.addHook('onSend', (req, reply, payload, done) => done(null, undefined));
     const page = renderPage(75 * 1024);
     fastify.get('/', (req, reply) => reply.type('text/html; charset=utf-8').send(page));
   } else {
@@ -64,6 +67,7 @@ function honoServer() {
   if (mode === 'etag') {
     if (impl === 'peer') app.use('*', require('hono/etag').etag());
     if (impl === 'ssr-native') app.use('*', require('../../../lib/hono').etag());
+    if (impl === 'empty-hook') app.use('*', async (c, next) => await next());
     const page = renderPage(75 * 1024);
     app.get('/', (c) => c.html(page));
   } else {
