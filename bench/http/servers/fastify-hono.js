@@ -6,6 +6,7 @@
 //            ceiling) | none (the page route alone, no ETag plugin) | empty-hook (etag mode: an
 //            onSend hook / a middleware of the ETag plugin's shape doing nothing, what the
 //            framework charges for having one)
+//   FH_PAGE_BYTES: the page's size in etag mode (default 75 KB)
 //   FH_MODE: static (files 1kb.js, 64kb.js, 1mb.js) | etag (a 75 KB page, a string as renderers give)
 const fs = require('fs');
 const http = require('http');
@@ -18,6 +19,7 @@ const SIZES = { '1kb.js': 1024, '64kb.js': 64 * 1024, '1mb.js': 1024 * 1024 };
 const framework = process.env.FH_FRAMEWORK || 'fastify';
 const impl = process.env.FH_IMPL || 'peer';
 const mode = process.env.FH_MODE || 'static';
+const pageBytes = Number(process.env.FH_PAGE_BYTES || 75 * 1024);
 
 function tree() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-bench-fh-'));
@@ -47,7 +49,7 @@ async function fastifyServer() {
     if (impl === 'peer') fastify.register(require('@fastify/etag'));
     if (impl === 'ssr-native') fastify.register(require('../../../lib/fastify').fastifyEtag);
     if (impl === 'empty-hook') fastify.addHook('onSend', (req, reply, payload, done) => done(null, undefined));
-    const page = renderPage(75 * 1024);
+    const page = renderPage(pageBytes);
     fastify.get('/', (req, reply) => reply.type('text/html; charset=utf-8').send(page));
   } else {
     const root = tree();
@@ -74,7 +76,7 @@ function honoServer() {
     if (impl === 'peer') app.use('*', require('hono/etag').etag());
     if (impl === 'ssr-native') app.use('*', require('../../../lib/hono').etag());
     if (impl === 'empty-hook') app.use('*', async (c, next) => await next());
-    const page = renderPage(75 * 1024);
+    const page = renderPage(pageBytes);
     app.get('/', (c) => c.html(page));
   } else {
     const root = tree();
