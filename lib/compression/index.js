@@ -27,6 +27,7 @@ const { createEncoder, hasZstd, poolStats } = require('./encoders');
 const { ContentCache, sharedCache, cacheFrom } = require('./content-cache');
 const { encodeWhole } = require('./whole-body');
 const { varyAcceptEncoding, parseBytes } = require('./http-fields');
+const { beforeOwnMethods } = require('../response-shape');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
@@ -112,6 +113,7 @@ function compression(options) {
   const negotiate = createNegotiator(supported, preferred, 'negotiator0');
 
   function middleware(req, res, next) {
+    beforeOwnMethods(res); // five own methods follow (response-shape.js: why)
     let ended = false;
     let length;
     let listeners = [];
