@@ -149,7 +149,12 @@ class RedisStore {
         if (probe) this.probing = false;
         resolve(UNAVAILABLE);
       };
-      const timer = setTimeout(fail, this.timeout, 'sharedTimeouts');
+      // A timer that fires while the answer waits unread in the socket is not a timeout: when
+      // the event loop was held (a render, a burst of them) longer than the timeout, timers run
+      // before the loop reads its sockets, so the decision waits for the check phase of that
+      // same turn, after the poll phase has read whatever Redis sent. A Redis truly late still
+      // times out one turn later.
+      const timer = setTimeout(() => setImmediate(fail, 'sharedTimeouts'), this.timeout);
       let promise;
       try {
         promise = Promise.resolve(fn());
