@@ -579,6 +579,7 @@ const RESPONSE_CACHE_COUNTERS = [
   'sharedTimeouts',
   'sharedLockWaits',
   'purgeMessages',
+  'resubscriptions',
 ];
 
 module.exports = { CacheEngine, DEFAULTS };

@@ -96,6 +96,8 @@ export interface ResponseCacheStats {
   sharedTimeouts?: number;
   sharedLockWaits?: number;
   purgeMessages?: number;
+  /** Purge subscriptions lost and made again (each drops this process's memory layer). */
+  resubscriptions?: number;
 }
 
 /**

@@ -35,13 +35,15 @@ function clientApi(client) {
       smembers: (key) => client.smembers(key),
       incr: (key) => client.incr(key),
       publish: (channel, message) => client.publish(channel, message),
-      async subscribe(channel, onMessage) {
+      async subscribe(channel, onMessage, onResubscribed) {
         // its own connection, which may queue the SUBSCRIBE until it is connected (and
         // resubscribes after a reconnection), whatever the user's client says about queueing
         const sub = client.duplicate({ enableOfflineQueue: true, autoResubscribe: true });
         sub.on('error', () => {});
         sub.on('message', (ch, message) => ch === channel && onMessage(message));
         await sub.subscribe(channel);
+        // every 'ready' after the first is a reconnection (ioredis resubscribes at once)
+        sub.on('ready', onResubscribed);
         return () => sub.disconnect();
       },
     };
@@ -60,11 +62,13 @@ function clientApi(client) {
       smembers: (key) => client.sMembers(key),
       incr: (key) => client.incr(key),
       publish: (channel, message) => client.publish(channel, message),
-      async subscribe(channel, onMessage) {
+      async subscribe(channel, onMessage, onResubscribed) {
         const sub = client.duplicate();
         sub.on('error', () => {});
         await sub.connect();
         await sub.subscribe(channel, (message) => onMessage(message));
+        // every 'ready' after the first is a reconnection (node-redis resubscribes with it)
+        sub.on('ready', onResubscribed);
         return () => sub.destroy();
       },
     };
@@ -91,29 +95,43 @@ class RedisStore {
       sharedTimeouts: 0,
       sharedLockWaits: 0,
       purgeMessages: 0,
+      resubscriptions: 0,
     };
     this.closers = [];
   }
 
-  /** Subscribes to purges; `apply(message)` purges this process's memory. */
+  /**
+   * Subscribes to purges; `apply(message)` purges this process's memory. A subscription that
+   * was lost (Redis restarted, the connection dropped) may have missed purges sent meanwhile,
+   * which pub/sub does not keep: once it is back, this process drops its whole memory layer
+   * (`{ op: 'clear' }`); the shared entries those purges deleted are gone from Redis too, so
+   * what it refills is current.
+   */
   start(apply) {
     this.apply = apply;
     this.call(() => this.api.get(`${this.prefix}gen`)).then((gen) => {
       if (typeof gen === 'string') this.generation = gen;
     });
     this.api
-      .subscribe(`${this.prefix}purge`, (text) => {
-        let message;
-        try {
-          message = JSON.parse(text);
-        } catch {
-          return;
-        }
-        if (message.generation !== undefined) this.generation = String(message.generation);
-        if (message.origin === this.origin) return;
-        this.counters.purgeMessages++;
-        apply(message);
-      })
+      .subscribe(
+        `${this.prefix}purge`,
+        (text) => {
+          let message;
+          try {
+            message = JSON.parse(text);
+          } catch {
+            return;
+          }
+          if (message.generation !== undefined) this.generation = String(message.generation);
+          if (message.origin === this.origin) return;
+          this.counters.purgeMessages++;
+          apply(message);
+        },
+        () => {
+          this.counters.resubscriptions++;
+          apply({ op: 'clear' });
+        },
+      )
       .then(
         (close) => this.closers.push(close),
         () => this.counters.sharedErrors++,
