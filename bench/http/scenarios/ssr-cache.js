@@ -8,7 +8,7 @@
 // many pages cached against an empty cache, a small one, and a plain JS Map of strings.
 const path = require('path');
 const { median } = require('../lib/median');
-const { cpuSeconds } = require('../lib/cpu-time');
+const { cpuSeconds, settleCpu } = require('../lib/cpu-time');
 const { getJson, getStatus } = require('../lib/http-get');
 
 const SCRIPT = path.join(__dirname, '..', 'servers', 'ssr-cache.js');
@@ -32,6 +32,8 @@ module.exports = {
     try {
       servers.stock = await startServer(SCRIPT, { CACHE_MODE: 'none', MIX_URLS: String(mixUrls) });
       servers.cached = await startServer(SCRIPT, { CACHE_MODE: 'ssr-native', MIX_URLS: String(mixUrls) });
+      // what any middleware at the cache's place costs Express (the uncacheable route's floor)
+      if (!headline) servers.empty = await startServer(SCRIPT, { CACHE_MODE: 'empty', MIX_URLS: String(mixUrls) });
 
       // 1. requests/s and CPU per request, interleaved rounds
       const cases = [
@@ -41,7 +43,11 @@ module.exports = {
           path: '/mix/x',
           variants: ['stock', 'cached'],
         },
-        { name: 'uncacheable route (private), GET /uncacheable', path: '/uncacheable', variants: ['stock', 'cached'] },
+        {
+          name: 'uncacheable route (private), GET /uncacheable',
+          path: '/uncacheable',
+          variants: ['stock', 'empty', 'cached'],
+        },
       ];
       if (!quick) {
         for (const s of Object.values(servers)) {
@@ -53,8 +59,14 @@ module.exports = {
       for (let i = 0; !headline && i < mixUrls; i += 50)
         await Promise.all(Array.from({ length: 50 }, (_, j) => getStatus(`${servers.cached.url}/page/${i + j}`)));
       const measure = async (server, p) => {
+        // every server idle first; this one's tail (renders in flight) charged to its window
+        await settleCpu(
+          Object.values(servers).map((x) => x.pid),
+          3000,
+        );
         const before = cpuSeconds(server.pid);
         const r = await runLoad({ url: `${server.url}${p}`, connections: 20, duration: seconds });
+        await settleCpu([server.pid], 3000);
         const after = cpuSeconds(server.pid);
         return {
           rps: r.requestsPerSecond,
@@ -64,9 +76,9 @@ module.exports = {
         };
       };
       for (const c of cases.filter((x) => !headline || x.name === headline)) {
-        const samples = { stock: [], cached: [] };
+        const samples = Object.fromEntries(c.variants.map((v) => [v, []]));
         for (let round = 0; round < rounds; round++) {
-          const order = round % 2 ? ['cached', 'stock'] : ['stock', 'cached'];
+          const order = round % 2 ? [...c.variants].reverse() : c.variants;
           for (const v of order) samples[v].push(await measure(servers[v], c.path));
         }
         const row = (v, label) => ({
@@ -95,6 +107,15 @@ module.exports = {
               'ratio vs stock (req/s)': '1.00x',
               'ratio vs stock (CPU)': '1.00x',
             },
+            ...(c.variants.includes('empty')
+              ? [
+                  {
+                    ...row('empty', 'an empty middleware (the floor)'),
+                    'ratio vs stock (req/s)': `${(median(samples.empty.map((x) => x.rps)) / median(samples.stock.map((x) => x.rps))).toFixed(2)}x`,
+                    'ratio vs stock (CPU)': `${(median(samples.stock.map((x) => x.cpu)) / median(samples.empty.map((x) => x.cpu))).toFixed(2)}x`,
+                  },
+                ]
+              : []),
             {
               ...row('cached', 'ssr-native responseCache'),
               'ratio vs stock (req/s)': `${ratio.toFixed(2)}x`,
@@ -163,10 +184,11 @@ module.exports = {
           notes: ['target: exactly 1 render with the cache'],
         });
       }
-      await servers.stock.stop();
-      await servers.cached.stop();
-      delete servers.stock;
-      delete servers.cached;
+      for (const name of ['stock', 'cached', 'empty']) {
+        if (servers[name] === undefined) continue;
+        await servers[name].stop();
+        delete servers[name];
+      }
 
       // 4. heap with many pages cached
       if (!headline) {

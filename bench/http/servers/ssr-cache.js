@@ -2,7 +2,8 @@
 // Express 5 with a synthetic server-rendered route (about 10 ms of CPU to render a 20 KB page,
 // the order of an Angular SSR render measured on this machine), with or without a response cache.
 // CACHE_MODE: none (stock), ssr-native (responseCache), map (a plain JS Map<url, string> in
-// front, the naive cache the heap test compares against). REDIS_PORT (ssr-native only): one
+// front, the naive cache the heap test compares against), empty (a middleware that only calls
+// next(): what any middleware at the cache's place costs). REDIS_PORT (ssr-native only): one
 // process of a fleet, with an ioredis client to that Redis as the shared store (CACHE_PREFIX
 // its keys' prefix) and the Host left out of keys, as every process of a fleet serves one site.
 // Routes:
@@ -103,6 +104,8 @@ if (mode === 'ssr-native' && REDIS_PORT !== undefined) {
   // the heap test stores its pages before the port (part of the key by default) is known
   cache = responseCache({ ...cacheOptions, host: HEAP_PAGES === 0 });
   app.use(cache);
+} else if (mode === 'empty') {
+  app.use((req, res, next) => next()); // what any middleware at the cache's place costs Express
 } else if (mode === 'map') {
   map = new Map();
   app.use((req, res, next) => {
