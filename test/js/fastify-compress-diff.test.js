@@ -251,7 +251,13 @@ function assertSame(got, expected, c, where) {
   const encoding = got.headers['content-encoding'];
   const decoded = decode(encoding, got.body);
   const theirs = decode(expected.headers['content-encoding'], expected.body);
-  if (decoded === null || theirs === null) {
+  if (theirs === null && decoded !== null && c.kind === 'gzipped' && encoding !== 'gzip') {
+    // the documented difference (docs/fastify.md): the peer sends gzip data as it is under the
+    // coding it negotiated (undecodable), ours compresses it with that coding
+    const gzipped = zlib.gzipSync(c.bytes);
+    assert.ok(expected.body.equals(gzipped), `the peer's body is not the gzip data as it is: ${where}`);
+    assert.ok(decoded.equals(gzipped), `ours does not decode to the gzip data: ${where}`);
+  } else if (decoded === null || theirs === null) {
     // passed through untouched by both: the same bytes
     assert.ok(got.body.equals(expected.body), `raw bodies differ: ${where}`);
   } else {
