@@ -23,7 +23,7 @@ const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { encodeWhole, encodeWholeNow } = require('../compression/whole-body');
 const { alreadyEncoded, isStream, zipStream, unzipStream, inflatable } = require('./compress-streams');
-const { decompressParams, addDecompressHook, byOrderOf } = require('./decompress');
+const { decompressParams, addDecompressHook, byOrderOf, SUPPORTED } = require('./decompress');
 const { asPlugin } = require('./plugin-meta');
 
 // @fastify/compress's default compressible types (text but event streams, JSON, text, XML and
@@ -31,13 +31,6 @@ const { asPlugin } = require('./plugin-meta');
 const DEFAULT_TYPES =
   /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|(?:\+|\/)text(?:;|$)|(?:\+|\/)xml(?:;|$)|octet-stream(?:;|$)/u;
 const BROTLI_DEFAULTS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
-const SUPPORTED = [
-  ...(typeof zlib.createZstdCompress === 'function' ? ['zstd'] : []),
-  'br',
-  'gzip',
-  'deflate',
-  'identity',
-];
 
 // The peer's default for `syncThreshold`: 64 KiB on one CPU, an eighth of it for each CPU more
 // (up to four: libuv's default pool), never under 4 KiB. Below it the peer compresses at once

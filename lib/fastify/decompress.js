@@ -38,6 +38,8 @@ const InvalidRequestCompressedPayloadError = compressError(
   400,
 );
 
+// The codings of @fastify/compress in its preference order, zstd where the runtime's zlib has it;
+// both directions (compress.js) take their `encodings` lists from it.
 const SUPPORTED = [
   ...(typeof zlib.createZstdCompress === 'function' ? ['zstd'] : []),
   'br',
@@ -133,6 +135,7 @@ function invalidPayload(request, params, encoding, error) {
 }
 
 module.exports = {
+  SUPPORTED,
   decompressParams,
   addDecompressHook,
   byOrderOf,
