@@ -13,12 +13,12 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const zlib = require('node:zlib');
 const peerCompression = require('compression');
 const compression = require('../../lib/compression');
 const { ContentCache } = require('../../lib/compression/content-cache');
 const { etag } = require('../../lib/etag');
 const { mulberry32 } = require('./helpers/seeded-random');
+const { pick, makeText, decode, comparable } = require('./helpers/compression-diff');
 
 const SEED = Number(process.env.COMPRESSION_DIFF_SEED || 0x22c0);
 const CASES = Number(process.env.COMPRESSION_DIFF_CASES || 160);
@@ -76,21 +76,12 @@ const STATUSES = [200, 200, 200, 201, 204, 304, 404, 500];
 const METHODS = ['GET', 'GET', 'GET', 'HEAD', 'POST'];
 const WRITERS = ['send', 'send', 'json', 'end', 'end-string', 'writes', 'writeHead'];
 
-function pick(random, list) {
-  return list[Math.floor(random() * list.length)];
-}
-
 // HTML-like text with repeats (compressible) and some randomness (not trivially so).
-function makeText(random, size) {
-  const words = ['<div class="row">', 'hello', 'world', '</div>', '<span>', 'ssr', 'native', '\n', 'é', '€'];
-  const parts = [];
-  let bytes = 0;
-  while (bytes < size) {
-    const part = random() < 0.1 ? String(Math.floor(random() * 1e6)) : pick(random, words);
-    parts.push(part);
-    bytes += Buffer.byteLength(part);
-  }
-  return Buffer.from(parts.join('')).subarray(0, size).toString('latin1');
+
+// The vocabulary of this suite's bodies (a number drawn from the body's generator among them).
+const TEXT_WORDS = () => ['<div class="row">', 'hello', 'world', '</div>', '<span>', 'ssr', 'native', '\n', 'é', '€'];
+function bodyText(random, size) {
+  return makeText(random, size, { words: TEXT_WORDS }).toString('latin1');
 }
 
 function makeCase(random, id) {
@@ -98,7 +89,7 @@ function makeCase(random, id) {
   const binary = random() < 0.2;
   const body = binary
     ? Buffer.from(Array.from({ length: size }, () => Math.floor(random() * 256)))
-    : makeText(random, size);
+    : bodyText(random, size);
   return {
     id,
     size,
@@ -158,22 +149,6 @@ function respond(res, c, express) {
 }
 
 // A 204/304 or HEAD answer has no body to decode, whatever its Content-Encoding says.
-function decode(encoding, body) {
-  if (body.length === 0) return body;
-  switch (encoding) {
-    case 'gzip':
-      return zlib.gunzipSync(body);
-    case 'deflate':
-      return zlib.inflateSync(body);
-    case 'br':
-      return zlib.brotliDecompressSync(body);
-    case undefined:
-    case 'x-custom':
-      return body;
-    default:
-      throw new Error(`unexpected Content-Encoding ${encoding}`);
-  }
-}
 
 function fetchRaw(port, c) {
   return new Promise((resolve, reject) => {
@@ -194,14 +169,6 @@ function fetchRaw(port, c) {
     );
     req.end();
   });
-}
-
-const IGNORED = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-
-function comparable(headers) {
-  const out = {};
-  for (const [name, value] of Object.entries(headers)) if (!IGNORED.has(name)) out[name] = value;
-  return out;
 }
 
 function makeApps(kind) {

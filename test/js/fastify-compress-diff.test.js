@@ -25,6 +25,7 @@ const { fastifyCompress } = require('../../lib/fastify');
 const { ContentCache } = require('../../lib/compression/content-cache');
 const { createNegotiator } = require('../../lib/compression/negotiate');
 const { mulberry32 } = require('./helpers/seeded-random');
+const { pick, makeText, decode: decodeStrict, comparable } = require('./helpers/compression-diff');
 
 const SEED = Number(process.env.FASTIFY_COMPRESS_DIFF_SEED || 0xfa5c);
 const CASES = Number(process.env.FASTIFY_COMPRESS_DIFF_CASES || 70);
@@ -99,27 +100,26 @@ const OPTION_SETS = {
 };
 const ROUTE_COMPRESS = { encodings: ['deflate', 'gzip'], threshold: 2048 };
 
-function pick(random, list) {
-  return list[Math.floor(random() * list.length)];
+// The vocabulary of this suite's bodies (a number drawn from the body's generator among them).
+const TEXT_WORDS = (random) => ['<li>', 'fastify', 'compress', '</li>', '\n', '\u00e9', String(random())];
+function bodyText(random, size) {
+  return makeText(random, size, { words: TEXT_WORDS, prefix: '<ul>' });
 }
 
-function makeText(random, size) {
-  const words = ['<li>', 'fastify', 'compress', '</li>', '\n', '\u00e9', String(random())];
-  const parts = ['<ul>'];
-  let bytes = 4;
-  while (bytes < size) {
-    const part = random() < 0.1 ? String(Math.floor(random() * 1e6)) : pick(random, words);
-    parts.push(part);
-    bytes += Buffer.byteLength(part);
+// null: bytes passed through as they came (gzip data under another label: the peer's way)
+function decode(encoding, body) {
+  try {
+    return decodeStrict(encoding, body);
+  } catch {
+    return null;
   }
-  return Buffer.from(parts.join('')).subarray(0, size);
 }
 
 function makeCases(seed) {
   const random = mulberry32(seed);
   const cases = Array.from({ length: CASES }, (_, id) => ({
     id,
-    bytes: makeText(random, pick(random, SIZES)),
+    bytes: bodyText(random, pick(random, SIZES)),
     kind: pick(random, KINDS),
     type: pick(random, TYPES),
     status: pick(random, STATUSES),
@@ -133,7 +133,7 @@ function makeCases(seed) {
     etag: random() < 0.1 ? '"strong-tag"' : undefined,
   }));
   // and one every option set compresses (reply.compress, so also where `global` is false)
-  cases.push({ id: cases.length, bytes: makeText(random, 75000), kind: 'string', type: 'text/html', status: 200 });
+  cases.push({ id: cases.length, bytes: bodyText(random, 75000), kind: 'string', type: 'text/html', status: 200 });
   Object.assign(cases.at(-1), { method: 'GET', route: 'rc', acceptEncoding: 'gzip, deflate, br, zstd' });
   return cases;
 }
@@ -204,19 +204,6 @@ async function app(Fastify, plugin, options, cases) {
   return fastify;
 }
 
-function decode(encoding, body) {
-  if (body.length === 0) return body;
-  try {
-    if (encoding === 'gzip') return zlib.gunzipSync(body);
-    if (encoding === 'deflate') return zlib.inflateSync(body);
-    if (encoding === 'br') return zlib.brotliDecompressSync(body);
-    if (encoding === 'zstd') return zlib.zstdDecompressSync(body);
-  } catch {
-    return null; // bytes passed through as they came (already gzipped, labelled otherwise)
-  }
-  return body;
-}
-
 function fetchRaw(port, path, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
@@ -236,13 +223,6 @@ function requestOf(c) {
   if (c.acceptEncoding !== undefined) headers['accept-encoding'] = c.acceptEncoding;
   if (c.noCompression) headers['x-no-compression'] = '1';
   return { method: c.method, headers };
-}
-
-const IGNORED = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-function comparable(headers) {
-  const out = {};
-  for (const [name, value] of Object.entries(headers)) if (!IGNORED.has(name)) out[name] = value;
-  return out;
 }
 
 function assertSame(got, expected, c, where) {
@@ -390,7 +370,7 @@ test('a repeated body is a content-cache hit: stored bytes and a Content-Length,
 
 test('a body that only looks compressed is compressed; data of the negotiated coding passes as it is (the peer sends both undecodable)', async () => {
   const random = mulberry32(SEED);
-  const text = 'x ' + makeText(random, 4000); // "x " passes the zlib header check
+  const text = 'x ' + bodyText(random, 4000); // "x " passes the zlib header check
   const noise = Buffer.from(Array.from({ length: 6000 }, () => Math.floor(random() * 256)));
   const gzipped = zlib.gzipSync(noise); // incompressible: still over the threshold
   const servers = {};

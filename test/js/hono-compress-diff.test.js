@@ -31,6 +31,7 @@ const { ContentCache } = require('../../lib/compression/content-cache');
 const { createNegotiator } = require('../../lib/compression/negotiate');
 const { heldBody } = require('../../lib/hono/held-body');
 const { mulberry32 } = require('./helpers/seeded-random');
+const { pick, makeText, decode, comparable } = require('./helpers/compression-diff');
 
 const SEED = Number(process.env.HONO_COMPRESS_DIFF_SEED || 0x4040);
 const CASES = Number(process.env.HONO_COMPRESS_DIFF_CASES || 80);
@@ -95,27 +96,17 @@ const OPTION_SETS = {
   },
 };
 
-function pick(random, list) {
-  return list[Math.floor(random() * list.length)];
-}
-
-function makeText(random, size) {
-  const words = ['<li>', 'hono', 'compress', '</li>', '\n', '\u00e9', String(random())];
-  const parts = [];
-  let bytes = 0;
-  while (bytes < size) {
-    const part = random() < 0.1 ? String(Math.floor(random() * 1e6)) : pick(random, words);
-    parts.push(part);
-    bytes += Buffer.byteLength(part);
-  }
-  return Buffer.from(parts.join('')).subarray(0, size);
+// The vocabulary of this suite's bodies (a number drawn from the body's generator among them).
+const TEXT_WORDS = (random) => ['<li>', 'hono', 'compress', '</li>', '\n', '\u00e9', String(random())];
+function bodyText(random, size) {
+  return makeText(random, size, { words: TEXT_WORDS });
 }
 
 function makeCases(seed) {
   const random = mulberry32(seed);
   const cases = Array.from({ length: CASES }, (_, id) => ({
     id,
-    bytes: makeText(random, pick(random, SIZES)),
+    bytes: bodyText(random, pick(random, SIZES)),
     kind: pick(random, KINDS),
     type: pick(random, TYPES),
     status: pick(random, STATUSES),
@@ -128,7 +119,7 @@ function makeCases(seed) {
     etag: random() < 0.12 ? pick(random, ['"strong-tag"', 'W/"weak-tag"']) : undefined,
   }));
   // and one every option set compresses, so that each set has a hit to check
-  cases.push({ id: cases.length, bytes: makeText(random, 75000), kind: 'html', type: undefined, status: 200 });
+  cases.push({ id: cases.length, bytes: bodyText(random, 75000), kind: 'html', type: undefined, status: 200 });
   Object.assign(cases.at(-1), { method: 'GET', acceptEncoding: 'gzip, deflate, br, zstd', statedLength: false });
   return cases;
 }
@@ -196,13 +187,6 @@ function app(middleware, cases, withEtag) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-function decode(encoding, body) {
-  if (body.length === 0) return body;
-  if (encoding === 'gzip') return zlib.gunzipSync(body);
-  if (encoding === 'deflate') return zlib.inflateSync(body);
-  return body;
-}
-
 function fetchRaw(port, urlPath, { method = 'GET', headers = {} } = {}) {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path: urlPath, method, headers, agent: false }, (res) => {
@@ -221,13 +205,6 @@ function requestOf(c) {
   const headers = {};
   if (c.acceptEncoding !== undefined) headers['accept-encoding'] = c.acceptEncoding;
   return { method: c.method, headers };
-}
-
-const IGNORED = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-function comparable(headers) {
-  const out = {};
-  for (const [name, value] of Object.entries(headers)) if (!IGNORED.has(name)) out[name] = value;
-  return out;
 }
 
 function close(server) {

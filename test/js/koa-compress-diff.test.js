@@ -11,12 +11,12 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const zlib = require('node:zlib');
 const { Readable } = require('node:stream');
 const peerCompress = require('koa-compress');
 const { compress } = require('../../lib/koa');
 const { ContentCache } = require('../../lib/compression/content-cache');
 const { mulberry32 } = require('./helpers/seeded-random');
+const { pick, makeText, decode, comparable } = require('./helpers/compression-diff');
 
 const SEED = Number(process.env.COMPRESSION_DIFF_SEED || 0x522);
 const CASES = Number(process.env.COMPRESSION_DIFF_CASES || 160);
@@ -65,26 +65,16 @@ const STATUSES = [200, 200, 200, 201, 204, 304, 404];
 const METHODS = ['GET', 'GET', 'GET', 'HEAD', 'POST'];
 const KINDS = ['string', 'string', 'buffer', 'json', 'stream'];
 
-function pick(random, list) {
-  return list[Math.floor(random() * list.length)];
-}
-
-function makeText(random, size) {
-  const words = ['<li>', 'koa', 'compress', '</li>', '\n', 'é', String(random())];
-  const parts = [];
-  let bytes = 0;
-  while (bytes < size) {
-    const part = random() < 0.1 ? String(Math.floor(random() * 1e6)) : pick(random, words);
-    parts.push(part);
-    bytes += Buffer.byteLength(part);
-  }
-  return Buffer.from(parts.join('')).subarray(0, size).toString('latin1');
+// The vocabulary of this suite's bodies (a number drawn from the body's generator among them).
+const TEXT_WORDS = (random) => ['<li>', 'koa', 'compress', '</li>', '\n', 'é', String(random())];
+function bodyText(random, size) {
+  return makeText(random, size, { words: TEXT_WORDS }).toString('latin1');
 }
 
 const random = mulberry32(SEED);
 const cases = Array.from({ length: CASES }, (_, id) => ({
   id,
-  text: makeText(random, pick(random, SIZES)),
+  text: bodyText(random, pick(random, SIZES)),
   kind: pick(random, KINDS),
   type: pick(random, TYPES),
   status: pick(random, STATUSES),
@@ -109,15 +99,6 @@ function route(ctx) {
   ctx.status = c.status;
 }
 
-function decode(encoding, body) {
-  if (body.length === 0) return body;
-  if (encoding === 'gzip') return zlib.gunzipSync(body);
-  if (encoding === 'deflate') return zlib.inflateSync(body);
-  if (encoding === 'br') return zlib.brotliDecompressSync(body);
-  if (encoding === 'zstd') return zlib.zstdDecompressSync(body);
-  return body;
-}
-
 function fetchRaw(port, c) {
   return new Promise((resolve, reject) => {
     const headers = {};
@@ -135,13 +116,6 @@ function fetchRaw(port, c) {
     req.setTimeout(5000, () => req.destroy(new Error(`no answer in 5 s: case ${c.id}`)));
     req.end();
   });
-}
-
-const IGNORED = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-function comparable(headers) {
-  const out = {};
-  for (const [name, value] of Object.entries(headers)) if (!IGNORED.has(name)) out[name] = value;
-  return out;
 }
 
 function listen(app) {
