@@ -428,44 +428,29 @@ test('hostile input: malformed Accept-Encoding, clients that leave, stream bodie
     });
     reply.type('text/plain').send(body);
   });
-  fastify.get('/fails-late', (request, reply) => {
-    let i = 0;
-    const body = new Readable({
-      read() {
-        if (i++ < 3) this.push(Buffer.alloc(8192, 'data '));
-        else this.destroy(new Error('the source failed'));
-      },
-    });
-    reply.type('text/plain').send(body);
-  });
-  fastify.get('/fails-early', (request, reply) => {
-    const body = new Readable({
-      read() {
-        this.destroy(new Error('the source failed at once'));
-      },
-    });
-    reply.type('text/plain').send(body);
-  });
   const peer = Fastify5({ logger: false });
   await peer.register(peerCompress);
-  peer.get('/fails-late', (request, reply) => {
-    let i = 0;
-    const body = new Readable({
-      read() {
-        if (i++ < 3) this.push(Buffer.alloc(8192, 'data '));
-        else this.destroy(new Error('the source failed'));
-      },
+  // stream bodies that fail, on both servers
+  for (const app of [fastify, peer]) {
+    app.get('/fails-late', (request, reply) => {
+      let i = 0;
+      const body = new Readable({
+        read() {
+          if (i++ < 3) this.push(Buffer.alloc(8192, 'data '));
+          else this.destroy(new Error('the source failed'));
+        },
+      });
+      reply.type('text/plain').send(body);
     });
-    reply.type('text/plain').send(body);
-  });
-  peer.get('/fails-early', (request, reply) => {
-    const body = new Readable({
-      read() {
-        this.destroy(new Error('the source failed at once'));
-      },
+    app.get('/fails-early', (request, reply) => {
+      const body = new Readable({
+        read() {
+          this.destroy(new Error('the source failed at once'));
+        },
+      });
+      reply.type('text/plain').send(body);
     });
-    reply.type('text/plain').send(body);
-  });
+  }
   await fastify.listen({ port: 0, host: '127.0.0.1' });
   await peer.listen({ port: 0, host: '127.0.0.1' });
   const port = fastify.server.address().port;
