@@ -3,13 +3,19 @@
 // count, least recently used evicted first, with the indexes purges need (target URI -> keys,
 // tag -> keys) and, per primary key, the Vary names its responses declared.
 //
-// Bodies are Buffers of their own (allocUnsafeSlow): their bytes live outside V8's heap, so a
-// gigabyte of pages costs the garbage collector a few small objects per entry, not the pages.
-// Every major GC marks those objects, so the indexes add none for the common case: a target or
-// tag with one key holds the key string itself (a Set from the second key on), and a primary key
-// without Vary counts its entries with a number. A Map's insertion order is the LRU order (a hit
-// moves its entry to the end).
+// Each entry (its metadata as JSON and its body) is one block in native memory (ResponseSlots),
+// outside V8's heap; the index here maps its key to the block's slot id, a small integer the
+// garbage collector neither allocates nor marks. So a cache of 50,000 pages costs every major GC
+// the keys and index tables, not 50,000 entry objects with their headers, times and Buffers
+// (about twenty objects each). A hit reads the block back into a fresh entry object, young
+// garbage once the response is sent, and its body is a view of the block (no copy). Every major
+// GC marks what the indexes hold, so they add none for the common case: a target or tag with one
+// key holds the key string itself (a Set from the second key on), and a primary key without Vary
+// counts its entries with a number. A Map's insertion order is the LRU order (a hit moves its key
+// to the end).
+const { ResponseSlots } = require('../native');
 const { targetOf } = require('./key');
+const { metadataText, parseMetadata } = require('./entry-metadata');
 
 const NO_NAMES = Object.freeze([]);
 
@@ -17,7 +23,8 @@ class MemoryStore {
   constructor({ maxBytes, maxEntries }) {
     this.maxBytes = maxBytes;
     this.maxEntries = maxEntries;
-    this.entries = new Map(); // key -> entry
+    this.slots = new ResponseSlots();
+    this.entries = new Map(); // key -> slot id
     this.byTarget = new Map(); // path?query -> Set<key>
     this.byTag = new Map(); // tag -> Set<key>
     this.vary = new Map(); // primary -> { names, count }
@@ -26,11 +33,11 @@ class MemoryStore {
   }
 
   get(key) {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
+    const id = this.entries.get(key);
+    if (id === undefined) return undefined;
     this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry;
+    this.entries.set(key, id);
+    return entryOf(this.slots.get(id));
   }
 
   /** The Vary names stored responses of this primary key declared (undefined: none stored). */
@@ -48,7 +55,13 @@ class MemoryStore {
       // the response changed what it varies on: its older variants are keyed by other headers
       this.deleteKeys([...this.keysOfPrimary(entry.primary)]);
     }
-    this.entries.set(entry.key, entry);
+    let id;
+    try {
+      id = this.slots.put(metadataText(entry), entry.body);
+    } catch {
+      return false; // no memory for the block: not stored
+    }
+    this.entries.set(entry.key, id);
     this.bytes += entry.size;
     addTo(this.byTarget, entry.target, entry.key);
     for (const tag of entry.tags) addTo(this.byTag, tag, entry.key);
@@ -66,8 +79,10 @@ class MemoryStore {
   }
 
   delete(key) {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return false;
+    const id = this.entries.get(key);
+    if (id === undefined) return false;
+    const entry = metadataOf(this.slots.get(id));
+    this.slots.remove(id);
     this.entries.delete(key);
     this.bytes -= entry.size;
     removeFrom(this.byTarget, entry.target, key);
@@ -88,7 +103,7 @@ class MemoryStore {
 
   *keysOfPrimary(primary) {
     for (const key of keysIn(this.byTarget, targetOf(primary)))
-      if (this.entries.get(key).primary === primary) yield key;
+      if (metadataOf(this.slots.get(this.entries.get(key))).primary === primary) yield key;
   }
 
   /** Every entry of a target (`/path?query`, normalised as keys are), all hosts and variants. */
@@ -113,12 +128,27 @@ class MemoryStore {
   clear() {
     const n = this.entries.size;
     this.entries.clear();
+    this.slots.clear();
     this.byTarget.clear();
     this.byTag.clear();
     this.vary.clear();
     this.bytes = 0;
     return n;
   }
+}
+
+// A block is [u32 LE metadata length][metadata JSON][body] (include/ssr_native/response_slots.h).
+function metadataOf(block) {
+  const entry = parseMetadata(block.utf8Slice(4, 4 + block.readUInt32LE(0)));
+  if (entry.varyNames.length === 0) entry.varyNames = NO_NAMES; // one array for all, as stored
+  if (entry.tags.length === 0) entry.tags = NO_NAMES;
+  return entry;
+}
+
+function entryOf(block) {
+  const entry = metadataOf(block);
+  entry.body = block.subarray(4 + block.readUInt32LE(0));
+  return entry;
 }
 
 function sameNames(a, b) {

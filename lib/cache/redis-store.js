@@ -14,6 +14,7 @@
 //   `retryAfter` ms, during which it is not called at all: a slow or dead Redis costs a render,
 //   never a failed or hung request.
 const crypto = require('crypto');
+const { metadataText, parseMetadata } = require('./entry-metadata');
 
 const UNAVAILABLE = Symbol('unavailable');
 
@@ -276,29 +277,8 @@ class RedisStore {
   }
 }
 
-const META_FIELDS = [
-  'key',
-  'primary',
-  'target',
-  'varyNames',
-  'status',
-  'headers',
-  'length',
-  'etag',
-  'lastModified',
-  'tags',
-  'storedAt',
-  'freshUntil',
-  'swrUntil',
-  'sieUntil',
-  'expiresAt',
-  'size',
-];
-
 function encode(entry) {
-  const meta = {};
-  for (const name of META_FIELDS) meta[name] = entry[name];
-  const json = Buffer.from(JSON.stringify(meta));
+  const json = Buffer.from(metadataText(entry));
   const out = Buffer.allocUnsafe(4 + json.length + entry.body.length);
   out.writeUInt32BE(json.length, 0);
   json.copy(out, 4);
@@ -311,14 +291,8 @@ function decode(blob) {
   if (!Buffer.isBuffer(blob) || blob.length < 4) return undefined;
   const length = blob.readUInt32BE(0);
   if (4 + length > blob.length) return undefined;
-  let meta;
-  try {
-    meta = JSON.parse(blob.toString('utf8', 4, 4 + length));
-  } catch {
-    return undefined;
-  }
-  if (meta === null || typeof meta !== 'object' || typeof meta.key !== 'string' || typeof meta.status !== 'number')
-    return undefined;
+  const meta = parseMetadata(blob.toString('utf8', 4, 4 + length));
+  if (meta === undefined) return undefined;
   const body = Buffer.allocUnsafeSlow(blob.length - 4 - length);
   blob.copy(body, 0, 4 + length);
   if (String(body.length) !== meta.length) return undefined;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bytes.h"
+#include "shared_buffer.h"
 #include "ssr_native/file_cache.h"
 
 namespace ssr_native_addon {
@@ -75,22 +76,9 @@ std::string ErrnoName(int error) {
   }
 }
 
-void FinalizeBlob(napi_env /*env*/, void* /*data*/, void* hint) {
-  delete static_cast<std::shared_ptr<const FileBlob>*>(hint);
-}
-
 // A Buffer over the blob's bytes without copying (a copy where external buffers are refused).
 Napi::Value BufferOf(Napi::Env env, const std::shared_ptr<const FileBlob>& blob) {
-  if (blob->size == 0) return Napi::Buffer<uint8_t>::New(env, 0);
-  auto* hint = new std::shared_ptr<const FileBlob>(blob);
-  napi_value result = nullptr;
-  const napi_status status = napi_create_external_buffer(
-      env, blob->size, const_cast<uint8_t*>(blob->data.get()), FinalizeBlob, hint, &result);
-  if (status != napi_ok) {
-    delete hint;
-    return Napi::Buffer<uint8_t>::Copy(env, blob->data.get(), blob->size);
-  }
-  return Napi::Value(env, result);
+  return SharedBuffer(env, blob, blob->data.get(), blob->size);
 }
 
 double Millis(int64_t ns) { return static_cast<double>(ns) / 1e6; }

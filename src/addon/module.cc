@@ -6,6 +6,7 @@
 #include "content_type_binding.h"
 #include "etag_binding.h"
 #include "file_cache_binding.h"
+#include "response_slots_binding.h"
 
 namespace ssr_native_addon {
 
@@ -14,6 +15,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitFileCache(env, exports);
   InitContentType(env, exports);
   InitArgon2(env, exports);
+  InitResponseSlots(env, exports);
   return exports;
 }
 

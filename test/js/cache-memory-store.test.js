@@ -4,7 +4,8 @@
 // Vary variants and tags, under a byte and an entry bound. After every step the store holds the
 // model's keys in the model's LRU order, counts the model's bytes, reports each primary key's
 // Vary names, and its URL and tag indexes list exactly the keys stored under each name (the one
-// key itself, not a Set, where a name has one).
+// key itself, not a Set, where a name has one). A hit returns the body, headers and times that were
+// stored (each entry lives in native memory between the two).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { MemoryStore } = require('../../lib/cache/memory-store');
@@ -80,7 +81,20 @@ function randomEntry(random, pick) {
   const varyNames = pick(VARIES);
   const key = variantKey(primary, varyNames, { 'accept-language': pick(LANGS) });
   const tags = TAGS.filter(() => random() < 0.4);
-  return { key, primary, target: targetOf(primary), varyNames, tags, size: 100 + Math.floor(random() * 500) };
+  const body = Buffer.from(`<p>${key} ${random()}</p>`);
+  return {
+    key,
+    primary,
+    target: targetOf(primary),
+    varyNames,
+    tags,
+    status: 200,
+    headers: { 'content-type': 'text/html', 'x-stored': String(random()) },
+    body,
+    length: String(body.length),
+    storedAt: 1e12 + random(),
+    size: 100 + Math.floor(random() * 500),
+  };
 }
 
 for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
@@ -100,7 +114,15 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
       } else if (r < 0.65) {
         const key = pick([...model.entries.keys(), 'missing']);
         op = ['get', key];
-        assert.equal(store.get(key)?.key, model.get(key)?.key);
+        const [got, want] = [store.get(key), model.get(key)];
+        assert.equal(got?.key, want?.key);
+        if (want !== undefined) {
+          // what was stored comes back: body bytes, headers, times
+          assert.deepEqual(got.body, want.body);
+          assert.deepEqual(got.headers, want.headers);
+          assert.equal(got.storedAt, want.storedAt);
+          assert.deepEqual([got.tags, got.varyNames], [want.tags, want.varyNames]);
+        }
       } else if (r < 0.75) {
         const key = pick([...model.entries.keys(), 'missing']);
         op = ['delete', key];
