@@ -6,7 +6,10 @@
 // a hit's server CPU against express.static and ssr-native serveStatic sending a 20 KB file from
 // the same server; a burst of 200 concurrent first requests (renders counted); and the heap with
 // many pages cached against an empty cache, a small one, and a plain JS Map of strings.
+const { spawnSync } = require('child_process');
 const path = require('path');
+const { pinnedCommand, SERVER_CPU } = require('../lib/cpu');
+const { serverRuntime, underBun } = require('../lib/runtime');
 const { median } = require('../lib/median');
 const { cpuSeconds, settleCpu } = require('../lib/cpu-time');
 const { getJson, getStatus } = require('../lib/http-get');
@@ -14,6 +17,22 @@ const { getJson, getStatus } = require('../lib/http-get');
 const SCRIPT = path.join(__dirname, '..', 'servers', 'ssr-cache.js');
 
 const mb = (bytes) => (bytes / 1048576).toFixed(1);
+
+// One full GC's pause with `pages` pages cached (micro/cache-gc.js), in a fresh process on the
+// server's CPU, the collector on one thread.
+function fullGc(variant, pages) {
+  const [command, args] = pinnedCommand(SERVER_CPU, serverRuntime().bin, [
+    '--expose-gc',
+    '--single-threaded-gc',
+    path.join(__dirname, '..', 'micro', 'cache-gc.js'),
+    variant,
+    String(pages),
+  ]);
+  const out = spawnSync(command, args, { encoding: 'utf8' });
+  const line = (out.stdout || '').trim().split('\n').pop();
+  if (!line) throw new Error(`cache-gc ${variant} ${pages}: ${out.stderr}`);
+  return JSON.parse(line);
+}
 
 module.exports = {
   name: 'ssr-cache',
@@ -244,6 +263,28 @@ module.exports = {
             "targets: < 100 MB of heap over the empty cache; p99 within 1.2x of the one-page cache. p99 from every response time of the run; the hits walk the stored pages in order (autocannon's [<id>] counter).",
           ],
         });
+
+        // 5. what a major GC marks: the entries in native memory against entry objects
+        if (!underBun()) {
+          const gcRows = [];
+          for (const [label, variant, pages] of [
+            ['ssr-native, empty cache', 'ssr-native', 0],
+            [`ssr-native, ${heapPages.toLocaleString('en-US')} pages`, 'ssr-native', heapPages],
+            [`entry objects in a Map, ${heapPages.toLocaleString('en-US')} pages`, 'entry-objects', heapPages],
+          ]) {
+            const r = fullGc(variant, pages);
+            gcRows.push({ variant: label, 'full GC ms': r.fullGcMs, 'heapUsed MB': r.heapUsedMB });
+            log(`  full GC ${label}: ${r.fullGcMs} ms`);
+          }
+          tables.push({
+            title: `A full GC's pause with ${heapPages.toLocaleString('en-US')} pages of 20 KB cached (what every major GC marks)`,
+            columns: ['variant', 'full GC ms', 'heapUsed MB'],
+            rows: gcRows,
+            notes: [
+              'median of 7 forced full GCs (--expose-gc --single-threaded-gc) in a fresh process on the server CPU. "entry objects": the same entries as the JavaScript objects the engine builds (headers, times, body Buffer) held in a Map, as the store held them before its entries moved to native memory.',
+            ],
+          });
+        }
       }
       return { tables };
     } finally {
