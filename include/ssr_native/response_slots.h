@@ -21,12 +21,23 @@ namespace ssr_native {
 
 /// One stored response's bytes (see the layout above).
 struct ResponseBlock {
+  ResponseBlock();
+  ~ResponseBlock();
+  ResponseBlock(const ResponseBlock&) = delete;
+  ResponseBlock& operator=(const ResponseBlock&) = delete;
+
+  /// Blocks alive in the process, held by a slot or by anything sharing them (a diagnostic:
+  /// tests check that dropped blocks are not kept alive by reads).
+  static size_t Alive();
+
   BlobBytes data;
   size_t size = 0;
 };
 
 class ResponseSlots {
  public:
+  /// The bytes before the metadata (its length).
+  static constexpr size_t kPrefix = 4;
   /// The largest metadata a block holds (its length is a u32).
   static constexpr size_t kMaxMetadata = 0xffffffffu;
   /// The id no slot has (what a full table of 2^32 - 1 slots would need next).
@@ -41,6 +52,9 @@ class ResponseSlots {
 
   /// The block in slot `id`, or null for a slot that is empty or out of range.
   std::shared_ptr<const ResponseBlock> Get(uint32_t id) const;
+
+  /// The metadata's length in `block` (read from its prefix).
+  static size_t MetadataSize(const ResponseBlock& block);
 
   /// Empties slot `id`; false when it held nothing. The block lives on while shared.
   bool Remove(uint32_t id);

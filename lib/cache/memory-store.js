@@ -37,7 +37,9 @@ class MemoryStore {
     if (id === undefined) return undefined;
     this.entries.delete(key);
     this.entries.set(key, id);
-    return entryOf(this.slots.get(id));
+    const entry = this.metadataOf(id);
+    entry.body = this.slots.body(id);
+    return entry;
   }
 
   /** The Vary names stored responses of this primary key declared (undefined: none stored). */
@@ -81,7 +83,7 @@ class MemoryStore {
   delete(key) {
     const id = this.entries.get(key);
     if (id === undefined) return false;
-    const entry = metadataOf(this.slots.get(id));
+    const entry = this.metadataOf(id);
     this.slots.remove(id);
     this.entries.delete(key);
     this.bytes -= entry.size;
@@ -103,7 +105,7 @@ class MemoryStore {
 
   *keysOfPrimary(primary) {
     for (const key of keysIn(this.byTarget, targetOf(primary)))
-      if (metadataOf(this.slots.get(this.entries.get(key))).primary === primary) yield key;
+      if (this.metadataOf(this.entries.get(key)).primary === primary) yield key;
   }
 
   /** Every entry of a target (`/path?query`, normalised as keys are), all hosts and variants. */
@@ -125,6 +127,14 @@ class MemoryStore {
     return this.deleteKeys(keysIn(this.byTag, tag));
   }
 
+  /** The stored fields of slot `id` but its body (read without making a Buffer of the block). */
+  metadataOf(id) {
+    const entry = parseMetadata(this.slots.metadata(id));
+    if (entry.varyNames.length === 0) entry.varyNames = NO_NAMES; // one array for all, as stored
+    if (entry.tags.length === 0) entry.tags = NO_NAMES;
+    return entry;
+  }
+
   clear() {
     const n = this.entries.size;
     this.entries.clear();
@@ -135,20 +145,6 @@ class MemoryStore {
     this.bytes = 0;
     return n;
   }
-}
-
-// A block is [u32 LE metadata length][metadata JSON][body] (include/ssr_native/response_slots.h).
-function metadataOf(block) {
-  const entry = parseMetadata(block.utf8Slice(4, 4 + block.readUInt32LE(0)));
-  if (entry.varyNames.length === 0) entry.varyNames = NO_NAMES; // one array for all, as stored
-  if (entry.tags.length === 0) entry.tags = NO_NAMES;
-  return entry;
-}
-
-function entryOf(block) {
-  const entry = metadataOf(block);
-  entry.body = block.subarray(4 + block.readUInt32LE(0));
-  return entry;
 }
 
 function sameNames(a, b) {

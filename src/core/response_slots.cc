@@ -1,5 +1,6 @@
 #include "ssr_native/response_slots.h"
 
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 
@@ -7,7 +8,7 @@ namespace ssr_native {
 
 namespace {
 
-constexpr size_t kPrefix = 4;
+std::atomic<size_t> alive_blocks{0};
 
 void WriteU32Le(uint8_t* out, uint32_t value) {
   out[0] = static_cast<uint8_t>(value);
@@ -17,6 +18,12 @@ void WriteU32Le(uint8_t* out, uint32_t value) {
 }
 
 }  // namespace
+
+ResponseBlock::ResponseBlock() { alive_blocks.fetch_add(1, std::memory_order_relaxed); }
+
+ResponseBlock::~ResponseBlock() { alive_blocks.fetch_sub(1, std::memory_order_relaxed); }
+
+size_t ResponseBlock::Alive() { return alive_blocks.load(std::memory_order_relaxed); }
 
 uint32_t ResponseSlots::Put(const uint8_t* metadata, size_t metadata_size, const uint8_t* body,
                             size_t body_size) {
@@ -46,6 +53,12 @@ uint32_t ResponseSlots::Put(const uint8_t* metadata, size_t metadata_size, const
   ++count_;
   bytes_ += size;
   return id;
+}
+
+size_t ResponseSlots::MetadataSize(const ResponseBlock& block) {
+  const uint8_t* p = block.data.get();
+  return static_cast<size_t>(p[0]) | static_cast<size_t>(p[1]) << 8 |
+         static_cast<size_t>(p[2]) << 16 | static_cast<size_t>(p[3]) << 24;
 }
 
 std::shared_ptr<const ResponseBlock> ResponseSlots::Get(uint32_t id) const {

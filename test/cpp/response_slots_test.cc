@@ -26,8 +26,16 @@ TEST(ResponseSlotsTest, BlockIsLengthPrefixedMetadataThenBody) {
   auto block = slots.Get(id);
   ASSERT_TRUE(block);
   EXPECT_EQ(Text(block), std::string("\x09\x00\x00\x00", 4) + "{\"s\":200}<html>");
+  EXPECT_EQ(ResponseSlots::MetadataSize(*block), 9u);
   EXPECT_EQ(slots.count(), 1u);
   EXPECT_EQ(slots.bytes(), 4u + 9u + 6u);
+}
+
+TEST(ResponseSlotsTest, MetadataSizeReadsAllFourPrefixBytes) {
+  ResponseSlots slots;
+  const std::string meta(0x20304, 'm');  // three of the prefix bytes in use
+  const uint32_t id = Put(slots, meta, "b");
+  EXPECT_EQ(ResponseSlots::MetadataSize(*slots.Get(id)), meta.size());
 }
 
 TEST(ResponseSlotsTest, EmptyMetadataAndBody) {
@@ -71,6 +79,22 @@ TEST(ResponseSlotsTest, SharedBlockOutlivesRemoveAndReuse) {
   ASSERT_EQ(held->size, 4u + 1u + 100000u);
   EXPECT_EQ(held->data.get()[5], 'x');
   EXPECT_EQ(held->data.get()[held->size - 1], 'x');
+}
+
+TEST(ResponseSlotsTest, AliveCountsBlocksUntilTheLastHolderDrops) {
+  const size_t before = ResponseBlock::Alive();
+  {
+    ResponseSlots slots;
+    const uint32_t a = Put(slots, "a", "1");
+    Put(slots, "b", "2");
+    EXPECT_EQ(ResponseBlock::Alive(), before + 2);
+    auto held = slots.Get(a);
+    slots.Remove(a);
+    EXPECT_EQ(ResponseBlock::Alive(), before + 2);  // still shared
+    held.reset();
+    EXPECT_EQ(ResponseBlock::Alive(), before + 1);
+  }
+  EXPECT_EQ(ResponseBlock::Alive(), before);
 }
 
 TEST(ResponseSlotsTest, ClearEmptiesEverySlot) {
