@@ -9,8 +9,11 @@ const vm = require('node:vm');
 const { ResponseSlots } = require('../../lib/native');
 const { MemoryStore } = require('../../lib/cache/memory-store');
 
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc');
+// a full collection on demand: Bun's own call, or V8's gc() exposed at run time
+const gc =
+  process.versions.bun !== undefined
+    ? () => globalThis.Bun.gc(true)
+    : (v8.setFlagsFromString('--expose-gc'), vm.runInNewContext('gc'));
 const settle = () => new Promise((resolve) => setImmediate(resolve)); // napi finalizers run after the GC
 
 test('a slot gives back its metadata string and body bytes; an empty slot gives undefined', () => {
@@ -61,6 +64,9 @@ test('a body Buffer keeps its block alive after the slot is removed, and release
   assert.equal(held.body.length, 100_000);
   assert.equal(held.body[0], 'x'.charCodeAt(0));
   assert.equal(held.body[99_999], 'x'.charCodeAt(0));
+  // Bun's collector scans the stack conservatively, so when it collects one given Buffer is not
+  // for a test to decide: the release is checked under V8 only
+  if (process.versions.bun !== undefined) return;
   const alive = ResponseSlots.blocksAlive();
   delete held.body;
   await collect();
