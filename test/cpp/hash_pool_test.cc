@@ -3,6 +3,7 @@
 #include "ssr_native/hash_pool.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -10,7 +11,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <future>
 #include <iterator>
 #include <set>
@@ -140,6 +140,25 @@ struct PoolThread {
   int policy;
 };
 
+// A /proc file's text, or "" when it cannot be read: a thread that exits between readdir and
+// the read makes read() fail with ESRCH (std::ifstream throws from underflow on that).
+std::string ReadProcFile(const std::string& path) {
+  std::string text;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char chunk[1024];
+  for (;;) {
+    const ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n <= 0) {
+      if (n < 0) text.clear();
+      break;
+    }
+    text.append(chunk, static_cast<size_t>(n));
+  }
+  close(fd);
+  return text;
+}
+
 std::vector<PoolThread> PoolThreads() {
   std::vector<PoolThread> out;
   DIR* dir = opendir("/proc/self/task");
@@ -147,15 +166,11 @@ std::vector<PoolThread> PoolThreads() {
   while (dirent* entry = readdir(dir)) {
     if (entry->d_name[0] == '.') continue;
     const std::string base = std::string("/proc/self/task/") + entry->d_name;
-    std::ifstream comm(base + "/comm");
-    std::string name;
-    std::getline(comm, name);
-    if (name != "ssr-hash-pool") continue;
-    std::ifstream stat_file(base + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
-    const size_t close = stat.rfind(") ");
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 2));
+    if (ReadProcFile(base + "/comm") != "ssr-hash-pool\n") continue;
+    const std::string stat = ReadProcFile(base + "/stat");
+    const size_t close_paren = stat.rfind(") ");
+    if (close_paren == std::string::npos) continue;  // gone since readdir: not counted
+    std::istringstream fields(stat.substr(close_paren + 2));
     std::vector<std::string> f((std::istream_iterator<std::string>(fields)),
                                std::istream_iterator<std::string>());
     // Fields from the 3rd (state) on: nice is the 19th, policy the 41st.
