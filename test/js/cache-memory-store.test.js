@@ -5,7 +5,8 @@
 // model's keys in the model's LRU order, counts the model's bytes, reports each primary key's
 // Vary names, and its URL and tag indexes list exactly the keys stored under each name (the one
 // key itself, not a Set, where a name has one). A hit returns the body, headers and times that were
-// stored (each entry lives in native memory between the two).
+// stored (each entry lives in native memory between the two). A store whose native block cannot be
+// allocated (made to throw now and then) stores nothing and leaves the indexes consistent.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { MemoryStore } = require('../../lib/cache/memory-store');
@@ -31,12 +32,15 @@ class Model {
     this.entries.set(key, e);
     return e;
   }
-  set(entry) {
+  // outOfMemory: the native block cannot be allocated. The entry it replaces is gone all the same
+  // (a newer response superseded it), and nothing else is touched.
+  set(entry, outOfMemory) {
     if (entry.size > MAX_BYTES) return false;
     this.entries.delete(entry.key);
     const names = this.varyOf(entry.primary);
     if (names !== undefined && names.join() !== entry.varyNames.join())
       for (const e of [...this.entries.values()]) if (e.primary === entry.primary) this.entries.delete(e.key);
+    if (outOfMemory) return false;
     this.entries.set(entry.key, entry);
     while (this.bytes() > MAX_BYTES || this.entries.size > MAX_ENTRIES)
       this.entries.delete(this.entries.keys().next().value);
@@ -109,8 +113,21 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
       let op;
       if (r < 0.45) {
         const entry = randomEntry(random, pick);
-        op = ['set', entry.key, entry.tags.join(' '), entry.size];
-        assert.equal(store.set({ ...entry }), model.set(entry));
+        const outOfMemory = random() < 0.1;
+        op = ['set', entry.key, entry.tags.join(' '), entry.size, outOfMemory ? '(out of memory)' : ''];
+        // (defined on the instance: the native class's own method is read-only)
+        if (outOfMemory)
+          Object.defineProperty(store.slots, 'put', {
+            configurable: true,
+            value: () => {
+              throw new RangeError('Array buffer allocation failed');
+            },
+          });
+        try {
+          assert.equal(store.set({ ...entry }), model.set(entry, outOfMemory));
+        } finally {
+          delete store.slots.put;
+        }
       } else if (r < 0.65) {
         const key = pick([...model.entries.keys(), 'missing']);
         op = ['get', key];
