@@ -9,7 +9,7 @@
 // allocated (made to throw now and then) stores nothing and leaves the indexes consistent.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { MemoryStore } = require('../../lib/cache/memory-store');
+const { MemoryStore, HOT_ENTRIES } = require('../../lib/cache/memory-store');
 const { variantKey, targetOf } = require('../../lib/cache/key');
 const { mulberry32 } = require('./helpers/seeded-random');
 
@@ -192,6 +192,33 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
         `${where}\ntag index`,
       );
       assert.equal(store.vary.size, new Set([...model.entries.values()].map((e) => e.primary)).size, where);
+      for (const key of store.hot.keys()) assert.ok(model.entries.has(key), `${where}\nhot entry ${key} not stored`);
     }
   });
 }
+
+test(`the hot set keeps the entries hit twice among the last ${HOT_ENTRIES} read, no more, and none of a walk over many pages`, () => {
+  const random = mulberry32(9);
+  const pick = (xs) => xs[Math.floor(random() * xs.length)];
+  const store = new MemoryStore({ maxBytes: 1 << 30, maxEntries: 10_000 });
+  const keys = [];
+  for (let i = 0; i < 3 * HOT_ENTRIES; i++) {
+    const entry = { ...randomEntry(random, pick), key: `/many/${i}\n`, primary: `/many/${i}\n`, target: `/many/${i}` };
+    assert.ok(store.set(entry));
+    keys.push(entry.key);
+  }
+  // a walk: each page hit once, then again after more than HOT_ENTRIES others
+  for (let round = 0; round < 2; round++) for (const key of keys) assert.equal(store.get(key).key, key);
+  assert.equal(store.hot.size, 0, 'a walk keeps no entry objects');
+  // each page hit twice in a row: the second hit keeps it, the last HOT_ENTRIES of them stay
+  for (const key of keys) {
+    store.get(key);
+    assert.equal(store.get(key), store.hot.get(key), `${key}: the second hit is kept`);
+    const kept = store.hot.get(key);
+    assert.ok(Object.isFrozen(kept) && Object.isFrozen(kept.headers), `${key}: shared by its hits, so frozen`);
+  }
+  assert.equal(store.get(keys[0]).key, keys[0]);
+  assert.equal(store.get(keys[0]).key, keys[0]); // hot again: the most recent
+  assert.deepEqual([...store.hot.keys()], [...keys.slice(-HOT_ENTRIES + 1), keys[0]]);
+  assert.ok(store.recent.size <= HOT_ENTRIES);
+});

@@ -103,3 +103,41 @@ test('evictions and purges read metadata without making Buffers: dropped blocks 
   assert.equal(store.entries.size, 0);
   assert.equal(ResponseSlots.blocksAlive(), alive, 'every evicted or purged block freed at once');
 });
+
+test('hot entries (the store keeps the last ones hit, with their body Buffers) let go of their blocks once evicted, replaced, purged or cleared', async () => {
+  // the store's own references are what is checked: Bun's conservative stack scan may keep any
+  if (process.versions.bun !== undefined) return;
+  await collect();
+  const alive = ResponseSlots.blocksAlive();
+  const store = new MemoryStore({ maxBytes: 1 << 30, maxEntries: 4 });
+  const entry = (i, fill) => {
+    const key = `/h/${i}\n`;
+    const body = Buffer.alloc(10_000, fill);
+    return {
+      ...{ key, primary: key, target: `/h/${i}`, varyNames: [], status: 200, headers: {}, body },
+      ...{ length: String(body.length), tags: [`t${i % 2}`], storedAt: 0, freshUntil: 1 },
+      ...{ swrUntil: 1, sieUntil: 1, expiresAt: 1, size: 10_100 },
+    };
+  };
+  const hitAll = () => {
+    // each hit twice (the second hit keeps it): all hot now
+    for (const key of [...store.entries.keys()]) {
+      store.get(key);
+      const kept = store.get(key);
+      assert.ok(store.get(key) === kept);
+    }
+  };
+  for (let i = 0; i < 4; i++) store.set(entry(i, 'a'));
+  hitAll();
+  store.set(entry(4, 'b')); // evicts /h/0
+  store.set(entry(1, 'c')); // replaces /h/1
+  assert.equal(store.get('/h/1\n').body[0], 'c'.charCodeAt(0), 'a replaced entry is not served from the hot set');
+  hitAll();
+  assert.equal(store.purgeTag('t0'), 2); // /h/2, /h/4
+  await collect();
+  assert.equal(ResponseSlots.blocksAlive(), alive + 2, 'only the two stored entries hold blocks');
+  hitAll();
+  store.clear();
+  await collect();
+  assert.equal(ResponseSlots.blocksAlive(), alive, 'every block freed');
+});
