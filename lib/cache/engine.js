@@ -578,6 +578,7 @@ const RESPONSE_CACHE_COUNTERS = [
   'sharedErrors',
   'sharedTimeouts',
   'sharedLockWaits',
+  'sharedInvalid',
   'purgeMessages',
   'resubscriptions',
 ];

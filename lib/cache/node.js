@@ -47,14 +47,22 @@ function decide(engine, view, req, res, next) {
     default:
       if (engine.asksShared(d.fill)) {
         const fill = d.fill;
-        engine.sharedFill(fill).then(
-          (entry) => {
-            if (res.destroyed || res.writableEnded) return engine.abandon(fill);
-            if (entry !== undefined) serveEntry(engine, view, res, entry);
-            else capture(engine, fill, req, res, next);
-          },
-          () => capture(engine, fill, req, res, next),
-        );
+        // Every step after the await is guarded: a throw here would be an unhandled rejection,
+        // which ends the process.
+        engine
+          .sharedFill(fill)
+          .then(
+            (entry) => {
+              if (res.destroyed || res.writableEnded) return engine.abandon(fill);
+              if (entry === undefined || !serveShared(engine, view, res, entry)) capture(engine, fill, req, res, next);
+            },
+            () => capture(engine, fill, req, res, next),
+          )
+          .catch((err) => {
+            engine.abandon(fill);
+            if (!res.headersSent) next(err);
+            else res.destroy(err);
+          });
         return;
       }
       capture(engine, d.fill, req, res, next);
@@ -69,6 +77,20 @@ function serveEntry(engine, view, res, entry) {
     return;
   }
   sendWhole(engine, res, entry, view.method === 'HEAD' ? undefined : entry.body);
+}
+
+// An entry from the shared store, sent; false when it could not be (nothing was sent: the
+// headers it set are taken back), for the page to be rendered instead.
+function serveShared(engine, view, res, entry) {
+  try {
+    serveEntry(engine, view, res, entry);
+    return true;
+  } catch (err) {
+    if (res.headersSent) throw err;
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    res.statusCode = 200;
+    return false;
+  }
 }
 
 // Status and headers set one by one (they win over any set before, as writeHead's would), then
