@@ -356,10 +356,16 @@ class RedisStore {
     return undefined;
   }
 
+  /**
+   * Whether this process may render `key` for the fleet: false only when another process holds
+   * the lease. A lease that could not be asked for (the store down, or refusing writes: OOM
+   * under maxmemory with noeviction) lets this process render, as if it held it, rather than
+   * wait lockTimeout for an entry no one may be able to write.
+   */
   lock(key, ms) {
     return this.call(() =>
       this.api.setNxPx(`${this.prefix}lock:${this.generation}:${hash(key)}`, this.origin, Math.max(1, Math.round(ms))),
-    ).then((r) => r === true);
+    ).then((r) => r !== false);
   }
 
   unlock(key) {

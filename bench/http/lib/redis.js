@@ -14,11 +14,14 @@ function redisMissing() {
   return fs.existsSync(REDIS_SERVER) ? null : `no ${REDIS_SERVER} (Debian's redis-server package)`;
 }
 
-/** Starts redis-server on `port` and resolves with its ChildProcess once it accepts connections. */
-async function startRedis(port) {
+/**
+ * Starts redis-server on `port` and resolves with its ChildProcess once it accepts connections;
+ * `args`: more options (e.g. ['--maxmemory', '2mb']).
+ */
+async function startRedis(port, args = []) {
   const child = spawn(
     REDIS_SERVER,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
     { stdio: 'ignore' },
   );
   for (let i = 0; i < 100; i++) {
