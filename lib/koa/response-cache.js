@@ -5,9 +5,9 @@
 // response headers; a hit sets ctx.status, the headers and ctx.body to the stored Buffer, so
 // middleware in front (koa-compress) sees an identity body as from any route.
 const { Readable } = require('stream');
-const { CacheEngine } = require('./engine');
-const { isServerError } = require('./rules');
-const { attachControls } = require('./node');
+const { CacheEngine } = require('../cache/engine');
+const { isServerError } = require('../cache/rules');
+const { attachControls } = require('../express/response-cache');
 
 function cache(options) {
   const engine = new CacheEngine(options);

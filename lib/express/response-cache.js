@@ -10,8 +10,8 @@
 // writeHead/write/end wrapped: what the handler sends goes to the client as it is sent (res.send,
 // res.end, streaming, flushHeaders then writes as Angular's writeResponseToNodeResponse does,
 // ssr-native/angular's writeResponse) and is copied aside while the response may be stored.
-const { CacheEngine } = require('./engine');
-const { isServerError } = require('./rules');
+const { CacheEngine } = require('../cache/engine');
+const { isServerError } = require('../cache/rules');
 
 function responseCache(options) {
   const engine = new CacheEngine(options);
