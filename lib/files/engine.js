@@ -8,7 +8,8 @@
 // resolution (dotfiles vs hidden, index lists, extensions, sibling precompression) stays in each
 // adapter, since send, koa-send, @fastify/send and Hono really differ there.
 const fs = require('fs');
-const { chooseEncoding, compressVariants } = require('./encoding');
+const { compressVariants } = require('./encoding');
+const { chooseEncoding } = require('../http/accept-encoding');
 const { openFileForStream } = require('./file-stream');
 const { isConditional, isPreconditionFailure, isFresh } = require('../http/conditional');
 const { varyAppend } = require('../http/vary');
