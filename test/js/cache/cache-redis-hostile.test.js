@@ -11,11 +11,11 @@ const assert = require('node:assert/strict');
 const http = require('node:http');
 const express = require('express');
 const Koa = require('koa');
-const { request } = require('./helpers/http');
-const { redisMissing, freePort, startRedis, redisClient } = require('../../bench/http/lib/redis');
-const { responseCache } = require('../../lib/cache');
-const { cache: koaCache } = require('../../lib/cache/koa');
-const { RedisStore } = require('../../lib/cache/redis-store');
+const { request } = require('../helpers/http');
+const { redisMissing, freePort, startRedis, redisClient } = require('../../../bench/http/lib/redis');
+const { responseCache } = require('../../../lib/cache');
+const { cache: koaCache } = require('../../../lib/koa');
+const { RedisStore } = require('../../../lib/cache/redis-store');
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const HOST = 'shop.example';
