@@ -1,6 +1,6 @@
 'use strict';
-// One process of a fleet for cache-redis.test.js: Express 5 with responseCache() over a shared
-// Redis (CACHE_CLIENT=ioredis | node-redis, REDIS_PORT, CACHE_PREFIX). Prints READY <port>.
+// One process of a fleet for the cache-redis tests: Express 5 with responseCache() over a shared
+// Redis (CACHE_CLIENT=ioredis | node-redis, REDIS_PORT, CACHE_PREFIX, CACHE_RETRY_AFTER). Prints READY <port>.
 const express = require('express');
 const { responseCache } = require('../../../lib/cache');
 const { redisClient } = require('../../../bench/http/lib/redis');
@@ -8,7 +8,11 @@ const { redisClient } = require('../../../bench/http/lib/redis');
 (async () => {
   const cache = responseCache({
     store: await redisClient(process.env.CACHE_CLIENT, Number(process.env.REDIS_PORT)),
-    storeOptions: { prefix: process.env.CACHE_PREFIX, timeout: 300, retryAfter: 300 },
+    storeOptions: {
+      prefix: process.env.CACHE_PREFIX,
+      timeout: 300,
+      retryAfter: Number(process.env.CACHE_RETRY_AFTER || 300),
+    },
   });
   const app = express();
   app.get('/purge', async (req, res) => res.json({ dropped: await cache.purge(String(req.query.url)) }));
