@@ -107,6 +107,7 @@ function clientApi(client) {
       },
       get: (key) => client.get(key),
       setNxPx: (key, value, ms) => client.set(key, value, 'PX', ms, 'NX').then((r) => r === 'OK'),
+      setNx: (key, value) => client.set(key, value, 'NX'),
       del: (keys) => (keys.length ? client.del(...keys) : Promise.resolve(0)),
       incr: (key) => client.incr(key),
       publish: (channel, message) => client.publish(channel, message),
@@ -138,6 +139,7 @@ function clientApi(client) {
       },
       get: (key) => client.get(key),
       setNxPx: (key, value, ms) => client.set(key, value, { NX: true, PX: ms }).then((r) => r === 'OK'),
+      setNx: (key, value) => client.set(key, value, { NX: true }),
       del: (keys) => (keys.length ? client.del(keys) : Promise.resolve(0)),
       incr: (key) => client.incr(key),
       publish: (channel, message) => client.publish(channel, message),
@@ -192,7 +194,16 @@ class RedisStore {
    */
   start(apply) {
     this.apply = apply;
-    this.call(() => this.api.get(`${this.prefix}gen`)).then((gen) => {
+    // No generation in Redis (never purged, or evicted by an allkeys-* maxmemory policy): one is
+    // drawn at random rather than taken as 0, so entries of a generation a clear() left behind
+    // never come back.
+    const genKey = `${this.prefix}gen`;
+    this.call(() => this.api.get(genKey)).then(async (gen) => {
+      if (gen === null) {
+        const drawn = String(crypto.randomInt(1, 2 ** 47));
+        await this.call(() => this.api.setNx(genKey, drawn));
+        gen = await this.call(() => this.api.get(genKey));
+      }
       if (isGeneration(gen)) this.generation = gen;
     });
     this.api

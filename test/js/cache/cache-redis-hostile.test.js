@@ -195,6 +195,8 @@ for (const kind of ['ioredis', 'node-redis']) {
           servers.push(w, r);
           const failures = [];
           const keys = new RedisStore(raw, { prefix });
+          await request(`${w.url}/warm`, { headers: { host: HOST } }); // W has read (or drawn) the generation
+          keys.generation = await raw.get(`${prefix}gen`);
           const keyOf = (name) => keys.entryKey(`/${name}\n${HOST}`);
           const get = (s, name) => request(`${s.url}/${name}`, { headers: { host: HOST } });
 
