@@ -88,11 +88,17 @@ for (const kind of ['ioredis', 'node-redis']) {
         await sharedHit(b, '/item', item);
         await b.cache.engine.purgeLocally('clear', ''); // ...and forgets it (B restarted)
         await delay(1500); // /short and the 404 are gone from Redis
+        // /long and /item still are: their index keys outlived the shorter entries
+        await sharedHit(b, '/long?tag=catalog', long);
+        await sharedHit(b, '/item', item);
+        b.cache.engine.purgeLocally('clear', '');
 
         await a.cache.purgeTag('catalog');
         await a.cache.purge('/item');
-        assert.notEqual(await get(b, '/long?tag=catalog'), long, 'purgeTag missed /long in Redis');
-        assert.notEqual(await get(b, '/item'), item, 'purge(url) missed /item in Redis');
+        const missed = [];
+        if ((await get(b, '/long?tag=catalog')) === long) missed.push('purgeTag missed /long in Redis');
+        if ((await get(b, '/item')) === item) missed.push('purge(url) missed /item in Redis');
+        assert.deepEqual(missed, []);
       });
     },
   );
