@@ -19,7 +19,9 @@
 // - the compressed bytes differ from the peer's by the window recorded in their header and may
 //   be a few bytes shorter; decoded, they are the same body;
 // - res.end(chunk, callback) and res.write(chunk, callback) call the callback (the peer drops it);
-// - `zstd` (opt-in) adds Zstandard where the runtime's zlib has it.
+// - `zstd` (opt-in) adds Zstandard where the runtime's zlib has it;
+// - `dictionary` (opt-in) adds Compression Dictionary Transport (RFC 9842, `dcz`): see
+//   dictionary-transport.js and docs/compression.md.
 const zlib = require('zlib');
 const { compressible } = require('./compressible');
 const { createNegotiator } = require('./negotiate');
@@ -27,6 +29,8 @@ const { createEncoder, hasZstd, poolStats } = require('./encoders');
 const { ContentCache, sharedCache, cacheFrom } = require('./content-cache');
 const { encodeWhole } = require('./whole-body');
 const { varyAcceptEncoding, parseBytes } = require('./http-fields');
+const { DictionaryTransport } = require('./dictionary-transport');
+const { dictionaryHeaders, sendDictionary } = require('./dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
@@ -111,8 +115,13 @@ function compression(options) {
     preferred.unshift('zstd');
   }
   const negotiate = createNegotiator(supported, preferred, 'negotiator0');
+  const dictionaries = DictionaryTransport.from(opts.dictionary, 'compression');
 
   function middleware(req, res, next) {
+    if (dictionaries !== null && dictionaries.owns(req.originalUrl || req.url)) {
+      sendDictionary(dictionaries, req, res);
+      return;
+    }
     beforeOwnMethods(res); // five own methods follow (response-shape.js: why)
     let ended = false;
     let length;
@@ -153,7 +162,8 @@ function compression(options) {
         callback = encoding;
         encoding = undefined;
       }
-      if (!headersSent(this)) {
+      const first = !headersSent(this);
+      if (first) {
         if (!this.getHeader('Content-Length')) length = chunkLength(chunk, encoding);
         inEnd = true;
         try {
@@ -167,7 +177,14 @@ function compression(options) {
           return this;
         }
       }
-      if (stream === null) return _end.call(this, chunk, encoding, callback);
+      if (stream === null) {
+        if (dictionaries !== null && first && chunk) {
+          const result = _end.call(this, chunk, encoding, callback);
+          learn(toBuffer(chunk, encoding));
+          return result;
+        }
+        return _end.call(this, chunk, encoding, callback);
+      }
       ended = true;
       if (callback) this.once('finish', callback);
       return chunk ? stream.end(toBuffer(chunk, encoding)) : stream.end();
@@ -213,18 +230,27 @@ function compression(options) {
     function decide() {
       if (!filter(req, res) || !shouldTransform(res)) return attachListeners(res, _on);
       varyAcceptEncoding(res);
+      if (dictionaries !== null) dictionaryHeaders(dictionaries, res);
       if (Number(res.getHeader('Content-Length')) < threshold || length < threshold) return attachListeners(res, _on);
       if ((res.getHeader('Content-Encoding') || 'identity') !== 'identity') return attachListeners(res, _on);
       if (req.method === 'HEAD') return attachListeners(res, _on);
       const header = req.headers['accept-encoding'];
       let method = negotiate(header);
       if (!header && ENFORCEABLE.includes(enforceEncoding)) method = enforceEncoding;
+      let encoder = encoders[method];
+      if (dictionaries !== null && inEnd) {
+        const dictionary = dictionaries.choose(header, req.headers['available-dictionary']);
+        if (dictionary !== null) {
+          method = 'dcz';
+          encoder = dictionary.encoder;
+        }
+      }
       if (!method || method === 'identity') return attachListeners(res, _on);
 
       if (inEnd) {
         res.setHeader('Content-Encoding', method);
         res.removeHeader('Content-Length');
-        whole = { coding: method, args: null };
+        whole = { coding: method, encoder, args: null, body: null };
         return attachListeners(res, _on);
       }
 
@@ -258,7 +284,8 @@ function compression(options) {
         _end.call(res, callback);
         return;
       }
-      const encoded = encodeWhole(cache, encoders[whole.coding], body, res.getHeader('ETag'), (err, result) => {
+      whole.body = body;
+      const encoded = encodeWhole(cache, whole.encoder, body, res.getHeader('ETag'), (err, result) => {
         if (closed || res.destroyed) return;
         if (err) {
           // the body goes out as it came rather than not at all
@@ -272,17 +299,31 @@ function compression(options) {
     }
 
     function finish(body, callback) {
-      const args = whole.args;
+      const { args, body: original, coding } = whole;
       whole = null;
       res.setHeader('Content-Length', body.length);
       _writeHead.apply(res, args);
       _end.call(res, body, callback);
+      if (dictionaries !== null) {
+        if (coding === 'dcz' && body !== original) dictionaries.record(original.length, body.length);
+        learn(original);
+      }
+    }
+
+    // A whole body that went out: the learner reads the head as it was sent.
+    function learn(body) {
+      dictionaries.offer(req.method, req.originalUrl || req.url, res.statusCode, req.headers, getSentHeader, body);
+    }
+
+    function getSentHeader(name) {
+      return res.getHeader(name);
     }
 
     next();
   }
 
   middleware.cache = cache;
+  middleware.dictionary = dictionaries;
   return middleware;
 }
 
