@@ -1,7 +1,7 @@
 'use strict';
 // Learns a site's compression dictionary from the HTML it sends, and relearns it when the pages
 // drift. The dictionary is served to every visitor, so only responses a shared cache may store
-// are ever sampled (the response cache's own rules, lib/cache/rules.js): GET, 200, HTML, a
+// are ever sampled (the response cache's own rules, lib/http/cache-rules.js): GET, 200, HTML, a
 // Cache-Control that lets a shared cache keep it (public, s-maxage or max-age, never private,
 // no-store or no-cache), no Set-Cookie, no Vary on Cookie or Authorization, and a request without
 // Authorization (with a Cookie only when the response says public or s-maxage). When in doubt a
@@ -14,7 +14,7 @@
 // `rebuildAfter` new samples the build runs again; a candidate replaces the dictionary only when
 // it makes the held-out pages at least 10% smaller than the current one does (a new hash then).
 const native = require('../native');
-const rules = require('../cache/rules');
+const rules = require('../http/cache-rules');
 
 const HTML_REGEXP = /^\s*(?:text\/html|application\/xhtml\+xml)\b/i;
 const RISKY_VARY = /(?:^|,)\s*(?:cookie|authorization|\*)\s*(?:,|$)/i;

@@ -16,7 +16,7 @@ const fs = require('fs');
 const { DczDictionary, available, unavailableReason, DEFAULT_LEVEL } = require('./dcz');
 const { DictionaryLearner } = require('./dictionary-learner');
 const { invalidType, outOfRange } = require('../validate');
-const { addSource } = require('../metrics/sources');
+const { addSource } = require('../stat-sources');
 
 const DEFAULT_PREFIX = '/_ssr-native/dictionary/';
 // `:` + base64 of 32 bytes (44 characters) + `:`; anything else is not one of our hashes.

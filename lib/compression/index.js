@@ -23,12 +23,13 @@
 // - `dictionary` (opt-in) adds Compression Dictionary Transport (RFC 9842, `dcz`): see
 //   dictionary-transport.js and docs/compression.md.
 const zlib = require('zlib');
-const { compressible } = require('./compressible');
+const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('./negotiate');
 const { createEncoder, hasZstd, poolStats } = require('./encoders');
 const { ContentCache, sharedCache, cacheFrom } = require('./content-cache');
 const { encodeWhole } = require('./whole-body');
-const { varyAcceptEncoding, parseBytes } = require('./http-fields');
+const { varyAcceptEncoding } = require('../http/vary');
+const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('./dictionary-transport');
 const { dictionaryHeaders, sendDictionary } = require('./dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
