@@ -61,10 +61,20 @@ const ZstdApi& Api() {
 #ifdef RTLD_DEEPBIND
     flags |= RTLD_DEEPBIND;  // its calls into itself go to itself, never to a host's zstd
 #endif
-    void* handle = dlopen("libzstd.so.1", flags);
+#if defined(__APPLE__)
+    const char* kNames[] = {"libzstd.1.dylib", "/opt/homebrew/lib/libzstd.1.dylib",
+                            "/usr/local/lib/libzstd.1.dylib"};
+#else
+    const char* kNames[] = {"libzstd.so.1"};
+#endif
+    void* handle = nullptr;
+    for (const char* name : kNames) {
+      handle = dlopen(name, flags);
+      if (handle != nullptr) break;
+    }
     if (handle == nullptr) {
       const char* why = dlerror();
-      api.error = std::string("libzstd.so.1 does not load: ") + (why ? why : "unknown");
+      api.error = std::string("libzstd does not load: ") + (why ? why : "unknown");
       return;
     }
     std::string& e = api.error;
