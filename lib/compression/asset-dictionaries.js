@@ -10,7 +10,8 @@
 // prepared dictionary is made only for a file a request names. Only files this middleware served
 // are ever dictionaries, so a hash a client sends can only pick one of them.
 const crypto = require('crypto');
-const { DczDictionary, available } = require('./dcz');
+const dcz = require('./dcz');
+const { DczDictionary } = dcz;
 const { invalidType } = require('../validate');
 
 const HASHED_NAME = /^(.*?[-.])([0-9A-Za-z_]{6,})((?:\.[0-9A-Za-z]+)+)$/;
@@ -25,7 +26,7 @@ class AssetDictionaries {
     if (option === undefined || option === false || option === null) return null;
     if (option !== true && typeof option !== 'object')
       throw invalidType('options.dictionary', 'a boolean or an object', option);
-    return available ? new AssetDictionaries(option === true ? {} : option) : null;
+    return dcz.available ? new AssetDictionaries(option === true ? {} : option) : null;
   }
 
   constructor({ maxEntries = 64, maxBytes = 32 * 1024 * 1024, level = 3 } = {}) {

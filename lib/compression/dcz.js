@@ -9,8 +9,12 @@ const crypto = require('crypto');
 const native = require('../native');
 const { runOnThread, SYNC_LIMIT } = require('./encoders');
 
-const status = native.zstdDictionaryStatus();
-const available = status.available;
+// libzstd is loaded on first use (a dictionary option turned on), not when this file is required.
+let status = null;
+function zstdStatus() {
+  if (status === null) status = native.zstdDictionaryStatus();
+  return status;
+}
 // Bodies up to this size are encoded on the JavaScript thread (one per turn of the event loop
 // above SYNC_LIMIT), as the other fast encoders do; larger ones on libuv's pool.
 const ON_THREAD_LIMIT = 128 * 1024;
@@ -19,7 +23,7 @@ const DEFAULT_LEVEL = 3;
 class DczDictionary {
   /** `bytes`: the dictionary (a Buffer, copied); `level`: zstd level 1-19. */
   constructor(bytes, { level = DEFAULT_LEVEL, method = 'supplied' } = {}) {
-    if (!available) throw new Error(`ssr-native: dictionary compression needs libzstd: ${status.error}`);
+    if (!zstdStatus().available) throw new Error(`ssr-native: dictionary compression needs libzstd: ${status.error}`);
     this.bytes = Buffer.from(bytes);
     this.hash = crypto.createHash('sha256').update(this.bytes).digest();
     this.hashHex = this.hash.toString('hex');
@@ -60,4 +64,16 @@ function decodeDcz(dictionary, body, maxOutput = 64 * 1024 * 1024) {
   return native.dczDecode(dictionary.bytes, dictionary.hash, body, maxOutput);
 }
 
-module.exports = { DczDictionary, decodeDcz, available, unavailableReason: status.error, DEFAULT_LEVEL };
+module.exports = {
+  DczDictionary,
+  decodeDcz,
+  DEFAULT_LEVEL,
+  /** Whether libzstd loads here (loads it). */
+  get available() {
+    return zstdStatus().available;
+  },
+  /** Why it does not, or ''. */
+  get unavailableReason() {
+    return zstdStatus().error;
+  },
+};

@@ -13,7 +13,8 @@
 //  - offer(...): a response sent whole, for the learner (dictionary-learner.js: which it keeps).
 //  - record(dictionary, original, encoded): metrics.
 const fs = require('fs');
-const { DczDictionary, available, unavailableReason, DEFAULT_LEVEL } = require('./dcz');
+const dcz = require('./dcz');
+const { DczDictionary, DEFAULT_LEVEL } = dcz;
 const { DictionaryLearner } = require('./dictionary-learner');
 const { invalidType, outOfRange } = require('../validate');
 const { addSource } = require('../stat-sources');
@@ -104,8 +105,9 @@ class DictionaryTransport {
       rebuildAfter: readInteger(options, 'rebuildAfter', 1, 1000000),
       level: this.level,
     };
+    const available = dcz.available;
     this.available = available;
-    this.reason = available ? '' : unavailableReason;
+    this.reason = available ? '' : dcz.unavailableReason;
     this.current = null;
     this.previous = null;
     this.learner = null;

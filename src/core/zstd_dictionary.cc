@@ -12,6 +12,19 @@
 #define SSR_NATIVE_HAVE_ZSTD_HEADERS 1
 #endif
 
+// The sanitizers' runtimes refuse RTLD_DEEPBIND (they must stay first in symbol lookup).
+#if defined(__SANITIZE_ADDRESS__)
+#define SSR_NATIVE_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define SSR_NATIVE_SANITIZED 1
+#endif
+#endif
+#ifndef SSR_NATIVE_SANITIZED
+#define SSR_NATIVE_SANITIZED 0
+#endif
+
 namespace ssr_native {
 
 #ifdef SSR_NATIVE_HAVE_ZSTD_HEADERS
@@ -58,7 +71,7 @@ const ZstdApi& Api() {
   static std::once_flag once;
   std::call_once(once, [] {
     int flags = RTLD_NOW | RTLD_LOCAL;
-#ifdef RTLD_DEEPBIND
+#if defined(RTLD_DEEPBIND) && !SSR_NATIVE_SANITIZED
     flags |= RTLD_DEEPBIND;  // its calls into itself go to itself, never to a host's zstd
 #endif
 #if defined(__APPLE__)

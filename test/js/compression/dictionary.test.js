@@ -27,6 +27,8 @@ const { ContentCache } = require('../../../lib/compression/content-cache');
 const { acceptsDcz } = require('../../../lib/compression/dictionary-transport');
 const { available, unavailableReason } = require('../../../lib/compression/dcz');
 const native = require('../../../lib/native');
+const client = require('prom-client');
+const { registerMetrics } = require('../../../lib/metrics');
 const { request } = require('../helpers/http');
 const { createSite } = require('../helpers/dictionary-site');
 
@@ -140,6 +142,20 @@ test(
       const stats = middleware.dictionary.stats();
       assert.equal(stats.hits, 2);
       assert.equal(stats.bytesSaved, 2 * (identity.length - answer.body.length));
+      // ssr-native/metrics exports them (source compression_dictionary)
+      const registry = new client.Registry();
+      registerMetrics(client, { registry });
+      const scrape = await registry.metrics();
+      const line = (name) =>
+        scrape.split('\n').filter((l) => l.startsWith(`ssr_native_compression_dictionary_${name}`));
+      assert.ok(
+        line('hits_total').some((l) => l.endsWith(' 2')),
+        line('hits_total').join('\n'),
+      );
+      assert.ok(
+        line('bytes_saved_total').some((l) => l.endsWith(` ${stats.bytesSaved}`)),
+        scrape,
+      );
     } finally {
       await close();
     }
