@@ -36,6 +36,7 @@ function decode(coding, body) {
   if (coding === 'br') return zlib.brotliDecompressSync(body);
   if (coding === 'gzip') return zlib.gunzipSync(body);
   if (coding === 'deflate') return zlib.inflateSync(body);
+  if (coding === 'zstd') return zlib.zstdDecompressSync(body); // Node 22.15+: koa and fastify offer it
   return body;
 }
 
