@@ -11,8 +11,10 @@
 // build copies them to libuv's pool once (zstdChooseDictionary), where both candidates (zstd's
 // training and the pages' common parts) are built and measured on held-out pages, and the smaller
 // wins. Once a dictionary exists, one shareable page in `sampleEvery` is sampled, and after
-// `rebuildAfter` new samples the build runs again; a candidate replaces the dictionary only when
-// it makes the held-out pages at least 10% smaller than the current one does (a new hash then).
+// `rebuildAfter` new samples, at most once per `rebuildInterval` ms (a build costs a pool thread
+// far more than a page does: docs/compression.md), the build runs again; a candidate replaces
+// the dictionary only when it makes the held-out pages at least 10% smaller than the current one
+// does (a new hash then).
 const native = require('../native');
 const rules = require('../http/cache-rules');
 
@@ -60,6 +62,8 @@ class DictionaryLearner {
     this.maxSampleBytes = options.maxSampleBytes;
     this.sampleEvery = options.sampleEvery;
     this.rebuildAfter = options.rebuildAfter;
+    this.rebuildInterval = options.rebuildInterval;
+    this.lastBuild = 0;
     this.onDictionary = onDictionary;
     this.samples = new Map(); // url -> Buffer (a copy), oldest first
     this.sampleBytes = 0;
@@ -82,7 +86,11 @@ class DictionaryLearner {
     }
     this.add(url, body);
     if (this.building) return;
-    if (this.current === null ? this.samples.size >= this.minPages : this.newSamples >= this.rebuildAfter) this.build();
+    if (this.current === null) {
+      if (this.samples.size >= this.minPages) this.build();
+    } else if (this.newSamples >= this.rebuildAfter && Date.now() - this.lastBuild >= this.rebuildInterval) {
+      this.build();
+    }
   }
 
   add(url, body) {
@@ -106,6 +114,7 @@ class DictionaryLearner {
   build() {
     this.building = true;
     this.newSamples = 0;
+    this.lastBuild = Date.now();
     const rebuild = this.current !== null;
     native.zstdChooseDictionary(
       [...this.samples.values()],

@@ -36,6 +36,7 @@ const DEFAULTS = {
   maxSampleBytes: 4 * 1024 * 1024,
   sampleEvery: 16,
   rebuildAfter: 32,
+  rebuildInterval: 60000,
   level: DEFAULT_LEVEL,
 };
 
@@ -103,6 +104,7 @@ class DictionaryTransport {
       maxSampleBytes: readInteger(options, 'maxSampleBytes', 1024, 256 * 1024 * 1024),
       sampleEvery: readInteger(options, 'sampleEvery', 1, 1000000),
       rebuildAfter: readInteger(options, 'rebuildAfter', 1, 1000000),
+      rebuildInterval: readInteger(options, 'rebuildInterval', 0, 24 * 3600 * 1000),
       level: this.level,
     };
     const available = dcz.available;

@@ -90,6 +90,8 @@ declare namespace compression {
     sampleEvery?: number;
     /** New samples before the dictionary is rebuilt (kept unless 10% better); default 32. */
     rebuildAfter?: number;
+    /** Milliseconds at least between two rebuilds; default 60000. */
+    rebuildInterval?: number;
     /** zstd level of dcz answers, 1-19; default 3. */
     level?: number;
     /** false: never learn (only a supplied source is used). */

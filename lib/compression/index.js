@@ -181,7 +181,7 @@ function compression(options) {
       if (stream === null) {
         if (dictionaries !== null && first && chunk) {
           const result = _end.call(this, chunk, encoding, callback);
-          learn(toBuffer(chunk, encoding));
+          learn(typeof chunk === 'string' && !encoding ? chunk : toBuffer(chunk, encoding)); // copied only if sampled
           return result;
         }
         return _end.call(this, chunk, encoding, callback);

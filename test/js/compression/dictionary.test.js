@@ -164,7 +164,7 @@ test(
 
 test('dictionary: no private response ever reaches it', { skip }, async () => {
   const site = createSite({ seed: 4 });
-  const middleware = compression({ dictionary: { minPages: 8, sampleEvery: 1, rebuildAfter: 4 } });
+  const middleware = compression({ dictionary: { minPages: 8, sampleEvery: 1, rebuildAfter: 4, rebuildInterval: 0 } });
   const app = express();
   app.use(middleware);
   const secrets = {
@@ -334,7 +334,9 @@ test(
     const before = createSite({ seed: 8, title: 'Before' });
     const after = createSite({ seed: 8, title: 'After', css: before.css.split('').reverse().join('') });
     let current = before;
-    const middleware = compression({ dictionary: { minPages: 6, sampleEvery: 1, rebuildAfter: 6 } });
+    const middleware = compression({
+      dictionary: { minPages: 6, sampleEvery: 1, rebuildAfter: 6, rebuildInterval: 0 },
+    });
     const app = express();
     app.use(middleware);
     app.get('/page/:n', (req, res) => {
