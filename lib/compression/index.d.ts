@@ -52,7 +52,7 @@ declare namespace compression {
     (req: IncomingMessage, res: ServerResponse): boolean;
   }
 
-  interface CompressionOptions extends ZlibOptions {
+  interface CompressionOptions extends Omit<ZlibOptions, 'dictionary'> {
     /** Decides whether a response is compressed; default: compression.filter (compressible types). */
     filter?: CompressionFilter;
     /** Minimum body size in bytes, or a string such as '1kb'; default 1024. */

@@ -103,10 +103,13 @@ function compression(options) {
   const enforceEncoding = opts.enforceEncoding || 'identity';
   const cache = cacheFrom(opts.cache);
 
+  // `dictionary` is RFC 9842's here (dictionary-transport.js), never a zlib preset dictionary,
+  // which compression 1.8 would pass on and no browser can decode (docs/compression.md)
+  const zlibOptions = opts.dictionary === undefined ? opts : { ...opts, dictionary: undefined };
   const encoders = {
     br: createEncoder('br', brotli),
-    gzip: createEncoder('gzip', opts),
-    deflate: createEncoder('deflate', opts),
+    gzip: createEncoder('gzip', zlibOptions),
+    deflate: createEncoder('deflate', zlibOptions),
   };
   const supported = ['br', 'gzip', 'deflate', 'identity'];
   const preferred = ['br', 'gzip'];

@@ -391,6 +391,29 @@ test('dictionary: each dictionary has its own content-cache entries', { skip }, 
   assert.equal(cache.stats().compressions, 2);
 });
 
+test(
+  'dictionary: gzip and deflate still answer (the option never reaches zlib as a preset dictionary)',
+  { skip },
+  async () => {
+    const site = createSite({ seed: 10 });
+    for (const option of [true, Buffer.from(site.page(1))]) {
+      const middleware = compression({ dictionary: option });
+      const { url, close } = await listen(siteApp(middleware, site));
+      try {
+        const identity = Buffer.from(site.page(2));
+        const gzip = await request(`${url}/page/2`, { headers: { 'accept-encoding': 'gzip' } });
+        assert.equal(gzip.headers['content-encoding'], 'gzip');
+        assert.deepEqual(zlib.gunzipSync(gzip.body), identity);
+        const deflate = await request(`${url}/page/2`, { headers: { 'accept-encoding': 'deflate' } });
+        assert.equal(deflate.headers['content-encoding'], 'deflate');
+        assert.deepEqual(zlib.inflateSync(deflate.body), identity);
+      } finally {
+        await close();
+      }
+    }
+  },
+);
+
 test('dictionary: options are checked; Accept-Encoding parsing', () => {
   assert.throws(() => compression({ dictionary: 42 }), TypeError);
   assert.throws(() => compression({ dictionary: { match: 'no-slash' } }), TypeError);
