@@ -22,6 +22,9 @@
       "cflags": ["-O3", "-fvisibility=hidden", "-Wall", "-Wextra"],
       "cflags_cc": ["-std=c++17", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra"],
       "ldflags": ["-pthread"],
+      "conditions": [
+        ["OS=='linux'", { "libraries": ["-ldl"] }]
+      ],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
         "CLANG_CXX_LANGUAGE_STANDARD": "c++17",

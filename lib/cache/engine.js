@@ -6,7 +6,7 @@
 // and counters. Adapters only move bytes between their framework and these calls.
 const crypto = require('crypto');
 const { addSource } = require('../stat-sources');
-const rules = require('./rules');
+const rules = require('../http/cache-rules');
 const { keyBuilder, variantKey, targetOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');

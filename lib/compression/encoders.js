@@ -252,4 +252,13 @@ function poolStats() {
   return { active, waiting: waiting.length, maxActive: MAX_ACTIVE };
 }
 
-module.exports = { createEncoder, hasZstd, brotliWindowFor, deflateWindowFor, poolStats, SYNC_LIMIT, STREAM_LGWIN };
+module.exports = {
+  createEncoder,
+  hasZstd,
+  brotliWindowFor,
+  deflateWindowFor,
+  poolStats,
+  runOnThread,
+  SYNC_LIMIT,
+  STREAM_LGWIN,
+};

@@ -52,7 +52,7 @@ declare namespace compression {
     (req: IncomingMessage, res: ServerResponse): boolean;
   }
 
-  interface CompressionOptions extends ZlibOptions {
+  interface CompressionOptions extends Omit<ZlibOptions, 'dictionary'> {
     /** Decides whether a response is compressed; default: compression.filter (compressible types). */
     filter?: CompressionFilter;
     /** Minimum body size in bytes, or a string such as '1kb'; default 1024. */
@@ -65,12 +65,63 @@ declare namespace compression {
     zstd?: boolean | ({ params?: Record<number, number> } & ZlibOptions);
     /** The content cache: the process-wide one (default, true), none (false), or another. */
     cache?: boolean | ContentCache | ContentCacheOptions;
+    /**
+     * Compression Dictionary Transport (RFC 9842, `dcz`): true learns a dictionary from the
+     * site's shareable HTML; a Buffer or a file path supplies one; default off.
+     */
+    dictionary?: boolean | string | Uint8Array | DictionaryOptions;
+  }
+
+  interface DictionaryOptions {
+    /** The dictionary to use instead of learning one: bytes or a file path read once. */
+    source?: string | Uint8Array;
+    /** Use-As-Dictionary's match pattern (URL path); default '/*'. */
+    match?: string;
+    /** The path the dictionary is served under; default '/_ssr-native/dictionary/'. */
+    prefix?: string;
+    /** Most bytes of a learned dictionary; default 128 KiB. */
+    maxBytes?: number;
+    /** Distinct shareable pages seen before the first dictionary is built; default 8. */
+    minPages?: number;
+    /** Pages kept as samples (one per URL), and their bytes at most; default 48, 4 MiB. */
+    maxSamples?: number;
+    maxSampleBytes?: number;
+    /** Once a dictionary exists, one shareable page in this many is sampled; default 16. */
+    sampleEvery?: number;
+    /** New samples before the dictionary is rebuilt (kept unless 10% better); default 32. */
+    rebuildAfter?: number;
+    /** Milliseconds at least between two rebuilds; default 60000. */
+    rebuildInterval?: number;
+    /** zstd level of dcz answers, 1-19; default 3. */
+    level?: number;
+    /** false: never learn (only a supplied source is used). */
+    learn?: boolean;
+  }
+
+  interface DictionaryStats {
+    available: boolean;
+    hits: number;
+    bytesIn: number;
+    bytesOut: number;
+    bytesSaved: number;
+    unknownDictionary: number;
+    served: number;
+    sampled: number;
+    refused: number;
+    builds: number;
+    dictionaryBytes: number;
+  }
+
+  interface DictionaryTransport {
+    stats(): DictionaryStats;
   }
 
   interface CompressionMiddleware {
     (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void;
     /** The content cache this middleware uses, or null. */
     readonly cache: ContentCache | null;
+    /** The dictionary transport (option `dictionary`), or null. */
+    readonly dictionary: DictionaryTransport | null;
   }
 
   /** The default filter: whether the response's Content-Type is compressible (mime-db). */

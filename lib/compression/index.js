@@ -19,7 +19,9 @@
 // - the compressed bytes differ from the peer's by the window recorded in their header and may
 //   be a few bytes shorter; decoded, they are the same body;
 // - res.end(chunk, callback) and res.write(chunk, callback) call the callback (the peer drops it);
-// - `zstd` (opt-in) adds Zstandard where the runtime's zlib has it.
+// - `zstd` (opt-in) adds Zstandard where the runtime's zlib has it;
+// - `dictionary` (opt-in) adds Compression Dictionary Transport (RFC 9842, `dcz`): see
+//   dictionary-transport.js and docs/compression.md.
 const zlib = require('zlib');
 const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('./negotiate');
@@ -28,6 +30,8 @@ const { ContentCache, sharedCache, cacheFrom } = require('./content-cache');
 const { encodeWhole } = require('./whole-body');
 const { varyAcceptEncoding } = require('../http/vary');
 const { parseBytes } = require('../http/bytes');
+const { DictionaryTransport } = require('./dictionary-transport');
+const { dictionaryHeaders, sendDictionary } = require('./dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
@@ -99,10 +103,13 @@ function compression(options) {
   const enforceEncoding = opts.enforceEncoding || 'identity';
   const cache = cacheFrom(opts.cache);
 
+  // `dictionary` is RFC 9842's here (dictionary-transport.js), never a zlib preset dictionary,
+  // which compression 1.8 would pass on and no browser can decode (docs/compression.md)
+  const zlibOptions = opts.dictionary === undefined ? opts : { ...opts, dictionary: undefined };
   const encoders = {
     br: createEncoder('br', brotli),
-    gzip: createEncoder('gzip', opts),
-    deflate: createEncoder('deflate', opts),
+    gzip: createEncoder('gzip', zlibOptions),
+    deflate: createEncoder('deflate', zlibOptions),
   };
   const supported = ['br', 'gzip', 'deflate', 'identity'];
   const preferred = ['br', 'gzip'];
@@ -112,8 +119,13 @@ function compression(options) {
     preferred.unshift('zstd');
   }
   const negotiate = createNegotiator(supported, preferred, 'negotiator0');
+  const dictionaries = DictionaryTransport.from(opts.dictionary, 'compression');
 
   function middleware(req, res, next) {
+    if (dictionaries !== null && dictionaries.owns(req.originalUrl || req.url)) {
+      sendDictionary(dictionaries, req, res);
+      return;
+    }
     beforeOwnMethods(res); // five own methods follow (response-shape.js: why)
     let ended = false;
     let length;
@@ -154,7 +166,8 @@ function compression(options) {
         callback = encoding;
         encoding = undefined;
       }
-      if (!headersSent(this)) {
+      const first = !headersSent(this);
+      if (first) {
         if (!this.getHeader('Content-Length')) length = chunkLength(chunk, encoding);
         inEnd = true;
         try {
@@ -168,7 +181,14 @@ function compression(options) {
           return this;
         }
       }
-      if (stream === null) return _end.call(this, chunk, encoding, callback);
+      if (stream === null) {
+        if (dictionaries !== null && first && chunk) {
+          const result = _end.call(this, chunk, encoding, callback);
+          learn(typeof chunk === 'string' && !encoding ? chunk : toBuffer(chunk, encoding)); // copied only if sampled
+          return result;
+        }
+        return _end.call(this, chunk, encoding, callback);
+      }
       ended = true;
       if (callback) this.once('finish', callback);
       return chunk ? stream.end(toBuffer(chunk, encoding)) : stream.end();
@@ -214,18 +234,27 @@ function compression(options) {
     function decide() {
       if (!filter(req, res) || !shouldTransform(res)) return attachListeners(res, _on);
       varyAcceptEncoding(res);
+      if (dictionaries !== null) dictionaryHeaders(dictionaries, res);
       if (Number(res.getHeader('Content-Length')) < threshold || length < threshold) return attachListeners(res, _on);
       if ((res.getHeader('Content-Encoding') || 'identity') !== 'identity') return attachListeners(res, _on);
       if (req.method === 'HEAD') return attachListeners(res, _on);
       const header = req.headers['accept-encoding'];
       let method = negotiate(header);
       if (!header && ENFORCEABLE.includes(enforceEncoding)) method = enforceEncoding;
+      let encoder = encoders[method];
+      if (dictionaries !== null && inEnd) {
+        const dictionary = dictionaries.choose(header, req.headers['available-dictionary']);
+        if (dictionary !== null) {
+          method = 'dcz';
+          encoder = dictionary.encoder;
+        }
+      }
       if (!method || method === 'identity') return attachListeners(res, _on);
 
       if (inEnd) {
         res.setHeader('Content-Encoding', method);
         res.removeHeader('Content-Length');
-        whole = { coding: method, args: null };
+        whole = { coding: method, encoder, args: null, body: null };
         return attachListeners(res, _on);
       }
 
@@ -259,7 +288,8 @@ function compression(options) {
         _end.call(res, callback);
         return;
       }
-      const encoded = encodeWhole(cache, encoders[whole.coding], body, res.getHeader('ETag'), (err, result) => {
+      whole.body = body;
+      const encoded = encodeWhole(cache, whole.encoder, body, res.getHeader('ETag'), (err, result) => {
         if (closed || res.destroyed) return;
         if (err) {
           // the body goes out as it came rather than not at all
@@ -273,17 +303,31 @@ function compression(options) {
     }
 
     function finish(body, callback) {
-      const args = whole.args;
+      const { args, body: original, coding } = whole;
       whole = null;
       res.setHeader('Content-Length', body.length);
       _writeHead.apply(res, args);
       _end.call(res, body, callback);
+      if (dictionaries !== null) {
+        if (coding === 'dcz' && body !== original) dictionaries.record(original.length, body.length);
+        learn(original);
+      }
+    }
+
+    // A whole body that went out: the learner reads the head as it was sent.
+    function learn(body) {
+      dictionaries.offer(req.method, req.originalUrl || req.url, res.statusCode, req.headers, getSentHeader, body);
+    }
+
+    function getSentHeader(name) {
+      return res.getHeader(name);
     }
 
     next();
   }
 
   middleware.cache = cache;
+  middleware.dictionary = dictionaries;
   return middleware;
 }
 

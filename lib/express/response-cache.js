@@ -11,7 +11,7 @@
 // res.end, streaming, flushHeaders then writes as Angular's writeResponseToNodeResponse does,
 // ssr-native/angular's writeResponse) and is copied aside while the response may be stored.
 const { CacheEngine } = require('../cache/engine');
-const { isServerError } = require('../cache/rules');
+const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
 
 function responseCache(options) {

@@ -33,6 +33,8 @@ export interface ServeStaticOptions<R extends ServerResponse = ServerResponse> {
   // Beyond serve-static:
   /** Precomputed gzip and brotli variants of compressible types, negotiated by Accept-Encoding. */
   compress?: boolean;
+  /** Hashed files (main-81bd0e.js) offered as dictionaries for their next versions, answered with dcz deltas (RFC 9842); default false. */
+  dictionary?: boolean | { maxEntries?: number; maxBytes?: number; level?: number };
   /** Bound on cached bytes. Default 64 MiB. */
   maxBytes?: number;
   /** Files larger than this are streamed from disk. Default 4 MiB. */

@@ -26,6 +26,8 @@ const { alreadyEncoded, isStream, zipStream, unzipStream, inflatable } = require
 const { decompressParams, addDecompressHook, byOrderOf, SUPPORTED } = require('./decompress');
 const { fastifyCompressVary } = require('../http/vary');
 const { asPlugin } = require('./plugin-meta');
+const { DictionaryTransport } = require('../compression/dictionary-transport');
+const { varyWith, linkWith, isHtml } = require('../compression/dictionary-headers');
 
 // @fastify/compress's default compressible types (text but event streams, JSON, text, XML and
 // octet-stream), besides mime-db's compressible flag.
@@ -60,7 +62,7 @@ function compressibleBy(customTypes) {
  * object replaces the plugin's options entirely (its own defaults, not the plugin's values);
  * only our `cache` is inherited.
  */
-function compressParams(opts, inheritedCache) {
+function compressParams(opts, inheritedCache, inheritedDictionaries = null) {
   const impl = opts.zlib || zlib;
   const brotliOptions = { ...BROTLI_DEFAULTS, ...opts.brotliOptions };
   const zlibOptions = opts.zlibOptions || {};
@@ -93,6 +95,11 @@ function compressParams(opts, inheritedCache) {
     encoders,
     inflaters,
     cache: opts.cache !== undefined || inheritedCache === undefined ? cacheFrom(opts.cache) : inheritedCache,
+    // Compression Dictionary Transport (RFC 9842, `dcz`), opt-in; a route's own settings keep the plugin's
+    dictionaries:
+      opts.dictionary !== undefined
+        ? DictionaryTransport.from(opts.dictionary, 'fastify-compress')
+        : inheritedDictionaries,
   };
 }
 
@@ -174,9 +181,10 @@ function sendCompressed(reply, coding, bytes, send, asStream) {
  * `fail(err)` with an error (a compression that throws at once). `viaSend`: reply.compress,
  * whose payload goes to reply.send rather than back to Fastify's hook.
  */
-function sendWhole(params, reply, payload, coding, send, fail, viaSend) {
+function sendWhole(params, reply, payload, coding, send, fail, viaSend, dictionary = null) {
   const bytes = toBuffer(payload);
-  const encoder = params.encoders[coding];
+  const encoder = dictionary !== null ? dictionary.encoder : params.encoders[coding];
+  if (dictionary !== null) send = recordingDictionary(params.dictionaries, bytes, send);
   // where the peer compresses at once (else it streams)
   const now = bytes.length <= params.syncThreshold && encoder.canCompressNow;
   if (reply.statusCode === 204 || reply.statusCode === 304) {
@@ -222,12 +230,48 @@ function sendWhole(params, reply, payload, coding, send, fail, viaSend) {
   return send(out);
 }
 
+// Counts a dcz answer once its bytes are known (a stream of them: when it ends).
+function recordingDictionary(dictionaries, bytes, send) {
+  return (result) => {
+    if (Buffer.isBuffer(result)) dictionaries.record(bytes.length, result.length);
+    return send(result);
+  };
+}
+
+// With a dictionary: Vary on Available-Dictionary, the Link on HTML, and a whole HTML body offered
+// to the learner once its head has gone out (what was sent decides, hooks included).
+function dictionaryOnSend(dictionaries, request, reply, payload) {
+  const type = reply.getHeader('Content-Type');
+  reply.header('Vary', varyWith(reply.getHeader('Vary'), 'Available-Dictionary'));
+  if (!isHtml(type)) return;
+  const link = dictionaries.link();
+  if (link !== undefined) reply.header('Link', linkWith(reply.getHeader('Link'), link));
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return;
+  const res = reply.raw;
+  const req = request.raw;
+  res.once('finish', () => {
+    dictionaries.offer(req.method, req.url, res.statusCode, req.headers, (name) => res.getHeader(name), payload);
+  });
+}
+
+// The dictionary a whole body is answered with in dcz, or null.
+function dictionaryFor(params, request, payload) {
+  if (params.dictionaries === null || isStream(payload) || isWebStream(payload)) return null;
+  return params.dictionaries.choose(request.headers['accept-encoding'], request.headers['available-dictionary']);
+}
+
 function onSendHook(params) {
   return function compressOnSend(request, reply, payload, next) {
     if (isFetchResponse(payload)) payload = unwrapResponse(reply, payload);
     if (payload == null) return next(null, payload);
     const current = reply.getHeader('Content-Encoding');
     if (current && current !== 'identity') return next(null, payload);
+    if (params.dictionaries !== null && params.compressible(reply.getHeader('Content-Type') || 'application/json')) {
+      dictionaryOnSend(params.dictionaries, request, reply, payload);
+      const dictionary = reply.statusCode === 206 ? null : dictionaryFor(params, request, payload);
+      if (dictionary !== null && Buffer.byteLength(payload) >= params.threshold)
+        return sendWhole(params, reply, payload, 'dcz', (result) => next(null, result), next, false, dictionary);
+    }
 
     let coding;
     const leave =
@@ -333,6 +377,13 @@ async function fastifyCompress(fastify, opts) {
     throw new Error(`Unsupported decompression encoding ${options.forceRequestEncoding}.`);
 
   fastify.decorateReply('compress', null);
+  if (global.dictionaries !== null) {
+    const dictionaries = global.dictionaries;
+    fastify.get(`${dictionaries.prefix}*`, { compress: false }, (request, reply) => {
+      const answer = dictionaries.serve(request.method, request.url);
+      reply.code(answer.status).headers(answer.headers).send(answer.body);
+    });
+  }
   fastify.addHook('onRoute', (routeOptions) => {
     // As the peer: an object replaces the plugin's settings for this route (null keeps them, and
     // compresses even where `global` is false), false leaves the route alone.
@@ -340,7 +391,7 @@ async function fastifyCompress(fastify, opts) {
     if (compress === undefined) addCompressHooks(global, routeOptions, !global.global);
     else if (compress === null) addCompressHooks(global, routeOptions, false);
     else if (typeof compress === 'object')
-      addCompressHooks(compressParams(compress, global.cache), routeOptions, false);
+      addCompressHooks(compressParams(compress, global.cache, global.dictionaries), routeOptions, false);
     else if (compress !== false) throw new Error('Unknown value for route compress configuration');
 
     const own = routeOptions.decompress;

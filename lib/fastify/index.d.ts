@@ -99,6 +99,8 @@ export interface FastifyCompressOptions {
   zlibOptions?: ZlibOptions;
   /** ssr-native: the content cache (default: the process-wide one), none (false), or another. */
   cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
+  /** Compression Dictionary Transport (RFC 9842, `dcz`), as compression's `dictionary` option; default off. */
+  dictionary?: boolean | string | Uint8Array | import('../compression').DictionaryOptions;
 }
 
 export type RouteCompressOptions = Pick<

@@ -20,6 +20,8 @@ const { encodeWhole } = require('../compression/whole-body');
 const { honoVary } = require('../http/vary');
 const { heldBody } = require('./held-body');
 const { tagOf } = require('./tags');
+const { DictionaryTransport } = require('../compression/dictionary-transport');
+const dictionaryHeaders = require('../compression/dictionary-headers');
 
 const CODINGS = ['gzip', 'deflate'];
 // the statuses the Fetch API's Response refuses a body for
@@ -51,8 +53,21 @@ function compress(options) {
   const cache = cacheFrom(options?.cache);
   const encoders = {};
   for (const coding of candidates) if (CODINGS.includes(coding)) encoders[coding] = createEncoder(coding, {});
+  // Compression Dictionary Transport (RFC 9842, `dcz`), opt-in: lib/compression/dictionary-transport.js
+  const dictionaries = DictionaryTransport.from(options?.dictionary, 'hono-compress');
 
   async function compressMiddleware(c, next) {
+    if (dictionaries !== null) {
+      const url = c.req.url;
+      const target = url.slice(url.indexOf('/', url.indexOf('//') + 2));
+      if (dictionaries.owns(target)) {
+        const answer = dictionaries.serve(c.req.method, target);
+        return new Response(c.req.method === 'HEAD' ? null : answer.body, {
+          status: answer.status,
+          headers: answer.headers,
+        });
+      }
+    }
     await next();
     const res = c.res;
     const length = res.headers.get('Content-Length');
@@ -67,9 +82,22 @@ function compress(options) {
     ) {
       return;
     }
-    const coding = negotiate(c.req.header('Accept-Encoding'));
+    let coding = negotiate(c.req.header('Accept-Encoding'));
+    let encoder = encoders[coding];
+    let held;
+    if (dictionaries !== null) {
+      // read before anything touches the response: c.header() would turn the held body into a stream
+      held = heldBody(res);
+      const dictionary = dictionaries.choose(c.req.header('Accept-Encoding'), c.req.header('Available-Dictionary'));
+      if (dictionary !== null && held !== undefined && held !== null) {
+        coding = 'dcz';
+        encoder = dictionary.encoder;
+      }
+      announce(c, held);
+    }
     // read before anything touches the response: c.header() would turn the held body into a stream
-    const held = coding !== undefined && encoders[coding] !== undefined ? heldBody(res) : undefined;
+    if (dictionaries === null) held = coding !== undefined && encoder !== undefined ? heldBody(res) : undefined;
+    else if (coding === undefined || encoder === undefined) held = undefined;
     // A status that has no body (204, 304...) with one anyway is the handler's bug: hono's own
     // route (below) rebuilds the response, which throws as in hono/compress, and hono answers 500.
     if (held === undefined || held === null || NULL_BODY_STATUSES.has(res.status)) {
@@ -90,7 +118,7 @@ function compress(options) {
     try {
       let settle;
       // the callback never runs synchronously, so `settle` is set before it is called
-      const hit = encodeWhole(cache, encoders[coding], bytes, tag, (err, result) => settle(err, result));
+      const hit = encodeWhole(cache, encoder, bytes, tag, (err, result) => settle(err, result));
       encoded =
         hit !== undefined
           ? hit
@@ -113,8 +141,30 @@ function compress(options) {
     // them held, so node-server writes them with one res.end. The headers are already merged.
     c.res = undefined;
     c.res = new Response(encoded, { status: res.status, headers });
+    if (coding === 'dcz') dictionaries.record(bytes.length, encoded.length);
+  }
+
+  // Vary on Available-Dictionary, the Link on HTML, and a whole HTML body offered to the learner
+  // once node-server has written the final response (c.res then: what outer middlewares left).
+  // Without node-server's outgoing response there is no such moment, and nothing is learned.
+  function announce(c, held) {
+    const headers = c.res.headers;
+    headers.set('Vary', dictionaryHeaders.varyWith(headers.get('Vary') ?? undefined, 'Available-Dictionary'));
+    if (!dictionaryHeaders.isHtml(headers.get('Content-Type'))) return;
+    const link = dictionaries.link();
+    if (link !== undefined) headers.set('Link', dictionaryHeaders.linkWith(headers.get('Link') ?? undefined, link));
+    const outgoing = c.env?.outgoing;
+    if (held === undefined || held === null || !outgoing || typeof outgoing.once !== 'function') return;
+    const incoming = c.env.incoming;
+    outgoing.once('finish', () => {
+      const sent = c.res.headers;
+      const getHeader = (name) =>
+        (name === 'set-cookie' ? sent.getSetCookie?.()[0] : undefined) ?? sent.get(name) ?? undefined;
+      dictionaries.offer(incoming.method, incoming.url, outgoing.statusCode, incoming.headers, getHeader, held);
+    });
   }
   compressMiddleware.cache = cache;
+  compressMiddleware.dictionary = dictionaries;
   return compressMiddleware;
 }
 

@@ -37,6 +37,8 @@ export interface CompressionOptions {
   contentTypeFilter?: RegExp | ((contentType: string) => boolean);
   /** ssr-native: the content cache (default: the process-wide one), none (false), or another. */
   cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
+  /** Compression Dictionary Transport (RFC 9842, `dcz`), as compression's `dictionary` option; default off. */
+  dictionary?: boolean | string | Uint8Array | import('../compression').DictionaryOptions;
 }
 
 export declare const RETAINED_304_HEADERS: string[];

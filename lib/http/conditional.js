@@ -10,7 +10,7 @@
 // If-Unmodified-Since even after If-Match. The ETag middlewares' If-None-Match tests are here too:
 // @fastify/etag 6 compares the whole header with the tag, hono/etag 4.13 looks for the tag among
 // the header's quoted strings. (Express's res.send and koa-conditional-get ask `fresh`, as send's
-// isFresh below does; the response cache has RFC 9110's weak comparison in lib/cache/rules.js.)
+// isFresh below does; the response cache has RFC 9110's weak comparison in lib/http/cache-rules.js.)
 const fresh = require('fresh');
 
 /** A token list (`a, b`) has a token for which `match(token)` is true. */

@@ -18,6 +18,8 @@ const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { encodeWhole } = require('../compression/whole-body');
 const { parseBytes } = require('../http/bytes');
+const { DictionaryTransport } = require('../compression/dictionary-transport');
+const { linkWith, isHtml } = require('../compression/dictionary-headers');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,
@@ -51,6 +53,8 @@ function compress(options = {}) {
   if (!wildcardAcceptEncoding || wildcardAcceptEncoding === '*') wildcardAcceptEncoding = 'gzip';
   defaultEncoding = defaultEncoding === '*' ? wildcardAcceptEncoding : !defaultEncoding ? 'identity' : defaultEncoding;
   const cache = cacheFrom(options.cache);
+  // Compression Dictionary Transport (RFC 9842, `dcz`), opt-in: lib/compression/dictionary-transport.js
+  const dictionaries = DictionaryTransport.from(options.dictionary, 'koa-compress');
 
   const encodingOptions = {};
   for (const coding of AVAILABLE) encodingOptions[coding] = { ...CODING_DEFAULTS[coding], ...options[coding] };
@@ -78,11 +82,20 @@ function compress(options = {}) {
   }
 
   async function compressMiddleware(ctx, next) {
+    if (dictionaries !== null && dictionaries.owns(ctx.url)) {
+      const answer = dictionaries.serve(ctx.method, ctx.url);
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = answer.body;
+      return;
+    }
     ctx.vary('Accept-Encoding');
+    if (dictionaries !== null) ctx.vary('Available-Dictionary');
     await next();
 
     let { body } = ctx;
     const { type, length: size } = ctx.response;
+    if (dictionaries !== null) learnAndAnnounce(ctx, body);
     if (
       !body ||
       ctx.res.headersSent ||
@@ -118,7 +131,15 @@ function compress(options = {}) {
     if (header === '*') header = wildcardAcceptEncoding;
     else if (!header) header = defaultEncoding;
     // negotiator answers identity when nothing else is acceptable
-    const coding = negotiatorFor(allowed)(header) || 'identity';
+    let coding = negotiatorFor(allowed)(header) || 'identity';
+    let dictionary = null;
+    if (dictionaries !== null && !(body instanceof Stream)) {
+      dictionary = dictionaries.choose(
+        ctx.request.headers['accept-encoding'],
+        ctx.request.headers['available-dictionary'],
+      );
+      if (dictionary !== null) coding = 'dcz';
+    }
     if (coding === 'identity') return;
 
     if (isJSON(body)) body = ctx.body = JSON.stringify(body);
@@ -135,9 +156,8 @@ function compress(options = {}) {
     }
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     let settle;
-    const hit = encodeWhole(cache, encoderFor(coding, option), bytes, ctx.response.get('ETag'), (err, result) =>
-      settle(err, result),
-    );
+    const encoder = dictionary !== null ? dictionary.encoder : encoderFor(coding, option);
+    const hit = encodeWhole(cache, encoder, bytes, ctx.response.get('ETag'), (err, result) => settle(err, result));
     try {
       // the callback never runs synchronously, so `settle` is set before it is called
       ctx.body =
@@ -146,6 +166,7 @@ function compress(options = {}) {
           : await new Promise((resolve, reject) => {
               settle = (err, result) => (err ? reject(err) : resolve(result));
             });
+      if (dictionary !== null) dictionaries.record(bytes.length, ctx.body.length);
     } catch {
       // the body goes out as it came rather than not at all
       ctx.remove('Content-Encoding');
@@ -153,7 +174,25 @@ function compress(options = {}) {
     }
   }
 
-  Object.assign(compressMiddleware, { preferredEncodings: AVAILABLE, encodingOptions, cache });
+  // A whole HTML body: announce the dictionary (Link), and offer the body to the learner once the
+  // head has gone out (a session middleware mounted outside this one sets its cookie after us).
+  function learnAndAnnounce(ctx, body) {
+    if (!isHtml(ctx.response.get('Content-Type'))) return;
+    const link = dictionaries.link();
+    if (link !== undefined) ctx.set('Link', linkWith(ctx.response.get('Link') || undefined, link));
+    if (typeof body !== 'string' && !Buffer.isBuffer(body)) return;
+    const { res, req } = ctx;
+    res.once('finish', () => {
+      dictionaries.offer(req.method, req.url, res.statusCode, req.headers, (name) => res.getHeader(name), body);
+    });
+  }
+
+  Object.assign(compressMiddleware, {
+    preferredEncodings: AVAILABLE,
+    encodingOptions,
+    cache,
+    dictionary: dictionaries,
+  });
   return compressMiddleware;
 }
 

@@ -131,6 +131,8 @@ export interface KoaCompressOptions {
   zstd?: KoaCompressCodingOption;
   /** The content cache: the process-wide one (default, true), none (false), or another. */
   cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
+  /** Compression Dictionary Transport (RFC 9842, `dcz`), as compression's `dictionary` option; default off. */
+  dictionary?: boolean | string | Uint8Array | import('../compression').DictionaryOptions;
 }
 
 /** A drop-in for koa-compress 5.2; `ctx.compress = true | false | options` overrides per response. */

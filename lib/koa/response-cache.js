@@ -6,7 +6,7 @@
 // middleware in front (koa-compress) sees an identity body as from any route.
 const { Readable } = require('stream');
 const { CacheEngine } = require('../cache/engine');
-const { isServerError } = require('../cache/rules');
+const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
 
 function cache(options) {

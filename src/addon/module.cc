@@ -7,6 +7,7 @@
 #include "etag_binding.h"
 #include "file_cache_binding.h"
 #include "response_slots_binding.h"
+#include "zstd_dictionary_binding.h"
 
 namespace ssr_native_addon {
 
@@ -16,6 +17,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitContentType(env, exports);
   InitArgon2(env, exports);
   InitResponseSlots(env, exports);
+  InitZstdDictionary(env, exports);
   return exports;
 }
 

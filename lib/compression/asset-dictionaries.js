@@ -1,0 +1,91 @@
+'use strict';
+// Static assets as dictionaries for their own later versions (RFC 9842's other main use): a file
+// with a content hash in its name (main-81bd0e.js, styles.3f2a9c1d.css) is offered with
+// `Use-As-Dictionary: match="<dir>/main-*.js", match-dest=("script")`; the browser keeps it, and
+// when the next deploy's main-c04f7a.js is asked for with that file's SHA-256 in
+// Available-Dictionary, the answer is a dcz delta against it: only what changed travels.
+//
+// Remembered: the files offered (their bytes, which the file cache holds anyway, and their
+// SHA-256, once per file version), at most `maxEntries` and `maxBytes`, oldest out first; a
+// prepared dictionary is made only for a file a request names. Only files this middleware served
+// are ever dictionaries, so a hash a client sends can only pick one of them.
+const crypto = require('crypto');
+const dcz = require('./dcz');
+const { DczDictionary } = dcz;
+const { invalidType } = require('../validate');
+
+const HASHED_NAME = /^(.*?[-.])([0-9A-Za-z_]{6,})((?:\.[0-9A-Za-z]+)+)$/;
+// characters a URLPattern reads literally in a pathname (no ( ) * + ? : { } \)
+const PLAIN_PATH = /^[A-Za-z0-9/_.~-]+$/;
+const AVAILABLE_DICTIONARY_LENGTH = 46;
+const DESTINATIONS = { '.js': 'script', '.mjs': 'script', '.css': 'style' };
+
+class AssetDictionaries {
+  /** Null when off (or where libzstd is missing); `true` or { maxEntries, maxBytes, level }. */
+  static from(option) {
+    if (option === undefined || option === false || option === null) return null;
+    if (option !== true && typeof option !== 'object')
+      throw invalidType('options.dictionary', 'a boolean or an object', option);
+    return dcz.available ? new AssetDictionaries(option === true ? {} : option) : null;
+  }
+
+  constructor({ maxEntries = 64, maxBytes = 32 * 1024 * 1024, level = 3 } = {}) {
+    this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
+    this.level = level;
+    this.byHash = new Map(); // `:base64:` -> { body, dictionary }, oldest first
+    this.bytes = 0;
+    this.hashes = new WeakMap(); // body -> `:base64:` (a file version's hash, computed once)
+    this.counts = { offered: 0, hits: 0, bytesSaved: 0 };
+  }
+
+  /**
+   * The Use-As-Dictionary value for a file served at `pathname` with `body`, or undefined when
+   * its name carries no content hash; the file is remembered as a dictionary.
+   */
+  offer(pathname, body) {
+    const slash = pathname.lastIndexOf('/');
+    const match = HASHED_NAME.exec(pathname.slice(slash + 1));
+    if (match === null || !/[0-9]/.test(match[2]) || !PLAIN_PATH.test(pathname)) return undefined;
+    let hash = this.hashes.get(body);
+    if (hash === undefined) {
+      hash = `:${crypto.createHash('sha256').update(body).digest('base64')}:`;
+      this.hashes.set(body, hash);
+    }
+    if (!this.byHash.has(hash) && body.length <= this.maxBytes) {
+      this.byHash.set(hash, { body, dictionary: null });
+      this.bytes += body.length;
+      for (const [oldest, entry] of this.byHash) {
+        if (this.byHash.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+        this.byHash.delete(oldest);
+        this.bytes -= entry.body.length;
+      }
+    }
+    this.counts.offered++;
+    const pattern = `${pathname.slice(0, slash + 1)}${match[1]}*${match[3]}`;
+    const destination = DESTINATIONS[match[3].slice(match[3].lastIndexOf('.'))];
+    return `match="${pattern}"${destination ? `, match-dest=("${destination}")` : ''}`;
+  }
+
+  /** The dictionary a request names (dcz accepted), or null. Never throws on hostile headers. */
+  choose(acceptEncoding, availableDictionary, acceptsDcz) {
+    if (typeof availableDictionary !== 'string' || availableDictionary.length !== AVAILABLE_DICTIONARY_LENGTH)
+      return null;
+    const entry = this.byHash.get(availableDictionary);
+    if (entry === undefined || !acceptsDcz(acceptEncoding)) return null;
+    if (entry.dictionary === null)
+      entry.dictionary = new DczDictionary(entry.body, { level: this.level, method: 'asset' });
+    return entry.dictionary;
+  }
+
+  record(originalLength, encodedLength) {
+    this.counts.hits++;
+    this.counts.bytesSaved += originalLength - encodedLength;
+  }
+
+  stats() {
+    return { ...this.counts, entries: this.byHash.size, bytes: this.bytes };
+  }
+}
+
+module.exports = { AssetDictionaries };

@@ -1,0 +1,79 @@
+'use strict';
+// One compression dictionary and its `dcz` encoder (RFC 9842 6.2): the dictionary's bytes, their
+// SHA-256 (what browsers send back in Available-Dictionary), and an encoder the content cache can
+// use (its id names the dictionary, so each dictionary's compressed pages are cached apart).
+// Zstandard with a dictionary comes from the addon (libzstd, loaded at run time), so it works on
+// Node 20 too, whose zlib has no zstd; where libzstd is missing, `available` is false and no
+// dictionary coding is offered.
+const crypto = require('crypto');
+const native = require('../native');
+const { runOnThread, SYNC_LIMIT } = require('./encoders');
+
+// libzstd is loaded on first use (a dictionary option turned on), not when this file is required.
+let status = null;
+function zstdStatus() {
+  if (status === null) status = native.zstdDictionaryStatus();
+  return status;
+}
+// Bodies up to this size are encoded on the JavaScript thread (one per turn of the event loop
+// above SYNC_LIMIT), as the other fast encoders do; larger ones on libuv's pool.
+const ON_THREAD_LIMIT = 128 * 1024;
+const DEFAULT_LEVEL = 3;
+
+class DczDictionary {
+  /** `bytes`: the dictionary (a Buffer, copied); `level`: zstd level 1-19. */
+  constructor(bytes, { level = DEFAULT_LEVEL, method = 'supplied' } = {}) {
+    if (!zstdStatus().available) throw new Error(`ssr-native: dictionary compression needs libzstd: ${status.error}`);
+    this.bytes = Buffer.from(bytes);
+    this.hash = crypto.createHash('sha256').update(this.bytes).digest();
+    this.hashHex = this.hash.toString('hex');
+    // Available-Dictionary carries the hash as a structured-field byte sequence: `:base64:`
+    this.availableDictionary = `:${this.hash.toString('base64')}:`;
+    this.id = this.hashHex.slice(0, 16);
+    this.method = method;
+    const handle = native.zstdDictionaryEncoder(this.bytes, level);
+    const hash = this.hash;
+    const encodeNow = (body) => native.dczEncode(handle, hash, body);
+    this.encoder = {
+      coding: 'dcz',
+      id: `dcz:${level}:${this.hashHex}`,
+      canCompressNow: true,
+      compressNow: encodeNow,
+      compress(body, callback) {
+        if (body.length <= SYNC_LIMIT) {
+          let encoded;
+          try {
+            encoded = encodeNow(body);
+          } catch (err) {
+            process.nextTick(callback, err);
+            return;
+          }
+          process.nextTick(callback, null, encoded);
+        } else if (body.length <= ON_THREAD_LIMIT) {
+          runOnThread(encodeNow, body, undefined, callback);
+        } else {
+          native.dczEncodeAsync(handle, hash, body, callback);
+        }
+      },
+    };
+  }
+}
+
+/** Decodes a dcz body against `dictionary` (a DczDictionary); throws on anything else. */
+function decodeDcz(dictionary, body, maxOutput = 64 * 1024 * 1024) {
+  return native.dczDecode(dictionary.bytes, dictionary.hash, body, maxOutput);
+}
+
+module.exports = {
+  DczDictionary,
+  decodeDcz,
+  DEFAULT_LEVEL,
+  /** Whether libzstd loads here (loads it). */
+  get available() {
+    return zstdStatus().available;
+  },
+  /** Why it does not, or ''. */
+  get unavailableReason() {
+    return zstdStatus().error;
+  },
+};

@@ -1,0 +1,215 @@
+'use strict';
+// Compression Dictionary Transport (RFC 9842) for the compression middlewares: one object per
+// middleware made from its `dictionary` option, holding the dictionary in use (learned from the
+// site's shareable HTML, or supplied), the one before it (clients that still hold it keep getting
+// dcz until they fetch the new one), and what every middleware asks of it:
+//  - serve(path): the dictionary at the path this object owns (`<prefix><id>.dict`), with
+//    Use-As-Dictionary (match, match-dest, id) and a year of public caching (the hash is in the
+//    path, so a new dictionary has a new path). Only these exact paths answer; anything else under
+//    the prefix is a 404, and no path ever reaches the file system.
+//  - link(): the Link header that announces it on HTML answers.
+//  - choose(acceptEncoding, availableDictionary): the dictionary to answer `dcz` with, when the
+//    request accepts dcz and names one of ours by its SHA-256; else null (a normal coding).
+//  - offer(...): a response sent whole, for the learner (dictionary-learner.js: which it keeps).
+//  - record(dictionary, original, encoded): metrics.
+const fs = require('fs');
+const dcz = require('./dcz');
+const { DczDictionary, DEFAULT_LEVEL } = dcz;
+const { DictionaryLearner } = require('./dictionary-learner');
+const { invalidType, outOfRange } = require('../validate');
+const { addSource } = require('../stat-sources');
+
+const DEFAULT_PREFIX = '/_ssr-native/dictionary/';
+// `:` + base64 of 32 bytes (44 characters) + `:`; anything else is not one of our hashes.
+const AVAILABLE_DICTIONARY_LENGTH = 46;
+const MAX_ACCEPT_ENCODING = 1024;
+// sf-string characters allowed in match (no quote, backslash or control characters)
+const MATCH_REGEXP = /^\/[\x20-\x21\x23-\x5b\x5d-\x7e]{0,511}$/;
+const PREFIX_REGEXP = /^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]{0,200}\/$/;
+
+const DEFAULTS = {
+  match: '/*',
+  prefix: DEFAULT_PREFIX,
+  maxBytes: 128 * 1024,
+  minPages: 8,
+  maxSamples: 48,
+  maxSampleBytes: 4 * 1024 * 1024,
+  sampleEvery: 16,
+  rebuildAfter: 32,
+  rebuildInterval: 60000,
+  level: DEFAULT_LEVEL,
+};
+
+function readInteger(options, name, min, max) {
+  const value = options[name] === undefined ? DEFAULTS[name] : options[name];
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw invalidType(`options.dictionary.${name}`, 'an integer', value);
+  if (value < min || value > max) throw outOfRange(`options.dictionary.${name}`, `${min} to ${max}`, value);
+  return value;
+}
+
+// The dictionary bytes a user supplies: a Buffer / TypedArray, or a file path read once now.
+function suppliedBytes(source) {
+  if (typeof source === 'string') return fs.readFileSync(source);
+  if (ArrayBuffer.isView(source)) return Buffer.from(source.buffer, source.byteOffset, source.byteLength);
+  throw invalidType('options.dictionary.source', 'a Buffer or a file path', source);
+}
+
+/** Whether an Accept-Encoding value accepts `dcz` (a q-value above 0). */
+function acceptsDcz(header) {
+  if (typeof header !== 'string' || header.length > MAX_ACCEPT_ENCODING) return false;
+  const at = header.toLowerCase().indexOf('dcz');
+  if (at === -1) return false;
+  for (const item of header.split(',')) {
+    const parts = item.split(';');
+    if (parts[0].trim().toLowerCase() !== 'dcz') continue;
+    for (let i = 1; i < parts.length; i++) {
+      const param = parts[i].trim().toLowerCase();
+      if (param.startsWith('q=')) {
+        const q = Number(param.slice(2));
+        return Number.isFinite(q) && q > 0;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+class DictionaryTransport {
+  /** Null when the option is off; throws TypeError/RangeError for a malformed option. */
+  static from(option, name = 'compression') {
+    if (option === undefined || option === false || option === null) return null;
+    let options;
+    if (option === true) options = {};
+    else if (typeof option === 'string' || ArrayBuffer.isView(option)) options = { source: option };
+    else if (typeof option === 'object') options = option;
+    else throw invalidType('options.dictionary', 'true, a Buffer, a file path or an object', option);
+    return new DictionaryTransport(options, name);
+  }
+
+  constructor(options, name) {
+    const match = options.match === undefined ? DEFAULTS.match : options.match;
+    if (typeof match !== 'string' || !MATCH_REGEXP.test(match))
+      throw invalidType('options.dictionary.match', 'a path pattern starting with /', match);
+    const prefix = options.prefix === undefined ? DEFAULTS.prefix : options.prefix;
+    if (typeof prefix !== 'string' || !PREFIX_REGEXP.test(prefix))
+      throw invalidType('options.dictionary.prefix', 'a path starting and ending with /', prefix);
+    this.match = match;
+    this.prefix = prefix;
+    this.level = readInteger(options, 'level', 1, 19);
+    const learnOptions = {
+      maxBytes: readInteger(options, 'maxBytes', 1024, 8 * 1024 * 1024),
+      minPages: readInteger(options, 'minPages', 2, 1000),
+      maxSamples: readInteger(options, 'maxSamples', 2, 1000),
+      maxSampleBytes: readInteger(options, 'maxSampleBytes', 1024, 256 * 1024 * 1024),
+      sampleEvery: readInteger(options, 'sampleEvery', 1, 1000000),
+      rebuildAfter: readInteger(options, 'rebuildAfter', 1, 1000000),
+      rebuildInterval: readInteger(options, 'rebuildInterval', 0, 24 * 3600 * 1000),
+      level: this.level,
+    };
+    const available = dcz.available;
+    this.available = available;
+    this.reason = available ? '' : dcz.unavailableReason;
+    this.current = null;
+    this.previous = null;
+    this.learner = null;
+    this.counts = { hits: 0, bytesIn: 0, bytesOut: 0, bytesSaved: 0, unknownDictionary: 0, served: 0 };
+    if (options.source !== undefined) {
+      const bytes = suppliedBytes(options.source);
+      if (bytes.length === 0) throw outOfRange('options.dictionary.source', 'at least 1 byte', bytes);
+      if (available) this.publish(new DczDictionary(bytes, { level: this.level, method: 'supplied' }));
+    } else if (available && options.learn !== false) {
+      this.learner = new DictionaryLearner(learnOptions, (bytes, method) =>
+        this.publish(new DczDictionary(bytes, { level: this.level, method })),
+      );
+    }
+    addSource('compression_dictionary', name, (transport) => transport.stats(), {
+      owner: this,
+      counters: ['bytesIn', 'bytesOut', 'bytesSaved', 'unknownDictionary', 'served', 'sampled', 'refused', 'builds'],
+    });
+  }
+
+  publish(dictionary) {
+    this.previous = this.current;
+    this.current = dictionary;
+    dictionary.path = `${this.prefix}${dictionary.id}.dict`;
+    dictionary.link = `<${dictionary.path}>; rel="compression-dictionary"`;
+    dictionary.useAsDictionary = `match="${this.match}", match-dest=("document"), id="${dictionary.id}"`;
+  }
+
+  /** Whether `url` (a request target) is under the path this object owns. */
+  owns(url) {
+    return typeof url === 'string' && url.startsWith(this.prefix);
+  }
+
+  /** { status, headers, body } for a request under the prefix. */
+  serve(method, url) {
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    let dictionary = null;
+    if (this.current !== null && path === this.current.path) dictionary = this.current;
+    else if (this.previous !== null && path === this.previous.path) dictionary = this.previous;
+    if (dictionary === null) {
+      return { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: Buffer.from('Not Found') };
+    }
+    if (method !== 'GET' && method !== 'HEAD') {
+      return { status: 405, headers: { Allow: 'GET, HEAD', 'Content-Length': '0' }, body: Buffer.alloc(0) };
+    }
+    this.counts.served++;
+    return {
+      status: 200,
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'Cache-Control': 'public, max-age=31536000, immutable',
+        'Use-As-Dictionary': dictionary.useAsDictionary,
+        'Access-Control-Allow-Origin': '*',
+        'Content-Length': String(dictionary.bytes.length),
+      },
+      body: method === 'HEAD' ? Buffer.alloc(0) : dictionary.bytes,
+    };
+  }
+
+  /** The Link header value announcing the dictionary in use, if any. */
+  link() {
+    return this.current === null ? undefined : this.current.link;
+  }
+
+  /** The dictionary to answer with in `dcz`, or null. Never throws on hostile headers. */
+  choose(acceptEncoding, availableDictionary) {
+    if (availableDictionary === undefined || this.current === null) return null;
+    if (typeof availableDictionary !== 'string' || availableDictionary.length !== AVAILABLE_DICTIONARY_LENGTH)
+      return null;
+    if (!acceptsDcz(acceptEncoding)) return null;
+    if (availableDictionary === this.current.availableDictionary) return this.current;
+    if (this.previous !== null && availableDictionary === this.previous.availableDictionary) return this.previous;
+    this.counts.unknownDictionary++;
+    return null;
+  }
+
+  /** A response sent whole (identity bytes), offered to the learner. */
+  offer(method, url, status, requestHeaders, getHeader, body) {
+    if (this.learner !== null) this.learner.offer(method, url, status, requestHeaders, getHeader, body);
+  }
+
+  /** A dcz answer went out: `original` bytes as `encoded` bytes. */
+  record(originalLength, encodedLength) {
+    this.counts.hits++;
+    this.counts.bytesIn += originalLength;
+    this.counts.bytesOut += encodedLength;
+    this.counts.bytesSaved += originalLength - encodedLength;
+  }
+
+  stats() {
+    const learner = this.learner === null ? {} : this.learner.stats();
+    return {
+      available: this.available,
+      ...this.counts,
+      sampled: learner.sampled || 0,
+      refused: learner.refused || 0,
+      builds: (learner.builds || 0) + (learner.rebuilds || 0),
+      dictionaryBytes: this.current === null ? 0 : this.current.bytes.length,
+    };
+  }
+}
+
+module.exports = { DictionaryTransport, acceptsDcz, DEFAULT_PREFIX };

@@ -1,0 +1,329 @@
+// Zstandard dictionaries for JavaScript (lib/compression/dcz.js): training and large encodings run
+// on libuv's pool (AsyncWorker); an encoder crosses as an External that owns its prepared
+// dictionary, freed when V8 collects the External and no encoding in flight still holds it.
+#include "zstd_dictionary_binding.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bytes.h"
+#include "ssr_native/dictionary_builder.h"
+#include "ssr_native/zstd_dictionary.h"
+
+namespace ssr_native_addon {
+namespace {
+
+using ssr_native::DczDecodeStatus;
+using ssr_native::ZstdDictionaryEncoder;
+using EncoderHandle = std::shared_ptr<const ZstdDictionaryEncoder>;
+
+constexpr size_t kMaxDictionaryCapacity = size_t{8} << 20;
+
+ByteView RequireBytes(const Napi::Value& value, const char* what) {
+  ByteView view;
+  if (!ViewOfArrayBufferView(value.Env(), value, &view)) {
+    throw Napi::TypeError::New(value.Env(), std::string(what) + " must be a Buffer or TypedArray");
+  }
+  return view;
+}
+
+EncoderHandle RequireEncoder(const Napi::Value& value) {
+  if (!value.IsExternal())
+    throw Napi::TypeError::New(value.Env(), "encoder must be a zstd dictionary encoder");
+  return *value.As<Napi::External<EncoderHandle>>().Data();
+}
+
+const uint8_t* RequireHash(const Napi::Value& value) {
+  ByteView hash = RequireBytes(value, "hash");
+  if (hash.size != ssr_native::kDczHashSize)
+    throw Napi::RangeError::New(value.Env(), "hash must be 32 bytes");
+  return hash.data;
+}
+
+Napi::Value Status(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object status = Napi::Object::New(env);
+  status.Set("available", ssr_native::ZstdAvailable());
+  status.Set("error", ssr_native::ZstdLoadError());
+  return status;
+}
+
+// Runs `work` on the pool; callback(err, Buffer).
+class BytesWorker : public Napi::AsyncWorker {
+ public:
+  BytesWorker(Napi::Function callback, const char* name) : Napi::AsyncWorker(callback, name) {
+    SuppressDestruct();
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Callback().Call(
+        {env.Null(), Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(out_.data()),
+                                                 out_.size())});
+  }
+
+  // As the file cache's workers: a terminating worker thread's env can take no callback.
+  void OnWorkComplete(Napi::Env env, napi_status status) override {
+    try {
+      Napi::AsyncWorker::OnWorkComplete(env, status);
+    } catch (...) {
+    }
+    Destroy();
+  }
+
+ protected:
+  std::string out_;
+};
+
+class TrainWorker : public BytesWorker {
+ public:
+  TrainWorker(Napi::Function callback, std::vector<std::string> samples, size_t capacity)
+      : BytesWorker(callback, "ssr-native:zstd-train"),
+        samples_(std::move(samples)),
+        capacity_(capacity) {}
+
+  void Execute() override {
+    std::string error;
+    if (!ssr_native::TrainZstdDictionary(samples_, capacity_, &out_, &error)) SetError(error);
+  }
+
+ private:
+  std::vector<std::string> samples_;
+  size_t capacity_;
+};
+
+// zstdTrainDictionary(samples: Buffer[], capacity, callback(err, dictionary))
+Napi::Value Train(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsArray()) throw Napi::TypeError::New(env, "samples must be an array of Buffers");
+  if (!info[1].IsNumber()) throw Napi::TypeError::New(env, "capacity must be a number");
+  if (!info[2].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
+  const double capacity = info[1].As<Napi::Number>().DoubleValue();
+  if (!(capacity >= 256 && capacity <= static_cast<double>(kMaxDictionaryCapacity))) {
+    throw Napi::RangeError::New(env, "capacity must be between 256 and 8 MiB");
+  }
+  Napi::Array array = info[0].As<Napi::Array>();
+  std::vector<std::string> samples;
+  samples.reserve(array.Length());
+  for (uint32_t i = 0; i < array.Length(); i++) {
+    ByteView view = RequireBytes(array.Get(i), "samples[i]");
+    samples.emplace_back(reinterpret_cast<const char*>(view.data), view.size);
+  }
+  auto* worker = new TrainWorker(info[2].As<Napi::Function>(), std::move(samples),
+                                 static_cast<size_t>(capacity));
+  worker->Queue();
+  return env.Undefined();
+}
+
+class ChooseWorker : public Napi::AsyncWorker {
+ public:
+  ChooseWorker(Napi::Function callback, std::vector<std::string> samples, size_t capacity,
+               int level, std::string current, double improvement)
+      : Napi::AsyncWorker(callback, "ssr-native:dictionary-choose"),
+        samples_(std::move(samples)),
+        capacity_(capacity),
+        level_(level),
+        current_(std::move(current)),
+        improvement_(improvement) {
+    SuppressDestruct();
+  }
+
+  void Execute() override {
+    try {
+      choice_ = ssr_native::ChooseDictionary(samples_, capacity_, level_, current_, improvement_);
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Object result = Napi::Object::New(env);
+    if (choice_.dictionary.empty()) {
+      result.Set("dictionary", env.Null());
+    } else {
+      result.Set("dictionary", Napi::Buffer<uint8_t>::Copy(
+                                   env, reinterpret_cast<const uint8_t*>(choice_.dictionary.data()),
+                                   choice_.dictionary.size()));
+    }
+    result.Set("method", choice_.method);
+    result.Set("trainedBytes", static_cast<double>(choice_.trained_bytes));
+    result.Set("commonBytes", static_cast<double>(choice_.common_bytes));
+    result.Set("currentBytes", static_cast<double>(choice_.current_bytes));
+    Callback().Call({env.Null(), result});
+  }
+
+  void OnWorkComplete(Napi::Env env, napi_status status) override {
+    try {
+      Napi::AsyncWorker::OnWorkComplete(env, status);
+    } catch (...) {
+    }
+    Destroy();
+  }
+
+ private:
+  std::vector<std::string> samples_;
+  size_t capacity_;
+  int level_;
+  std::string current_;
+  double improvement_;
+  ssr_native::DictionaryChoice choice_;
+};
+
+// zstdChooseDictionary(samples, capacity, level, current | null, improvement, callback(err,
+// choice))
+Napi::Value Choose(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsArray()) throw Napi::TypeError::New(env, "samples must be an array of Buffers");
+  if (!info[1].IsNumber() || !info[2].IsNumber() || !info[4].IsNumber()) {
+    throw Napi::TypeError::New(env, "capacity, level and improvement must be numbers");
+  }
+  if (!info[5].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
+  const double capacity = info[1].As<Napi::Number>().DoubleValue();
+  if (!(capacity >= 256 && capacity <= static_cast<double>(kMaxDictionaryCapacity))) {
+    throw Napi::RangeError::New(env, "capacity must be between 256 and 8 MiB");
+  }
+  const int level = info[2].As<Napi::Number>().Int32Value();
+  if (level < 1 || level > 19) throw Napi::RangeError::New(env, "level must be 1 to 19");
+  Napi::Array array = info[0].As<Napi::Array>();
+  std::vector<std::string> samples;
+  samples.reserve(array.Length());
+  for (uint32_t i = 0; i < array.Length(); i++) {
+    ByteView view = RequireBytes(array.Get(i), "samples[i]");
+    samples.emplace_back(reinterpret_cast<const char*>(view.data), view.size);
+  }
+  std::string current;
+  if (!info[3].IsNull() && !info[3].IsUndefined()) {
+    ByteView view = RequireBytes(info[3], "current");
+    current.assign(reinterpret_cast<const char*>(view.data), view.size);
+  }
+  auto* worker = new ChooseWorker(info[5].As<Napi::Function>(), std::move(samples),
+                                  static_cast<size_t>(capacity), level, std::move(current),
+                                  info[4].As<Napi::Number>().DoubleValue());
+  worker->Queue();
+  return env.Undefined();
+}
+
+// zstdDictionaryEncoder(dictionary, level) -> External
+Napi::Value CreateEncoder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ByteView dictionary = RequireBytes(info[0], "dictionary");
+  if (dictionary.size == 0 || dictionary.size > kMaxDictionaryCapacity) {
+    throw Napi::RangeError::New(env, "dictionary must be 1 byte to 8 MiB");
+  }
+  if (!info[1].IsNumber()) throw Napi::TypeError::New(env, "level must be a number");
+  const int level = info[1].As<Napi::Number>().Int32Value();
+  if (level < 1 || level > 19) throw Napi::RangeError::New(env, "level must be 1 to 19");
+  std::string error;
+  std::unique_ptr<ZstdDictionaryEncoder> encoder =
+      ZstdDictionaryEncoder::Create(dictionary.data, dictionary.size, level, &error);
+  if (!encoder) throw Napi::Error::New(env, error);
+  return Napi::External<EncoderHandle>::New(
+      env, new EncoderHandle(std::move(encoder)),
+      [](Napi::Env, EncoderHandle* handle) { delete handle; });
+}
+
+// dczEncode(encoder, hash, body) -> Buffer, on this thread
+Napi::Value Encode(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  EncoderHandle encoder = RequireEncoder(info[0]);
+  const uint8_t* hash = RequireHash(info[1]);
+  ByteView body = RequireBytes(info[2], "body");
+  std::string out;
+  std::string error;
+  if (!encoder->EncodeDcz(hash, body.data, body.size, &out, &error))
+    throw Napi::Error::New(env, error);
+  return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(out.data()), out.size());
+}
+
+class EncodeWorker : public BytesWorker {
+ public:
+  EncodeWorker(Napi::Function callback, EncoderHandle encoder, const uint8_t* hash,
+               std::string body)
+      : BytesWorker(callback, "ssr-native:dcz-encode"),
+        encoder_(std::move(encoder)),
+        body_(std::move(body)) {
+    std::copy(hash, hash + ssr_native::kDczHashSize, hash_);
+  }
+
+  void Execute() override {
+    std::string error;
+    if (!encoder_->EncodeDcz(hash_, reinterpret_cast<const uint8_t*>(body_.data()), body_.size(),
+                             &out_, &error)) {
+      SetError(error);
+    }
+  }
+
+ private:
+  EncoderHandle encoder_;
+  uint8_t hash_[ssr_native::kDczHashSize];
+  std::string body_;  // a copy: the caller's buffer may be collected while this runs
+};
+
+// dczEncodeAsync(encoder, hash, body, callback(err, Buffer)) on the pool
+Napi::Value EncodeAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  EncoderHandle encoder = RequireEncoder(info[0]);
+  const uint8_t* hash = RequireHash(info[1]);
+  ByteView body = RequireBytes(info[2], "body");
+  if (!info[3].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
+  auto* worker = new EncodeWorker(info[3].As<Napi::Function>(), std::move(encoder), hash,
+                                  std::string(reinterpret_cast<const char*>(body.data), body.size));
+  worker->Queue();
+  return env.Undefined();
+}
+
+const char* DecodeStatusName(DczDecodeStatus status) {
+  switch (status) {
+    case DczDecodeStatus::kOk:
+      return "ok";
+    case DczDecodeStatus::kTruncated:
+      return "truncated";
+    case DczDecodeStatus::kBadMagic:
+      return "bad magic";
+    case DczDecodeStatus::kWrongDictionary:
+      return "wrong dictionary";
+    case DczDecodeStatus::kCorrupt:
+      return "corrupt";
+    case DczDecodeStatus::kTooLarge:
+      return "too large";
+    case DczDecodeStatus::kUnavailable:
+      return "zstd unavailable";
+  }
+  return "corrupt";
+}
+
+// dczDecode(dictionary, hash, input, maxOutput) -> Buffer; throws Error('dcz: <status>')
+Napi::Value Decode(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ByteView dictionary = RequireBytes(info[0], "dictionary");
+  const uint8_t* hash = RequireHash(info[1]);
+  ByteView input = RequireBytes(info[2], "input");
+  if (!info[3].IsNumber()) throw Napi::TypeError::New(env, "maxOutput must be a number");
+  const double max_output = info[3].As<Napi::Number>().DoubleValue();
+  if (!(max_output >= 0 && max_output <= 1 << 30))
+    throw Napi::RangeError::New(env, "maxOutput must be 0 to 1 GiB");
+  std::string out;
+  DczDecodeStatus status = ssr_native::DecodeDcz(dictionary.data, dictionary.size, hash, input.data,
+                                                 input.size, static_cast<size_t>(max_output), &out);
+  if (status != DczDecodeStatus::kOk)
+    throw Napi::Error::New(env, std::string("dcz: ") + DecodeStatusName(status));
+  return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(out.data()), out.size());
+}
+
+}  // namespace
+
+void InitZstdDictionary(Napi::Env env, Napi::Object exports) {
+  exports.Set("zstdDictionaryStatus", Napi::Function::New(env, Status, "zstdDictionaryStatus"));
+  exports.Set("zstdTrainDictionary", Napi::Function::New(env, Train, "zstdTrainDictionary"));
+  exports.Set("zstdChooseDictionary", Napi::Function::New(env, Choose, "zstdChooseDictionary"));
+  exports.Set("zstdDictionaryEncoder",
+              Napi::Function::New(env, CreateEncoder, "zstdDictionaryEncoder"));
+  exports.Set("dczEncode", Napi::Function::New(env, Encode, "dczEncode"));
+  exports.Set("dczEncodeAsync", Napi::Function::New(env, EncodeAsync, "dczEncodeAsync"));
+  exports.Set("dczDecode", Napi::Function::New(env, Decode, "dczDecode"));
+}
+
+}  // namespace ssr_native_addon
