@@ -599,3 +599,36 @@ test('Cache-Tag values count in maxBytes', async () => {
     await s.close();
   }
 });
+
+test("forwarded: 'key' keys forwarding headers on node:http (a proxy in front sets them); 'pass' passes them even where trusted", async () => {
+  const route = (req, res, n) =>
+    send(res, 200, { 'Cache-Control': PUBLIC_60 }, `${req.headers['x-forwarded-proto'] || 'none'} ${n}`);
+  const s = await site('node:http', route, { options: { forwarded: 'key' } });
+  try {
+    await s.get('/', { headers: { 'x-forwarded-proto': 'https' } });
+    assert.equal((await s.get('/', { headers: { 'x-forwarded-proto': 'https' } })).text, 'https 1');
+    assert.equal((await s.get('/', { headers: { 'x-forwarded-proto': 'http' } })).text, 'http 2');
+    assert.equal((await s.get('/')).text, 'none 3');
+  } finally {
+    await s.close();
+  }
+  const t = await site('express 5', route, { options: { forwarded: 'pass' }, trustProxy: true });
+  try {
+    await t.get('/', { headers: { 'x-forwarded-proto': 'https' } });
+    await t.get('/', { headers: { 'x-forwarded-proto': 'https' } });
+    assert.equal(t.renders(), 2);
+    assert.equal(t.cache.stats().entries, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+test('the security options are validated', () => {
+  assert.throws(() => responseCache({ forwarded: 'yes' }), TypeError);
+  assert.throws(() => responseCache({ allowedHosts: 'shop.example' }), TypeError);
+  assert.throws(() => responseCache({ authorization: 'yes' }), TypeError);
+  assert.throws(() => responseCache({ key: 'x-tenant' }), TypeError);
+  assert.throws(() => responseCache({ keyHeaders: 'x-tenant' }), TypeError);
+  assert.throws(() => responseCache({ host: false }), TypeError);
+  assert.doesNotThrow(() => responseCache({ host: false, allowedHosts: ['shop.example'] }));
+});
