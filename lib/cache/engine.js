@@ -64,6 +64,9 @@ const VARIANT_WIDE = new Set([
   'too-large',
 ]);
 
+// A refresh whose socket could not be made to count as its trigger's: it builds no key.
+const REFUSED_TICKET = Object.freeze({ key: undefined, remoteAddress: undefined });
+
 // Adapters tell the engine whether their framework would honour a request's forwarding headers.
 const NO_TRUST = () => false;
 
@@ -680,7 +683,11 @@ class CacheEngine {
     this.tickets.delete(number);
     if (socket !== undefined && socket !== null && ticket.remoteAddress !== undefined) {
       // the server's own address is no proxy: trust settings see the client the page is for
-      Object.defineProperty(socket, 'remoteAddress', { value: ticket.remoteAddress, configurable: true });
+      try {
+        Object.defineProperty(socket, 'remoteAddress', { value: ticket.remoteAddress, configurable: true });
+      } catch {
+        return REFUSED_TICKET; // a runtime whose sockets take no such property: the refresh is not stored
+      }
     }
     return ticket;
   }
