@@ -13,12 +13,12 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const client = require('prom-client');
 const express = require('express');
-const serveStatic = require('../../lib/static/index.js');
-const { FileCache } = require('../../lib/static/file-cache.js');
+const serveStatic = require('../../lib/express/serve-static.js');
+const { FileCache } = require('../../lib/files/file-cache.js');
 const contentType = require('../../lib/content-type/index.js');
 const argon2 = require('../../lib/argon2/index.js');
 const { registerMetrics } = require('../../lib/metrics/index.js');
-const { addSource } = require('../../lib/metrics/sources.js');
+const { addSource } = require('../../lib/stat-sources.js');
 const { listen, request } = require('./helpers/http');
 
 // "name{a="x",b="y"}" -> value, and name -> TYPE, from Prometheus text output.
@@ -182,7 +182,7 @@ test('cache names are unique labels; a closed cache leaves; a source added later
 test('a FileCache dropped without close() is not kept alive by the metrics registry', () => {
   const code = `
     const client = require('prom-client');
-    const { FileCache } = require(${JSON.stringify(require.resolve('../../lib/static/file-cache.js'))});
+    const { FileCache } = require(${JSON.stringify(require.resolve('../../lib/files/file-cache.js'))});
     const registry = new client.Registry();
     require(${JSON.stringify(require.resolve('../../lib/metrics/index.js'))}).registerMetrics(client, { registry });
     let cache = new FileCache({ name: 'dropped' });

@@ -1,12 +1,12 @@
 'use strict';
-// lib/static/send-file-stream.js: a streamed file body is exactly the length announced, whatever
+// lib/files/file-stream.js: a streamed file body is exactly the length announced, whatever
 // happens to the file between the fstat and the last byte.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { openFileForStream, fileRangeStream, sendFileStream } = require('../../lib/static/send-file-stream');
+const { openFileForStream, fileRangeStream, sendFileStream } = require('../../lib/files/file-stream');
 const { makeTree, listenOn } = require('./helpers/static-tree');
 
 function pattern(size, seed) {

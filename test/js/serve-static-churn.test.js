@@ -8,7 +8,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const express = require('express');
-const serveStatic = require('../../lib/static');
+const serveStatic = require('../../lib/express/serve-static');
 const { runChurn } = require('./helpers/static-churn');
 
 function nodeHttp(options) {

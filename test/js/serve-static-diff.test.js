@@ -9,7 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const express = require('express');
 const peerServeStatic = require('serve-static');
-const serveStatic = require('../../lib/static');
+const serveStatic = require('../../lib/express/serve-static');
 const { makeTree, rawRequest, listenOn, contentTag } = require('./helpers/static-tree');
 
 const big = Buffer.alloc(200 * 1024);

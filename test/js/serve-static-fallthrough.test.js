@@ -8,8 +8,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const express = require('express');
 const referenceStatic = require('serve-static');
-const serveStatic = require('../../lib/static');
-const { FileCache } = require('../../lib/static/file-cache');
+const serveStatic = require('../../lib/express/serve-static');
+const { FileCache } = require('../../lib/files/file-cache');
 const { makeTree, rawRequest, listenOn, eventually } = require('./helpers/static-tree');
 
 async function withServer(handler, fn) {

@@ -9,7 +9,7 @@ const zlib = require('node:zlib');
 const { spawnSync } = require('node:child_process');
 const express = require('express');
 const express4 = require('express4');
-const serveStatic = require('../../lib/static');
+const serveStatic = require('../../lib/express/serve-static');
 const { serveStatic: fromIndex, FileCache } = require('../..');
 const { makeTree, rawRequest, listenOn, eventually, contentTag } = require('./helpers/static-tree');
 
@@ -134,7 +134,7 @@ test('memory bound: the cache accounting stays within maxBytes at every request;
   // Resident memory is only a coarse second signal: it swings by up to ~50 MB here under load.
   const code = `
     const fs = require('fs'), os = require('os'), path = require('path'), http = require('http');
-    const serveStatic = require(${JSON.stringify(path.join(__dirname, '../../lib/static'))});
+    const serveStatic = require(${JSON.stringify(path.join(__dirname, '../../lib/express/serve-static'))});
     const FILES = 128, MB = 1 << 20, maxBytes = Number(process.env.MAX_BYTES);
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-rss-'));
     for (let i = 0; i < FILES; i++) fs.writeFileSync(path.join(root, 'f' + i), Buffer.alloc(MB, i));

@@ -4,13 +4,13 @@
 // an HTTP answer, never the process. Before this was handled, the load's callback asked the closed
 // native cache for its generation and the "FileCache is closed" error escaped from a libuv
 // callback: an uncaught exception that ends a server. Also: what the FileCache API answers
-// after close() (documented in lib/static/index.d.ts), and that bodies handed out stay intact.
+// after close() (documented in lib/express/serve-static.d.ts), and that bodies handed out stay intact.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const express = require('express');
 const Koa = require('koa');
-const serveStatic = require('../../lib/static');
+const serveStatic = require('../../lib/express/serve-static');
 const { serve } = require('../../lib/koa');
 const { FileCache } = require('../..');
 const { makeTree, rawRequest, listenOn } = require('./helpers/static-tree');

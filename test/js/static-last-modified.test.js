@@ -11,7 +11,7 @@ const path = require('node:path');
 const referenceServeStatic = require('serve-static');
 const Koa = require('koa');
 const koaStatic = require('koa-static');
-const serveStatic = require('../../lib/static');
+const serveStatic = require('../../lib/express/serve-static');
 const { serve } = require('../../lib/koa');
 const { listen, request } = require('./helpers/http');
 

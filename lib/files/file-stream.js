@@ -15,7 +15,7 @@
 //   sendFileStream(fd, stats, { start, end }, res, cb?) pipes that range into `res`; destroys `res`
 //                                                        on a short or failed read; cb(err) once
 //
-// serveStatic (lib/static/index.js) uses it for files over maxFileSize. For Koa, set
+// serveStatic (lib/express/serve-static.js) uses it for files over maxFileSize. For Koa, set
 // ctx.body = fileRangeStream(fd, { start, end, res: ctx.res }): Koa only reports a body stream's
 // error once headers are sent and would leave the connection waiting; `res` is destroyed instead.
 const fs = require('fs');

@@ -10,9 +10,9 @@
 // writeHead/write/end wrapped: what the handler sends goes to the client as it is sent (res.send,
 // res.end, streaming, flushHeaders then writes as Angular's writeResponseToNodeResponse does,
 // ssr-native/angular's writeResponse) and is copied aside while the response may be stored.
-const { CacheEngine } = require('./engine');
-const { isServerError } = require('./rules');
-const { sentHead } = require('./sent-head');
+const { CacheEngine } = require('../cache/engine');
+const { isServerError } = require('../cache/rules');
+const { sentHead } = require('../cache/sent-head');
 
 // Express honours X-Forwarded-Host / -Proto (req.hostname, req.protocol) when `trust proxy`
 // covers the peer: the same test here. Plain node:http has no such setting: nothing is trusted.

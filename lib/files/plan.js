@@ -4,8 +4,8 @@
 // fastifySend), its range parser (range.js) and the status, with no framework object touched.
 // send 1.2's counterpart is StaticEngine.respond(), which writes through a response port.
 const createError = require('http-errors');
-const { isConditional, fastifySend } = require('./conditional');
-const { parseBytesRange, contentRange, unsatisfiedRange, BYTES_RANGE_REGEXP } = require('./range');
+const { isConditional, fastifySend } = require('../http/conditional');
+const { parseBytesRange, contentRange, unsatisfiedRange, BYTES_RANGE_REGEXP } = require('../http/range');
 
 /**
  * @fastify/send's headers and decision for a file of `length` bytes with validators

@@ -2,20 +2,20 @@
 // One request on serveStatic's slow path: send 1.2's URL-to-file resolution (SendStream.pipe):
 // decoding, NUL and traversal checks, dotfiles, index files, extensions, the directory redirect,
 // and which failures fall through to next(). A file found goes to mount.found(); everything about
-// answering with it is the engine's (lib/static-engine).
+// answering with it is the engine's (lib/files/engine.js).
 const url = require('url');
 const path = require('path');
 const encodeUrl = require('encodeurl');
 const escapeHtml = require('escape-html');
 const createError = require('http-errors');
 const parseUrl = require('parseurl');
-const { statError } = require('./stat-error');
-const { createHtmlDocument, writeHtml, callNext } = require('./html');
-const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../static-engine/paths');
+const { statError } = require('../files/stat-error');
+const { createHtmlDocument, writeHtml, callNext } = require('./send-html');
+const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../files/paths');
 
 const { extname, join, normalize, sep } = path;
 
-class Transfer {
+class SendLookup {
   /** `mount`: { config, engine, fallthrough, redirect, found(transfer, filePath, result) } */
   constructor(mount, req, res, next, pathname) {
     this.mount = mount;
@@ -153,4 +153,4 @@ function collapseLeadingSlashes(str) {
   return i > 1 ? '/' + str.substr(i) : str;
 }
 
-module.exports = { Transfer };
+module.exports = { SendLookup };

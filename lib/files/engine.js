@@ -8,10 +8,10 @@
 // resolution (dotfiles vs hidden, index lists, extensions, sibling precompression) stays in each
 // adapter, since send, koa-send, @fastify/send and Hono really differ there.
 const fs = require('fs');
-const { chooseEncoding, compressVariants } = require('../static/encoding');
-const { openFileForStream } = require('../static/send-file-stream');
-const { isConditional, isPreconditionFailure, isFresh } = require('./conditional');
-const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('./range');
+const { chooseEncoding, compressVariants } = require('./encoding');
+const { openFileForStream } = require('./file-stream');
+const { isConditional, isPreconditionFailure, isFresh } = require('../http/conditional');
+const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
 const { RouteMemo, MissMemo } = require('./route-memo');
 const { makeRecord, statsOf, contentTypeOf, charsetContentTypeOf, statTag } = require('./record');
 

@@ -1,3 +1,3 @@
-import m from './index.js';
+import m from './serve-static.js';
 export const { serveStatic, FileCache } = m;
 export default m;

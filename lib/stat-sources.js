@@ -2,7 +2,7 @@
 // The live sources of statistics that ssr-native/metrics exports: every cache or pool with a
 // stats() registers itself here, once, when it is made. Nothing is read until a scrape.
 //
-//   const { addSource } = require('../metrics/sources');
+//   const { addSource } = require('../stat-sources');
 //   addSource('compression_cache', 'default', () => cache.stats());            // a singleton
 //   addSource('response_cache', name, (cache) => cache.stats(), { owner: this }); // per instance
 //

@@ -5,10 +5,10 @@
 // response headers; a hit sets ctx.status, the headers and ctx.body to the stored Buffer, so
 // middleware in front (koa-compress) sees an identity body as from any route.
 const { Readable } = require('stream');
-const { CacheEngine } = require('./engine');
-const { isServerError } = require('./rules');
-const { attachControls } = require('./node');
-const { sentHead } = require('./sent-head');
+const { CacheEngine } = require('../cache/engine');
+const { isServerError } = require('../cache/rules');
+const { attachControls } = require('../express/response-cache');
+const { sentHead } = require('../cache/sent-head');
 
 // Koa honours X-Forwarded-Host / -Proto (ctx.host, ctx.protocol) when app.proxy is set.
 const trustsForwarding = (view) => view.ctx.app.proxy === true;

@@ -1,22 +1,22 @@
 'use strict';
 // serveStatic(root, options): a drop-in for serve-static 2.x (express.static in Express 5) that
-// serves files from native memory (lib/static/file-cache.js over the C++ FileCache). The request flow,
+// serves files from native memory (lib/files/file-cache.js over the C++ FileCache). The request flow,
 // options, headers, statuses and errors follow serve-static 2.2.1 + send 1.2.1 step by step:
-// send's URL resolution is lib/static/transfer.js, answering with the file found is the shared
-// engine's (lib/static-engine). What differs is where the bytes come from and the ETag (a CRC-32 of
+// send's URL resolution is send-lookup.js, answering with the file found is the shared
+// engine's (lib/files/engine.js). What differs is where the bytes come from and the ETag (a CRC-32 of
 // the content, the same on every machine, instead of size + mtime). Files over maxFileSize are
 // streamed from disk.
 const fs = require('fs');
 const path = require('path');
 const createError = require('http-errors');
 const parseUrl = require('parseurl');
-const { FileCache } = require('./file-cache');
-const { sendFileStream } = require('./send-file-stream');
-const { isCompressible, compressVariants } = require('./encoding');
-const { sendConfig, cacheOptions } = require('./send-config');
-const { callNext } = require('./html');
-const { Transfer } = require('./transfer');
-const engineModule = require('../static-engine');
+const { FileCache } = require('../files/file-cache');
+const { sendFileStream } = require('../files/file-stream');
+const { isCompressible, compressVariants } = require('../files/encoding');
+const { sendConfig, cacheOptions } = require('../files/send-config');
+const { callNext } = require('./send-html');
+const { SendLookup } = require('./send-lookup');
+const engineModule = require('../files/engine');
 
 const { StaticEngine, nodePort, appendVary, streamStatus, statsOf, contentTypeOf, statTag } = engineModule;
 const { FULL, NOT_MODIFIED, PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE, BODYLESS } = engineModule;
@@ -65,10 +65,10 @@ function serveStatic(root, options) {
     record = routes.get(pathname);
     if (record !== undefined) return sendRecord(req, res, next, record);
     if (misses.has(pathname)) return callNext(req, res, next);
-    new Transfer(mount, req, res, next, pathname).start();
+    new SendLookup(mount, req, res, next, pathname).start();
   }
 
-  // the file a Transfer resolved to: from memory (remembered for its URL path), or streamed
+  // the file a SendLookup resolved to: from memory (remembered for its URL path), or streamed
   function found(transfer, filePath, result) {
     if (result.body === undefined) return streamFile(transfer.req, transfer.res, transfer.next, filePath);
     const type = contentTypeOf(filePath);
@@ -97,7 +97,7 @@ function serveStatic(root, options) {
 
   // send's streaming path for files over maxFileSize (and FIFOs and the like). The file is opened
   // first and the headers come from that descriptor's fstat, so the body sent is always the
-  // length announced (lib/static/send-file-stream.js): a rename-replace keeps sending the old
+  // length announced (lib/files/file-stream.js): a rename-replace keeps sending the old
   // version whole, a file that shrinks mid-stream ends the connection at once.
   function streamFile(req, res, next, filePath) {
     if (res.headersSent) return headersAlreadySent(req, res, next);

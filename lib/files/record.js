@@ -3,7 +3,7 @@
 // (and per URL path that resolved to it), so a warm hit builds nothing.
 const { extname } = require('path');
 const mime = require('mime-types');
-const { FileStats, lastModifiedOf } = require('../static/file-stats');
+const { FileStats, lastModifiedOf } = require('./file-stats');
 
 /**
  * `result`: a FileCache hit/load with a body. `type`: the Content-Type (or, for Koa, the

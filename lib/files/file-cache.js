@@ -6,7 +6,7 @@ const fs = require('fs');
 const path = require('path');
 const native = require('../native');
 const { invalidType, outOfRange } = require('../validate');
-const { addSource } = require('../metrics/sources');
+const { addSource } = require('../stat-sources');
 
 // What a load answers once the cache is closed (see close()).
 const CLOSED = Object.freeze({ status: 'error', code: 'ERR_FILE_CACHE_CLOSED', message: 'FileCache is closed' });
