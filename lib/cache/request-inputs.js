@@ -29,7 +29,8 @@ const REWRITE_HEADERS = [
 
 // Request headers that make an answer about this one request (a range, a precondition): such an
 // answer says nothing about the other requests for the variant, so it never starts hit-for-pass.
-const REQUEST_SPECIFIC = ['range', 'if-range', 'if-match', 'if-unmodified-since', 'if-none-match', 'if-modified-since'];
+// (If-None-Match and If-Modified-Since are not among them: a fill's render never sees them.)
+const REQUEST_SPECIFIC = ['range', 'if-range', 'if-match', 'if-unmodified-since'];
 
 function hasAny(headers, names) {
   for (let i = 0; i < names.length; i++) if (headers[names[i]] !== undefined) return true;

@@ -632,3 +632,19 @@ test('the security options are validated', () => {
   assert.throws(() => responseCache({ host: false }), TypeError);
   assert.doesNotThrow(() => responseCache({ host: false, allowedHosts: ['shop.example'] }));
 });
+
+test('an unstorable answer to a Range or precondition request does not start hit-for-pass for the variant', async () => {
+  const s = await site('node:http', (req, res, n) => {
+    const oneRequest = req.headers.range !== undefined || req.headers['if-match'] !== undefined;
+    send(res, 200, { 'Cache-Control': oneRequest ? 'no-store' : PUBLIC_60 }, `page ${n}`);
+  });
+  try {
+    await s.get('/r', { headers: { range: 'bytes=0-0' } });
+    await s.get('/m', { headers: { 'if-match': '"v1"' } });
+    assert.equal(s.cache.stats().hitForPassKeys, 0);
+    await s.get('/r');
+    assert.equal((await s.get('/r')).text, 'page 3', 'the plain request passed instead of being stored');
+  } finally {
+    await s.close();
+  }
+});
