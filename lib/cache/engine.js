@@ -160,6 +160,7 @@ class CacheEngine {
       staleIfError: 0,
       notModified: 0,
       passes: 0,
+      unkeyedPasses: 0,
       hitForPassServed: 0,
       coalesced: 0,
       coalesceTimeouts: 0,
@@ -219,6 +220,7 @@ class CacheEngine {
     const primary = this.primaryOf(req);
     if (primary === undefined) {
       this.counters.passes++;
+      this.counters.unkeyedPasses++;
       return PASS_UNKEYED;
     }
     let names = this.memory.varyOf(primary);
@@ -792,6 +794,7 @@ const RESPONSE_CACHE_COUNTERS = [
   'staleIfError',
   'notModified',
   'passes',
+  'unkeyedPasses',
   'hitForPassServed',
   'coalesced',
   'coalesceTimeouts',

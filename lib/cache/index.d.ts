@@ -122,6 +122,8 @@ export interface ResponseCacheStats {
   staleIfError: number;
   notModified: number;
   passes: number;
+  /** Passes for forwarding headers not keyed, a Host outside allowedHosts, or key() returning false (a proxy whose headers `trust proxy` does not cover shows here). */
+  unkeyedPasses: number;
   hitForPassServed: number;
   coalesced: number;
   coalesceTimeouts: number;

@@ -120,6 +120,8 @@ for (const flavor of FLAVORS) {
           const plain = await s.get(`/page-${name}`);
           assert.doesNotMatch(plain.text, /evil|6666|javascript/, `${name}: the plain visitor got ${plain.text}`);
         }
+        // untrusted: each attack passed (keyed under trust proxy)
+        assert.equal(s.cache.stats().unkeyedPasses, trust ? 0 : Object.keys(REFLECTED).length);
         // the plain pages themselves are cached
         const before = s.renders();
         const again = await s.get('/page-x-host');
