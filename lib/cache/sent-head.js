@@ -4,7 +4,7 @@
 // cookie-session set Set-Cookie at writeHead), Koa middleware after `await next()` (koa-session),
 // compression in front that holds the head back while it compresses (a late setHeader then
 // succeeds). Node keeps the head it wrote as a string (`_header`), read here once the response
-// has finished; where there is none (HTTP/2 compatibility responses), the header map.
+// has ended; where there is none (HTTP/2 compatibility responses), the header map.
 
 function sentHead(res) {
   const head = res._header;
@@ -27,4 +27,25 @@ function sentHead(res) {
   return { status: statusLine === null ? res.statusCode : Number(statusLine[1]), headers };
 }
 
-module.exports = { sentHead };
+/**
+ * Calls `callback` once the response's head is final: at once when it has been written, else
+ * when the response ends ('prefinish': end() has handed everything to the socket, not waiting
+ * for a slow client to read it, so a coalesced request never waits on one; 'finish' where a
+ * response emits no 'prefinish'). Not at all when the response closes first.
+ */
+function whenHeadSent(res, callback) {
+  if (res.headersSent && res.writableEnded) return callback();
+  let called = false;
+  const once = () => {
+    if (called) return;
+    called = true;
+    res.off('prefinish', once);
+    res.off('finish', once);
+    callback();
+  };
+  res.once('prefinish', once);
+  res.once('finish', once);
+  return undefined;
+}
+
+module.exports = { sentHead, whenHeadSent };

@@ -12,7 +12,7 @@
 // ssr-native/angular's writeResponse) and is copied aside while the response may be stored.
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../cache/rules');
-const { sentHead } = require('../cache/sent-head');
+const { sentHead, whenHeadSent } = require('../cache/sent-head');
 
 // Express honours X-Forwarded-Host / -Proto (req.hostname, req.protocol) when `trust proxy`
 // covers the peer: the same test here. Plain node:http has no such setting: nothing is trusted.
@@ -213,8 +213,7 @@ function capture(engine, fill, req, res, next) {
           engine.abandon(fill); // a cache that fails to store costs the next request a render, nothing more
         }
       };
-      if (this.writableFinished) finished();
-      else this.once('finish', finished);
+      whenHeadSent(this, finished);
     } else if (state === BEFORE_HEAD) {
       engine.abandon(fill);
     }

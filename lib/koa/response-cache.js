@@ -8,7 +8,7 @@ const { Readable } = require('stream');
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../cache/rules');
 const { attachControls } = require('../express/response-cache');
-const { sentHead } = require('../cache/sent-head');
+const { sentHead, whenHeadSent } = require('../cache/sent-head');
 
 // Koa honours X-Forwarded-Host / -Proto (ctx.host, ctx.protocol) when app.proxy is set.
 const trustsForwarding = (view) => view.ctx.app.proxy === true;
@@ -154,7 +154,7 @@ async function storeBody(engine, fill, ctx) {
   // Decided again on the head as it goes out: middleware in front runs after `await next()`
   // (koa-session sets its cookie there) until Koa writes the response.
   const res = ctx.res;
-  res.once('finish', () => {
+  whenHeadSent(res, () => {
     try {
       const final = engine.confirm(fill, policy, headersAtAdmission, sentHead(res));
       if (final !== undefined) engine.store(fill, final, headersAtAdmission, stored, tagValue);

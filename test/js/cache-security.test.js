@@ -650,3 +650,35 @@ test('an unstorable answer to a Range or precondition request does not start hit
     await s.close();
   }
 });
+
+test('a client that does not read its response does not hold the entry back from the others', async () => {
+  const big = Buffer.alloc(32 * 1024 * 1024, 'a'); // more than the loopback socket buffers take
+  const s = await site('node:http', (req, res) => send(res, 200, { 'Cache-Control': PUBLIC_60 }, big), {
+    options: { maxEntrySize: 64 * 1024 * 1024, maxBytes: 128 * 1024 * 1024, lockTimeout: 4000 },
+  });
+  const stuck = await new Promise((resolve, reject) => {
+    const req = http.request(`${s.url}/big`, { agent: false }, (res) => {
+      res.pause(); // never read
+      resolve(req);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  try {
+    const started = Date.now();
+    const other = await new Promise((resolve, reject) => {
+      http
+        .get(`${s.url}/big`, { agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res));
+        })
+        .on('error', reject);
+    });
+    assert.ok(other.headers.age !== undefined, 'the second request is a hit');
+    assert.equal(s.renders(), 1);
+    assert.ok(Date.now() - started < 3000, `waited ${Date.now() - started} ms`);
+  } finally {
+    stuck.destroy();
+    await s.close();
+  }
+});
