@@ -724,6 +724,7 @@ class CacheEngine {
     else if (op === 'clear') {
       n = this.memory.clear();
       this.hitForPass.clear();
+      this.hitForPassVary.clear();
     }
     this.counters.purged += n;
     return n;
