@@ -665,7 +665,6 @@ test('a client that does not read its response does not hold the entry back from
     req.end();
   });
   try {
-    const started = Date.now();
     const other = await new Promise((resolve, reject) => {
       http
         .get(`${s.url}/big`, { agent: false }, (res) => {
@@ -674,9 +673,9 @@ test('a client that does not read its response does not hold the entry back from
         })
         .on('error', reject);
     });
+    // a wait up to lockTimeout would end in a render of its own, without Age
     assert.ok(other.headers.age !== undefined, 'the second request is a hit');
     assert.equal(s.renders(), 1);
-    assert.ok(Date.now() - started < 3000, `waited ${Date.now() - started} ms`);
   } finally {
     stuck.destroy();
     await s.close();
