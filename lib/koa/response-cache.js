@@ -7,7 +7,7 @@
 const { Readable } = require('stream');
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../cache/rules');
-const { attachControls } = require('../express/response-cache');
+const { attachControls } = require('../cache/controls');
 const { sentHead, whenHeadSent } = require('../cache/sent-head');
 
 // Koa honours X-Forwarded-Host / -Proto (ctx.host, ctx.protocol) when app.proxy is set.
