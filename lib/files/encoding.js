@@ -15,7 +15,7 @@ function isCompressible(contentType) {
 // Returns a promise that settles when the variants are known.
 function compressVariants(cache, file) {
   const id = file.id;
-  if (!cache._startVariants(id)) return Promise.resolve();
+  if (!cache.startVariants(id)) return Promise.resolve();
   let settle;
   const settled = new Promise((resolve) => (settle = resolve));
   const variants = {};
@@ -25,7 +25,7 @@ function compressVariants(cache, file) {
   }
   const missing = ENCODINGS.filter((e) => !variants[e]);
   if (missing.length === 0) {
-    cache._finishVariants(id, variants);
+    cache.finishVariants(id, variants);
     return Promise.resolve();
   }
   const body = file.body;
@@ -41,7 +41,7 @@ function compressVariants(cache, file) {
       if (attached) variants[encoding] = { ...attached, encoding };
     }
     if (--left === 0) {
-      cache._finishVariants(id, variants);
+      cache.finishVariants(id, variants);
       settle();
     }
   };
