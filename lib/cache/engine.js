@@ -11,6 +11,7 @@ const { keyBuilder, variantKey, targetOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
 const { RedisStore } = require('./redis-store');
+const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
 
@@ -46,12 +47,41 @@ const PASS_METHOD = { action: 'pass', reason: 'method' };
 const PASS_COOKIE = { action: 'pass', reason: 'cookie' };
 const PASS_BYPASS = { action: 'pass', reason: 'bypass' };
 const PASS_HIT_FOR_PASS = { action: 'pass', reason: 'hit-for-pass' };
+const PASS_REWRITE = { action: 'pass', reason: 'rewrite' };
+const PASS_AUTHORIZATION = { action: 'pass', reason: 'authorization' };
+const PASS_UNKEYED = { action: 'pass', reason: 'unkeyed' }; // forwarding headers not keyed, a Host not allowed, key() false
+const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
+
+// Why a response may not be stored that holds for every request to its variant: these start
+// hit-for-pass. A status (206, 304, 412, a redirect) need not.
+const VARIANT_WIDE = new Set([
+  'no-store',
+  'private',
+  'no-cache',
+  'set-cookie',
+  'vary-star',
+  'no-lifetime',
+  'too-large',
+]);
+
+// A refresh whose socket could not be made to count as its trigger's: it builds no key.
+const REFUSED_TICKET = Object.freeze({ key: undefined, remoteAddress: undefined });
+
+// Adapters tell the engine whether their framework would honour a request's forwarding headers.
+const NO_TRUST = () => false;
 
 function numberOption(options, name, min = 0) {
   const value = options[name];
   if (value === undefined) return DEFAULTS[name];
   if (typeof value !== 'number' || Number.isNaN(value)) throw invalidType(`options.${name}`, 'a number', value);
   if (value < min) throw outOfRange(`options.${name}`, `>= ${min}`, value);
+  return value;
+}
+
+function booleanOrFunctionOption(options, name) {
+  const value = options[name] === undefined ? false : options[name];
+  if (typeof value !== 'boolean' && typeof value !== 'function')
+    throw invalidType(`options.${name}`, 'a boolean or a function', value);
   return value;
 }
 
@@ -62,7 +92,11 @@ function functionOption(options, name) {
 }
 
 class CacheEngine {
-  constructor(options = {}) {
+  /**
+   * `adapter.trustsForwarding(view)`: whether the framework honours the forwarding headers of
+   * this request (Express: `trust proxy` covers the peer; Koa: `app.proxy`).
+   */
+  constructor(options = {}, adapter = {}) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
     this.maxBytes = numberOption(options, 'maxBytes');
     this.maxEntries = numberOption(options, 'maxEntries', 1);
@@ -75,10 +109,24 @@ class CacheEngine {
     this.now = functionOption(options, 'now') || Date.now;
     this.bypass = functionOption(options, 'bypass');
     this.refresher = functionOption(options, 'refresh') || refreshThroughServer;
-    const cookies = options.cookies === undefined ? false : options.cookies;
-    if (typeof cookies !== 'boolean' && typeof cookies !== 'function')
-      throw invalidType('options.cookies', 'a boolean or a function', cookies);
-    this.cookies = cookies;
+    this.cookies = booleanOrFunctionOption(options, 'cookies');
+    this.authorization = booleanOrFunctionOption(options, 'authorization');
+    this.trustsForwarding = adapter.trustsForwarding || NO_TRUST;
+    const forwarded = options.forwarded === undefined ? 'auto' : options.forwarded;
+    if (forwarded !== 'auto' && forwarded !== 'key' && forwarded !== 'pass')
+      throw invalidType('options.forwarded', "'auto', 'key' or 'pass'", forwarded);
+    this.forwarded = forwarded;
+    if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts))
+      throw invalidType('options.allowedHosts', 'an array of host names', options.allowedHosts);
+    this.allowedHost = options.allowedHosts === undefined ? undefined : inputs.hostAllowList(options.allowedHosts);
+    if (options.host === false && this.allowedHost === undefined)
+      throw new TypeError(
+        'options.host: false shares one entry between every Host a request names, so it needs options.allowedHosts (the names of the one site)',
+      );
+    this.keyHook = functionOption(options, 'key');
+    const keyHeaders = options.keyHeaders === undefined ? [] : options.keyHeaders;
+    if (!Array.isArray(keyHeaders)) throw invalidType('options.keyHeaders', 'an array of header names', keyHeaders);
+    this.keyHeaders = keyHeaders.map((name) => String(name).toLowerCase());
     const query = options.query === undefined ? 'keep' : options.query;
     if (query !== 'keep' && query !== 'sort' && query !== 'ignore')
       throw invalidType('options.query', "'keep', 'sort' or 'ignore'", query);
@@ -93,8 +141,11 @@ class CacheEngine {
     this.token = crypto.randomBytes(18).toString('base64url'); // marks our own refresh requests
     this.memory = new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries });
     this.pending = new Map(); // coalescing key -> { since, waiters: Set<function> }
-    this.hitForPass = new Map(); // primary -> until (ms); insertion order = age, capped like entries
+    this.hitForPass = new Map(); // variant key -> until (ms); insertion order = age, capped like entries
+    this.hitForPassVary = new Map(); // primary -> the Vary names of its hit-for-pass answers
     this.refreshing = new Set(); // keys with a background refresh in flight
+    this.tickets = new Map(); // refresh number -> { key, remoteAddress }: the refreshes sent
+    this.ticketSeq = 0;
     // the shared layer (Redis/Valkey), behind this process's memory
     this.shared = undefined;
     if (options.store !== undefined) {
@@ -109,6 +160,7 @@ class CacheEngine {
       staleIfError: 0,
       notModified: 0,
       passes: 0,
+      unkeyedPasses: 0,
       hitForPassServed: 0,
       coalesced: 0,
       coalesceTimeouts: 0,
@@ -139,46 +191,56 @@ class CacheEngine {
    */
   begin(req) {
     const headers = req.headers;
-    let forced = false;
+    let ticket;
     if (headers[REFRESH_HEADER] !== undefined) {
-      forced = headers[REFRESH_HEADER] === this.token;
+      ticket = this.takeTicket(headers[REFRESH_HEADER], req.socket);
       delete headers[REFRESH_HEADER];
     }
     if (!rules.isCacheableMethod(req.method)) {
       this.counters.passes++;
       return PASS_METHOD;
     }
+    if (inputs.hasAny(headers, inputs.REWRITE_HEADERS)) {
+      this.counters.passes++;
+      return PASS_REWRITE;
+    }
     if (headers.cookie !== undefined && !(this.cookies === true || (this.cookies !== false && this.cookies(req)))) {
       this.counters.passes++;
       return PASS_COOKIE;
+    }
+    const authorized = headers.authorization !== undefined;
+    if (authorized && !(this.authorization === true || (this.authorization !== false && this.authorization(req)))) {
+      this.counters.passes++;
+      return PASS_AUTHORIZATION;
     }
     if (this.bypass !== undefined && this.bypass(req)) {
       this.counters.passes++;
       return PASS_BYPASS;
     }
-    const primary = this.keys.primary(req.url, headers.host);
-    const authorized = headers.authorization !== undefined;
-    const now = this.now();
-    if (!forced) {
-      const until = this.hitForPass.get(primary);
-      if (until !== undefined) {
-        if (until > now) {
-          this.counters.hitForPassServed++;
-          this.counters.passes++;
-          return PASS_HIT_FOR_PASS;
-        }
-        this.hitForPass.delete(primary);
-      }
+    const primary = this.primaryOf(req);
+    if (primary === undefined) {
+      this.counters.passes++;
+      this.counters.unkeyedPasses++;
+      return PASS_UNKEYED;
     }
-    const names = this.memory.varyOf(primary);
+    let names = this.memory.varyOf(primary);
+    if (names === undefined && this.hitForPassVary.size > 0) names = this.hitForPassVary.get(primary);
     const key = names === undefined ? primary : variantKey(primary, names, headers);
-    // RFC 9111 3.5: a request with credentials is answered by the origin (its response may be
-    // stored if it says so); a refresh, or a client no-cache the options honour, renders anew.
+    if (ticket !== undefined && ticket.key !== key) {
+      // the refresh would not render the variant it was sent for (a key() input it lacks)
+      this.counters.passes++;
+      return PASS_REFRESH;
+    }
+    const forced = ticket !== undefined;
+    // RFC 9111 3.5: a request with credentials (here only where the options let it in) is
+    // answered by the origin, and its response stored if it says so; a refresh, or a client
+    // no-cache the options honour, renders anew.
     if (forced || authorized || (this.honorRequestNoCache && rules.requestAsksRevalidation(headers))) {
-      const d = this.fill(primary, key, undefined, false, authorized, headers);
+      const d = this.fill(req, primary, key, undefined, false, authorized);
       d.fill.forced = true;
       return d;
     }
+    const now = this.now();
     const entry = this.memory.get(key);
     let stale;
     if (entry !== undefined) {
@@ -188,38 +250,84 @@ class CacheEngine {
       }
       if (now < entry.swrUntil) {
         this.counters.staleServed++;
-        if (this.backgroundRefresh) this.refreshInBackground(req, key);
+        if (this.backgroundRefresh) this.refreshInBackground(req, key, entry);
         return { action: 'hit', entry, stale: true };
       }
       if (now < entry.sieUntil) stale = entry;
       else if (now >= entry.expiresAt) this.memory.delete(key);
     }
+    // Hit-for-pass (Varnish): this variant's answers were found unstorable for everyone lately.
+    // Checked after the lookup: a stored entry is always good to serve.
+    if (this.hitForPass.size > 0) {
+      const until = this.hitForPass.get(key);
+      if (until !== undefined) {
+        if (until > now) {
+          this.counters.hitForPassServed++;
+          this.counters.passes++;
+          return PASS_HIT_FOR_PASS;
+        }
+        this.hitForPass.delete(key);
+      }
+    }
     const lock = this.pending.get(key);
     if (lock !== undefined && now - lock.since < this.lockTimeout) {
       this.counters.coalesced++;
-      return { action: 'wait', key };
+      return { action: 'wait', key, primary };
     }
     this.counters.misses++;
-    return this.fill(primary, key, stale, true, false, headers);
+    return this.fill(req, primary, key, stale, true, false);
   }
 
-  fill(primary, key, stale, leader, authorized, requestHeaders) {
+  /**
+   * The primary key of a request (target, Host, and the forwarding headers where they are
+   * keyed, and the key() hook's value), or undefined when it must pass: forwarding headers the
+   * framework would not honour (option forwarded 'auto') or any (option 'pass'), a Host outside
+   * allowedHosts, key() returning false.
+   */
+  primaryOf(req) {
+    const headers = req.headers;
+    let extra = '';
+    if (inputs.hasAny(headers, inputs.FORWARDING_HEADERS)) {
+      if (this.forwarded === 'pass' || (this.forwarded === 'auto' && !this.trustsForwarding(req))) return undefined;
+      if (this.allowedHost !== undefined)
+        for (const host of inputs.forwardedHosts(headers)) if (!this.allowedHost(host)) return undefined;
+      extra = inputs.forwardingPart(headers);
+    }
+    if (this.allowedHost !== undefined && !this.allowedHost(headers.host)) return undefined;
+    if (this.keyHook !== undefined) {
+      const part = this.keyHook(req);
+      if (part === false || part === null) return undefined;
+      if (part !== undefined && part !== '') extra += `\n\u0001${String(part).replace(/[\n\0]/g, ' ')}`;
+    }
+    for (let i = 0; i < this.keyHeaders.length; i++) {
+      const value = headers[this.keyHeaders[i]];
+      if (value !== undefined) extra += `\n${this.keyHeaders[i]}=${Array.isArray(value) ? value.join(', ') : value}`;
+    }
+    const primary = this.keys.primary(req.url, headers.host);
+    return extra === '' ? primary : primary + extra;
+  }
+
+  fill(req, primary, key, stale, leader, authorized) {
     if (leader) {
       const previous = this.pending.get(key);
       // a lock older than lockTimeout is taken over; its waiters moved on already
       this.pending.set(key, { since: this.now(), waiters: previous === undefined ? new Set() : previous.waiters });
     }
     this.counters.renders++;
+    const requestHeaders = req.headers;
     return {
       action: 'fill',
       fill: {
         primary,
         key,
         target: targetOf(primary),
+        url: req.url,
         stale,
         leader,
         authorized,
         requestHeaders,
+        // an answer to a range or a precondition of this one request says nothing of the others
+        requestSpecific: inputs.hasAny(requestHeaders, inputs.REQUEST_SPECIFIC),
         forced: false,
         sharedLock: undefined,
         done: false,
@@ -254,13 +362,10 @@ class CacheEngine {
     };
   }
 
-  /** A request that timed out waiting renders itself (it may still store what it gets). */
-  fillWithoutLock(req) {
-    const primary = this.keys.primary(req.url, req.headers.host);
-    const names = this.memory.varyOf(primary);
-    const key = names === undefined ? primary : variantKey(primary, names, req.headers);
+  /** A request that timed out waiting (`wait`: its begin()'s answer) renders itself; it may still store what it gets. */
+  fillWithoutLock(req, wait) {
     this.counters.misses++;
-    return this.fill(primary, key, undefined, false, req.headers.authorization !== undefined, req.headers).fill;
+    return this.fill(req, wait.primary, wait.key, undefined, false, req.headers.authorization !== undefined).fill;
   }
 
   /** Whether a fill should first ask the shared layer (a fresh miss of this process). */
@@ -342,33 +447,96 @@ class CacheEngine {
       lifetime = rules.freshnessLifetime(headers, cc);
       if (lifetime === undefined) lifetime = this.defaultTtl;
     }
+    const varyNames = rules.varyNames(headers);
     if (why !== undefined || lifetime <= 0) {
-      this.uncacheable(fill, why === undefined ? 'no-lifetime' : why, status);
+      this.uncacheable(fill, why === undefined ? 'no-lifetime' : why, status, varyNames);
       return undefined;
     }
     const windows = rules.staleWindows(cc);
-    return { status, lifetime, windows, varyNames: rules.varyNames(headers), age: rules.initialAge(headers) };
+    return { status, lifetime, windows, varyNames, age: rules.initialAge(headers) };
   }
 
-  uncacheable(fill, reason, status) {
+  /**
+   * The decision again, on the head the response actually went out with (`sent`: { status,
+   * headers }, see sent-head.js), once it has: a Set-Cookie, Cache-Control or Vary that
+   * something added after admit() (an on-headers listener, Koa middleware after next(),
+   * compression holding the head back) is seen before anything is stored. `stored` is the
+   * header map admit() saw, as the cache will store it; it takes the Cache-Control, Expires and
+   * Vary that were sent. Returns the policy to store with, or undefined (the fill is released).
+   */
+  confirm(fill, policy, stored, sent) {
+    const final = sent.headers;
+    if (sent.status !== policy.status) {
+      this.uncacheable(fill, 'status', sent.status, policy.varyNames);
+      return undefined;
+    }
+    // Compression mounted in front varies its encodings on Accept-Encoding; the identity body
+    // stored here does not (a hit goes through that compression again).
+    let varyNames = rules.varyNames(final);
+    if (!policy.varyNames.includes('accept-encoding'))
+      varyNames = varyNames.filter((name) => name !== 'accept-encoding');
+    for (const name of policy.varyNames) if (!varyNames.includes(name)) varyNames.push(name);
+    varyNames.sort();
+    const cc = rules.parseCacheControl(final['cache-control']);
+    const decision = { ...final, vary: varyNames.join(', ') };
+    const why = rules.whyNotStorable(sent.status, decision, cc, {
+      statuses: this.statuses,
+      authorized: fill.authorized,
+    });
+    let lifetime;
+    if (why === undefined) {
+      lifetime = rules.freshnessLifetime(final, cc);
+      if (lifetime === undefined) lifetime = this.defaultTtl;
+    }
+    if (why !== undefined || lifetime <= 0) {
+      this.uncacheable(fill, why === undefined ? 'no-lifetime' : why, sent.status, varyNames);
+      return undefined;
+    }
+    for (const name of ['cache-control', 'expires']) {
+      if (final[name] === undefined) delete stored[name];
+      else stored[name] = final[name];
+    }
+    if (varyNames.length === 0) delete stored.vary;
+    else if (varyNames.length !== policy.varyNames.length) stored.vary = varyNames.join(', ');
+    return { status: sent.status, lifetime, windows: rules.staleWindows(cc), varyNames, age: rules.initialAge(final) };
+  }
+
+  uncacheable(fill, reason, status, varyNames) {
     this.counters.uncacheable++;
-    // Hit-for-pass: remembered so the next requests for this URL go straight to the origin,
-    // concurrently, instead of queueing behind one another. Not for a failing origin (5xx) or an
-    // authorized request's answer (other users may get a shareable one), which say nothing
-    // lasting about the URL.
-    if (!rules.isServerError(status) && !fill.authorized && this.hitForPassMs > 0) {
-      this.hitForPass.delete(fill.primary);
-      this.hitForPass.set(fill.primary, this.now() + this.hitForPassMs);
+    // Hit-for-pass (Varnish): remembered per variant, so the next requests for it go straight to
+    // the origin, concurrently, instead of queueing behind one another. Only for a 2xx whose
+    // headers make it unstorable for every request to the variant: not for a failing origin, a
+    // status (206, 304, 412, a redirect) or an answer to this one request's range, precondition
+    // or credentials, which say nothing lasting about the variant's other requests.
+    if (
+      this.hitForPassMs > 0 &&
+      VARIANT_WIDE.has(reason) &&
+      status >= 200 &&
+      status <= 299 &&
+      status !== 206 &&
+      !fill.authorized &&
+      !fill.requestSpecific
+    ) {
+      const names = varyNames === undefined ? [] : varyNames;
+      const key = names.length === 0 ? fill.primary : variantKey(fill.primary, names, fill.requestHeaders);
+      this.hitForPass.delete(key);
+      this.hitForPass.set(key, this.now() + this.hitForPassMs);
+      if (names.length > 0) {
+        this.hitForPassVary.delete(fill.primary);
+        this.hitForPassVary.set(fill.primary, names);
+        if (this.hitForPassVary.size > this.maxEntries)
+          this.hitForPassVary.delete(this.hitForPassVary.keys().next().value);
+      }
       if (this.hitForPass.size > this.maxEntries) this.hitForPass.delete(this.hitForPass.keys().next().value);
     }
     this.release(fill);
     return reason;
   }
 
-  /** A body grown past maxEntrySize: passed on, not stored, and the URL passes for a while. */
-  tooLarge(fill) {
+  /** A body grown past maxEntrySize: passed on and not stored; the variant passes for a while. */
+  tooLarge(fill, policy) {
     this.counters.tooLarge++;
-    this.uncacheable(fill, 'too-large', 200);
+    this.uncacheable(fill, 'too-large', policy.status, policy.varyNames);
   }
 
   /** The fill ended without a whole response (client gone before the end, handler failed). */
@@ -389,10 +557,20 @@ class CacheEngine {
     if (tag === undefined && this.addEtag) stored.etag = tag = entityTag(body);
     if (stored.date === undefined) stored.date = new Date(now).toUTCString();
     const tags = parseTags(tagHeaderValue);
+    // ignoreParams: a page that shows an ignored parameter's value would hand it (a script, as
+    // often as not) to every visitor of the URL without it; such a page is not stored.
+    for (const value of this.keys.ignoredValues(fill.url)) {
+      if (body.includes(value)) {
+        this.counters.uncacheable++;
+        this.release(fill);
+        return undefined;
+      }
+    }
     const key =
       policy.varyNames.length === 0 ? fill.primary : variantKey(fill.primary, policy.varyNames, fill.requestHeaders);
     let headerBytes = 0;
     for (const name in stored) headerBytes += name.length + String(stored[name]).length + 4;
+    for (const tag of tags) headerBytes += 2 * tag.length + 16; // in the metadata and the tag index
     const storedAt = now - policy.age * 1000;
     const freshUntil = storedAt + policy.lifetime * 1000;
     const entry = {
@@ -420,7 +598,7 @@ class CacheEngine {
       if (ok) this.counters.stored++;
     }
     if (this.shared !== undefined) this.shared.put(entry, entry.expiresAt - now);
-    this.hitForPass.delete(fill.primary);
+    this.hitForPass.delete(key);
     this.release(fill);
     return ok ? entry : undefined;
   }
@@ -454,28 +632,84 @@ class CacheEngine {
     this.counters.staleServed++;
   }
 
-  refreshInBackground(req, key) {
+  /**
+   * Renders a stale entry again (RFC 5861 3) through the server, with only what forms its key:
+   * the Host, the forwarding headers that were keyed, the values of the entry's Vary names and
+   * of keyHeaders; never the triggering client's other headers (its X-Forwarded-For, cookies,
+   * credentials). The request carries a ticket (this process's token and a number) that
+   * begin() takes back: the refresh then counts as coming from the triggering client's address,
+   * not from the server's own (which a `trust proxy` setting may trust), and stores only if it
+   * builds the same key.
+   */
+  refreshInBackground(req, key, entry) {
     if (this.refreshing.has(key) || this.refreshing.size >= this.maxRefreshes || this.pending.has(key)) return;
+    const headers = req.headers;
+    const carried = {};
+    if (headers.host !== undefined) carried.host = headers.host;
+    for (const name of inputs.FORWARDING_HEADERS) if (headers[name] !== undefined) carried[name] = headers[name];
+    for (const name of entry.varyNames) if (headers[name] !== undefined) carried[name] = headers[name];
+    for (const name of this.keyHeaders) if (headers[name] !== undefined) carried[name] = headers[name];
+    const number = String(++this.ticketSeq);
+    const socket = req.socket;
+    this.tickets.set(number, { key, remoteAddress: socket === undefined ? undefined : socket.remoteAddress });
     this.refreshing.add(key);
     this.counters.refreshes++;
     let settled = false;
     const done = (ok) => {
       if (settled) return;
       settled = true;
+      this.tickets.delete(number);
       this.refreshing.delete(key);
       if (!ok) this.counters.refreshFailures++;
     };
+    const request = { method: 'GET', url: req.url, headers: carried, socket };
     try {
-      this.refresher(req, { token: this.token, header: REFRESH_HEADER, timeout: this.refreshTimeout }, done);
+      this.refresher(
+        request,
+        { token: `${this.token}.${number}`, header: REFRESH_HEADER, timeout: this.refreshTimeout },
+        done,
+      );
     } catch {
       done(false);
     }
   }
 
-  /** RFC 9111 4.4: a successful unsafe request invalidates its target. */
+  /** The ticket a refresh request carries, taken once; the request then counts as its trigger's. */
+  takeTicket(value, socket) {
+    const text = Array.isArray(value) ? value[0] : String(value);
+    const dot = text.lastIndexOf('.');
+    if (dot === -1 || text.slice(0, dot) !== this.token) return undefined;
+    const number = text.slice(dot + 1);
+    const ticket = this.tickets.get(number);
+    if (ticket === undefined) return undefined;
+    this.tickets.delete(number);
+    if (socket !== undefined && socket !== null && ticket.remoteAddress !== undefined) {
+      // the server's own address is no proxy: trust settings see the client the page is for
+      try {
+        Object.defineProperty(socket, 'remoteAddress', { value: ticket.remoteAddress, configurable: true });
+      } catch {
+        return REFUSED_TICKET; // a runtime whose sockets take no such property: the refresh is not stored
+      }
+    }
+    return ticket;
+  }
+
+  /**
+   * RFC 9111 4.4: a successful unsafe request invalidates its target URI's entries, authority
+   * included: those of its own Host (every Host when the key has none).
+   */
   invalidate(req, status) {
     if (!rules.invalidatesTarget(req.method, status)) return;
-    const n = this.memory.purgeTarget(targetOf(this.keys.primary(req.url, req.headers.host)));
+    const primary = this.keys.primary(req.url, req.headers.host);
+    const target = targetOf(primary);
+    let n;
+    if (!this.keys.hostInKey) n = this.memory.purgeTarget(target);
+    else
+      n = this.memory.purgeTargetWhere(target, (key) => {
+        if (!key.startsWith(primary)) return false;
+        const next = key.charCodeAt(primary.length);
+        return Number.isNaN(next) || next === 10 /* \n */ || next === 0;
+      });
     this.counters.invalidated += n;
   }
 
@@ -490,6 +724,7 @@ class CacheEngine {
     else if (op === 'clear') {
       n = this.memory.clear();
       this.hitForPass.clear();
+      this.hitForPassVary.clear();
     }
     this.counters.purged += n;
     return n;
@@ -560,6 +795,7 @@ const RESPONSE_CACHE_COUNTERS = [
   'staleIfError',
   'notModified',
   'passes',
+  'unkeyedPasses',
   'hitForPassServed',
   'coalesced',
   'coalesceTimeouts',

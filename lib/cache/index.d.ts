@@ -19,12 +19,51 @@ export interface ResponseCacheOptions {
   maxEntrySize?: number;
   /** Query string in the key: 'keep' (default), 'sort' the parameters, or 'ignore' it. */
   query?: 'keep' | 'sort' | 'ignore';
-  /** Query parameters left out of the key (utm_source, fbclid, ...). */
+  /**
+   * Query parameters left out of the key (utm_source, fbclid, ...). A page that contains the
+   * value (4 characters or more) of one of them in the request is not stored: it would reflect
+   * one visitor's value to every other.
+   */
   ignoreParams?: string[];
-  /** The Host header is part of the key (default true). */
+  /**
+   * The Host header is part of the key (default true). `false` shares one entry between every
+   * Host: it needs `allowedHosts` (a TypeError otherwise), the names of the one site.
+   */
   host?: boolean;
+  /**
+   * The Host names the cache serves and stores for, as Angular's `security.allowedHosts`:
+   * 'shop.example', '*.shop.example' (its subdomains), '*' (any). Ports are not compared. A
+   * request naming another (in Host, or in a keyed X-Forwarded-Host / X-Host / Forwarded host=)
+   * passes. Default: any Host, each its own entries.
+   */
+  allowedHosts?: string[];
+  /**
+   * Requests with forwarding headers (Forwarded, X-Forwarded-Host, -Proto, -Scheme, -Port,
+   * -Prefix, X-Host): 'auto' (default) keys them when the framework honours them (Express:
+   * `trust proxy` covers the peer; Koa: `app.proxy`), else the request passes (neither served
+   * from nor stored in the cache; plain node:http trusts nothing); 'key' always keys them (a
+   * proxy in front sets or strips them on every request); 'pass' always passes.
+   * Requests with rewrite headers (X-Original-URL, X-Rewrite-URL, X-HTTP-Method-Override) always pass.
+   */
+  forwarded?: 'auto' | 'key' | 'pass';
+  /**
+   * What else a page depends on, as a part of the key: a string (added), undefined (nothing)
+   * or false (the request passes). A background refresh carries only the key's headers (Host,
+   * keyed forwarding headers, Vary'd ones, `keyHeaders`): one whose key() differs from the
+   * stale entry's is not stored.
+   */
+  key?: (req: CacheRequest) => string | false | null | undefined;
+  /** Request headers whose values are part of every key (as if every response named them in Vary); carried into refreshes. */
+  keyHeaders?: string[];
   /** Requests with a Cookie header pass unless true, or unless this function says so for the request. Default false. */
   cookies?: boolean | ((req: CacheRequest) => boolean);
+  /**
+   * Requests with an Authorization header pass (the origin answers; nothing is looked up,
+   * filled or replaced) unless true, or unless this function says so for the request; then
+   * they are rendered and stored only if the response says `public`, `s-maxage` or
+   * `must-revalidate` (RFC 9111 3.5). Default false.
+   */
+  authorization?: boolean | ((req: CacheRequest) => boolean);
   /** Requests this returns true for pass the cache entirely. */
   bypass?: (req: CacheRequest) => boolean;
   /** Statuses stored when the response has a lifetime. Default 200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501. */
@@ -33,7 +72,12 @@ export interface ResponseCacheOptions {
   defaultTtl?: number;
   /** Milliseconds a request waits for another one rendering the same key before rendering itself. Default 5000. */
   lockTimeout?: number;
-  /** Seconds a URL found uncacheable passes straight through (0: off). Default 120. */
+  /**
+   * Seconds a variant (URL, Host, Vary'd values) whose 2xx answer was unstorable by its headers
+   * (private, no-store, no-cache, Set-Cookie, Vary: *, no lifetime, too large) passes straight
+   * through (0: off). Never started by a status (206, 304, 412, a redirect) or by a request with
+   * Range, preconditions or credentials. Default 120.
+   */
   hitForPass?: number;
   /** A client's Cache-Control: no-cache / Pragma: no-cache makes a render. Default false (as nginx). */
   honorRequestNoCache?: boolean;
@@ -47,6 +91,16 @@ export interface ResponseCacheOptions {
   refreshTimeout?: number;
   /** Background refreshes in flight at once. Default 16. */
   maxRefreshes?: number;
+  /**
+   * Sends a background refresh in place of the request through the server:
+   * `req` holds the method, target, the key's headers only, and the triggering socket;
+   * set `options.header` to `options.token` on it; call `done(ok)` once.
+   */
+  refresh?: (
+    req: { method: string; url: string; headers: IncomingHttpHeaders; socket?: object },
+    options: { token: string; header: string; timeout: number },
+    done: (ok: boolean) => void,
+  ) => void;
   /** A shared layer for a fleet: a connected ioredis / iovalkey client or node-redis client. */
   store?: object;
   storeOptions?: {
@@ -68,6 +122,8 @@ export interface ResponseCacheStats {
   staleIfError: number;
   notModified: number;
   passes: number;
+  /** Passes for forwarding headers not keyed, a Host outside allowedHosts, or key() returning false (a proxy whose headers `trust proxy` does not cover shows here). */
+  unkeyedPasses: number;
   hitForPassServed: number;
   coalesced: number;
   coalesceTimeouts: number;

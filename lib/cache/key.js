@@ -1,12 +1,14 @@
 'use strict';
 // Cache keys. A key has two parts:
 // - the primary key (RFC 9111 2: the target URI): path, then the query as the options say
-//   ('keep' as sent, 'sort' the parameters, 'ignore' it all; `ignoreParams` drops named ones such
-//   as utm_source); with the Host when `host` is on (the default: one server, several sites);
+//   ('keep' as sent, 'sort' the parameters by name, 'ignore' it all; `ignoreParams` drops named
+//   ones such as utm_source); with the Host when `host` is on (the default: one server, several
+//   sites); then what else the engine adds (forwarding headers a trusted proxy set, the `key`
+//   hook's value), each after a \n;
 // - the secondary key (RFC 9111 4.1): the values of the request headers the stored response
 //   named in Vary, appended so that each variant is its own entry.
-// The separators are characters a request line cannot carry (\n, \0), so no two requests build
-// one key by accident.
+// The separators are characters a request line and a header value cannot carry (\n, \0), so no
+// two requests build one key by accident.
 
 function keyBuilder({ query = 'keep', ignoreParams = [], host = true } = {}) {
   const ignored = new Set(ignoreParams.map((p) => String(p)));
@@ -21,10 +23,12 @@ function keyBuilder({ query = 'keep', ignoreParams = [], host = true } = {}) {
       const eq = pair.indexOf('=');
       const name = eq === -1 ? pair : pair.slice(0, eq);
       if (filterParams && ignored.has(safeDecode(name))) continue;
-      params.push(pair);
+      params.push({ name, pair });
     }
-    if (query === 'sort') params.sort();
-    return params.length ? `?${params.join('&')}` : '';
+    // By name only, and stable (Array.prototype.sort is): `?lang=fr&lang=en` and
+    // `?lang=en&lang=fr` are different requests to an app that reads the first or all values.
+    if (query === 'sort') params.sort(byName);
+    return params.length ? `?${params.map((p) => p.pair).join('&')}` : '';
   }
 
   /** The primary key of a request target (`/path?query`, as in the request line). */
@@ -36,7 +40,35 @@ function keyBuilder({ query = 'keep', ignoreParams = [], host = true } = {}) {
     return host ? `${target}\n${hostHeader === undefined ? '' : String(hostHeader).toLowerCase()}` : target;
   }
 
-  return { primary, hostInKey: host };
+  /**
+   * The values of the ignored parameters in `url` (as sent and decoded), the ones long enough to
+   * carry markup: a page that shows one must not be stored under the URL without it.
+   */
+  function ignoredValues(url) {
+    const values = [];
+    if (!filterParams) return values;
+    const q = url.indexOf('?');
+    if (q === -1) return values;
+    for (const pair of url.slice(q + 1).split('&')) {
+      const eq = pair.indexOf('=');
+      if (eq === -1 || !ignored.has(safeDecode(pair.slice(0, eq)))) continue;
+      const raw = pair.slice(eq + 1);
+      const decoded = safeDecode(raw);
+      if (raw.length >= MIN_REFLECTED) values.push(raw);
+      if (decoded !== raw && decoded.length >= MIN_REFLECTED) values.push(decoded);
+    }
+    return values;
+  }
+
+  return { primary, ignoredValues, hostInKey: host };
+}
+
+// Shorter values cannot carry a script or markup of their own; checking them would keep common
+// pages ("?utm_source=ads" on a page that says "ads") out of the cache for nothing.
+const MIN_REFLECTED = 4;
+
+function byName(a, b) {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 function safeDecode(text) {

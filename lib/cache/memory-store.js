@@ -137,6 +137,11 @@ class MemoryStore {
     return this.deleteKeys(keysIn(this.byTarget, target));
   }
 
+  /** The entries of a target whose key `which(key)` accepts (one host's, RFC 9111 4.4). */
+  purgeTargetWhere(target, which) {
+    return this.deleteKeys(keysIn(this.byTarget, target).filter(which));
+  }
+
   purgePrefix(prefix) {
     const keys = [];
     for (const [target, value] of this.byTarget) {

@@ -1,9 +1,12 @@
 'use strict';
 // Background refresh (RFC 5861 stale-while-revalidate; nginx proxy_cache_background_update): a
 // stale entry is served at once and the page is rendered again by a request this process sends
-// to its own server, over the connection's local address, carrying the triggering request's
-// headers (so the same key and variant are built) and a per-process random token that marks it
-// as a refresh (the cache renders it and stores the result; a client cannot forge the token).
+// to its own server, over the connection's local address. The engine hands it the request to
+// send: the target and only the headers that form the entry's key (Host, keyed forwarding
+// headers, the Vary'd values), never the triggering client's others, and a ticket (a
+// per-process random token and a number) that marks it as a refresh: the cache renders it,
+// counts it as coming from the triggering client's address rather than from this server's own,
+// and stores the result; a client cannot forge the ticket.
 //
 // Going through the server rather than calling the handler directly is what makes one
 // mechanism work for every framework the adapters support: the refresh runs the same
@@ -13,8 +16,8 @@ const https = require('https');
 
 const REFRESH_HEADER = 'x-ssr-native-cache-refresh';
 
-// Request headers not carried into the refresh: hop-by-hop ones, a body's, the conditionals (the
-// refresh needs the whole page) and the refresh header itself (set anew).
+// Request headers never sent with a refresh, whatever a custom key names: hop-by-hop ones, a
+// body's, the conditionals (the refresh needs the whole page) and the refresh header itself.
 const DROPPED = new Set([
   'connection',
   'keep-alive',

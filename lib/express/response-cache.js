@@ -13,12 +13,22 @@
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
+const { sentHead, whenHeadSent } = require('../cache/sent-head');
+
+// Express honours X-Forwarded-Host / -Proto (req.hostname, req.protocol) when `trust proxy`
+// covers the peer: the same test here. Plain node:http has no such setting: nothing is trusted.
+function trustsForwarding(view) {
+  const app = view.req.app;
+  if (app === undefined || app === null || typeof app.get !== 'function') return false;
+  const trust = app.get('trust proxy fn');
+  return typeof trust === 'function' && view.socket !== undefined && trust(view.socket.remoteAddress, 0) === true;
+}
 
 function responseCache(options) {
-  const engine = new CacheEngine(options);
+  const engine = new CacheEngine(options, { trustsForwarding });
 
   function responseCacheMiddleware(req, res, next) {
-    const view = { method: req.method, url: req.originalUrl || req.url, headers: req.headers, socket: req.socket };
+    const view = { method: req.method, url: req.originalUrl || req.url, headers: req.headers, socket: req.socket, req };
     decide(engine, view, req, res, next);
   }
   return attachControls(responseCacheMiddleware, engine);
@@ -39,7 +49,7 @@ function decide(engine, view, req, res, next) {
       const cancel = engine.wait(d.key, (timedOut) => {
         res.off('close', onClose);
         if (res.destroyed || res.writableEnded) return;
-        if (timedOut) capture(engine, engine.fillWithoutLock(view), req, res, next);
+        if (timedOut) capture(engine, engine.fillWithoutLock(view, d), req, res, next);
         else decide(engine, view, req, res, next);
       });
       res.once('close', onClose);
@@ -165,7 +175,7 @@ function capture(engine, fill, req, res, next) {
     if (size > engine.maxEntrySize) {
       state = PASSING;
       chunks = undefined;
-      engine.tooLarge(fill);
+      engine.tooLarge(fill, policy);
       return;
     }
     chunks.push(buf);
@@ -216,11 +226,17 @@ function capture(engine, fill, req, res, next) {
       let at = 0;
       for (const c of chunks) at += c.copy(body, at);
       chunks = undefined;
-      try {
-        engine.store(fill, policy, headMap, body, tagValue);
-      } catch {
-        engine.abandon(fill); // a cache that fails to store costs the next request a render, nothing more
-      }
+      // Decided again on the head as it went out: listeners and compression in front may add
+      // Set-Cookie or Cache-Control after our hook, until the head is written.
+      const finished = () => {
+        try {
+          const final = engine.confirm(fill, policy, headMap, sentHead(this));
+          if (final !== undefined) engine.store(fill, final, headMap, body, tagValue);
+        } catch {
+          engine.abandon(fill); // a cache that fails to store costs the next request a render, nothing more
+        }
+      };
+      whenHeadSent(this, finished);
     } else if (state === BEFORE_HEAD) {
       engine.abandon(fill);
     }

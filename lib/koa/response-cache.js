@@ -8,13 +8,17 @@ const { Readable } = require('stream');
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
+const { sentHead, whenHeadSent } = require('../cache/sent-head');
+
+// Koa honours X-Forwarded-Host / -Proto (ctx.host, ctx.protocol) when app.proxy is set.
+const trustsForwarding = (view) => view.ctx.app.proxy === true;
 
 function cache(options) {
-  const engine = new CacheEngine(options);
+  const engine = new CacheEngine(options, { trustsForwarding });
 
   async function koaResponseCache(ctx, next) {
     const req = ctx.req;
-    const view = { method: req.method, url: ctx.originalUrl, headers: req.headers, socket: req.socket };
+    const view = { method: req.method, url: ctx.originalUrl, headers: req.headers, socket: req.socket, ctx };
     let fill;
     for (;;) {
       const d = engine.begin(view);
@@ -40,7 +44,7 @@ function cache(options) {
       const outcome = await waitFor(engine, d.key, ctx.res);
       if (outcome === 'gone') return;
       if (outcome === 'timeout') {
-        fill = engine.fillWithoutLock(view);
+        fill = engine.fillWithoutLock(view, d);
         break;
       }
     }
@@ -133,7 +137,7 @@ async function storeBody(engine, fill, ctx) {
     if (read.rest !== undefined) {
       // too large to store: the client gets what was read, then the rest, as it streams
       ctx.body = read.rest;
-      return engine.tooLarge(fill);
+      return engine.tooLarge(fill, policy);
     }
     body = read.body;
   } else if (typeof body === 'string') {
@@ -143,11 +147,22 @@ async function storeBody(engine, fill, ctx) {
   } else if (!Buffer.isBuffer(body)) {
     body = Buffer.from(JSON.stringify(body)); // what Koa's respond sends for an object
   }
-  if (body.length > engine.maxEntrySize) return engine.tooLarge(fill);
+  if (body.length > engine.maxEntrySize) return engine.tooLarge(fill, policy);
   const stored = Buffer.allocUnsafeSlow(body.length);
   body.copy(stored);
   if (ctx.body !== null && ctx.body !== undefined) ctx.body = stored; // the bytes stored are the bytes sent
-  engine.store(fill, policy, headersAtAdmission, stored, tagValue);
+  // Decided again on the head as it goes out: middleware in front runs after `await next()`
+  // (koa-session sets its cookie there) until Koa writes the response.
+  const res = ctx.res;
+  whenHeadSent(res, () => {
+    try {
+      const final = engine.confirm(fill, policy, headersAtAdmission, sentHead(res));
+      if (final !== undefined) engine.store(fill, final, headersAtAdmission, stored, tagValue);
+    } catch {
+      engine.abandon(fill);
+    }
+  });
+  res.once('close', () => engine.abandon(fill));
 }
 
 // Reads a stream up to `max` bytes: { body } when it ended by then, else { rest }: a stream of

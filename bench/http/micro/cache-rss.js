@@ -8,7 +8,7 @@ const { responseCache } = require(path.join(__dirname, '..', '..', '..', 'lib', 
 
 const pages = Number(process.argv[2] || 200_000);
 const maxMb = Number(process.argv[3] || 512);
-const cache = responseCache({ maxBytes: maxMb * 1048576, maxEntries: 1_000_000, host: false });
+const cache = responseCache({ maxBytes: maxMb * 1048576, maxEntries: 1_000_000, host: false, allowedHosts: ['*'] }); // engine calls without a Host
 const headers = { 'cache-control': 'public, s-maxage=600', 'content-type': 'text/html; charset=utf-8' };
 const page = '<p>server-rendered</p>'.repeat(Math.ceil(20480 / 22)).slice(0, 20480);
 for (let i = 0; i < pages; i++) {

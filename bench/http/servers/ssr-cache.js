@@ -102,7 +102,10 @@ if (mode === 'ssr-native' && REDIS_PORT !== undefined) {
   app.use((req, res, next) => cache(req, res, next));
 } else if (mode === 'ssr-native') {
   // the heap test stores its pages before the port (part of the key by default) is known
-  cache = responseCache({ ...cacheOptions, host: HEAP_PAGES === 0 });
+  cache = responseCache({
+    ...cacheOptions,
+    ...(HEAP_PAGES === 0 ? {} : { host: false, allowedHosts: ['127.0.0.1', 'localhost'] }),
+  });
   app.use(cache);
 } else if (mode === 'empty') {
   app.use((req, res, next) => next()); // what any middleware at the cache's place costs Express
@@ -139,7 +142,7 @@ if (HEAP_PAGES > 0) {
     // a distinct string per page, as renders produce
     const html = Buffer.from(`${page.slice(0, -20)}<!--${i}-->${page.slice(-20)}`).toString(); // flat, not a rope over `page`
     if (cache) {
-      const d = cache.engine.begin({ method: 'GET', url: `/page/${i}`, headers: {} });
+      const d = cache.engine.begin({ method: 'GET', url: `/page/${i}`, headers: { host: 'localhost' } });
       if (d.action === 'fill')
         cache.engine.store(d.fill, cache.engine.admit(d.fill, 200, headers), headers, Buffer.from(html));
     } else if (map) {
@@ -151,6 +154,12 @@ if (HEAP_PAGES > 0) {
 if (REDIS_PORT === undefined) listen(require('http').createServer(app));
 else
   redisClient('ioredis', REDIS_PORT).then((store) => {
-    cache = responseCache({ ...cacheOptions, host: false, store, storeOptions: { prefix: process.env.CACHE_PREFIX } });
+    cache = responseCache({
+      ...cacheOptions,
+      host: false, // the two processes listen on different ports: one site
+      allowedHosts: ['127.0.0.1', 'localhost'],
+      store,
+      storeOptions: { prefix: process.env.CACHE_PREFIX },
+    });
     listen(require('http').createServer(app));
   });

@@ -1,0 +1,51 @@
+'use strict';
+// The head a response actually went out with: what a cache must decide on. Whatever runs after
+// the cache's own hook can still change it: on-headers listeners (express-session,
+// cookie-session set Set-Cookie at writeHead), Koa middleware after `await next()` (koa-session),
+// compression in front that holds the head back while it compresses (a late setHeader then
+// succeeds). Node keeps the head it wrote as a string (`_header`), read here once the response
+// has ended; where there is none (HTTP/2 compatibility responses), the header map.
+
+function sentHead(res) {
+  const head = res._header;
+  if (typeof head !== 'string' || head === '') return { status: res.statusCode, headers: res.getHeaders() };
+  const lines = head.split('\r\n');
+  const statusLine = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(lines[0]);
+  const headers = {};
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i];
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    const had = headers[name];
+    if (name === 'set-cookie') {
+      if (had === undefined) headers[name] = [value];
+      else had.push(value);
+    } else headers[name] = had === undefined ? value : `${had}, ${value}`;
+  }
+  return { status: statusLine === null ? res.statusCode : Number(statusLine[1]), headers };
+}
+
+/**
+ * Calls `callback` once the response's head is final: at once when it has been written, else
+ * when the response ends ('prefinish': end() has handed everything to the socket, not waiting
+ * for a slow client to read it, so a coalesced request never waits on one; 'finish' where a
+ * response emits no 'prefinish'). Not at all when the response closes first.
+ */
+function whenHeadSent(res, callback) {
+  if (res.headersSent && res.writableEnded) return callback();
+  let called = false;
+  const once = () => {
+    if (called) return;
+    called = true;
+    res.off('prefinish', once);
+    res.off('finish', once);
+    callback();
+  };
+  res.once('prefinish', once);
+  res.once('finish', once);
+  return undefined;
+}
+
+module.exports = { sentHead, whenHeadSent };
