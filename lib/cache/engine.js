@@ -7,7 +7,7 @@
 const crypto = require('crypto');
 const { addSource } = require('../metrics/sources');
 const rules = require('./rules');
-const { keyBuilder, variantKey, targetOf } = require('./key');
+const { keyBuilder, variantKey, targetOf, hostOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
 const { RedisStore } = require('./redis-store');
@@ -156,7 +156,7 @@ class CacheEngine {
       this.counters.passes++;
       return PASS_BYPASS;
     }
-    const primary = this.keys.primary(req.url, headers.host);
+    const primary = this.keys.primary(req.url, hostOf(headers));
     const authorized = headers.authorization !== undefined;
     const now = this.now();
     if (!forced) {
@@ -256,7 +256,7 @@ class CacheEngine {
 
   /** A request that timed out waiting renders itself (it may still store what it gets). */
   fillWithoutLock(req) {
-    const primary = this.keys.primary(req.url, req.headers.host);
+    const primary = this.keys.primary(req.url, hostOf(req.headers));
     const names = this.memory.varyOf(primary);
     const key = names === undefined ? primary : variantKey(primary, names, req.headers);
     this.counters.misses++;
@@ -475,7 +475,7 @@ class CacheEngine {
   /** RFC 9111 4.4: a successful unsafe request invalidates its target. */
   invalidate(req, status) {
     if (!rules.invalidatesTarget(req.method, status)) return;
-    const n = this.memory.purgeTarget(targetOf(this.keys.primary(req.url, req.headers.host)));
+    const n = this.memory.purgeTarget(targetOf(this.keys.primary(req.url, hostOf(req.headers))));
     this.counters.invalidated += n;
   }
 

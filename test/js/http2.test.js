@@ -14,6 +14,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http2 = require('node:http2');
 const { Readable } = require('node:stream');
+const { setTimeout: delay } = require('node:timers/promises');
 const { listen, request } = require('./helpers/http');
 const { serverOptions, listenOn, listenH2, h2request, decode } = require('./helpers/http2');
 const compression = require('../../lib/compression');
@@ -446,5 +447,68 @@ test('node -r ssr-native/register: require("compression") on an http2 server ans
   } finally {
     child.stdin.end();
     await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on('exit', resolve)));
+  }
+});
+
+// --- the response cache's key and refresh on HTTP/2 -------------------------------------------
+
+test('response cache on http2: the :authority is the host of the key (one site never gets another site`s page)', async () => {
+  const pages = responseCache();
+  const server = await listenH2((req, res) =>
+    pages(req, res, () => {
+      res.setHeader('Content-Type', 'text/plain');
+      res.setHeader('Cache-Control', 'public, max-age=60');
+      res.end(`page of ${req.headers[':authority']} ${req.headers.host}`);
+    }),
+  );
+  try {
+    const asks = [
+      [{ ':authority': 'a.example' }, 'page of a.example undefined'],
+      [{ ':authority': 'b.example' }, 'page of b.example undefined'],
+      // Host naming the same site: the same entry; naming another one: its own entry
+      [{ ':authority': 'a.example', host: 'A.example' }, 'page of a.example undefined'],
+      [{ ':authority': 'a.example', host: 'b.example' }, 'page of a.example b.example'],
+      [{ ':authority': 'b.example' }, 'page of b.example undefined'],
+      [{ ':authority': 'a.example', host: 'b.example' }, 'page of a.example b.example'],
+    ];
+    for (const [headers, page] of asks) {
+      const res = await h2request(server.url, '/', { headers });
+      assert.equal(res.body.toString(), page, JSON.stringify(headers));
+    }
+    assert.equal(pages.stats().renders, 3);
+    assert.equal(pages.stats().hits, 3);
+  } finally {
+    await server.close();
+  }
+});
+
+test('response cache on http2: a stale-while-revalidate entry is refreshed over HTTP/2 (h2c and TLS)', async () => {
+  for (const secure of [false, true]) {
+    let now = 1_700_000_000_000;
+    let renders = 0;
+    const pages = responseCache({ now: () => now });
+    const server = await listenH2(
+      (req, res) =>
+        pages(req, res, () => {
+          renders++;
+          res.setHeader('Content-Type', 'text/plain');
+          res.setHeader('Cache-Control', 'public, max-age=1, stale-while-revalidate=60');
+          res.end(`render ${renders} of ${req.headers[':authority']}`);
+        }),
+      { secure },
+    );
+    try {
+      const headers = { ':authority': 'site.example' };
+      assert.equal((await h2request(server.url, '/p', { headers })).body.toString(), 'render 1 of site.example');
+      now += 5000;
+      // stale: served at once, refreshed in the background through the server
+      assert.equal((await h2request(server.url, '/p', { headers })).body.toString(), 'render 1 of site.example');
+      for (let i = 0; i < 100 && pages.stats().refreshing + pages.stats().pending > 0; i++) await delay(10);
+      for (let i = 0; i < 100 && renders < 2; i++) await delay(10);
+      assert.equal(pages.stats().refreshFailures, 0, `secure ${secure}`);
+      assert.equal((await h2request(server.url, '/p', { headers })).body.toString(), 'render 2 of site.example');
+    } finally {
+      await server.close();
+    }
   }
 });
