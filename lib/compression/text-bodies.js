@@ -13,15 +13,21 @@
 //
 // Only strings whose compressed form was a content-cache hit are remembered (unique pages never
 // are), at most MAX_ENTRIES of them and MAX_CHARS characters in all, oldest out first: the memo
-// holds the strings alive (V8's heap) and their bytes (outside it).
+// holds the strings alive (V8's heap) and their bytes (outside it). At most MAX_SAME_LENGTH of
+// one length: strings of one length share the hash, so a lookup compares the string with each
+// of them up to its first difference (pages of a site share their first kilobytes), and a page
+// not remembered must not pay dozens of such compares before its own encoding.
 const MAX_ENTRIES = 64;
 const MAX_CHARS = 4 * 1024 * 1024;
+const MAX_SAME_LENGTH = 4;
 
 class TextBodies {
-  constructor({ maxEntries = MAX_ENTRIES, maxChars = MAX_CHARS } = {}) {
+  constructor({ maxEntries = MAX_ENTRIES, maxChars = MAX_CHARS, maxSameLength = MAX_SAME_LENGTH } = {}) {
     this.maxEntries = maxEntries;
     this.maxChars = maxChars;
+    this.maxSameLength = maxSameLength;
     this.map = new Map(); // text -> { bytes, crc }, oldest first
+    this.lengths = new Map(); // text.length -> how many remembered texts have it
     this.chars = 0;
   }
 
@@ -32,13 +38,28 @@ class TextBodies {
 
   remember(text, bytes, crc) {
     if (text.length > this.maxChars / 8 || this.map.has(text)) return;
+    if ((this.lengths.get(text.length) || 0) >= this.maxSameLength) {
+      for (const other of this.map.keys()) {
+        if (other.length === text.length) {
+          this.forget(other);
+          break;
+        }
+      }
+    }
     while (this.map.size > 0 && (this.map.size >= this.maxEntries || this.chars + text.length > this.maxChars)) {
-      const oldest = this.map.keys().next().value;
-      this.map.delete(oldest);
-      this.chars -= oldest.length;
+      this.forget(this.map.keys().next().value);
     }
     this.map.set(text, { bytes, crc });
     this.chars += text.length;
+    this.lengths.set(text.length, (this.lengths.get(text.length) || 0) + 1);
+  }
+
+  forget(text) {
+    this.map.delete(text);
+    this.chars -= text.length;
+    const left = this.lengths.get(text.length) - 1;
+    if (left === 0) this.lengths.delete(text.length);
+    else this.lengths.set(text.length, left);
   }
 }
 
@@ -55,4 +76,4 @@ function textBodiesOf(cache) {
   return memo;
 }
 
-module.exports = { TextBodies, textBodiesOf, MAX_ENTRIES, MAX_CHARS };
+module.exports = { TextBodies, textBodiesOf, MAX_ENTRIES, MAX_CHARS, MAX_SAME_LENGTH };

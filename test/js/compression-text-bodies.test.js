@@ -129,3 +129,34 @@ test('cache: false encodes every string (no memo)', async () => {
   });
   assert.equal(calls, 3);
 });
+
+test('at most maxSameLength strings of one length (a lookup compares each), the oldest of that length out', () => {
+  const memo = new TextBodies({ maxEntries: 64, maxChars: 1 << 20, maxSameLength: 4 });
+  const bytes = Buffer.alloc(0);
+  memo.remember('x'.repeat(7), bytes, 0);
+  for (let i = 0; i < 10; i++) memo.remember(`page ${String(i).padStart(3, '0')}`, bytes, 0); // all 8 characters
+  memo.remember('y'.repeat(9), bytes, 0);
+  assert.deepEqual(
+    [...memo.map.keys()],
+    ['x'.repeat(7), 'page 006', 'page 007', 'page 008', 'page 009', 'y'.repeat(9)],
+  );
+  assert.deepEqual(
+    [...memo.lengths],
+    [
+      [7, 1],
+      [8, 4],
+      [9, 1],
+    ],
+  );
+  assert.equal(memo.chars, 7 + 4 * 8 + 9);
+  // forgetting by the other bounds keeps the per-length counts
+  const small = new TextBodies({ maxEntries: 2, maxChars: 1 << 20, maxSameLength: 4 });
+  for (const t of ['aa', 'bb', 'ccc']) small.remember(t, bytes, 0);
+  assert.deepEqual(
+    [...small.lengths],
+    [
+      [2, 1],
+      [3, 1],
+    ],
+  );
+});
