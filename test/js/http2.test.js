@@ -265,6 +265,43 @@ test('response cache behind compression on http2: render, hits, 304', async () =
   assert.equal(answers.h2c[3].status, 304);
 });
 
+// --- Angular's writeResponse (a WHATWG Response onto the compatibility API's response) --------
+
+test('angular writeResponse on http2, alone and behind compression: HTML whole with ETag and 304, streamed JSON', async () => {
+  const { writeResponse } = require('../../lib/angular');
+  for (const front of [false, true]) {
+    const make = () => {
+      const zip = front ? compression({ cache: new ContentCache() }) : (req, res, next) => next();
+      return (req, res) =>
+        zip(req, res, () => {
+          const response =
+            req.url === '/data'
+              ? new Response(
+                  new ReadableStream({
+                    start(controller) {
+                      controller.enqueue(new TextEncoder().encode(JSON.stringify(json).slice(0, 2000)));
+                      controller.enqueue(new TextEncoder().encode(JSON.stringify(json).slice(2000)));
+                      controller.close();
+                    },
+                  }),
+                  { headers: { 'content-type': 'application/json' } },
+                )
+              : new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+          writeResponse(response, req, res);
+        });
+    };
+    const answers = await sameOnBoth(handlerServer(make), [
+      { path: '/', headers: { 'accept-encoding': BROWSER } },
+      { path: '/', headers: etagOf },
+      { path: '/', method: 'HEAD', headers: etagOf },
+      { path: '/data', headers: { 'accept-encoding': BROWSER } },
+      { path: '/data', headers: {} },
+    ]);
+    assert.equal(answers.h2c[1].status, 304, `front ${front}`);
+    if (front) assert.equal(answers['h2 TLS'][0].headers['content-encoding'], 'br');
+  }
+});
+
 // --- Koa -----------------------------------------------------------------------------------
 
 for (const [name, Koa] of [
