@@ -238,6 +238,30 @@ test('serveStatic on http2, alone and behind compression: files, ranges, 304', a
   }
 });
 
+test('serveStatic and Koa serve() on http2: files past maxFileSize streamed from disk', async () => {
+  const requests = [
+    { path: '/index.html', headers: { 'accept-encoding': BROWSER } },
+    { path: '/index.html', headers: { range: 'bytes=100-20000' } },
+    { path: '/app.js', headers: {} },
+  ];
+  const node = () => {
+    const files = serveStatic(root, { maxFileSize: 1024, acceptRanges: true });
+    return (req, res) => files(req, res, () => notFound(res));
+  };
+  const answers = await sameOnBoth(handlerServer(node), requests);
+  assert.equal(answers.h2c[0].body.length, page.length);
+  assert.equal(answers['h2 TLS'][1].status, 206);
+  const Koa = require('koa');
+  const koaApp = () => {
+    const app = new Koa();
+    app.use(koa.compress({ cache: new ContentCache() }));
+    app.use(koa.serve(root, { maxFileSize: 1024, acceptRanges: true }));
+    return app.callback();
+  };
+  const koaAnswers = await sameOnBoth(handlerServer(koaApp), requests);
+  assert.equal(koaAnswers.h2c[0].headers['content-encoding'], 'br');
+});
+
 test('response cache behind compression on http2: render, hits, 304', async () => {
   let renders = 0;
   const make = () => {
