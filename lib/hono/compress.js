@@ -16,7 +16,7 @@ const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { compressible } = require('../compression/compressible');
-const { encodeWhole } = require('../compression/whole-body');
+const { encodeWhole, encodeText } = require('../compression/whole-body');
 const { honoVary } = require('../http/vary');
 const { heldBody } = require('./held-body');
 const { tagOf } = require('./tags');
@@ -83,14 +83,22 @@ function compress(options) {
       return;
     }
 
-    const bytes =
-      typeof held === 'string' ? Buffer.from(held) : Buffer.from(held.buffer, held.byteOffset, held.byteLength);
     const tag = tagOf.get(res) ?? res.headers.get('ETag');
     let encoded;
     try {
       let settle;
+      const whenDone = (err, result) => settle(err, result);
       // the callback never runs synchronously, so `settle` is set before it is called
-      const hit = encodeWhole(cache, encoders[coding], bytes, tag, (err, result) => settle(err, result));
+      const hit =
+        typeof held === 'string'
+          ? encodeText(cache, encoders[coding], held, tag, whenDone)
+          : encodeWhole(
+              cache,
+              encoders[coding],
+              Buffer.from(held.buffer, held.byteOffset, held.byteLength),
+              tag,
+              whenDone,
+            );
       encoded =
         hit !== undefined
           ? hit
