@@ -17,6 +17,7 @@ const { Readable } = require('node:stream');
 const { setTimeout: delay } = require('node:timers/promises');
 const { listen, request } = require('../helpers/http');
 const { serverOptions, listenOn, listenH2, h2request, decode } = require('../helpers/http2');
+const { mulberry32 } = require('../helpers/seeded-random');
 const compression = require('../../../lib/compression');
 const { ContentCache } = require('../../../lib/compression/content-cache');
 const { serveStatic, etag: entityTag } = require('../../../lib');
@@ -31,6 +32,14 @@ const BROWSER = 'gzip, deflate, br';
 
 const page = `<!doctype html><main>${Array.from({ length: 900 }, (_, i) => `<p class="row">item ${i % 97}</p>`).join('')}</main>`;
 const json = { items: Array.from({ length: 120 }, (_, i) => ({ id: i, name: `product ${i}` })) };
+
+// 64 KiB of base64 text from a seeded generator (compresses to about three quarters)
+function bigChunk(i) {
+  const random = mulberry32(0xb16 + i);
+  const bytes = Buffer.alloc(48 * 1024);
+  for (let j = 0; j < bytes.length; j++) bytes[j] = Math.floor(random() * 256);
+  return bytes.toString('base64');
+}
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-h2-static-'));
 fs.writeFileSync(path.join(root, 'index.html'), page);
@@ -139,6 +148,18 @@ function compressionApp(options) {
           res.flush();
         }
         res.end();
+      } else if (url === '/big-stream') {
+        // past HTTP/2's flow-control window (64 KiB): the zlib stream pauses on a full
+        // stream and resumes on 'drain'
+        res.setHeader('Content-Type', 'text/plain');
+        let i = 0;
+        const more = () => {
+          while (i < 40) {
+            if (!res.write(bigChunk(i++))) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        more();
       } else if (url === '/writehead') {
         res.writeHead(200, { 'Content-Type': 'text/html' });
         res.end(page);
@@ -170,6 +191,8 @@ const COMPRESSION_REQUESTS = [
     { path: p, headers: {} },
   ]),
   { path: '/nothing', headers: { 'accept-encoding': BROWSER } },
+  { path: '/big-stream', headers: { 'accept-encoding': 'gzip' } },
+  { path: '/big-stream', headers: { 'accept-encoding': 'br' } },
   { path: '/end', method: 'HEAD', headers: { 'accept-encoding': BROWSER } },
   { path: '/stream', method: 'HEAD', headers: { 'accept-encoding': BROWSER } },
 ];
@@ -485,11 +508,15 @@ test('node -r ssr-native/register: require("compression") on an http2 server ans
     });
     process.stdin.on('end', () => process.exit(0)).resume();
   `;
-  const child = spawn(process.execPath, ['-r', path.join(__dirname, '..', '..', '..', 'lib', 'register'), '-e', script], {
-    cwd: path.join(__dirname, '..', '..', '..'),
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, SSR_NATIVE_REGISTER: '' },
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', path.join(__dirname, '..', '..', '..', 'lib', 'register'), '-e', script],
+    {
+      cwd: path.join(__dirname, '..', '..', '..'),
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, SSR_NATIVE_REGISTER: '' },
+    },
+  );
   try {
     const line = await new Promise((resolve, reject) => {
       let out = '';
