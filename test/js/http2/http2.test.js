@@ -154,11 +154,10 @@ function compressionApp(options) {
         res.setHeader('Content-Type', 'text/plain');
         let i = 0;
         const more = () => {
-          while (i < 40) {
-            if (!res.write(bigChunk(i++))) return void res.once('drain', more);
-          }
-          res.end();
+          while (i < 40) if (!res.write(bigChunk(i++))) return;
+          if (i++ === 40) res.end();
         };
+        res.on('drain', more);
         more();
       } else if (url === '/writehead') {
         res.writeHead(200, { 'Content-Type': 'text/html' });
