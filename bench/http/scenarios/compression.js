@@ -11,7 +11,9 @@
 // runs those frameworks alone; SSR_NATIVE_BENCH_COMPRESSION_REQUESTS=/page (a comma list of the
 // paths below) runs those requests alone; SSR_NATIVE_BENCH_COMPRESSION_ALSO=<checkout> adds ours
 // once more, its server script and lib/ from that checkout (another commit: before and after in
-// the same interleaved rounds). Each variant is its own server process pinned to
+// the same interleaved rounds); SSR_NATIVE_BENCH_COMPRESSION_RATE=<requests/s> paces every
+// variant's load at that rate instead of saturating it (on a loaded machine a saturated variant that
+// runs below the others' rate pays more per request for the loop's own turns). Each variant is its own server process pinned to
 // one CPU, loaded in turn (order rotated every round) from autocannon pinned to the other.
 // Reported per variant: server CPU per request (the figure to trust on a shared machine),
 // requests per server CPU-second against no compression, bytes on the wire per response, and
@@ -79,6 +81,7 @@ module.exports = {
     if (quick) log('  --quick: shrink-ray-current, Koa, Fastify and Hono left out');
     const only = process.env.SSR_NATIVE_BENCH_COMPRESSION_FRAMEWORKS;
     const also = process.env.SSR_NATIVE_BENCH_COMPRESSION_ALSO;
+    const fixedRate = Number(process.env.SSR_NATIVE_BENCH_COMPRESSION_RATE) || 0;
     // ours from another checkout, placed before ours (the tables read ours as the last variant)
     const alsoOurs = (name) =>
       also
@@ -177,7 +180,7 @@ module.exports = {
               await settleCpu(pids);
               const before = await getStats(server);
               const cpuBefore = cpuSeconds(server.pid);
-              const result = await runLoad(load(server, seconds));
+              const result = await runLoad(load(server, seconds, fixedRate));
               await settleCpu([server.pid], 3000); // compressions still queued are this window's
               const cpuAfter = cpuSeconds(server.pid);
               const after = await getStats(server);
@@ -252,7 +255,7 @@ module.exports = {
               };
             }),
             notes: [
-              `${rounds} interleaved round(s) of ${seconds} s per variant, 20 connections, Accept-Encoding: ${ACCEPT_ENCODING}; server pinned to CPU 0, load to CPU 1.`,
+              `${rounds} interleaved round(s) of ${seconds} s per variant, 20 connections${fixedRate ? `, paced at ${fixedRate} requests/s` : ''}, Accept-Encoding: ${ACCEPT_ENCODING}; server pinned to CPU 0, load to CPU 1.`,
               `bytes/response: what the server wrote to its sockets per response (headers included). Peer CPU ${peer.toFixed(0)} us/req.`,
               ...(pacedRate
                 ? [
