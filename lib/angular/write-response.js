@@ -115,6 +115,8 @@ async function writeResponse(response, req, res, options) {
     res.end();
     return;
   }
+  // node's HTTP/1.1 would add it by itself; its HTTP/2 compatibility API does not
+  if (!res.hasHeader('Content-Length')) res.setHeader('Content-Length', entity.length);
   res.end(entity);
 }
 

@@ -7,7 +7,7 @@
 const crypto = require('crypto');
 const { addSource } = require('../stat-sources');
 const rules = require('../http/cache-rules');
-const { keyBuilder, variantKey, targetOf } = require('./key');
+const { keyBuilder, variantKey, targetOf, hostOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
 const { RedisStore } = require('./redis-store');
@@ -293,7 +293,12 @@ class CacheEngine {
         for (const host of inputs.forwardedHosts(headers)) if (!this.allowedHost(host)) return undefined;
       extra = inputs.forwardingPart(headers);
     }
-    if (this.allowedHost !== undefined && !this.allowedHost(headers.host)) return undefined;
+    if (this.allowedHost !== undefined) {
+      // HTTP/2 names the site in :authority (a Host beside it must be allowed too)
+      const authority = headers[':authority'];
+      if (authority !== undefined && !this.allowedHost(authority)) return undefined;
+      if ((authority === undefined || headers.host !== undefined) && !this.allowedHost(headers.host)) return undefined;
+    }
     if (this.keyHook !== undefined) {
       const part = this.keyHook(req);
       if (part === false || part === null) return undefined;
@@ -303,7 +308,7 @@ class CacheEngine {
       const value = headers[this.keyHeaders[i]];
       if (value !== undefined) extra += `\n${this.keyHeaders[i]}=${Array.isArray(value) ? value.join(', ') : value}`;
     }
-    const primary = this.keys.primary(req.url, headers.host);
+    const primary = this.keys.primary(req.url, hostOf(headers));
     return extra === '' ? primary : primary + extra;
   }
 
@@ -646,6 +651,9 @@ class CacheEngine {
     const headers = req.headers;
     const carried = {};
     if (headers.host !== undefined) carried.host = headers.host;
+    // HTTP/2: the site and scheme (the refresher goes over HTTP/2 when they are there)
+    if (headers[':authority'] !== undefined) carried[':authority'] = headers[':authority'];
+    if (headers[':scheme'] !== undefined) carried[':scheme'] = headers[':scheme'];
     for (const name of inputs.FORWARDING_HEADERS) if (headers[name] !== undefined) carried[name] = headers[name];
     for (const name of entry.varyNames) if (headers[name] !== undefined) carried[name] = headers[name];
     for (const name of this.keyHeaders) if (headers[name] !== undefined) carried[name] = headers[name];
@@ -700,7 +708,7 @@ class CacheEngine {
    */
   invalidate(req, status) {
     if (!rules.invalidatesTarget(req.method, status)) return;
-    const primary = this.keys.primary(req.url, req.headers.host);
+    const primary = this.keys.primary(req.url, hostOf(req.headers));
     const target = targetOf(primary);
     let n;
     if (!this.keys.hostInKey) n = this.memory.purgeTarget(target);

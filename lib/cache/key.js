@@ -71,6 +71,21 @@ function byName(a, b) {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
+/**
+ * The host part of a request's key. HTTP/2 names the site in the `:authority` pseudo-header
+ * (RFC 9113 8.3.1) and a client need not send Host at all: keyed on Host alone, every site of an
+ * HTTP/2 server would share one entry per path. A request may carry both, naming two sites (RFC
+ * 9113 calls it malformed, node does not refuse it, and an app may route on either): then both
+ * are in the key, so its answer is only ever replayed to a request naming the same two.
+ */
+function hostOf(headers) {
+  const authority = headers[':authority'];
+  const host = headers.host;
+  if (authority === undefined) return host;
+  if (host === undefined || String(host).toLowerCase() === String(authority).toLowerCase()) return authority;
+  return `${authority}\0${host}`;
+}
+
 function safeDecode(text) {
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
@@ -96,4 +111,4 @@ function targetOf(primary) {
   return nl === -1 ? primary : primary.slice(0, nl);
 }
 
-module.exports = { keyBuilder, variantKey, targetOf };
+module.exports = { hostOf, keyBuilder, variantKey, targetOf };

@@ -12,6 +12,7 @@
 // mechanism work for every framework the adapters support: the refresh runs the same
 // middleware, routes and error handling as a real request.
 const http = require('http');
+const http2 = require('http2');
 const https = require('https');
 
 const REFRESH_HEADER = 'x-ssr-native-cache-refresh';
@@ -41,9 +42,14 @@ function refreshThroughServer(req, { token, header, timeout }, done) {
   const socket = req.socket;
   if (!socket || !socket.localPort) return done(false);
   const headers = {};
-  for (const name of Object.keys(req.headers)) if (!DROPPED.has(name)) headers[name] = req.headers[name];
+  // pseudo-headers (HTTP/2's :method, :path, :authority, :scheme) are not header fields
+  for (const name of Object.keys(req.headers))
+    if (!DROPPED.has(name) && name[0] !== ':') headers[name] = req.headers[name];
   headers[header] = token;
   const secure = socket.encrypted === true;
+  // a request that came over HTTP/2 is refreshed over HTTP/2: an h2c server speaks nothing else
+  if (req.headers[':authority'] !== undefined || req.headers[':scheme'] !== undefined)
+    return refreshOverHttp2(req, headers, secure, timeout, done);
   const client = (secure ? https : http).request({
     host: socket.localAddress,
     port: socket.localPort,
@@ -63,6 +69,39 @@ function refreshThroughServer(req, { token, header, timeout }, done) {
   client.on('timeout', () => client.destroy(new Error('refresh timed out')));
   client.on('error', () => done(false));
   client.end();
+}
+
+function refreshOverHttp2(req, headers, secure, timeout, done) {
+  const socket = req.socket;
+  let finished = false;
+  const finish = (ok) => {
+    if (finished) return;
+    finished = true;
+    session.destroy();
+    done(ok);
+  };
+  const address = socket.localAddress.includes(':') ? `[${socket.localAddress}]` : socket.localAddress;
+  const session = http2.connect(`${secure ? 'https' : 'http'}://${address}:${socket.localPort}`, {
+    // our own server on our own address: its certificate names the site, not this address
+    ...(secure ? { rejectUnauthorized: false, servername: '' } : {}),
+  });
+  session.on('error', () => finish(false));
+  session.setTimeout(timeout, () => finish(false));
+  const authority = req.headers[':authority'];
+  const stream = session.request({
+    ...headers,
+    ':method': 'GET',
+    ':path': req.url,
+    ...(authority !== undefined ? { ':authority': authority } : {}),
+  });
+  let status = 0;
+  stream.on('response', (head) => {
+    status = head[':status'];
+  });
+  stream.on('error', () => finish(false));
+  stream.on('end', () => finish(status > 0 && status < 500));
+  stream.resume();
+  stream.end();
 }
 
 module.exports = { refreshThroughServer, REFRESH_HEADER };

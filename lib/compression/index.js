@@ -135,6 +135,10 @@ function compression(options) {
     let fired = false;
     let inEnd = false; // end() is deciding the head with the whole body in hand
     let whole = null; // { coding, args }: a whole body compressing, its writeHead held back
+    // Set while we hand the compressed whole body to the runtime's own end(): node:http2's
+    // Http2ServerResponse.end(chunk) writes the chunk through this.write(), which is ours and
+    // already ended, and would drop the body (HEADERS with a Content-Length, no DATA).
+    let handingOver = false;
 
     const _end = res.end;
     const _on = res.on;
@@ -146,6 +150,7 @@ function compression(options) {
     };
 
     res.write = function write(chunk, encoding, callback) {
+      if (handingOver) return _write.apply(this, arguments);
       if (ended) return false;
       if (!headersSent(this)) this.writeHead(this.statusCode);
       if (stream === null) return _write.apply(this, arguments);
@@ -307,7 +312,12 @@ function compression(options) {
       whole = null;
       res.setHeader('Content-Length', body.length);
       _writeHead.apply(res, args);
-      _end.call(res, body, callback);
+      handingOver = true;
+      try {
+        _end.call(res, body, callback);
+      } finally {
+        handingOver = false;
+      }
       if (dictionaries !== null) {
         if (coding === 'dcz' && body !== original) dictionaries.record(original.length, body.length);
         learn(original);

@@ -5,6 +5,7 @@
 // replaying one), the CRC is read from it instead of hashing the body again. A tag that only
 // looks like ours costs nothing worse than a miss: the cache compares the bytes on every hit.
 const { crc32 } = require('../etag');
+const { textBodiesOf } = require('./text-bodies');
 
 const OUR_TAG_REGEXP = /^(?:W\/)?"([0-9a-f]{1,13})-([0-9a-f]{8})"$/;
 
@@ -30,10 +31,26 @@ function encodeWhole(cache, encoder, body, tag, callback) {
   return cache.encode(body, crcOf(body, tag), encoder, callback);
 }
 
+/**
+ * encodeWhole for a string body (UTF-8): a string whose compressed form was a cache hit before
+ * skips its encoding to bytes and its CRC-32 (text-bodies.js).
+ */
+function encodeText(cache, encoder, text, tag, callback) {
+  if (cache === null) return encodeWhole(null, encoder, Buffer.from(text), tag, callback);
+  const texts = textBodiesOf(cache);
+  const known = texts.get(text);
+  if (known !== undefined) return cache.encode(known.bytes, known.crc, encoder, callback);
+  const bytes = Buffer.from(text);
+  const crc = crcOf(bytes, tag);
+  const hit = cache.encode(bytes, crc, encoder, callback);
+  if (hit !== undefined) texts.remember(text, bytes, crc);
+  return hit;
+}
+
 /** The encoded body, from the cache or compressed now on this thread (encoder.compressNow). */
 function encodeWholeNow(cache, encoder, body, tag) {
   if (cache === null) return encoder.compressNow(body);
   return cache.encodeNow(body, crcOf(body, tag), encoder);
 }
 
-module.exports = { encodeWhole, encodeWholeNow, crcOf };
+module.exports = { encodeWhole, encodeText, encodeWholeNow, crcOf };

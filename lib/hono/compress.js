@@ -16,7 +16,7 @@ const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { compressible } = require('../http/compressible');
-const { encodeWhole } = require('../compression/whole-body');
+const { encodeWhole, encodeText } = require('../compression/whole-body');
 const { honoVary } = require('../http/vary');
 const { heldBody } = require('./held-body');
 const { tagOf } = require('./tags');
@@ -111,14 +111,16 @@ function compress(options) {
       return;
     }
 
-    const bytes =
-      typeof held === 'string' ? Buffer.from(held) : Buffer.from(held.buffer, held.byteOffset, held.byteLength);
     const tag = tagOf.get(res) ?? res.headers.get('ETag');
     let encoded;
     try {
       let settle;
+      const whenDone = (err, result) => settle(err, result);
       // the callback never runs synchronously, so `settle` is set before it is called
-      const hit = encodeWhole(cache, encoder, bytes, tag, (err, result) => settle(err, result));
+      const hit =
+        typeof held === 'string'
+          ? encodeText(cache, encoder, held, tag, whenDone)
+          : encodeWhole(cache, encoder, Buffer.from(held.buffer, held.byteOffset, held.byteLength), tag, whenDone);
       encoded =
         hit !== undefined
           ? hit
@@ -141,7 +143,8 @@ function compress(options) {
     // them held, so node-server writes them with one res.end. The headers are already merged.
     c.res = undefined;
     c.res = new Response(encoded, { status: res.status, headers });
-    if (coding === 'dcz') dictionaries.record(bytes.length, encoded.length);
+    if (coding === 'dcz')
+      dictionaries.record(typeof held === 'string' ? Buffer.byteLength(held) : held.byteLength, encoded.length);
   }
 
   // Vary on Available-Dictionary, the Link on HTML, and a whole HTML body offered to the learner

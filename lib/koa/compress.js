@@ -16,7 +16,7 @@ const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
-const { encodeWhole } = require('../compression/whole-body');
+const { encodeWhole, encodeText } = require('../compression/whole-body');
 const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { linkWith, isHtml } = require('../compression/dictionary-headers');
@@ -38,6 +38,24 @@ const CODING_DEFAULTS = {
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/;
 const EMPTY_BODY_STATUSES = new Set([204, 205, 304]);
 const MULTIPART_BYTERANGES_REGEXP = /^multipart\/byteranges\b/i;
+
+// koa-compress's threshold: 1024 when unset, a string of bytes ('1kb') parsed; null or 0: none.
+function thresholdOf(threshold) {
+  if (threshold === undefined) return 1024;
+  return typeof threshold === 'string' ? parseBytes(threshold) : threshold;
+}
+
+// The codings a response may use: those its options do not turn off.
+function allowedBy(responseOptions) {
+  return AVAILABLE.filter((coding) => responseOptions[coding] !== false && responseOptions[coding] !== null);
+}
+
+// Koa's ctx.response.type: the Content-Type without its parameters, '' when there is none.
+function typeOf(res) {
+  const type = res.getHeader('Content-Type');
+  if (!type) return '';
+  return type.split(';', 1)[0];
+}
 
 function isJSON(body) {
   return Boolean(body) && typeof body !== 'string' && typeof body.pipe !== 'function' && !Buffer.isBuffer(body);
@@ -81,6 +99,14 @@ function compress(options = {}) {
     return encoder;
   }
 
+  // The middleware's own options decided once: with no function among the threshold and the
+  // per-coding options, a response without its own `ctx.compress` options needs no copy of them,
+  // no list of codings and no negotiator lookup of its own.
+  const plainOptions =
+    typeof options.threshold !== 'function' && AVAILABLE.every((c) => typeof options[c] !== 'function');
+  const plainThreshold = plainOptions ? thresholdOf(options.threshold) : undefined;
+  const plainNegotiate = plainOptions ? negotiatorFor(allowedBy(options)) : undefined;
+
   async function compressMiddleware(ctx, next) {
     if (dictionaries !== null && dictionaries.owns(ctx.url)) {
       const answer = dictionaries.serve(ctx.method, ctx.url);
@@ -93,45 +119,59 @@ function compress(options = {}) {
     if (dictionaries !== null) ctx.vary('Available-Dictionary');
     await next();
 
+    // headers read from the response itself: Koa 2's ctx.response.get() copies every header
+    // (res.getHeaders()) on each call
+    const res = ctx.res;
     let { body } = ctx;
-    const { type, length: size } = ctx.response;
     if (dictionaries !== null) learnAndAnnounce(ctx, body);
     if (
       !body ||
-      ctx.res.headersSent ||
+      res.headersSent ||
       !ctx.writable ||
       ctx.compress === false ||
       ctx.request.method === 'HEAD' ||
-      EMPTY_BODY_STATUSES.has(ctx.status) ||
-      ctx.status === 206 ||
-      ctx.response.get('Content-Range') ||
-      MULTIPART_BYTERANGES_REGEXP.test(ctx.response.get('Content-Type') || '') ||
-      ctx.response.get('Content-Encoding') ||
-      !(ctx.compress === true || filter(type)) ||
-      NO_TRANSFORM_REGEXP.test(ctx.response.get('Cache-Control'))
+      EMPTY_BODY_STATUSES.has(res.statusCode) ||
+      res.statusCode === 206 ||
+      res.getHeader('Content-Range') ||
+      MULTIPART_BYTERANGES_REGEXP.test(res.getHeader('Content-Type') || '') ||
+      res.getHeader('Content-Encoding')
     ) {
       return;
     }
+    const type = typeOf(res);
+    if (!(ctx.compress === true || filter(type)) || NO_TRANSFORM_REGEXP.test(res.getHeader('Cache-Control') || ''))
+      return;
+    const size = res.hasHeader('Content-Length')
+      ? parseInt(res.getHeader('Content-Length'), 10) || 0
+      : ctx.response.length;
 
-    const responseOptions = { ...options, ...ctx.compress };
-    let { threshold = 1024 } = responseOptions;
-    while (typeof threshold === 'function') threshold = threshold(type, size, ctx);
-    if (typeof threshold === 'string') threshold = parseBytes(threshold);
-    if (threshold && size < threshold) return;
+    let responseOptions;
+    let negotiate;
+    if (plainOptions && (ctx.compress === undefined || ctx.compress === true)) {
+      if (plainThreshold && size < plainThreshold) return;
+      responseOptions = options;
+      negotiate = plainNegotiate;
+    } else {
+      responseOptions = { ...options, ...ctx.compress };
+      let { threshold = 1024 } = responseOptions;
+      while (typeof threshold === 'function') threshold = threshold(type, size, ctx);
+      if (typeof threshold === 'string') threshold = parseBytes(threshold);
+      if (threshold && size < threshold) return;
 
-    for (const coding of AVAILABLE) {
-      if (!(coding in responseOptions)) continue;
-      let option = responseOptions[coding];
-      while (typeof option === 'function') option = option(type, size, ctx);
-      responseOptions[coding] = option;
+      for (const coding of AVAILABLE) {
+        if (!(coding in responseOptions)) continue;
+        let option = responseOptions[coding];
+        while (typeof option === 'function') option = option(type, size, ctx);
+        responseOptions[coding] = option;
+      }
+      negotiate = negotiatorFor(allowedBy(responseOptions));
     }
-    const allowed = AVAILABLE.filter((coding) => responseOptions[coding] !== false && responseOptions[coding] !== null);
 
     let header = ctx.request.headers['accept-encoding'];
     if (header === '*') header = wildcardAcceptEncoding;
     else if (!header) header = defaultEncoding;
     // negotiator answers identity when nothing else is acceptable
-    let coding = negotiatorFor(allowed)(header) || 'identity';
+    let coding = negotiate(header) || 'identity';
     let dictionary = null;
     if (dictionaries !== null && !(body instanceof Stream)) {
       dictionary = dictionaries.choose(
@@ -144,8 +184,8 @@ function compress(options = {}) {
 
     if (isJSON(body)) body = ctx.body = JSON.stringify(body);
 
-    ctx.set('Content-Encoding', coding);
-    ctx.res.removeHeader('Content-Length');
+    res.setHeader('Content-Encoding', coding);
+    res.removeHeader('Content-Length');
     const option = responseOptions[coding];
 
     if (body instanceof Stream) {
@@ -154,10 +194,14 @@ function compress(options = {}) {
       body.pipe(stream);
       return;
     }
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     let settle;
+    const whenDone = (err, result) => settle(err, result);
     const encoder = dictionary !== null ? dictionary.encoder : encoderFor(coding, option);
-    const hit = encodeWhole(cache, encoder, bytes, ctx.response.get('ETag'), (err, result) => settle(err, result));
+    const tag = res.getHeader('ETag');
+    const hit =
+      typeof body === 'string'
+        ? encodeText(cache, encoder, body, tag, whenDone)
+        : encodeWhole(cache, encoder, body, tag, whenDone);
     try {
       // the callback never runs synchronously, so `settle` is set before it is called
       ctx.body =
@@ -166,11 +210,12 @@ function compress(options = {}) {
           : await new Promise((resolve, reject) => {
               settle = (err, result) => (err ? reject(err) : resolve(result));
             });
-      if (dictionary !== null) dictionaries.record(bytes.length, ctx.body.length);
+      if (dictionary !== null)
+        dictionaries.record(typeof body === 'string' ? Buffer.byteLength(body) : body.length, ctx.body.length);
     } catch {
       // the body goes out as it came rather than not at all
       ctx.remove('Content-Encoding');
-      ctx.body = bytes;
+      ctx.body = typeof body === 'string' ? Buffer.from(body) : body;
     }
   }
 

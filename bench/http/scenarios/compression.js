@@ -8,7 +8,12 @@
 // only), ssr-native's, and on Express shrink-ray-current when it installs with `npm install
 // --ignore-scripts` into a temporary directory (skipped with a message otherwise).
 // SSR_NATIVE_BENCH_COMPRESSION_FRAMEWORKS=fastify,hono (any of express, koa, fastify, hono)
-// runs those frameworks alone. Each variant is its own server process pinned to
+// runs those frameworks alone; SSR_NATIVE_BENCH_COMPRESSION_REQUESTS=/page (a comma list of the
+// paths below) runs those requests alone; SSR_NATIVE_BENCH_COMPRESSION_ALSO=<checkout> adds ours
+// once more, its server script and lib/ from that checkout (another commit: before and after in
+// the same interleaved rounds); SSR_NATIVE_BENCH_COMPRESSION_RATE=<requests/s> paces every
+// variant's load at that rate instead of saturating it (on a loaded machine a saturated variant that
+// runs below the others' rate pays more per request for the loop's own turns). Each variant is its own server process pinned to
 // one CPU, loaded in turn (order rotated every round) from autocannon pinned to the other.
 // Reported per variant: server CPU per request (the figure to trust on a shared machine),
 // requests per server CPU-second against no compression, bytes on the wire per response, and
@@ -75,6 +80,19 @@ module.exports = {
       quick || headline || process.env.SSR_NATIVE_BENCH_SHRINK_RAY === '0' ? null : installShrinkRay(log);
     if (quick) log('  --quick: shrink-ray-current, Koa, Fastify and Hono left out');
     const only = process.env.SSR_NATIVE_BENCH_COMPRESSION_FRAMEWORKS;
+    const also = process.env.SSR_NATIVE_BENCH_COMPRESSION_ALSO;
+    const fixedRate = Number(process.env.SSR_NATIVE_BENCH_COMPRESSION_RATE) || 0;
+    // ours from another checkout, placed before ours (the tables read ours as the last variant)
+    const alsoOurs = (name) =>
+      also
+        ? [
+            {
+              name: `${name} (${path.basename(path.resolve(also))})`,
+              mode: 'ours',
+              script: path.join(path.resolve(also), 'bench', 'http', 'servers', 'compression.js'),
+            },
+          ]
+        : [];
     const frameworks = [
       {
         name: 'Express 5.3',
@@ -84,6 +102,7 @@ module.exports = {
           { name: 'no compression', mode: 'none' },
           { name: 'compression 1.8.2', mode: 'peer' },
           ...(shrinkRay ? [{ name: 'shrink-ray-current', mode: 'shrink-ray' }] : []),
+          ...alsoOurs('ssr-native compression'),
           { name: 'ssr-native compression', mode: 'ours' },
         ],
       },
@@ -97,6 +116,7 @@ module.exports = {
               variants: [
                 { name: 'no compression', mode: 'none' },
                 { name: 'koa-compress 5.2.2', mode: 'peer' },
+                ...alsoOurs('ssr-native compress'),
                 { name: 'ssr-native compress', mode: 'ours' },
               ],
             },
@@ -107,6 +127,7 @@ module.exports = {
               variants: [
                 { name: 'no compression', mode: 'none' },
                 { name: '@fastify/compress 9.2.0', mode: 'peer' },
+                ...alsoOurs('ssr-native fastifyCompress'),
                 { name: 'ssr-native fastifyCompress', mode: 'ours' },
               ],
             },
@@ -118,6 +139,7 @@ module.exports = {
               variants: [
                 { name: 'no compression', mode: 'none' },
                 { name: 'hono/compress', mode: 'peer' },
+                ...alsoOurs('ssr-native compress'),
                 { name: 'ssr-native compress', mode: 'ours' },
               ],
             },
@@ -130,14 +152,16 @@ module.exports = {
       try {
         for (const v of fw.variants) {
           servers.push(
-            await startServer(SCRIPT, {
+            await startServer(v.script || SCRIPT, {
               COMPRESSION: v.mode,
               FRAMEWORK: fw.framework,
               SHRINK_RAY_DIR: shrinkRay || '',
             }),
           );
         }
+        const onlyPaths = process.env.SSR_NATIVE_BENCH_COMPRESSION_REQUESTS;
         for (const request of fw.requests) {
+          if (onlyPaths && !onlyPaths.split(',').includes(request.path)) continue;
           if (headline && headline !== `${fw.name}, ${request.title}, GET ${request.path}`) continue;
           const load = (server, duration, rate) => ({
             url: `${server.url}${request.path}`,
@@ -156,7 +180,7 @@ module.exports = {
               await settleCpu(pids);
               const before = await getStats(server);
               const cpuBefore = cpuSeconds(server.pid);
-              const result = await runLoad(load(server, seconds));
+              const result = await runLoad(load(server, seconds, fixedRate));
               await settleCpu([server.pid], 3000); // compressions still queued are this window's
               const cpuAfter = cpuSeconds(server.pid);
               const after = await getStats(server);
@@ -231,7 +255,7 @@ module.exports = {
               };
             }),
             notes: [
-              `${rounds} interleaved round(s) of ${seconds} s per variant, 20 connections, Accept-Encoding: ${ACCEPT_ENCODING}; server pinned to CPU 0, load to CPU 1.`,
+              `${rounds} interleaved round(s) of ${seconds} s per variant, 20 connections${fixedRate ? `, paced at ${fixedRate} requests/s` : ''}, Accept-Encoding: ${ACCEPT_ENCODING}; server pinned to CPU 0, load to CPU 1.`,
               `bytes/response: what the server wrote to its sockets per response (headers included). Peer CPU ${peer.toFixed(0)} us/req.`,
               ...(pacedRate
                 ? [

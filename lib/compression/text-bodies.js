@@ -1,0 +1,79 @@
+'use strict';
+// The UTF-8 bytes and CRC-32 of string bodies that repeat, found by the string itself.
+//
+// Koa (`ctx.body = html`) hands the compression middleware a string, and the content cache is
+// keyed by bytes: every response encoded the whole page into a new Buffer (a copy as large as
+// the page, its allocation, and the garbage collection that external memory feeds) and took its
+// CRC-32 before the cache could answer, work the same app without compression leaves to the
+// socket write. A string seen before is found here first. A Map keyed by the string costs little:
+// V8 hashes a string longer than 16,383 characters by its length alone, so a lookup is a pointer
+// compare for the same string object (a page held by the app or a render cache) and a content
+// compare for an equal one (a page rendered again). The bytes and CRC found go to the content
+// cache, which still compares them with its stored original before answering.
+//
+// Only strings whose compressed form was a content-cache hit are remembered (unique pages never
+// are), at most MAX_ENTRIES of them and MAX_CHARS characters in all, oldest out first: the memo
+// holds the strings alive (V8's heap) and their bytes (outside it). At most MAX_SAME_LENGTH of
+// one length: strings of one length share the hash, so a lookup compares the string with each
+// of them up to its first difference (pages of a site share their first kilobytes), and a page
+// not remembered must not pay dozens of such compares before its own encoding.
+const MAX_ENTRIES = 64;
+const MAX_CHARS = 4 * 1024 * 1024;
+const MAX_SAME_LENGTH = 4;
+
+class TextBodies {
+  constructor({ maxEntries = MAX_ENTRIES, maxChars = MAX_CHARS, maxSameLength = MAX_SAME_LENGTH } = {}) {
+    this.maxEntries = maxEntries;
+    this.maxChars = maxChars;
+    this.maxSameLength = maxSameLength;
+    this.map = new Map(); // text -> { bytes, crc }, oldest first
+    this.lengths = new Map(); // text.length -> how many remembered texts have it
+    this.chars = 0;
+  }
+
+  /** { bytes, crc } of a string remembered, or undefined. */
+  get(text) {
+    return this.map.get(text);
+  }
+
+  remember(text, bytes, crc) {
+    if (text.length > this.maxChars / 8 || this.map.has(text)) return;
+    if ((this.lengths.get(text.length) || 0) >= this.maxSameLength) {
+      for (const other of this.map.keys()) {
+        if (other.length === text.length) {
+          this.forget(other);
+          break;
+        }
+      }
+    }
+    while (this.map.size > 0 && (this.map.size >= this.maxEntries || this.chars + text.length > this.maxChars)) {
+      this.forget(this.map.keys().next().value);
+    }
+    this.map.set(text, { bytes, crc });
+    this.chars += text.length;
+    this.lengths.set(text.length, (this.lengths.get(text.length) || 0) + 1);
+  }
+
+  forget(text) {
+    this.map.delete(text);
+    this.chars -= text.length;
+    const left = this.lengths.get(text.length) - 1;
+    if (left === 0) this.lengths.delete(text.length);
+    else this.lengths.set(text.length, left);
+  }
+}
+
+// One memo per content cache, made when first used (bodies are the same bytes whatever the encoder).
+const memos = new WeakMap();
+
+/** The memo of string bodies for `cache` (a ContentCache). */
+function textBodiesOf(cache) {
+  let memo = memos.get(cache);
+  if (memo === undefined) {
+    memo = new TextBodies();
+    memos.set(cache, memo);
+  }
+  return memo;
+}
+
+module.exports = { TextBodies, textBodiesOf, MAX_ENTRIES, MAX_CHARS, MAX_SAME_LENGTH };

@@ -1,0 +1,162 @@
+'use strict';
+// String bodies that repeat (Koa's `ctx.body = html`): encodeText answers a string whose
+// compressed form was a content-cache hit from the bytes and CRC remembered for it, without
+// encoding the string again; it answers every string exactly as encodeWhole answers its UTF-8
+// bytes; unique strings are never remembered; the memo is bounded by entries and characters.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const zlib = require('node:zlib');
+const { ContentCache } = require('../../../lib/compression/content-cache');
+const { createEncoder } = require('../../../lib/compression/encoders');
+const { encodeText, encodeWhole } = require('../../../lib/compression/whole-body');
+const { TextBodies, textBodiesOf } = require('../../../lib/compression/text-bodies');
+const { mulberry32 } = require('../helpers/seeded-random');
+
+const gzip = createEncoder('gzip', {});
+
+function encodeTextAsync(cache, text, tag) {
+  return new Promise((resolve, reject) => {
+    const hit = encodeText(cache, gzip, text, tag, (err, out) => (err ? reject(err) : resolve({ out, hit: false })));
+    if (hit !== undefined) resolve({ out: hit, hit: true });
+  });
+}
+
+// Buffer.from calls made by fn (the encoding of a string to bytes).
+async function countingBufferFrom(fn) {
+  const original = Buffer.from;
+  let calls = 0;
+  Buffer.from = function from(...args) {
+    if (typeof args[0] === 'string') calls++;
+    return original.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    Buffer.from = original;
+  }
+  return calls;
+}
+
+const page = (n) => `<html><body>${'<p>the same layout</p>'.repeat(2000)}<main>page ${n} é</main></body></html>`;
+
+test('a repeated string is answered from the memo once its compressed form was a hit, with no encoding', async () => {
+  const cache = new ContentCache({ minUses: 1 });
+  const text = page(1);
+  const first = await encodeTextAsync(cache, text);
+  assert.equal(first.hit, false);
+  assert.equal(textBodiesOf(cache).get(text), undefined, 'a miss is not remembered');
+  const second = await encodeTextAsync(cache, text);
+  assert.equal(second.hit, true);
+  assert.ok(textBodiesOf(cache).get(text) !== undefined, 'a hit is remembered');
+  // the same string object, and an equal string built anew (a render of the same page)
+  for (const again of [text, page(1)]) {
+    let answer;
+    const encodings = await countingBufferFrom(async () => {
+      answer = await encodeTextAsync(cache, again);
+    });
+    assert.equal(encodings, 0, 'no Buffer.from of the string');
+    assert.equal(answer.hit, true);
+    assert.equal(zlib.gunzipSync(answer.out).toString(), text);
+  }
+  assert.equal(cache.stats().compressions, 1);
+});
+
+test('encodeText answers every string as encodeWhole answers its UTF-8 bytes (seeded, 300 strings)', async () => {
+  const seed = 0x5eed37;
+  const random = mulberry32(seed);
+  const ours = new ContentCache({ minUses: 1, maxEntries: 16 });
+  const theirs = new ContentCache({ minUses: 1, maxEntries: 16 });
+  // a few pages of one length that differ late (the memo's lookups compare such strings), and unicode
+  // (all of one length in characters; the snowman is 3 bytes in UTF-8)
+  const texts = Array.from(
+    { length: 12 },
+    (_, i) => `${'<div>shared head</div>'.repeat(900)}${String(i).padStart(2, '0')}${i >= 6 ? '☃' : 'x'}`,
+  );
+  for (let i = 0; i < 300; i++) {
+    const text = texts[Math.floor(random() * texts.length)];
+    const a = await encodeTextAsync(ours, text);
+    const b = await new Promise((resolve, reject) => {
+      const hit = encodeWhole(theirs, gzip, Buffer.from(text), undefined, (err, out) =>
+        err ? reject(err) : resolve(out),
+      );
+      if (hit !== undefined) resolve(hit);
+    });
+    assert.deepEqual(zlib.gunzipSync(a.out), Buffer.from(text), `seed ${seed} step ${i}`);
+    assert.deepEqual(a.out, b, `seed ${seed} step ${i}`);
+  }
+  // the memo outlives the cache's entries: a remembered string whose entry was evicted is compressed again
+  ours.clear();
+  const text = texts.find((t) => textBodiesOf(ours).get(t) !== undefined);
+  const again = await encodeTextAsync(ours, text);
+  assert.equal(again.hit, false);
+  assert.equal(zlib.gunzipSync(again.out).toString(), text);
+});
+
+test('unique strings are never remembered', async () => {
+  const cache = new ContentCache({ minUses: 1 });
+  for (let i = 0; i < 50; i++) await encodeTextAsync(cache, page(i));
+  assert.equal(textBodiesOf(cache).map.size, 0);
+  assert.equal(cache.stats().hits, 0);
+});
+
+test('the memo is bounded by entries and by characters, oldest out first', () => {
+  const memo = new TextBodies({ maxEntries: 3, maxChars: 800 });
+  const bytes = Buffer.alloc(0);
+  for (const t of ['a'.repeat(10), 'b'.repeat(10), 'c'.repeat(10), 'd'.repeat(10)]) memo.remember(t, bytes, 0);
+  assert.deepEqual(
+    [...memo.map.keys()].map((t) => t[0]),
+    ['b', 'c', 'd'],
+  );
+  memo.remember('e'.repeat(100), bytes, 0); // the largest one string may be: maxChars / 8
+  memo.remember('f'.repeat(100), bytes, 0);
+  assert.deepEqual(
+    [...memo.map.keys()].map((t) => t[0]),
+    ['d', 'e', 'f'],
+  );
+  memo.remember('g'.repeat(101), bytes, 0); // larger: not remembered
+  assert.equal(memo.get('g'.repeat(101)), undefined);
+  assert.ok(memo.chars <= 800 && memo.map.size <= 3);
+  assert.equal(
+    memo.chars,
+    [...memo.map.keys()].reduce((n, t) => n + t.length, 0),
+  );
+});
+
+test('cache: false encodes every string (no memo)', async () => {
+  const text = page(2);
+  const calls = await countingBufferFrom(async () => {
+    for (let i = 0; i < 3; i++) await encodeTextAsync(null, text);
+  });
+  assert.equal(calls, 3);
+});
+
+test('at most maxSameLength strings of one length (a lookup compares each), the oldest of that length out', () => {
+  const memo = new TextBodies({ maxEntries: 64, maxChars: 1 << 20, maxSameLength: 4 });
+  const bytes = Buffer.alloc(0);
+  memo.remember('x'.repeat(7), bytes, 0);
+  for (let i = 0; i < 10; i++) memo.remember(`page ${String(i).padStart(3, '0')}`, bytes, 0); // all 8 characters
+  memo.remember('y'.repeat(9), bytes, 0);
+  assert.deepEqual(
+    [...memo.map.keys()],
+    ['x'.repeat(7), 'page 006', 'page 007', 'page 008', 'page 009', 'y'.repeat(9)],
+  );
+  assert.deepEqual(
+    [...memo.lengths],
+    [
+      [7, 1],
+      [8, 4],
+      [9, 1],
+    ],
+  );
+  assert.equal(memo.chars, 7 + 4 * 8 + 9);
+  // forgetting by the other bounds keeps the per-length counts
+  const small = new TextBodies({ maxEntries: 2, maxChars: 1 << 20, maxSameLength: 4 });
+  for (const t of ['aa', 'bb', 'ccc']) small.remember(t, bytes, 0);
+  assert.deepEqual(
+    [...small.lengths],
+    [
+      [2, 1],
+      [3, 1],
+    ],
+  );
+});
