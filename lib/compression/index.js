@@ -26,7 +26,8 @@ const { createNegotiator } = require('./negotiate');
 const { createEncoder, hasZstd, poolStats } = require('./encoders');
 const { ContentCache, sharedCache, cacheFrom } = require('./content-cache');
 const { encodeWhole } = require('./whole-body');
-const { varyAcceptEncoding, parseBytes } = require('./http-fields');
+const { varyAcceptEncoding } = require('../http/vary');
+const { parseBytes } = require('../http/bytes');
 const { beforeOwnMethods } = require('../response-shape');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;

@@ -12,6 +12,7 @@
 // ssr-native/angular's writeResponse) and is copied aside while the response may be stored.
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../cache/rules');
+const { attachControls } = require('../cache/controls');
 
 function responseCache(options) {
   const engine = new CacheEngine(options);
@@ -245,16 +246,4 @@ function withoutHeader(extra, name) {
   return out;
 }
 
-/** The control methods every adapter's middleware carries. */
-function attachControls(middleware, engine) {
-  middleware.purge = (url) => engine.purge(url);
-  middleware.purgePrefix = (prefix) => engine.purgePrefix(prefix);
-  middleware.purgeTag = (tag) => engine.purgeTag(tag);
-  middleware.clear = () => engine.clear();
-  middleware.stats = () => engine.stats();
-  middleware.close = () => engine.close();
-  middleware.engine = engine;
-  return middleware;
-}
-
-module.exports = { responseCache, attachControls };
+module.exports = { responseCache };

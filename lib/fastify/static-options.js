@@ -6,6 +6,7 @@ const fs = require('fs');
 const path = require('path');
 const { fileURLToPath } = require('url');
 const { sendConfig } = require('../files/send-config');
+const { fastifyStaticVary } = require('../http/vary');
 const { DOTFILES } = require('./send');
 const { FST_STATIC_INVALID_OPTION, FST_STATIC_INVALID_OPTION_VALUE } = require('./errors');
 
@@ -29,14 +30,8 @@ function configOf(options) {
 }
 
 function addVaryAcceptEncoding(reply) {
-  const current = reply.getHeader('vary');
-  if (current === undefined) return void reply.header('vary', 'accept-encoding');
-  const value = Array.isArray(current) ? current.join(', ') : String(current);
-  for (const token of value.split(',')) {
-    const t = token.trim().toLowerCase();
-    if (t === 'accept-encoding' || t === '*') return;
-  }
-  reply.header('vary', value + ', accept-encoding');
+  const vary = fastifyStaticVary(reply.getHeader('vary'));
+  if (vary !== undefined) reply.header('vary', vary);
 }
 
 function listFiles(root, dot) {

@@ -11,6 +11,8 @@ const fs = require('fs');
 const { chooseEncoding, compressVariants } = require('./encoding');
 const { openFileForStream } = require('./file-stream');
 const { isConditional, isPreconditionFailure, isFresh } = require('../http/conditional');
+const { varyAppend } = require('../http/vary');
+const { streamStatus } = require('./stat-error');
 const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
 const { RouteMemo, MissMemo } = require('./route-memo');
 const { makeRecord, statsOf, contentTypeOf, charsetContentTypeOf, statTag } = require('./record');
@@ -168,23 +170,8 @@ class StaticEngine {
 
 /** Vary gains Accept-Encoding (unless it already names it or `*`). */
 function appendVary(port, res) {
-  const vary = port.get(res, 'Vary');
-  if (!vary) port.set(res, 'Vary', 'Accept-Encoding');
-  else if (!/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(String(vary)))
-    port.set(res, 'Vary', vary + ', Accept-Encoding');
-}
-
-/** send's status for a failed open of a file it had found: 404 if it vanished, else 500. */
-function streamStatus(err) {
-  switch (err.code) {
-    case 'ENAMETOOLONG':
-    case 'ENOENT':
-    case 'ENOTDIR':
-    case 'EISDIR':
-      return 404;
-    default:
-      return 500;
-  }
+  const vary = varyAppend(port.get(res, 'Vary'));
+  if (vary !== undefined) port.set(res, 'Vary', vary);
 }
 
 module.exports = {

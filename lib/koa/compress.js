@@ -17,7 +17,7 @@ const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { encodeWhole } = require('../compression/whole-body');
-const { parseBytes } = require('../compression/http-fields');
+const { parseBytes } = require('../http/bytes');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,

@@ -7,7 +7,7 @@
 const { Readable } = require('stream');
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../cache/rules');
-const { attachControls } = require('../express/response-cache');
+const { attachControls } = require('../cache/controls');
 
 function cache(options) {
   const engine = new CacheEngine(options);
