@@ -4,7 +4,7 @@
 // arguments aborts the process.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const native = require('../../lib/native');
+const native = require('../../../lib/native');
 
 const hashOptions = () => ({
   password: Buffer.from('password'),
