@@ -36,8 +36,9 @@ class MemoryStore {
     this.byTarget = new Map(); // path?query -> Set<key>
     this.byTag = new Map(); // tag -> Set<key>
     this.vary = new Map(); // primary -> { names, count }
-    this.hot = new Map(); // key -> frozen entry (with its body), hit twice lately; LRU order
-    this.recent = new Map(); // key -> true: keys read from their blocks lately, once (LRU order)
+    // key -> frozen entry (with its body), hit twice lately; its sightings are the keys read from
+    // their blocks lately, once
+    this.hot = new BoundedLru({ maxEntries: HOT_ENTRIES });
   }
 
   get bytes() {
@@ -52,22 +53,12 @@ class MemoryStore {
     const id = this.entries.get(key);
     if (id === undefined) return undefined;
     let entry = this.hot.get(key);
-    if (entry !== undefined) {
-      this.hot.delete(key);
-      this.hot.set(key, entry);
-      return entry;
-    }
+    if (entry !== undefined) return entry;
     entry = this.metadataOf(id);
     entry.body = this.slots.body(id);
     // Kept on its second hit among the last HOT_ENTRIES keys read from their blocks: hits that
     // walk many pages leave their entries young garbage, as a hot set churned by them would not.
-    if (this.recent.delete(key)) {
-      if (this.hot.size >= HOT_ENTRIES) this.hot.delete(this.hot.keys().next().value);
-      this.hot.set(key, freezeEntry(entry));
-    } else {
-      if (this.recent.size >= HOT_ENTRIES) this.recent.delete(this.recent.keys().next().value);
-      this.recent.set(key, true);
-    }
+    if (this.hot.sighted(key)) this.hot.set(key, freezeEntry(entry));
     return entry;
   }
 
@@ -170,7 +161,6 @@ class MemoryStore {
     const n = this.entries.size;
     this.entries.clear();
     this.hot.clear();
-    this.recent.clear();
     this.slots.clear();
     this.byTarget.clear();
     this.byTag.clear();

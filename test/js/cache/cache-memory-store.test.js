@@ -221,5 +221,5 @@ test(`the hot set keeps the entries hit twice among the last ${HOT_ENTRIES} read
   assert.equal(store.get(keys[0]).key, keys[0]);
   assert.equal(store.get(keys[0]).key, keys[0]); // hot again: the most recent
   assert.deepEqual([...store.hot.keys()], [...keys.slice(-HOT_ENTRIES + 1), keys[0]]);
-  assert.ok(store.recent.size <= HOT_ENTRIES);
+  assert.ok(store.hot._seenOnce.size <= HOT_ENTRIES);
 });
