@@ -111,6 +111,16 @@ std::string ExpectedMessage(napi_env env, const char* expected, const std::strin
   return std::string("Expected ") + expected + " for " + name + " but received " + description;
 }
 
+bool ThrowExpectedType(napi_env env, const char* expected, const std::string& name,
+                       napi_value received) {
+  return Fail(env, Check::kWrongType, expected, name, received);
+}
+
+bool ThrowExpectedRange(napi_env env, const char* expected, const std::string& name,
+                        napi_value received) {
+  return Fail(env, Check::kOutOfRange, expected, name, received);
+}
+
 Napi::Value Arg(const Napi::CallbackInfo& info, size_t index) {
   return index < info.Length() ? info[index] : info.Env().Undefined();
 }

@@ -25,6 +25,14 @@ constexpr double kMaxSafeInteger = 9007199254740991.0;
 std::string ExpectedMessage(napi_env env, const char* expected, const std::string& name,
                             napi_value received);
 
+/// The C Node-API form of a failed check: leaves a TypeError (or a RangeError) with
+/// ExpectedMessage pending and returns false. For readers of their own kind (a typed array of a
+/// given type, a string read in place), so their messages read as every other.
+bool ThrowExpectedType(napi_env env, const char* expected, const std::string& name,
+                       napi_value received);
+bool ThrowExpectedRange(napi_env env, const char* expected, const std::string& name,
+                        napi_value received);
+
 // ---- node-addon-api: throw Napi::TypeError / Napi::RangeError ----
 
 /// info[index], or undefined past the last argument.

@@ -55,6 +55,8 @@ bool ReadEncoding(napi_env env, size_t argc, napi_value* argv, size_t index, Str
   return true;
 }
 
+constexpr const char* kBodyTypes = "a string, Buffer, TypedArray or DataView";
+
 napi_value TagValue(napi_env env, uint64_t size, uint32_t crc, bool weak) {
   char tag[ssr_native::kMaxEntityTagLength];
   const size_t n = ssr_native::FormatEntityTag(size, crc, weak, tag);
@@ -72,7 +74,7 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
   if (argc == 0) {
-    napi_throw_type_error(env, nullptr, "body must be a string, Buffer, TypedArray or DataView");
+    ThrowExpectedType(env, kBodyTypes, "body", nullptr);
     return nullptr;
   }
   bool weak = true;
@@ -102,7 +104,7 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
     }
   }
   if (!ViewOfArrayBufferView(env, argv[0], &bytes)) {  // other typed arrays, DataView
-    napi_throw_type_error(env, nullptr, "body must be a string, Buffer, TypedArray or DataView");
+    ThrowExpectedType(env, kBodyTypes, "body", argv[0]);
     return nullptr;
   }
   return TagValue(env, bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak);
@@ -119,10 +121,7 @@ bool SliceArgs(napi_env env, napi_callback_info info, size_t count, napi_value* 
                size_t* argc) {
   *argc = count;
   if (napi_get_cb_info(env, info, argc, argv, nullptr, nullptr) != napi_ok) return false;
-  if (*argc < 1) {
-    napi_throw_type_error(env, nullptr, "text must be a string");
-    return false;
-  }
+  if (*argc < 1) return ThrowExpectedType(env, "a string", "text", nullptr);
   return true;
 }
 
@@ -130,10 +129,7 @@ bool SliceArgs(napi_env env, napi_callback_info info, size_t count, napi_value* 
 // RangeError (no memory) pending, if that cannot be done.
 bool EncodeText(napi_env env, napi_value value, StringEncoding encoding, StringBytes* out) {
   const napi_status status = out->Encode(env, value, encoding);
-  if (status == napi_string_expected) {
-    napi_throw_type_error(env, nullptr, "text must be a string");
-    return false;
-  }
+  if (status == napi_string_expected) return ThrowExpectedType(env, "a string", "text", value);
   if (status != napi_ok) {
     napi_throw_range_error(env, nullptr, "text is too large to hash");
     return false;
@@ -170,7 +166,7 @@ napi_value Latin1Utf8Crc(napi_env env, napi_callback_info info) {
   ssr_native::Utf8Digest digest{};
   if (!DigestOfLatin1Slice(env, argv[0], crc, &units, &digest)) return nullptr;
   if (units > kMaxLatin1Slice) {
-    napi_throw_range_error(env, nullptr, "text must be at most 1 MiB per slice");
+    ThrowExpectedRange(env, "at most 1 MiB per slice", "text", argv[0]);
     return nullptr;
   }
   const double extra = static_cast<double>(digest.size - units);

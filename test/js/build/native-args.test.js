@@ -19,7 +19,7 @@ const hashOptions = () => ({
   version: 0x13,
 });
 
-test('argon2Hash takes one options object and names a bad field', async () => {
+test('argon2Hash takes one options object and names a bad field', { timeout: 60_000 }, async () => {
   const tag = await native.argon2Hash(hashOptions());
   assert.equal(tag.length, 32);
   assert.throws(() => native.argon2Hash(), {
@@ -74,4 +74,23 @@ test('the entity tag hot paths check their numbers and flags', () => {
   assert.throws(() => native.entityTag('a', true, 99), { name: 'RangeError', message: /for encoding/ });
   assert.throws(() => native.crc32(Buffer.alloc(1), 2 ** 32), { name: 'RangeError', message: /for value/ });
   assert.equal(native.entityTag('a', undefined), native.entityTag('a', true));
+});
+
+test('readers of their own kind word their errors the same way', () => {
+  assert.throws(() => native.scanMediaType('text/html', new Uint8Array(8)), {
+    name: 'TypeError',
+    message: 'Expected a Uint32Array of at least 3 elements for out but received an object',
+  });
+  assert.throws(() => native.scanMediaType(42, new Uint32Array(8)), {
+    name: 'TypeError',
+    message: 'Expected a string for header but received number 42',
+  });
+  assert.throws(() => native.entityTag(), {
+    name: 'TypeError',
+    message: 'Expected a string, Buffer, TypedArray or DataView for body but received undefined',
+  });
+  assert.throws(() => native.crc32(null), {
+    name: 'TypeError',
+    message: 'Expected a string, Buffer, TypedArray or DataView for data but received null',
+  });
 });
