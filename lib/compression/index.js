@@ -21,7 +21,7 @@
 // - res.end(chunk, callback) and res.write(chunk, callback) call the callback (the peer drops it);
 // - `zstd` (opt-in) adds Zstandard where the runtime's zlib has it.
 const zlib = require('zlib');
-const { compressible } = require('./compressible');
+const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('./negotiate');
 const { createEncoder, hasZstd, poolStats } = require('./encoders');
 const { ContentCache, sharedCache, cacheFrom } = require('./content-cache');

@@ -37,7 +37,16 @@ function addVaryAcceptEncoding(reply) {
 function listFiles(root, dot) {
   const out = [];
   const walk = (dir, rel) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      // glob (the peer's lister) skips a directory below the root it cannot read (EACCES) rather
+      // than fail the registration
+      if (rel === '') throw err;
+      return;
+    }
+    for (const entry of entries) {
       if (!dot && entry.name[0] === '.') continue;
       const full = path.join(dir, entry.name);
       let stat;

@@ -1,14 +1,19 @@
 'use strict';
-// StaticEngine: "a file was found -> this response", shared by every static adapter (serveStatic
-// for node/Express, Koa's serve()/send(), Fastify's fastifyStatic, Hono's serveStatic). Each step
-// is a small named method over a response *port*: a constant object of functions
+// StaticEngine: what every static adapter shares once a URL has been resolved to a file (serveStatic
+// for node/Express, Koa's serve()/send(), Fastify's fastifyStatic, Hono's serveStatic): memory-
+// first loads from the FileCache, the per-file record, the route memo and the precompressed
+// variant a request accepts. send 1.2's answer step (setFileHeaders, respond) is written through a
+// response *port*, a constant object of functions
 //   { get(res, name), set(res, name, value), remove(res, name), status(res), setStatus(res, code) }
-// that reads and writes one framework's response (node's res, Koa's ctx, Fastify's reply, a
-// header bag for Hono), so the engine never allocates a wrapper per request. URL-to-file
-// resolution (dotfiles vs hidden, index lists, extensions, sibling precompression) stays in each
-// adapter, since send, koa-send, @fastify/send and Hono really differ there.
+// over node's res (nodePort, serveStatic), so the engine allocates no wrapper per request. The
+// other adapters answer in their peer's shape: Koa in koa/respond.js, Fastify through the pure
+// plan.js, Hono in hono/serve-static.js (docs/architecture.md has the plan that folds the four
+// into one answer step). URL-to-file resolution (dotfiles vs hidden, index lists, extensions,
+// sibling precompression) stays in each adapter, since send, koa-send, @fastify/send and Hono
+// really differ there.
 const fs = require('fs');
-const { chooseEncoding, compressVariants } = require('./encoding');
+const { compressVariants } = require('./encoding');
+const { chooseEncoding } = require('../http/accept-encoding');
 const { openFileForStream } = require('./file-stream');
 const { isConditional, isPreconditionFailure, isFresh } = require('../http/conditional');
 const { varyAppend } = require('../http/vary');
@@ -43,13 +48,15 @@ class StaticEngine {
    * `cache`: the FileCache. `top`: the directory resolutions start under (a mount's root), which
    * lets misses be `settled`; undefined for a cache shared by roots it does not know.
    * `routeSlots`: how many answers one URL path can have (e.g. per Accept-Encoding outcome).
+   * `fallthroughMemo`: keep URL paths known to resolve to nothing (`misses`), for an adapter
+   * that asks it (serveStatic).
    */
-  constructor(cache, { top, routeSlots = 1, compress = false } = {}) {
+  constructor(cache, { top, routeSlots = 1, compress = false, fallthroughMemo = false } = {}) {
     this.cache = cache;
     this.top = top;
     this.compress = Boolean(compress);
     this.routes = new RouteMemo(cache, routeSlots);
-    this.misses = new MissMemo(cache);
+    this.misses = fallthroughMemo ? new MissMemo(cache) : null;
   }
 
   generation() {
@@ -164,7 +171,10 @@ class StaticEngine {
 
   /** The cache's counters and the sizes of the memos. */
   stats() {
-    return Object.assign(this.cache.stats(), { memoRoutes: this.routes.size, memoFallthroughs: this.misses.size });
+    return Object.assign(this.cache.stats(), {
+      memoRoutes: this.routes.size,
+      memoFallthroughs: this.misses === null ? 0 : this.misses.size,
+    });
   }
 }
 

@@ -15,7 +15,7 @@
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
-const { compressible } = require('../compression/compressible');
+const { compressible } = require('../http/compressible');
 const { encodeWhole } = require('../compression/whole-body');
 const { honoVary } = require('../http/vary');
 const { heldBody } = require('./held-body');

@@ -12,7 +12,7 @@
 // through a zlib stream, as koa-compress does.
 const Stream = require('stream');
 const zlib = require('zlib');
-const { compressible } = require('../compression/compressible');
+const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
