@@ -19,8 +19,8 @@
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
-      "cflags": ["-O3", "-fvisibility=hidden", "-Wall", "-Wextra"],
-      "cflags_cc": ["-std=c++17", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra"],
+      "cflags": ["-O3", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror"],
       "ldflags": ["-pthread"],
       "conditions": [
         ["OS=='linux'", { "libraries": ["-ldl"] }]

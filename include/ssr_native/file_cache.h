@@ -148,6 +148,9 @@ class FileCache {
   struct LoadTicket;
   using EntryList = std::list<Entry>;
 
+  // file_watch.cc: inotify, the watcher thread and the stat sweep.
+  void StartWatching();
+  void StopWatching();
   void WatchThread();
   void SweepUnwatched();
   // Drops every entry and marks loads under way stale; mutex_ held.

@@ -267,24 +267,25 @@ require('../stat-sources').addSource('argon2', 'pool', () => {
 });
 
 // Runs one hash with a permit. The arguments were converted by the caller, so a TypeError
-// for a bad password comes before (and regardless of) admission.
-async function admittedHash(password, salt, secret, data, hashLength, m, t, p, type, version) {
+// for a bad password comes before (and regardless of) admission. Numbers are coerced with
+// `>>> 0`, as the argon2 package's binding does.
+async function admittedHash({ password, salt, secret, associatedData, hashLength, m, t, p, type, version }) {
   resolveDefaults(true);
   const release = await semaphore.acquire();
   const started = performance.now();
   try {
-    return await native.argon2Hash(
+    return await native.argon2Hash({
       password,
       salt,
       secret,
-      data,
-      Number(hashLength) >>> 0,
-      Number(m) >>> 0,
-      Number(t) >>> 0,
-      Number(p) >>> 0,
-      Number(type) >>> 0,
-      Number(version) >>> 0,
-    );
+      associatedData,
+      hashLength: Number(hashLength) >>> 0,
+      memoryCost: Number(m) >>> 0,
+      timeCost: Number(t) >>> 0,
+      parallelism: Number(p) >>> 0,
+      type: Number(type) >>> 0,
+      version: Number(version) >>> 0,
+    });
   } finally {
     recordHashSeconds((performance.now() - started) / 1000);
     release();
@@ -317,7 +318,18 @@ async function hash(password, options) {
     associatedData: data = EMPTY,
   } = rest;
 
-  const result = await admittedHash(Buffer.from(password), salt, secret, data, hashLength, m, t, p, type, version);
+  const result = await admittedHash({
+    password: Buffer.from(password),
+    salt,
+    secret,
+    associatedData: data,
+    hashLength,
+    m,
+    t,
+    p,
+    type,
+    version,
+  });
   if (raw) return result;
 
   // The PHC string format's own order (m, t, p); the argon2 package writes m, p, t.
@@ -364,7 +376,18 @@ async function verify(digest, password, options = {}) {
   const dataBytes = Buffer.from(data, 'base64');
   const hashLength = actual.byteLength;
   const passwordBytes = Buffer.from(password);
-  const expected = await admittedHash(passwordBytes, salt, secret, dataBytes, hashLength, m, t, p, types[id], version);
+  const expected = await admittedHash({
+    password: passwordBytes,
+    salt,
+    secret,
+    associatedData: dataBytes,
+    hashLength,
+    m,
+    t,
+    p,
+    type: types[id],
+    version,
+  });
   return timingSafeEqual(expected, actual);
 }
 

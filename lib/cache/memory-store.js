@@ -15,9 +15,10 @@
 // entry is shared by every request that hits it, so it is frozen (its headers too). Every major
 // GC marks what the indexes hold, so they add none for the common case: a target or tag with one
 // key holds the key string itself (a Set from the second key on), and a primary key without Vary
-// counts its entries with a number. A Map's insertion order is the LRU order (a hit moves its key
-// to the end).
+// counts its entries with a number. The key index is a BoundedLru (approximate LRU: a hit marks
+// its key used, no reordering), which evicts through forget().
 const { ResponseSlots } = require('../native');
+const { BoundedLru } = require('../bounded/lru');
 const { targetOf } = require('./key');
 const { metadataText, parseMetadata } = require('./entry-metadata');
 
@@ -30,38 +31,34 @@ class MemoryStore {
     this.maxBytes = maxBytes;
     this.maxEntries = maxEntries;
     this.slots = new ResponseSlots();
-    this.entries = new Map(); // key -> slot id
+    // key -> slot id, bounded by the entries' sizes and count
+    this.entries = new BoundedLru({ maxBytes, maxEntries, onEvict: (key, id) => this.forget(key, id) });
     this.byTarget = new Map(); // path?query -> Set<key>
     this.byTag = new Map(); // tag -> Set<key>
     this.vary = new Map(); // primary -> { names, count }
-    this.hot = new Map(); // key -> frozen entry (with its body), hit twice lately; LRU order
-    this.recent = new Map(); // key -> true: keys read from their blocks lately, once (LRU order)
-    this.bytes = 0;
-    this.evictions = 0;
+    // key -> frozen entry (with its body), hit twice lately; its sightings are the keys read from
+    // their blocks lately, once
+    this.hot = new BoundedLru({ maxEntries: HOT_ENTRIES });
+  }
+
+  get bytes() {
+    return this.entries.bytes;
+  }
+
+  get evictions() {
+    return this.entries.evictions;
   }
 
   get(key) {
     const id = this.entries.get(key);
     if (id === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, id);
     let entry = this.hot.get(key);
-    if (entry !== undefined) {
-      this.hot.delete(key);
-      this.hot.set(key, entry);
-      return entry;
-    }
+    if (entry !== undefined) return entry;
     entry = this.metadataOf(id);
     entry.body = this.slots.body(id);
     // Kept on its second hit among the last HOT_ENTRIES keys read from their blocks: hits that
     // walk many pages leave their entries young garbage, as a hot set churned by them would not.
-    if (this.recent.delete(key)) {
-      if (this.hot.size >= HOT_ENTRIES) this.hot.delete(this.hot.keys().next().value);
-      this.hot.set(key, freezeEntry(entry));
-    } else {
-      if (this.recent.size >= HOT_ENTRIES) this.recent.delete(this.recent.keys().next().value);
-      this.recent.set(key, true);
-    }
+    if (this.hot.sighted(key)) this.hot.set(key, freezeEntry(entry));
     return entry;
   }
 
@@ -86,8 +83,10 @@ class MemoryStore {
     } catch {
       return false; // no memory for the block: not stored
     }
-    this.entries.set(entry.key, id);
-    this.bytes += entry.size;
+    if (!this.entries.set(entry.key, id, entry.size)) {
+      this.slots.remove(id);
+      return false;
+    }
     addTo(this.byTarget, entry.target, entry.key);
     for (const tag of entry.tags) addTo(this.byTag, tag, entry.key);
     const current = this.vary.get(entry.primary);
@@ -95,22 +94,22 @@ class MemoryStore {
       this.vary.set(entry.primary, entry.varyNames.length === 0 ? 1 : { names: entry.varyNames, count: 1 });
     else if (typeof current === 'number') this.vary.set(entry.primary, current + 1);
     else current.count++;
-    while (this.bytes > this.maxBytes || this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      this.delete(oldest);
-      this.evictions++;
-    }
     return true;
   }
 
   delete(key) {
-    const id = this.entries.get(key);
+    const id = this.entries.peek(key);
     if (id === undefined) return false;
+    this.entries.delete(key);
+    this.forget(key, id);
+    return true;
+  }
+
+  // Frees the block of `key` (out of the key index already) and drops it from the other indexes.
+  forget(key, id) {
     this.hot.delete(key);
     const entry = this.metadataOf(id);
     this.slots.remove(id);
-    this.entries.delete(key);
-    this.bytes -= entry.size;
     removeFrom(this.byTarget, entry.target, key);
     for (const tag of entry.tags) removeFrom(this.byTag, tag, key);
     const spec = this.vary.get(entry.primary);
@@ -118,7 +117,6 @@ class MemoryStore {
       if (spec > 1) this.vary.set(entry.primary, spec - 1);
       else this.vary.delete(entry.primary);
     } else if (spec !== undefined && --spec.count === 0) this.vary.delete(entry.primary);
-    return true;
   }
 
   deleteKeys(keys) {
@@ -129,7 +127,7 @@ class MemoryStore {
 
   *keysOfPrimary(primary) {
     for (const key of keysIn(this.byTarget, targetOf(primary)))
-      if (this.metadataOf(this.entries.get(key)).primary === primary) yield key;
+      if (this.metadataOf(this.entries.peek(key)).primary === primary) yield key;
   }
 
   /** Every entry of a target (`/path?query`, normalised as keys are), all hosts and variants. */
@@ -168,12 +166,10 @@ class MemoryStore {
     const n = this.entries.size;
     this.entries.clear();
     this.hot.clear();
-    this.recent.clear();
     this.slots.clear();
     this.byTarget.clear();
     this.byTag.clear();
     this.vary.clear();
-    this.bytes = 0;
     return n;
   }
 }

@@ -6,8 +6,9 @@
 // shared: a body that arrives while the same body is compressing waits for that result.
 //
 // Bounded by bytes (originals and compressed forms both count), by entries and by the size of
-// one entry, least recently used first out. The bodies are Buffers, so they live outside V8's
-// heap (external memory) and a large cache adds nothing for the garbage collector to trace.
+// one entry, least recently used first out (lib/bounded/lru.js). The bodies are Buffers, so they
+// live outside V8's heap (external memory) and a large cache adds nothing for the garbage
+// collector to trace.
 //
 // Admission (after nginx's proxy_cache_min_uses): while the cache has room, every compressed
 // body is stored; once storing one would push others out, a body must have been seen before
@@ -20,6 +21,7 @@
 const { invalidType, outOfRange } = require('../validate');
 const { crc32 } = require('../etag');
 const { addSource } = require('../stat-sources');
+const { BoundedLru } = require('../bounded/lru');
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_ENTRIES = 4096;
@@ -42,20 +44,17 @@ class ContentCache {
     this.maxEntryBytes = readLimit(options, 'maxEntryBytes', Math.floor(this.maxBytes / 8));
     this.minUses = readLimit(options, 'minUses', DEFAULT_MIN_USES);
     if (this.minUses !== 1 && this.minUses !== 2) throw outOfRange('options.minUses', '1 or 2', this.minUses);
-    // Keys seen once and not stored (minUses 2), oldest first; as many as the cache has entries.
-    this.seenOnce = new Map();
-    this.entries = new Map(); // key -> { original, encoded, size }, least recently used first
+    // key -> { original, encoded, size }; also remembers the keys seen once and not stored
+    // (minUses 2), as many as the cache has entries
+    this.entries = new BoundedLru({ maxEntries: this.maxEntries, maxBytes: this.maxBytes });
     this.inFlight = new Map(); // key -> { original, waiters: [callback] }
-    this.bytes = 0;
     this.counts = {
       hits: 0,
       misses: 0,
       coalesced: 0,
       compressions: 0,
-      evictions: 0,
       errors: 0,
       uncached: 0,
-      notAdmitted: 0,
     };
     // ssr-native/metrics reads stats() at scrape time (held weakly: a dropped cache leaves).
     addSource('compression_cache', options.name || 'compression', (cache) => cache.stats(), {
@@ -128,22 +127,12 @@ class ContentCache {
     const entry = this.entries.get(key);
     if (entry === undefined || !entry.original.equals(body)) return undefined;
     this.counts.hits++;
-    // most recently used last: re-insert
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return entry.encoded;
   }
 
   // Notes a miss under `key`: true if it was missed before and not stored then (minUses 2 only).
   sighted(key) {
-    if (this.minUses === 1) return true;
-    if (this.seenOnce.delete(key)) return true;
-    if (this.seenOnce.size >= this.maxEntries) {
-      if (this.maxEntries === 0) return false;
-      this.seenOnce.delete(this.seenOnce.keys().next().value);
-    }
-    this.seenOnce.set(key, true);
-    return false;
+    return this.minUses === 1 || this.entries.sighted(key);
   }
 
   store(key, crc, body, encoded, seenBefore) {
@@ -152,14 +141,7 @@ class ContentCache {
       this.counts.uncached++;
       return;
     }
-    const old = this.entries.get(key);
-    const evicts =
-      this.bytes - (old === undefined ? 0 : old.size) + size > this.maxBytes ||
-      (old === undefined && this.entries.size >= this.maxEntries);
-    if (evicts && !seenBefore) {
-      this.counts.notAdmitted++;
-      return;
-    }
+    if (!this.entries.admits(key, size, seenBefore)) return; // counted in notAdmitted
     const original = Buffer.allocUnsafeSlow(body.length);
     body.copy(original);
     if (crc32(original) !== crc) {
@@ -167,31 +149,23 @@ class ContentCache {
       this.counts.uncached++;
       return;
     }
-    this.seenOnce.delete(key);
-    if (old !== undefined) {
-      this.entries.delete(key);
-      this.bytes -= old.size;
-    }
-    while (this.entries.size > 0 && (this.bytes + size > this.maxBytes || this.entries.size >= this.maxEntries)) {
-      const [oldestKey, oldest] = this.entries.entries().next().value;
-      this.entries.delete(oldestKey);
-      this.bytes -= oldest.size;
-      this.counts.evictions++;
-    }
-    this.entries.set(key, { original, encoded, size });
-    this.bytes += size;
+    this.entries.set(key, { original, encoded, size }, size);
   }
 
   /** Drops every entry (compressions in flight still complete and answer their waiters). */
   clear() {
     this.entries.clear();
-    this.seenOnce.clear();
-    this.bytes = 0;
+  }
+
+  get bytes() {
+    return this.entries.bytes;
   }
 
   stats() {
     return {
       ...this.counts,
+      evictions: this.entries.evictions,
+      notAdmitted: this.entries.rejections,
       bytes: this.bytes,
       entries: this.entries.size,
       inFlight: this.inFlight.size,

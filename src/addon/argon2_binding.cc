@@ -19,6 +19,7 @@
 #include <new>
 #include <vector>
 
+#include "args.h"
 #include "bytes.h"
 #include "ssr_native/argon2.h"
 #include "ssr_native/blake2b.h"
@@ -207,37 +208,45 @@ void EnsureTsfn(Napi::Env env, EnvState* state) {
   state->gate->tsfn = tsfn;
 }
 
-uint32_t Uint32Arg(const Napi::CallbackInfo& info, size_t index) {
-  // JS has already coerced these with `>>> 0`, like the argon2 package's binding does.
-  return info[index].As<Napi::Number>().Uint32Value();
+// The bytes of options[key], copied. A value that is not a Buffer, TypedArray or DataView gets
+// node-addon-api's message, the one the argon2 package gives for a non-Buffer salt or secret.
+// options[key]: an integer from 0 to 2^32 - 1, which must be there.
+uint32_t RequiredUint32(const Napi::Object& options, const char* key) {
+  if (options.Get(key).IsUndefined()) {
+    throw Napi::TypeError::New(
+        options.Env(), ExpectedMessage(options.Env(), "an integer", std::string("options.") + key,
+                                       options.Get(key)));
+  }
+  return Uint32Option(options, "options", key, 0);
 }
 
-void CopyBytes(const Napi::CallbackInfo& info, size_t index, SecretBytes* out) {
+void CopyBytesOption(const Napi::Object& options, const char* key, SecretBytes* out) {
   ByteView view;
-  if (!ViewOfArrayBufferView(info.Env(), info[index], &view)) {
-    // node-addon-api's message when the argon2 package gets a non-Buffer salt or secret.
-    throw Napi::Error::New(info.Env(), "Invalid argument");
+  if (!ViewOfArrayBufferView(options.Env(), options.Get(key), &view)) {
+    throw Napi::Error::New(options.Env(), "Invalid argument");
   }
   out->Assign(view);
 }
 
-// argon2Hash(password, salt, secret, associatedData, hashLength, m, t, p, type, version)
-//   -> Promise<Buffer>
+// argon2Hash({ password, salt, secret, associatedData, hashLength, memoryCost, timeCost,
+//              parallelism, type, version }) -> Promise<Buffer>
+// Byte fields are Buffers (or other views); numeric ones integers from 0 to 2^32 - 1 (the JS
+// layer coerces them with `>>> 0`, as the argon2 package's binding does).
 Napi::Value Argon2Hash(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto* state = static_cast<EnvState*>(info.Data());
-  if (info.Length() < 10) throw Napi::TypeError::New(env, "argon2Hash expects 10 arguments");
+  const Napi::Object options = ObjectArg(info, 0, "the argon2 options");
   auto request = std::make_unique<HashRequest>();
-  CopyBytes(info, 0, &request->password);
-  CopyBytes(info, 1, &request->salt);
-  CopyBytes(info, 2, &request->secret);
-  CopyBytes(info, 3, &request->associated_data);
-  const uint32_t hash_length = Uint32Arg(info, 4);
-  request->params.memory_kib = Uint32Arg(info, 5);
-  request->params.passes = Uint32Arg(info, 6);
-  request->params.lanes = Uint32Arg(info, 7);
-  request->params.type = static_cast<ssr_native::Argon2Type>(Uint32Arg(info, 8));
-  request->params.version = Uint32Arg(info, 9);
+  CopyBytesOption(options, "password", &request->password);
+  CopyBytesOption(options, "salt", &request->salt);
+  CopyBytesOption(options, "secret", &request->secret);
+  CopyBytesOption(options, "associatedData", &request->associated_data);
+  const uint32_t hash_length = RequiredUint32(options, "hashLength");
+  request->params.memory_kib = RequiredUint32(options, "memoryCost");
+  request->params.passes = RequiredUint32(options, "timeCost");
+  request->params.lanes = RequiredUint32(options, "parallelism");
+  request->params.type = static_cast<ssr_native::Argon2Type>(RequiredUint32(options, "type"));
+  request->params.version = RequiredUint32(options, "version");
 
   request->tag_size = hash_length;
 
@@ -270,20 +279,24 @@ Napi::Value Argon2Hash(const Napi::CallbackInfo& info) {
 
 // argon2Configure({ threads?, priority? }): applies to the process-wide pool.
 Napi::Value Argon2Configure(const Napi::CallbackInfo& info) {
-  Napi::Object options = info[0].As<Napi::Object>();
+  const Napi::Object options = ObjectArg(info, 0, "the pool options");
+  // Read (and checked) before anything changes.
+  const Napi::Value threads_value = options.Get("threads");
+  const uint32_t threads = Uint32Option(options, "options", "threads", 0);
+  const Napi::Value priority_value = options.Get("priority");
+  const int32_t nice = Int32Option(options, "options", "priority", -20, 19, 0);
+  const Napi::Value policy_value = options.Get("policy");
+  const uint32_t index = Uint32Option(options, "options", "policy", 0);
   std::lock_guard<std::mutex> lock(g_pool_mutex);
-  if (options.Has("threads") && options.Get("threads").IsNumber()) {
-    const uint32_t threads = options.Get("threads").As<Napi::Number>().Uint32Value();
+  if (!threads_value.IsUndefined()) {
     g_pool_options.threads = threads;
     if (g_pool != nullptr) g_pool->Resize(threads == 0 ? HashPool::DefaultThreads() : threads);
   }
-  if (options.Has("priority") && options.Get("priority").IsNumber()) {
-    const int nice = options.Get("priority").As<Napi::Number>().Int32Value();
+  if (!priority_value.IsUndefined()) {
     g_pool_options.nice = nice;
     if (g_pool != nullptr) g_pool->SetNice(nice);
   }
-  if (options.Has("policy") && options.Get("policy").IsNumber()) {
-    const uint32_t index = options.Get("policy").As<Napi::Number>().Uint32Value();
+  if (!policy_value.IsUndefined()) {
     const auto policy = index == 1   ? HashPool::Policy::kBatch
                         : index == 2 ? HashPool::Policy::kIdle
                                      : HashPool::Policy::kNormal;
@@ -326,12 +339,11 @@ Napi::Value Argon2ConfigureShared(const Napi::CallbackInfo& info) {
     g_shared.reset();
     return env.Undefined();
   }
-  if (!info[0].IsString() || info.Length() < 2 || !info[1].IsNumber()) {
-    throw Napi::TypeError::New(env, "argon2ConfigureShared(path, slots)");
-  }
+  const std::string path = StringArg(info, 0, "the lock file path");
+  const uint32_t slots = Uint32Arg(info, 1, "slots");
   std::string error;
-  std::shared_ptr<ssr_native::SharedPermits> permits = ssr_native::SharedPermits::Open(
-      info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::Number>().Uint32Value(), &error);
+  std::shared_ptr<ssr_native::SharedPermits> permits =
+      ssr_native::SharedPermits::Open(path, slots, &error);
   if (permits == nullptr) throw Napi::Error::New(env, "argon2: shared budget: " + error);
   std::lock_guard<std::mutex> lock(g_shared_mutex);
   g_shared = std::move(permits);

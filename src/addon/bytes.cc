@@ -1,5 +1,7 @@
 #include "bytes.h"
 
+#include "args.h"
+
 namespace ssr_native_addon {
 namespace {
 
@@ -67,7 +69,7 @@ ByteView BytesOf(const Napi::Value& value, std::string* scratch, const char* wha
     return view;
   }
   throw Napi::TypeError::New(
-      env, std::string(what) + " must be a string, Buffer, TypedArray or DataView");
+      env, ExpectedMessage(env, "a string, Buffer, TypedArray or DataView", what, value));
 }
 
 }  // namespace ssr_native_addon

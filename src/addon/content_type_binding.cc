@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "args.h"
 #include "ssr_native/content_type.h"
 
 namespace ssr_native_addon {
@@ -50,11 +51,6 @@ class OffsetWriter final : public ssr_native::MediaTypeParameterSink {
   size_t count_ = 0;
 };
 
-napi_value Throw(napi_env env, const char* message) {
-  napi_throw_type_error(env, nullptr, message);
-  return nullptr;
-}
-
 napi_value ScanMediaType(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
@@ -66,7 +62,9 @@ napi_value ScanMediaType(napi_env env, napi_callback_info info) {
       napi_get_typedarray_info(env, argv[1], &type, &capacity, &data, nullptr, nullptr) !=
           napi_ok ||
       type != napi_uint32_array || capacity < kTypeSlots) {
-    return Throw(env, "out must be a Uint32Array of at least 3 elements");
+    ThrowExpectedType(env, "a Uint32Array of at least 3 elements", "out",
+                      argc < 2 ? nullptr : argv[1]);
+    return nullptr;
   }
 
   // Headers up to 1023 code units fit the stack buffer; longer ones are read again in full.
@@ -76,7 +74,8 @@ napi_value ScanMediaType(napi_env env, napi_callback_info info) {
   size_t length = 0;
   if (napi_get_value_string_utf16(env, argv[0], stack, sizeof(stack) / sizeof(stack[0]), &length) !=
       napi_ok) {
-    return Throw(env, "header must be a string");
+    ThrowExpectedType(env, "a string", "header", argc < 1 ? nullptr : argv[0]);
+    return nullptr;
   }
   if (length + 1 >= sizeof(stack) / sizeof(stack[0])) {
     if (napi_get_value_string_utf16(env, argv[0], nullptr, 0, &length) != napi_ok) return nullptr;

@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "args.h"
 #include "bytes.h"
 #include "ssr_native/cpu_features.h"
 #include "ssr_native/crc32.h"
@@ -20,10 +21,9 @@ namespace {
 
 using ssr_native::Crc32Path;
 
+// The CRC to continue (zlib.crc32's `value`): 0 when absent.
 uint32_t InitialCrc(const Napi::CallbackInfo& info, size_t index) {
-  if (info.Length() <= index || info[index].IsUndefined()) return 0;
-  if (!info[index].IsNumber()) throw Napi::TypeError::New(info.Env(), "value must be a number");
-  return info[index].As<Napi::Number>().Uint32Value();
+  return Arg(info, index).IsUndefined() ? 0 : Uint32Arg(info, index, "value");
 }
 
 // crc32(data, value = 0) -> uint32, like zlib.crc32.
@@ -43,16 +43,19 @@ Napi::Value Crc32(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), crc);
 }
 
-// The encoding code lib/etag.js passes (a StringEncoding); UTF-8 when absent or unknown.
-StringEncoding EncodingArg(napi_env env, size_t argc, napi_value* argv, size_t index) {
+// The encoding code lib/etag.js passes (a StringEncoding); UTF-8 when absent.
+bool ReadEncoding(napi_env env, size_t argc, napi_value* argv, size_t index, StringEncoding* out) {
   int32_t code = 0;
-  if (argc > index && napi_get_value_int32(env, argv[index], &code) == napi_ok &&
-      code >= static_cast<int32_t>(StringEncoding::kUtf8) &&
-      code <= static_cast<int32_t>(StringEncoding::kUtf16le)) {
-    return static_cast<StringEncoding>(code);
+  if (!ReadInt32(env, argc, argv, index, "encoding", static_cast<int32_t>(StringEncoding::kUtf8),
+                 static_cast<int32_t>(StringEncoding::kUtf16le),
+                 static_cast<int32_t>(StringEncoding::kUtf8), &code)) {
+    return false;
   }
-  return StringEncoding::kUtf8;
+  *out = static_cast<StringEncoding>(code);
+  return true;
 }
+
+constexpr const char* kBodyTypes = "a string, Buffer, TypedArray or DataView";
 
 napi_value TagValue(napi_env env, uint64_t size, uint32_t crc, bool weak) {
   char tag[ssr_native::kMaxEntityTagLength];
@@ -71,11 +74,11 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
   if (argc == 0) {
-    napi_throw_type_error(env, nullptr, "body must be a string, Buffer, TypedArray or DataView");
+    ThrowExpectedType(env, kBodyTypes, "body", nullptr);
     return nullptr;
   }
   bool weak = true;
-  if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);  // leaves `weak` if not a boolean
+  if (!ReadBool(env, argc, argv, 1, "weak", true, &weak)) return nullptr;
 
   napi_typedarray_type type;
   size_t length = 0;
@@ -87,7 +90,8 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
   }
   ByteView bytes;
   if (view_status != napi_ok) {  // not a typed array: a string?
-    const StringEncoding encoding = EncodingArg(env, argc, argv, 2);
+    StringEncoding encoding = StringEncoding::kUtf8;
+    if (!ReadEncoding(env, argc, argv, 2, &encoding)) return nullptr;
     StringBytes string_bytes;
     const napi_status status = string_bytes.Encode(env, argv[0], encoding);
     if (status == napi_ok) {
@@ -100,7 +104,7 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
     }
   }
   if (!ViewOfArrayBufferView(env, argv[0], &bytes)) {  // other typed arrays, DataView
-    napi_throw_type_error(env, nullptr, "body must be a string, Buffer, TypedArray or DataView");
+    ThrowExpectedType(env, kBodyTypes, "body", argv[0]);
     return nullptr;
   }
   return TagValue(env, bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak);
@@ -117,10 +121,7 @@ bool SliceArgs(napi_env env, napi_callback_info info, size_t count, napi_value* 
                size_t* argc) {
   *argc = count;
   if (napi_get_cb_info(env, info, argc, argv, nullptr, nullptr) != napi_ok) return false;
-  if (*argc < 1) {
-    napi_throw_type_error(env, nullptr, "text must be a string");
-    return false;
-  }
+  if (*argc < 1) return ThrowExpectedType(env, "a string", "text", nullptr);
   return true;
 }
 
@@ -128,10 +129,7 @@ bool SliceArgs(napi_env env, napi_callback_info info, size_t count, napi_value* 
 // RangeError (no memory) pending, if that cannot be done.
 bool EncodeText(napi_env env, napi_value value, StringEncoding encoding, StringBytes* out) {
   const napi_status status = out->Encode(env, value, encoding);
-  if (status == napi_string_expected) {
-    napi_throw_type_error(env, nullptr, "text must be a string");
-    return false;
-  }
+  if (status == napi_string_expected) return ThrowExpectedType(env, "a string", "text", value);
   if (status != napi_ok) {
     napi_throw_range_error(env, nullptr, "text is too large to hash");
     return false;
@@ -152,12 +150,6 @@ bool DigestOfLatin1Slice(napi_env env, napi_value value, uint32_t crc, size_t* u
   return true;
 }
 
-uint32_t Uint32Arg(napi_env env, size_t argc, napi_value* argv, size_t index) {
-  uint32_t value = 0;
-  if (argc > index) napi_get_value_uint32(env, argv[index], &value);  // 0 if not a number
-  return value;
-}
-
 // Longest slice latin1Utf8Crc takes: its extra-byte count times 2^32 must stay an exact double.
 constexpr size_t kMaxLatin1Slice = size_t{1} << 20;
 
@@ -168,13 +160,13 @@ napi_value Latin1Utf8Crc(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   size_t argc = 0;
   if (!SliceArgs(env, info, 2, argv, &argc)) return nullptr;
+  uint32_t crc = 0;
+  if (!ReadUint32(env, argc, argv, 1, "crc", 0, &crc)) return nullptr;
   size_t units = 0;
   ssr_native::Utf8Digest digest{};
-  if (!DigestOfLatin1Slice(env, argv[0], Uint32Arg(env, argc, argv, 1), &units, &digest)) {
-    return nullptr;
-  }
+  if (!DigestOfLatin1Slice(env, argv[0], crc, &units, &digest)) return nullptr;
   if (units > kMaxLatin1Slice) {
-    napi_throw_range_error(env, nullptr, "text must be at most 1 MiB per slice");
+    ThrowExpectedRange(env, "at most 1 MiB per slice", "text", argv[0]);
     return nullptr;
   }
   const double extra = static_cast<double>(digest.size - units);
@@ -191,16 +183,17 @@ napi_value Latin1Utf8Tag(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   if (!SliceArgs(env, info, 4, argv, &argc)) return nullptr;
   bool weak = true;
-  if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);
-  double before = 0;
-  if (argc >= 4) napi_get_value_double(env, argv[3], &before);
-  if (!(before >= 0 && before <= 9007199254740991.0)) before = 0;
-  size_t units = 0;
-  ssr_native::Utf8Digest digest{};
-  if (!DigestOfLatin1Slice(env, argv[0], Uint32Arg(env, argc, argv, 2), &units, &digest)) {
+  uint32_t crc = 0;
+  uint64_t before = 0;
+  if (!ReadBool(env, argc, argv, 1, "weak", true, &weak) ||
+      !ReadUint32(env, argc, argv, 2, "crc", 0, &crc) ||
+      !ReadSafeUint(env, argc, argv, 3, "bytesBefore", 0, &before)) {
     return nullptr;
   }
-  return TagValue(env, static_cast<uint64_t>(before) + digest.size, digest.crc, weak);
+  size_t units = 0;
+  ssr_native::Utf8Digest digest{};
+  if (!DigestOfLatin1Slice(env, argv[0], crc, &units, &digest)) return nullptr;
+  return TagValue(env, before + digest.size, digest.crc, weak);
 }
 
 // utf16Utf8Tag(text, weak) -> the entity tag of a text with code units above U+00FF (a two-byte
@@ -212,7 +205,7 @@ napi_value Utf16Utf8Tag(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   if (!SliceArgs(env, info, 2, argv, &argc)) return nullptr;
   bool weak = true;
-  if (argc >= 2) napi_get_value_bool(env, argv[1], &weak);  // leaves `weak` if not a boolean
+  if (!ReadBool(env, argc, argv, 1, "weak", true, &weak)) return nullptr;
   StringBytes string_bytes;
   if (!EncodeText(env, argv[0], StringEncoding::kUtf16le, &string_bytes)) return nullptr;
   const ByteView bytes = string_bytes.view();
@@ -250,7 +243,7 @@ bool PathFromName(const std::string& name, Crc32Path* path) {
 // crc32WithPath(name, data, value = 0): one specific implementation, for tests and benchmarks.
 Napi::Value Crc32WithPath(const Napi::CallbackInfo& info) {
   Crc32Path path;
-  if (!info[0].IsString() || !PathFromName(info[0].As<Napi::String>().Utf8Value(), &path)) {
+  if (!PathFromName(StringArg(info, 0, "the CRC-32 path"), &path)) {
     throw Napi::TypeError::New(info.Env(), "unknown CRC-32 path");
   }
   if (!ssr_native::Crc32PathAvailable(path)) {

@@ -6,9 +6,14 @@
 #include <errno.h>
 #include <string.h>
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 
+#include "args.h"
 #include "bytes.h"
 #include "shared_buffer.h"
 #include "ssr_native/file_cache.h"
@@ -133,21 +138,11 @@ Napi::Object ResultObject(Napi::Env env, const FileCacheResult& result) {
   return out;
 }
 
-std::string PathArgument(const Napi::CallbackInfo& info, size_t index) {
-  if (info.Length() <= index || !info[index].IsString()) {
-    throw Napi::TypeError::New(info.Env(), "path must be a string");
-  }
-  return info[index].As<Napi::String>().Utf8Value();
-}
-
-double NumberOption(const Napi::Object& options, const char* name, double fallback) {
-  Napi::Value value = options.Get(name);
-  return value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : fallback;
-}
-
-bool BoolOption(const Napi::Object& options, const char* name, bool fallback) {
-  Napi::Value value = options.Get(name);
-  return value.IsBoolean() ? value.As<Napi::Boolean>().Value() : fallback;
+// A byte bound from 0 up; Infinity (no bound) and anything past 2^64 - 1 become 2^64 - 1.
+uint64_t ByteLimitOption(const Napi::Object& options, const char* key, uint64_t fallback) {
+  const double value = NumberOption(options, "options", key, 0, INFINITY, -1);
+  if (value < 0) return fallback;
+  return value >= 18446744073709551615.0 ? UINT64_MAX : static_cast<uint64_t>(value);
 }
 
 // Loads one file on the libuv pool. Execute runs on a worker thread: no JS values there.
@@ -215,18 +210,17 @@ class FileCacheWrap : public Napi::ObjectWrap<FileCacheWrap> {
 
   explicit FileCacheWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<FileCacheWrap>(info) {
     ssr_native::FileCacheOptions options;
-    if (info.Length() > 0 && info[0].IsObject()) {
-      Napi::Object o = info[0].As<Napi::Object>();
-      Napi::Value root = o.Get("root");
-      if (root.IsString()) options.root = root.As<Napi::String>().Utf8Value();
-      options.max_bytes = static_cast<uint64_t>(
-          NumberOption(o, "maxBytes", static_cast<double>(options.max_bytes)));
-      options.max_file_size = static_cast<uint64_t>(
-          NumberOption(o, "maxFileSize", static_cast<double>(options.max_file_size)));
-      options.watch = BoolOption(o, "watch", options.watch);
-      options.sweep_interval_ms =
-          static_cast<int>(NumberOption(o, "sweepIntervalMs", options.sweep_interval_ms));
-      options.allow_outside_root = BoolOption(o, "allowOutsideRoot", options.allow_outside_root);
+    if (!Arg(info, 0).IsUndefined()) {
+      Napi::Object o = ObjectArg(info, 0, "options");
+      options.root = StringOption(o, "options", "root", options.root);
+      options.max_bytes = ByteLimitOption(o, "maxBytes", options.max_bytes);
+      options.max_file_size = ByteLimitOption(o, "maxFileSize", options.max_file_size);
+      options.watch = BoolOption(o, "options", "watch", options.watch);
+      options.sweep_interval_ms = static_cast<int>(std::min<double>(
+          NumberOption(o, "options", "sweepIntervalMs", 0, INFINITY, options.sweep_interval_ms),
+          INT_MAX));
+      options.allow_outside_root =
+          BoolOption(o, "options", "allowOutsideRoot", options.allow_outside_root);
     }
     cache_ = std::make_shared<ssr_native::FileCache>(std::move(options));
   }
@@ -238,27 +232,23 @@ class FileCacheWrap : public Napi::ObjectWrap<FileCacheWrap> {
   }
 
   Napi::Value Lookup(const Napi::CallbackInfo& info) {
-    return ResultObject(info.Env(), cache(info).Lookup(PathArgument(info, 0)));
+    return ResultObject(info.Env(), cache(info).Lookup(StringArg(info, 0, "path")));
   }
 
   // load(path, callback(err, result), top?): top = the mount root a miss's watches start from
   Napi::Value Load(const Napi::CallbackInfo& info) {
     cache(info);
-    std::string path = PathArgument(info, 0);
-    if (info.Length() < 2 || !info[1].IsFunction()) {
-      throw Napi::TypeError::New(info.Env(), "callback must be a function");
-    }
-    std::string top = info.Length() > 2 && !info[2].IsUndefined() ? PathArgument(info, 2) : "";
-    auto* worker =
-        new LoadWorker(info[1].As<Napi::Function>(), cache_, std::move(path), std::move(top));
+    std::string path = StringArg(info, 0, "path");
+    Napi::Function callback = FunctionArg(info, 1, "callback");
+    std::string top = Arg(info, 2).IsUndefined() ? "" : StringArg(info, 2, "top");
+    auto* worker = new LoadWorker(callback, cache_, std::move(path), std::move(top));
     worker->Queue();
     return info.Env().Undefined();
   }
 
   // touch(id) -> generation: the per-hit call, kept minimal.
   Napi::Value Touch(const Napi::CallbackInfo& info) {
-    const double id = info[0].As<Napi::Number>().DoubleValue();
-    return Napi::Number::New(info.Env(), cache(info).Touch(static_cast<uint64_t>(id)));
+    return Napi::Number::New(info.Env(), cache(info).Touch(SafeUintArg(info, 0, "id")));
   }
 
   Napi::Value Generation(const Napi::CallbackInfo& info) {
@@ -267,25 +257,24 @@ class FileCacheWrap : public Napi::ObjectWrap<FileCacheWrap> {
 
   // attachVariant(id, encoding, bytes) -> { body, etag } | null
   Napi::Value AttachVariant(const Napi::CallbackInfo& info) {
-    const double id = info[0].As<Napi::Number>().DoubleValue();
-    const std::string encoding = PathArgument(info, 1);
+    const uint64_t id = SafeUintArg(info, 0, "id");
+    const std::string encoding = StringArg(info, 1, "encoding");
     std::string scratch;
-    const ByteView bytes = BytesOf(info[2], &scratch, "bytes");
-    auto blob =
-        cache(info).AttachVariant(static_cast<uint64_t>(id), encoding, bytes.data, bytes.size);
+    const ByteView bytes = BytesOf(Arg(info, 2), &scratch, "bytes");
+    auto blob = cache(info).AttachVariant(id, encoding, bytes.data, bytes.size);
     if (!blob) return info.Env().Null();
     return BlobObject(info.Env(), blob);
   }
 
   Napi::Value Variant(const Napi::CallbackInfo& info) {
-    const double id = info[0].As<Napi::Number>().DoubleValue();
-    auto blob = cache(info).Variant(static_cast<uint64_t>(id), PathArgument(info, 1));
+    const uint64_t id = SafeUintArg(info, 0, "id");
+    auto blob = cache(info).Variant(id, StringArg(info, 1, "encoding"));
     if (!blob) return info.Env().Null();
     return BlobObject(info.Env(), blob);
   }
 
   Napi::Value Invalidate(const Napi::CallbackInfo& info) {
-    cache(info).Invalidate(PathArgument(info, 0));
+    cache(info).Invalidate(StringArg(info, 0, "path"));
     return info.Env().Undefined();
   }
 

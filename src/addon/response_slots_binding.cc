@@ -8,9 +8,9 @@
 // in one synchronous loop left 2 GB resident, every evicted block waiting for its finalizer.
 #include "response_slots_binding.h"
 
-#include <cmath>
 #include <string>
 
+#include "args.h"
 #include "bytes.h"
 #include "shared_buffer.h"
 #include "ssr_native/response_slots.h"
@@ -26,12 +26,13 @@ constexpr size_t kPrefix = ResponseSlots::kPrefix;
 
 // A slot id: an integer from 0 below kNoSlot, else a TypeError / RangeError.
 uint32_t SlotId(const Napi::CallbackInfo& info) {
-  if (info.Length() < 1 || !info[0].IsNumber())
-    throw Napi::TypeError::New(info.Env(), "Expected a number for the slot id");
-  const double id = info[0].As<Napi::Number>().DoubleValue();
-  if (!(id >= 0) || id >= ResponseSlots::kNoSlot || std::floor(id) != id)
-    throw Napi::RangeError::New(info.Env(), "Expected an integer slot id from 0");
-  return static_cast<uint32_t>(id);
+  const uint32_t id = Uint32Arg(info, 0, "the slot id");
+  if (id >= ResponseSlots::kNoSlot) {
+    throw Napi::RangeError::New(
+        info.Env(),
+        ExpectedMessage(info.Env(), "an integer slot id below 2^32 - 1", "the slot id", info[0]));
+  }
+  return id;
 }
 
 class ResponseSlotsWrap : public Napi::ObjectWrap<ResponseSlotsWrap> {
@@ -54,13 +55,11 @@ class ResponseSlotsWrap : public Napi::ObjectWrap<ResponseSlotsWrap> {
 
  private:
   Napi::Value Put(const Napi::CallbackInfo& info) {
-    if (info.Length() < 2 || !info[0].IsString())
-      throw Napi::TypeError::New(info.Env(), "Expected a string for the response metadata");
-    std::string metadata_scratch;
+    const std::string metadata = StringArg(info, 0, "the response metadata");
     std::string body_scratch;
-    const ByteView metadata = BytesOf(info[0], &metadata_scratch, "the response metadata");
-    const ByteView body = BytesOf(info[1], &body_scratch, "the response body");
-    const uint32_t id = slots_.Put(metadata.data, metadata.size, body.data, body.size);
+    const ByteView body = BytesOf(Arg(info, 1), &body_scratch, "the response body");
+    const uint32_t id = slots_.Put(reinterpret_cast<const uint8_t*>(metadata.data()),
+                                   metadata.size(), body.data, body.size);
     return Napi::Number::New(info.Env(), id);
   }
 

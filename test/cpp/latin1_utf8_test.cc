@@ -56,14 +56,17 @@ TEST(Latin1Utf8, AsciiCheckFindsAHighBitAtEveryPositionOfEveryLength) {
     std::vector<uint8_t> bytes(n, 'a');
     EXPECT_TRUE(IsAscii(bytes.data(), n)) << n;
     EXPECT_TRUE(latin1_utf8_internal::IsAsciiPortable(bytes.data(), n)) << n;
-    if (avx2) EXPECT_TRUE(latin1_utf8_internal::IsAsciiAvx2(bytes.data(), n)) << n;
+    if (avx2) {
+      EXPECT_TRUE(latin1_utf8_internal::IsAsciiAvx2(bytes.data(), n)) << n;
+    }
     for (size_t at = 0; at < n; ++at) {
       for (uint8_t high : {uint8_t{0x80}, uint8_t{0xFF}}) {
         bytes[at] = high;
         EXPECT_FALSE(IsAscii(bytes.data(), n)) << "length " << n << " at " << at;
         EXPECT_FALSE(latin1_utf8_internal::IsAsciiPortable(bytes.data(), n)) << n << " " << at;
-        if (avx2)
+        if (avx2) {
           EXPECT_FALSE(latin1_utf8_internal::IsAsciiAvx2(bytes.data(), n)) << n << " " << at;
+        }
         bytes[at] = 0x7F;
       }
     }

@@ -76,7 +76,7 @@ std::string Describe(const std::u16string& text) {
   int shown = 0;
   for (size_t i = 0; i < text.size() && shown < 24; ++i) {
     if (text[i] >= 0x80) {
-      char item[24];
+      char item[40];  // room for any size_t and unit: -Wformat-truncation
       std::snprintf(item, sizeof item, " %zu:%04x", i, static_cast<unsigned>(text[i]));
       out += item;
       ++shown;

@@ -5,10 +5,7 @@
 //            (JSON.parse of the metadata, a Buffer over the body), as every hit did before the
 //            hot set existed
 // Usage: node bench/http/micro/cache-hit-read.js [pages]  (1,000 by default; pin it: taskset -c 0)
-// The hot figure grows with the pages cached: every hit moves its key to the end of the store's
-// LRU Map (delete, then set), and V8 keeps a deleted Map entry in its hash bucket's chain until
-// the table is rebuilt, so one key deleted and set again and again walks a chain that grows with
-// each hit (a walk over many keys spreads them over the buckets).
+// Whether a hit's cost grows with the pages cached: cache-hit-scaling.js.
 // Prints the CPU, then ns per get() for each variant per round and the medians.
 const path = require('path');
 const lib = path.join(__dirname, '..', '..', '..', 'lib');

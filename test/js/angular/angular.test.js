@@ -102,7 +102,10 @@ test('PageMemo stays within its entry and byte bounds over random use', () => {
       assert.ok(memo.size <= maxEntries, `seed ${seed}: ${memo.size} entries > ${maxEntries}`);
       assert.ok(memo.bytes <= maxBytes, `seed ${seed}: ${memo.bytes} bytes > ${maxBytes}`);
       let bytes = 0;
-      for (const entry of memo._map.values()) bytes += entry.html === undefined ? 0 : entry.html.length;
+      for (const key of memo._lru.keys()) {
+        const entry = memo._lru.peek(key);
+        bytes += entry.html === undefined ? 0 : entry.html.length;
+      }
       assert.equal(memo.bytes, bytes, `seed ${seed}: byte count drifted`);
     }
   }
