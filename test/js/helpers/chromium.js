@@ -55,7 +55,10 @@ async function launch(args = []) {
   });
   const cleanup = () => {
     if (child.exitCode === null) child.kill('SIGKILL');
-    fs.rmSync(profile, { recursive: true, force: true });
+    // chromium's helper processes may still be writing the profile as the browser exits
+    try {
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    } catch {}
   };
   if (endpoint === null) {
     cleanup();
