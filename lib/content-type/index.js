@@ -15,7 +15,7 @@ const {
   isTokenString,
   isTypeString,
 } = require('./scan');
-const { HeaderCache } = require('../header-cache');
+const { HeaderCache } = require('../bounded/header-cache');
 
 // The package's own expressions, used only where the argument is not a string and its
 // coercion rules (ToString on arbitrary values) must be reproduced exactly.
@@ -313,7 +313,7 @@ function clearCache() {
 }
 
 // ssr-native/metrics reads the cache's counters at scrape time.
-require('../metrics/sources').addSource('content_type_cache', 'content-type', () => {
+require('../stat-sources').addSource('content_type_cache', 'content-type', () => {
   const s = cacheStats();
   return { entries: s.size, capacity: s.capacity, hits: s.hits, misses: s.misses, bypasses: s.bypasses };
 });

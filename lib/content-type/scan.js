@@ -9,7 +9,7 @@
 // The addon is loaded on first use of the native scanner only, so the default (JavaScript) path
 // works even where the addon could not be built.
 let native;
-const { GenerationalCache } = require('../generational-cache');
+const { GenerationalCache } = require('../bounded/generational-cache');
 
 const INVALID_MEDIA_TYPE = -1;
 const INVALID_PARAMETER_FORMAT = -2;

@@ -11,7 +11,7 @@
 // handing out a fresh result per call (callers mutate it: Express's setCharset sets
 // `parameters.charset`, negotiator overwrites `type`), and a cache of finished headers in front
 // of format.
-const { HeaderCache } = require('../header-cache');
+const { HeaderCache } = require('../bounded/header-cache');
 const { FormatTrie } = require('./format-trie');
 const { isTokenString, isTypeString } = require('./scan');
 
@@ -447,7 +447,7 @@ function clearCache() {
 }
 
 // ssr-native/metrics reads the cache's counters at scrape time.
-require('../metrics/sources').addSource('content_type_cache', 'content-type/v2', () => {
+require('../stat-sources').addSource('content_type_cache', 'content-type/v2', () => {
   const s = cacheStats();
   return { entries: s.size, capacity: s.capacity, hits: s.hits, misses: s.misses, bypasses: s.bypasses };
 });

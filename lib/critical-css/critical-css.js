@@ -13,8 +13,8 @@ const path = require('path');
 const { CriticalCssEngine } = require('./engine');
 const { StylesheetSource } = require('./stylesheets');
 const { PageMemo } = require('./page-memo');
-const { FileCache } = require('../static/file-cache');
-const { addSource } = require('../metrics/sources');
+const { FileCache } = require('../files/file-cache');
+const { addSource } = require('../stat-sources');
 const { invalidType, outOfRange } = require('../validate');
 
 // Angular's InlineCriticalCssProcessor (@angular/ssr): beasties with these options.

@@ -1,13 +1,13 @@
 'use strict';
 // @fastify/static's pumpSendToReply over the shared engine: one root at a time, precompressed
 // siblings first, allowedPath and onFile, then the file found answered with @fastify/send's plan
-// (lib/static-engine/plan.js) from memory, or streamed from the descriptor that was fstat'ed.
+// (lib/files/plan.js) from memory, or streamed from the descriptor that was fstat'ed.
 // A URL whose answer depended on nothing but itself (and Accept-Encoding) is remembered.
 const fs = require('fs');
 const path = require('path');
-const { fileRangeStream } = require('../static/send-file-stream');
-const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../static-engine');
-const { plan } = require('../static-engine/plan');
+const { fileRangeStream } = require('../files/file-stream');
+const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../files/engine');
+const { plan } = require('../files/plan');
 const { Lookup, resolveFile } = require('./send');
 const { configOf, addVaryAcceptEncoding } = require('./static-options');
 const { negotiateEncoding, ENCODING_EXTENSIONS } = require('./precompressed');

@@ -5,7 +5,7 @@
 const fs = require('fs');
 const path = require('path');
 const { fileURLToPath } = require('url');
-const { sendConfig } = require('../static/send-config');
+const { sendConfig } = require('../files/send-config');
 const { DOTFILES } = require('./send');
 const { FST_STATIC_INVALID_OPTION, FST_STATIC_INVALID_OPTION_VALUE } = require('./errors');
 

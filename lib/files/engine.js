@@ -1,0 +1,204 @@
+'use strict';
+// StaticEngine: "a file was found -> this response", shared by every static adapter (serveStatic
+// for node/Express, Koa's serve()/send(), Fastify's fastifyStatic, Hono's serveStatic). Each step
+// is a small named method over a response *port*: a constant object of functions
+//   { get(res, name), set(res, name, value), remove(res, name), status(res), setStatus(res, code) }
+// that reads and writes one framework's response (node's res, Koa's ctx, Fastify's reply, a
+// header bag for Hono), so the engine never allocates a wrapper per request. URL-to-file
+// resolution (dotfiles vs hidden, index lists, extensions, sibling precompression) stays in each
+// adapter, since send, koa-send, @fastify/send and Hono really differ there.
+const fs = require('fs');
+const { chooseEncoding, compressVariants } = require('./encoding');
+const { openFileForStream } = require('./file-stream');
+const { isConditional, isPreconditionFailure, isFresh } = require('../http/conditional');
+const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
+const { RouteMemo, MissMemo } = require('./route-memo');
+const { makeRecord, statsOf, contentTypeOf, charsetContentTypeOf, statTag } = require('./record');
+
+// respond() outcomes besides a { start, end } span
+const FULL = 1; // send the whole body
+const NOT_MODIFIED = 2; // 304 set up: end the response without a body
+const PRECONDITION_FAILED = 3; // answer 412
+const RANGE_NOT_SATISFIABLE = 4; // Content-Range set: answer 416
+const BODYLESS = 5; // HEAD: headers set, end without a body
+
+// headers a 304 must not carry (send's removeContentHeaderFields)
+const CONTENT_HEADERS = ['Content-Encoding', 'Content-Language', 'Content-Length', 'Content-Range', 'Content-Type'];
+
+/** The port over node's http.ServerResponse (and Fastify's raw res). */
+const nodePort = {
+  get: (res, name) => res.getHeader(name),
+  set: (res, name, value) => res.setHeader(name, value),
+  remove: (res, name) => res.removeHeader(name),
+  status: (res) => res.statusCode,
+  setStatus: (res, code) => {
+    res.statusCode = code;
+  },
+};
+
+class StaticEngine {
+  /**
+   * `cache`: the FileCache. `top`: the directory resolutions start under (a mount's root), which
+   * lets misses be `settled`; undefined for a cache shared by roots it does not know.
+   * `routeSlots`: how many answers one URL path can have (e.g. per Accept-Encoding outcome).
+   */
+  constructor(cache, { top, routeSlots = 1, compress = false } = {}) {
+    this.cache = cache;
+    this.top = top;
+    this.compress = Boolean(compress);
+    this.routes = new RouteMemo(cache, routeSlots);
+    this.misses = new MissMemo(cache);
+  }
+
+  generation() {
+    return this.cache.generation();
+  }
+
+  /** Memory first (no system call, no thread hop), then a load on the libuv pool. */
+  load(filePath, callback) {
+    const hit = this.cache.lookup(filePath);
+    if (hit.status === 'hit') return callback(hit);
+    this.cache.load(filePath, callback, this.top);
+  }
+
+  /** load() as a value (a hit) or a promise (a load). */
+  get(filePath) {
+    const hit = this.cache.lookup(filePath);
+    return hit.status === 'hit' ? hit : this.cache.get(filePath, this.top);
+  }
+
+  /** The per-file record of a loaded file (see record.js). */
+  record(filePath, result, type, encoding, compressibleType) {
+    return makeRecord(filePath, result, type, encoding, this.compress && compressibleType && encoding === undefined);
+  }
+
+  /** The in-memory compressed variant the request accepts, or undefined (identity); starts making them. */
+  variant(record, acceptEncoding) {
+    const variants = this.cache.variantsOf(record.file.id);
+    if (variants === undefined) {
+      compressVariants(this.cache, record.file);
+      return undefined;
+    }
+    const encoding = chooseEncoding(acceptEncoding, variants);
+    return encoding ? variants[encoding] : undefined;
+  }
+
+  /** send's header step (SendStream.setHeader + type), for a body tagged `etag`. */
+  setFileHeaders(port, res, config, record, etag) {
+    if (config.acceptRanges && !port.get(res, 'Accept-Ranges')) port.set(res, 'Accept-Ranges', 'bytes');
+    if (config.cacheControl && !port.get(res, 'Cache-Control'))
+      port.set(res, 'Cache-Control', config.cacheControlValue);
+    if (config.lastModified && !port.get(res, 'Last-Modified')) port.set(res, 'Last-Modified', record.lastModified);
+    if (config.etag && !port.get(res, 'ETag')) port.set(res, 'ETag', etag);
+    if (!port.get(res, 'Content-Type')) port.set(res, 'Content-Type', record.type);
+  }
+
+  /**
+   * Conditional GET/HEAD, ranges, Content-Length: the rest of SendStream.send, for a body of
+   * `length` bytes. Returns FULL, a { start, end } span, or NOT_MODIFIED, PRECONDITION_FAILED,
+   * RANGE_NOT_SATISFIABLE, BODYLESS (the response's status and headers are set for each).
+   */
+  respond(port, res, headers, method, length, acceptRanges) {
+    if (isConditional(headers)) {
+      const etag = port.get(res, 'ETag');
+      const lastModified = port.get(res, 'Last-Modified');
+      if (isPreconditionFailure(headers, etag, lastModified)) return PRECONDITION_FAILED;
+      if (this.notModified(port, res, headers, etag, lastModified)) return NOT_MODIFIED;
+    }
+    let span = FULL;
+    let len = length;
+    if (acceptRanges && headers.range !== undefined) {
+      const range = rangeOf(headers, length, port.get(res, 'ETag'), port.get(res, 'Last-Modified'));
+      if (range === UNSATISFIABLE) {
+        port.set(res, 'Content-Range', unsatisfiedRange(length));
+        return RANGE_NOT_SATISFIABLE;
+      }
+      if (range !== WHOLE) {
+        port.setStatus(res, 206);
+        port.set(res, 'Content-Range', contentRange(range, length));
+        len = range.end - range.start + 1;
+        span = range;
+      }
+    }
+    port.set(res, 'Content-Length', len);
+    if (method === 'HEAD') return BODYLESS;
+    return span;
+  }
+
+  /** A fresh conditional request on a 2xx/304: the response becomes a bodiless 304. */
+  notModified(port, res, headers, etag, lastModified) {
+    const status = port.status(res);
+    if (!((status >= 200 && status < 300) || status === 304) || !isFresh(headers, etag, lastModified)) return false;
+    for (const name of CONTENT_HEADERS) port.remove(res, name);
+    port.setStatus(res, 304);
+    return true;
+  }
+
+  /**
+   * Opens a file too large for memory (or not regular) for streaming: callback(err, fd, stats),
+   * the stats from that descriptor's fstat, so the body sent is the length announced. A path
+   * that became a directory meanwhile fails as ENOENT would (send: 404).
+   */
+  openStream(filePath, callback) {
+    openFileForStream(filePath, (err, fd, stat) => {
+      if (err) return callback(err);
+      if (stat.isDirectory()) {
+        fs.close(fd, () => {});
+        const gone = new Error(`EISDIR: illegal operation on a directory, open '${filePath}'`);
+        gone.code = 'EISDIR';
+        gone.directory = true;
+        return callback(gone);
+      }
+      callback(null, fd, stat);
+    });
+  }
+
+  /** openStream() as a promise of { fd, stats }; a failure rejects with the fs error (see streamStatus). */
+  openStreamAsync(filePath) {
+    return new Promise((resolve, reject) => {
+      this.openStream(filePath, (err, fd, stats) => (err ? reject(err) : resolve({ fd, stats })));
+    });
+  }
+
+  /** The cache's counters and the sizes of the memos. */
+  stats() {
+    return Object.assign(this.cache.stats(), { memoRoutes: this.routes.size, memoFallthroughs: this.misses.size });
+  }
+}
+
+/** Vary gains Accept-Encoding (unless it already names it or `*`). */
+function appendVary(port, res) {
+  const vary = port.get(res, 'Vary');
+  if (!vary) port.set(res, 'Vary', 'Accept-Encoding');
+  else if (!/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(String(vary)))
+    port.set(res, 'Vary', vary + ', Accept-Encoding');
+}
+
+/** send's status for a failed open of a file it had found: 404 if it vanished, else 500. */
+function streamStatus(err) {
+  switch (err.code) {
+    case 'ENAMETOOLONG':
+    case 'ENOENT':
+    case 'ENOTDIR':
+    case 'EISDIR':
+      return 404;
+    default:
+      return 500;
+  }
+}
+
+module.exports = {
+  StaticEngine,
+  nodePort,
+  appendVary,
+  streamStatus,
+  statsOf,
+  contentTypeOf,
+  charsetContentTypeOf,
+  statTag,
+  FULL,
+  NOT_MODIFIED,
+  PRECONDITION_FAILED,
+  RANGE_NOT_SATISFIABLE,
+  BODYLESS,
+};
