@@ -30,6 +30,7 @@ const ANGULAR_DEFAULTS = {
 };
 const ENGINE_OPTIONS = [...Object.keys(ANGULAR_DEFAULTS), 'maxPlans'];
 const NUMBERS = { maxBuffer: 2 * 1024 * 1024, memoBytes: 16 * 1024 * 1024, memoPages: 256 };
+const MAX_HEADS = 1024;
 const COUNTERS = [
   'pages',
   'inlined',
@@ -75,6 +76,9 @@ class CriticalCss {
     for (const name of ENGINE_OPTIONS) if (options[name] !== undefined) engineOptions[name] = options[name];
     this.engine = new CriticalCssEngine(engineOptions);
     this.memo = new PageMemo({ maxBytes: this.memoBytes, maxEntries: this.memoPages });
+    // a route's tag of a page -> { tag, length } of the inlined page a GET was sent (for HEAD)
+    this.heads = new Map();
+    this.headsGeneration = -1;
     this.counts = { errors: 0, stylesheetLoads: 0, passedThrough: 0, tooLarge: 0 };
     this.closed = false;
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
@@ -136,6 +140,23 @@ class CriticalCss {
       this.counts.errors++;
       return html;
     }
+  }
+
+  /** Notes that the page the route tagged `routeTag` went out inlined as `tag`, `length` bytes. */
+  rememberHead(routeTag, tag, length) {
+    if (this.headsGeneration !== this.cache.generation()) {
+      this.heads.clear();
+      this.headsGeneration = this.cache.generation();
+    }
+    this.heads.delete(routeTag);
+    this.heads.set(routeTag, { tag, length });
+    if (this.heads.size > MAX_HEADS) this.heads.delete(this.heads.keys().next().value);
+  }
+
+  /** { tag, length } of the inlined page whose route tag is `routeTag`, if sent lately. */
+  headFor(routeTag) {
+    if (this.headsGeneration !== this.cache.generation()) return undefined;
+    return this.heads.get(routeTag);
   }
 
   stats() {

@@ -7,10 +7,14 @@
 // through the engine when the body ends, and sends the result in one res.end() with its
 // Content-Length, so a compression middleware mounted in front of it sees one whole body.
 //
-// Left exactly as they are: HEAD requests, answers that are not text/html, carry a
-// Content-Encoding, are 1xx/204/206/304, or grow past maxBuffer (what was held goes out, then
-// the rest streams through). A page whose bytes changed gets an ETag of the bytes sent (when it
-// had one: same strength, our CRC-32), and a 304 when the request's If-None-Match names it.
+// Left exactly as they are: answers that are not text/html, carry a Content-Encoding, are
+// 1xx/204/206/304, or grow past maxBuffer (what was held goes out, then the rest streams
+// through). A page whose bytes changed gets an ETag of the bytes sent (when it had one: same
+// strength, our CRC-32), and a 304 when the request's If-None-Match names it.
+// HEAD: a route that writes the body anyway (writeResponse, serveStatic) is processed like GET;
+// one that sends no body (Express's res.send) gets the ETag and Content-Length that a GET of the
+// same page was given lately (CriticalCss#headFor: remembered by the route's own tag), and the
+// head as the route made it otherwise.
 const fresh = require('fresh');
 const { etag } = require('../etag');
 const { beforeOwnMethods } = require('../response-shape');
@@ -23,7 +27,7 @@ const DONE = 3; // the body ended: processing, then sending
 
 function createMiddleware(criticalCss) {
   function criticalCssMiddleware(req, res, next) {
-    if (req.method !== 'HEAD') hold(criticalCss, req, res);
+    hold(criticalCss, req, res);
     next();
   }
   criticalCssMiddleware.criticalCss = criticalCss;
@@ -117,6 +121,7 @@ function hold(criticalCss, req, res) {
     }
     state = DONE;
     if (size === 0) {
+      if (req.method === 'HEAD') headOnly();
       if (headArgs !== null) _writeHead.apply(this, headArgs);
       return _end.call(this, callback);
     }
@@ -154,6 +159,22 @@ function hold(criticalCss, req, res) {
     chunks = null;
   }
 
+  // A HEAD answered without a body: the head a GET of the same page got, when known.
+  function headOnly() {
+    const tag = res.getHeader('ETag');
+    const known = typeof tag === 'string' ? criticalCss.headFor(tag) : undefined;
+    if (known === undefined) return;
+    res.setHeader('ETag', known.tag);
+    if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', known.length);
+    if (isFresh(req, res, known.tag)) {
+      res.removeHeader('Content-Type');
+      res.removeHeader('Content-Length');
+      res.removeHeader('Transfer-Encoding');
+      res.statusCode = 304;
+      if (headArgs !== null) headArgs = [304];
+    }
+  }
+
   function send(body, out, callback) {
     if (res.destroyed || res.writableEnded) return;
     if (out !== body && !out.equals(body)) {
@@ -161,6 +182,7 @@ function hold(criticalCss, req, res) {
       const tag = res.getHeader('ETag');
       if (tag !== undefined) {
         const retag = etag(out, { weak: !isStrongTag(tag) });
+        if (typeof tag === 'string') criticalCss.rememberHead(tag, retag, out.length);
         res.setHeader('ETag', retag);
         if (isFresh(req, res, retag)) {
           // what Express's res.send does for a fresh request
@@ -187,7 +209,7 @@ function isStrongTag(tag) {
 
 function isFresh(req, res, tag) {
   const status = res.statusCode;
-  if (req.method !== 'GET' || status < 200 || status >= 300) return false;
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || status < 200 || status >= 300) return false;
   const lastModified = res.getHeader('Last-Modified');
   return fresh(req.headers, { etag: tag, 'last-modified': lastModified === undefined ? undefined : lastModified });
 }

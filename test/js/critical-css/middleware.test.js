@@ -74,6 +74,15 @@ test('Express res.send: the inlined page, its Content-Length, the ETag of the by
       const again = await request(`${url}/orders/${user}`, { headers: { 'if-none-match': res.headers.etag } });
       assert.equal(again.status, 304);
       assert.equal(again.body.length, 0);
+      // HEAD (res.send sends no body): the head the GET got, and its 304
+      const head = await request(`${url}/orders/${user}`, { method: 'HEAD' });
+      assert.equal(head.headers.etag, res.headers.etag);
+      assert.equal(Number(head.headers['content-length']), res.body.length);
+      const headFresh = await request(`${url}/orders/${user}`, {
+        method: 'HEAD',
+        headers: { 'if-none-match': res.headers.etag },
+      });
+      assert.equal(headFresh.status, 304);
     }
     const stats = middleware.stats();
     assert.equal(stats.inlined >= 2, true, JSON.stringify(stats));
@@ -130,6 +139,9 @@ test("Angular's writeResponseToNodeResponse (flushHeaders, streamed chunks) and 
     assert.equal(ours.headers.etag, etag(ours.body));
     const fresh = await request(`${url}/ours/dee`, { headers: { 'if-none-match': ours.headers.etag } });
     assert.equal(fresh.status, 304);
+    // HEAD through writeResponse: the body is written anyway, so it is processed as for GET
+    const head = await request(`${url}/ours/dee`, { method: 'HEAD', headers: { 'if-none-match': ours.headers.etag } });
+    assert.equal(head.status, 304);
   });
   middleware.close();
 });
@@ -167,7 +179,7 @@ test('serveStatic: a prerendered page is inlined once, then served from the memo
   middleware.close();
 });
 
-test('left untouched: HEAD, non-HTML, a Content-Encoding, 304, a page the engine skips, a body over maxBuffer', async () => {
+test('left untouched: HEAD before any GET, non-HTML, a Content-Encoding, 304, a page the engine skips, a body over maxBuffer', async () => {
   const page = bootstrapPage('eve');
   const gz = zlib.gzipSync(page);
   const big = bootstrapPage('big', 2000);
@@ -192,7 +204,7 @@ test('left untouched: HEAD, non-HTML, a Content-Encoding, 304, a page the engine
     assert.equal(
       Number(head.headers['content-length']),
       Buffer.byteLength(page),
-      'HEAD: the page as the route made it',
+      'HEAD before any GET: as the route made it',
     );
     assert.deepEqual((await request(`${url}/json`)).body, Buffer.from(page));
     assert.deepEqual((await request(`${url}/gz`)).body, gz);
