@@ -289,3 +289,15 @@ test('a stylesheet loaded on first use (not warmed), an edited stylesheet, an en
     own.remove();
   }
 });
+
+test('inlineCriticalCss keeps at most 8 engines (one per set of options), the least recently used closed', () => {
+  const { readSources } = require('../../../lib/stat-sources');
+  const shared = () => readSources('critical_css').filter((s) => s.name.startsWith('inlineCriticalCss')).length;
+  const page = bootstrapPage('gil');
+  const expected = inlineCriticalCss(page, { browserDistFolder: dist.dir });
+  for (let i = 0; i < 20; i++) {
+    assert.equal(inlineCriticalCss(page, { browserDistFolder: dist.dir, memoPages: i }), expected, `options ${i}`);
+    assert.ok(shared() <= 8, `${shared()} engines after ${i + 1} option sets`);
+  }
+  assert.equal(shared(), 8);
+});
