@@ -8,15 +8,16 @@ export interface AngularBeastiesOptions {
   publicPath?: string;
   /** Minify the inlined CSS. Default false (as Angular's server-side processor). */
   minify?: boolean;
-  /** How the stylesheet link is deferred. Default 'media' (media="print" onload="this.media='all'"). */
-  preload?: 'media' | 'swap' | 'swap-high' | 'js' | 'js-lazy' | 'body' | false;
+  /** How the stylesheet link is deferred: 'media' (media="print" onload="this.media='all'"), Angular's only mode. */
+  preload?: 'media';
   /** A <noscript> copy of the deferred link. Default true. */
   noscriptFallback?: boolean;
   /** Inline the @font-face rules the critical CSS uses. Default true. */
   inlineFonts?: boolean;
-  pruneSource?: boolean;
-  reduceInlineStyles?: boolean;
-  mergeStylesheets?: boolean;
+  /** Angular's setting only (false); another value is a RangeError. */
+  pruneSource?: false;
+  reduceInlineStyles?: false;
+  mergeStylesheets?: false;
 }
 
 export interface CriticalCssOptions extends AngularBeastiesOptions {
@@ -24,7 +25,7 @@ export interface CriticalCssOptions extends AngularBeastiesOptions {
   browserDistFolder?: string;
   /** Alias of browserDistFolder (beasties' name). */
   path?: string;
-  /** Bound on the compiled stylesheet plans the engine keeps. */
+  /** Bound on the compiled stylesheet plans the engine keeps (default 16). */
   maxPlans?: number;
   /** Pages larger than this (bytes) go out untouched. Default 2 MiB. */
   maxBuffer?: number;
@@ -48,6 +49,10 @@ export interface CriticalCssStats {
   pages: number;
   inlined: number;
   skipped: number;
+  /** Stylesheets compiled into plans, and those that failed to compile or could not be read. */
+  compiled: number;
+  compileErrors: number;
+  readErrors: number;
   /** Pages the engine threw on (sent unchanged). */
   errors: number;
   /** Answers the middleware let through untouched (not HTML, compressed, 304...), and bodies over maxBuffer. */

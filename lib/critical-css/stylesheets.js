@@ -7,14 +7,19 @@
 //   noted files on libuv's pool and processes the page again (nothing blocks the event loop);
 // - synchronous (inlineCriticalCss, a synchronous API): the file is read now with readFileSync,
 //   once, and loaded into the cache for the next page.
+// The same file version is always answered with the same Buffer object (the cache makes a new
+// Buffer over its memory on every lookup): the engine knows a stylesheet it has compiled by that
+// identity, without hashing its bytes again.
 const fs = require('fs');
 
 const LOADED = new Set(['hit', 'loaded']);
+const MAX_VERSIONS = 256; // stylesheets remembered (a site has a handful)
 
 class StylesheetSource {
   constructor(cache) {
     this.cache = cache;
     this.collecting = null; // paths asked for and not in memory, while collecting
+    this.versions = new Map(); // path -> { id, etag, body }: the Buffer answered for its version
     this.counts = { stylesheetSyncReads: 0, stylesheetMisses: 0 };
     this.read = this.read.bind(this);
   }
@@ -22,7 +27,13 @@ class StylesheetSource {
   /** readStylesheet(absolutePath) for the engine: the file's bytes, or null. */
   read(filePath) {
     const found = this.cache.lookup(filePath);
-    if (found.status === 'hit') return found.body;
+    if (found.status === 'hit') {
+      const known = this.versions.get(filePath);
+      if (known !== undefined && known.id === found.id && known.etag === found.etag) return known.body;
+      if (this.versions.size >= MAX_VERSIONS) this.versions.clear();
+      this.versions.set(filePath, { id: found.id, etag: found.etag, body: found.body });
+      return found.body;
+    }
     if (this.collecting !== null) {
       this.collecting.push(filePath);
       return null;

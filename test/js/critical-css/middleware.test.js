@@ -49,9 +49,9 @@ test('inlineCriticalCss: string in, string out; Buffer in, Buffer out; the criti
   assert.ok(Buffer.isBuffer(asBuffer));
   assert.equal(asBuffer.toString(), asString);
   assert.deepEqual(asBuffer, inlined(page));
-  // a page without a stylesheet link is returned as it was
-  const plain = '<!DOCTYPE html><html><head></head><body><p class="mb-2">x</p></body></html>';
-  assert.equal(inlineCriticalCss(plain, options), plain);
+  // a page the engine skips (it marks its own data-beasties-container) is returned as it was
+  const skipped = `<!DOCTYPE html><html><head><link rel="stylesheet" href="${STYLESHEET}"></head><body><div data-beasties-container><p class="mb-2">x</p></div></body></html>`;
+  assert.equal(inlineCriticalCss(skipped, options), skipped);
   assert.throws(() => inlineCriticalCss(42, options), TypeError);
   assert.throws(() => inlineCriticalCss(page, null), TypeError);
   assert.throws(() => inlineCriticalCss(page, {}), TypeError);
@@ -190,7 +190,8 @@ test('left untouched: HEAD before any GET, non-HTML, a Content-Encoding, 304, a 
   app.get('/json', (req, res) => res.type('text/plain').send(page));
   app.get('/gz', (req, res) => res.set({ 'Content-Type': 'text/html', 'Content-Encoding': 'gzip' }).end(gz));
   app.get('/not-modified', (req, res) => res.status(304).end());
-  app.get('/no-sheet', (req, res) => res.send('<!DOCTYPE html><html><head></head><body><p>x</p></body></html>'));
+  const skipped = `<!DOCTYPE html><html><head><link rel="stylesheet" href="${STYLESHEET}"></head><body><div data-beasties-container><p>x</p></div></body></html>`;
+  app.get('/skipped', (req, res) => res.send(skipped));
   app.get('/big', (req, res) => {
     res.type('html');
     res.flushHeaders();
@@ -209,10 +210,9 @@ test('left untouched: HEAD before any GET, non-HTML, a Content-Encoding, 304, a 
     assert.deepEqual((await request(`${url}/json`)).body, Buffer.from(page));
     assert.deepEqual((await request(`${url}/gz`)).body, gz);
     assert.equal((await request(`${url}/not-modified`)).status, 304);
-    assert.equal(
-      (await request(`${url}/no-sheet`)).body.toString(),
-      '<!DOCTYPE html><html><head></head><body><p>x</p></body></html>',
-    );
+    const before = middleware.stats().skipped;
+    assert.equal((await request(`${url}/skipped`)).body.toString(), skipped);
+    assert.equal(middleware.stats().skipped, before + 1, 'counted');
     const streamed = await request(`${url}/big`);
     assert.deepEqual(streamed.body, Buffer.from(big));
     assert.equal(streamed.headers['transfer-encoding'], 'chunked', 'streamed through');
@@ -269,6 +269,10 @@ test('a stylesheet loaded on first use (not warmed), an edited stylesheet, an en
       assert.match(first, /<style>[^<]*\.navbar\{color:red\}/);
       assert.equal(cc.stats().stylesheetLoads, 1);
       assert.equal(cc.stats().stylesheetSyncReads, 0, 'never read synchronously by the middleware');
+      // one Buffer per file version: the engine recognizes a compiled stylesheet by identity
+      const sheet = cc.source.read(own.stylesheet);
+      assert.ok(Buffer.isBuffer(sheet));
+      assert.equal(cc.source.read(own.stylesheet), sheet);
       fs.writeFileSync(own.stylesheet, '.navbar{color:green}\n');
       let edited = '';
       for (let i = 0; i < 100 && !/color:green/.test(edited); i++) {

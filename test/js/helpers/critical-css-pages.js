@@ -46,7 +46,7 @@ function bootstrapPage(user, rows = 50) {
     );
   }
   return (
-    '<!DOCTYPE html><html lang="en" data-beasties-container=""><head><meta charset="utf-8"><title>Orders</title>' +
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Orders</title>' +
     '<base href="/"><meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<link rel="stylesheet" href="${STYLESHEET}"></head>` +
     '<body class="mat-typography"><app-root ng-version="21.2.24" ngh="0" ng-server-context="ssr">' +
