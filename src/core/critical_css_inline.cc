@@ -196,7 +196,7 @@ void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
     auto it = map.find(scratch);
     if (it == map.end()) return;
     (*marks)[it->second] = 1;
-    if (element >= 0 && plan.is_trigger[it->second]) {
+    if (element >= 0 && in_domain_[element] && plan.is_trigger[it->second]) {
       auto& list = (*by_key)[it->second];
       if (list.empty() || list.back() != element) list.push_back(element);
     }
@@ -205,7 +205,9 @@ void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
   std::string lower;
   for (int32_t e = 0; e < count; ++e) {
     const HtmlElement& el = doc_.elements[e];
-    if (in_domain_[e]) {
+    // Every element marks the prefilter (a compound on the left may match an ancestor outside
+    // the search domain, <html> itself); only the domain feeds the candidate lists.
+    {
       mark(KeyKind::kTag, el.name, e);
       // Attribute names (source attributes, then the engine's own).
       auto mark_name = [&](std::string_view name) {
@@ -394,7 +396,21 @@ class Writer {
         return;
       }
       case CssKind::kRule: {
-        const std::string& selector = selectors_[index];
+        // Rules beasties never walks (keyframe selectors) keep the selector postcss parsed.
+        std::string fallback;
+        if (selectors_[index].empty()) {
+          const std::string_view raw = Slice(node.a_begin, node.a_end);
+          if (compress_) {
+            const std::vector<std::string_view> parts = SplitSelectorList(raw);
+            for (size_t k = 0; k < parts.size(); ++k) {
+              if (k > 0) fallback.push_back(',');
+              fallback.append(parts[k]);
+            }
+          } else {
+            fallback.assign(raw);
+          }
+        }
+        const std::string& selector = selectors_[index].empty() ? fallback : selectors_[index];
         if (compress_) {
           PushRaw(selector);
           PushRaw("{");
