@@ -14,36 +14,80 @@ namespace ssr_native {
 namespace critical_css {
 namespace {
 
-bool IsWhite(unsigned char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r'; }
+bool IsWhite(unsigned char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r';
+}
 bool IsEndOfTagSection(unsigned char c) { return c == '/' || c == '>' || IsWhite(c); }
 bool IsAlpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 enum class State : uint8_t {
-  kText, kBeforeTagName, kInTagName, kInSelfClosingTag, kBeforeClosingTagName,
-  kInClosingTagName, kAfterClosingTagName, kBeforeAttributeName, kInAttributeName,
-  kAfterAttributeName, kBeforeAttributeValue, kInAttributeValueDq, kInAttributeValueSq,
-  kInAttributeValueNq, kBeforeDeclaration, kInDeclaration, kBeforeComment, kCdataSequence,
-  kInSpecialComment, kInCommentLike, kDeclarationSequence, kSpecialStartSequence,
-  kInSpecialTag, kInPlainText
+  kText,
+  kBeforeTagName,
+  kInTagName,
+  kInSelfClosingTag,
+  kBeforeClosingTagName,
+  kInClosingTagName,
+  kAfterClosingTagName,
+  kBeforeAttributeName,
+  kInAttributeName,
+  kAfterAttributeName,
+  kBeforeAttributeValue,
+  kInAttributeValueDq,
+  kInAttributeValueSq,
+  kInAttributeValueNq,
+  kBeforeDeclaration,
+  kInDeclaration,
+  kBeforeComment,
+  kCdataSequence,
+  kInSpecialComment,
+  kInCommentLike,
+  kDeclarationSequence,
+  kSpecialStartSequence,
+  kInSpecialTag,
+  kInPlainText
 };
 
-enum Seq : uint8_t { kSeqNone, kIframe, kNoembed, kNoframes, kPlaintext, kScript, kStyle, kTitle,
-                     kTextarea, kXmp, kCdataEnd, kCommentEnd };
+enum Seq : uint8_t {
+  kSeqNone,
+  kIframe,
+  kNoembed,
+  kNoframes,
+  kPlaintext,
+  kScript,
+  kStyle,
+  kTitle,
+  kTextarea,
+  kXmp,
+  kCdataEnd,
+  kCommentEnd
+};
 
 const char* SeqText(Seq s) {
   switch (s) {
-    case kIframe: return "</iframe";
-    case kNoembed: return "</noembed";
-    case kNoframes: return "</noframes";
-    case kPlaintext: return "</plaintext";
-    case kScript: return "</script";
-    case kStyle: return "</style";
-    case kTitle: return "</title";
-    case kTextarea: return "</textarea";
-    case kXmp: return "</xmp";
-    case kCdataEnd: return "]]>";
-    case kCommentEnd: return "--!>";
-    default: return "";
+    case kIframe:
+      return "</iframe";
+    case kNoembed:
+      return "</noembed";
+    case kNoframes:
+      return "</noframes";
+    case kPlaintext:
+      return "</plaintext";
+    case kScript:
+      return "</script";
+    case kStyle:
+      return "</style";
+    case kTitle:
+      return "</title";
+    case kTextarea:
+      return "</textarea";
+    case kXmp:
+      return "</xmp";
+    case kCdataEnd:
+      return "]]>";
+    case kCommentEnd:
+      return "--!>";
+    default:
+      return "";
   }
 }
 
@@ -76,51 +120,87 @@ const ImpliedClose kImpliesClose[] = {
     {"optgroup", {"optgroup", "option"}},
     {"dd", {"dd", "dt"}},
     {"dt", {"dd", "dt"}},
-    {"address", {"p"}}, {"article", {"p"}}, {"aside", {"p"}}, {"blockquote", {"p"}},
-    {"details", {"p"}}, {"div", {"p"}}, {"dl", {"p"}}, {"fieldset", {"p"}},
-    {"figcaption", {"p"}}, {"figure", {"p"}}, {"footer", {"p"}}, {"form", {"p"}},
-    {"header", {"p"}}, {"hr", {"p"}}, {"main", {"p"}}, {"nav", {"p"}}, {"ol", {"p"}},
-    {"pre", {"p"}}, {"section", {"p"}}, {"table", {"p"}}, {"ul", {"p"}},
+    {"address", {"p"}},
+    {"article", {"p"}},
+    {"aside", {"p"}},
+    {"blockquote", {"p"}},
+    {"details", {"p"}},
+    {"div", {"p"}},
+    {"dl", {"p"}},
+    {"fieldset", {"p"}},
+    {"figcaption", {"p"}},
+    {"figure", {"p"}},
+    {"footer", {"p"}},
+    {"form", {"p"}},
+    {"header", {"p"}},
+    {"hr", {"p"}},
+    {"main", {"p"}},
+    {"nav", {"p"}},
+    {"ol", {"p"}},
+    {"pre", {"p"}},
+    {"section", {"p"}},
+    {"table", {"p"}},
+    {"ul", {"p"}},
     {"rt", {"rt", "rp"}},
     {"rp", {"rt", "rp"}},
     {"tbody", {"thead", "tbody"}},
     {"tfoot", {"thead", "tbody"}},
 };
 
-const char* const kVoid[] = {"area", "base", "basefont", "br", "col", "command", "embed",
-                             "frame", "hr", "img", "input", "isindex", "keygen", "link",
-                             "meta", "param", "source", "track", "wbr"};
+const char* const kVoid[] = {"area",  "base",  "basefont", "br",    "col",     "command", "embed",
+                             "frame", "hr",    "img",      "input", "isindex", "keygen",  "link",
+                             "meta",  "param", "source",   "track", "wbr"};
 bool IsVoid(const std::string& n) {
   for (const char* v : kVoid) {
     if (n == v) return true;
   }
   return false;
 }
-const char* const kIntegration[] = {"mi", "mo", "mn", "ms", "mtext", "annotation-xml",
-                                    "foreignObject", "desc", "title"};
+const char* const kIntegration[] = {
+    "mi", "mo", "mn", "ms", "mtext", "annotation-xml", "foreignObject", "desc", "title"};
 bool IsIntegration(const std::string& n) {
   for (const char* v : kIntegration) {
     if (n == v) return true;
   }
   return false;
 }
-const char* const kSvgAdjust[][2] = {
-    {"altglyph", "altGlyph"}, {"altglyphdef", "altGlyphDef"}, {"altglyphitem", "altGlyphItem"},
-    {"animatecolor", "animateColor"}, {"animatemotion", "animateMotion"},
-    {"animatetransform", "animateTransform"}, {"clippath", "clipPath"}, {"feblend", "feBlend"},
-    {"fecolormatrix", "feColorMatrix"}, {"fecomponenttransfer", "feComponentTransfer"},
-    {"fecomposite", "feComposite"}, {"feconvolvematrix", "feConvolveMatrix"},
-    {"fediffuselighting", "feDiffuseLighting"}, {"fedisplacementmap", "feDisplacementMap"},
-    {"fedistantlight", "feDistantLight"}, {"fedropshadow", "feDropShadow"},
-    {"feflood", "feFlood"}, {"fefunca", "feFuncA"}, {"fefuncb", "feFuncB"},
-    {"fefuncg", "feFuncG"}, {"fefuncr", "feFuncR"}, {"fegaussianblur", "feGaussianBlur"},
-    {"feimage", "feImage"}, {"femerge", "feMerge"}, {"femergenode", "feMergeNode"},
-    {"femorphology", "feMorphology"}, {"feoffset", "feOffset"},
-    {"fepointlight", "fePointLight"}, {"fespecularlighting", "feSpecularLighting"},
-    {"fespotlight", "feSpotLight"}, {"fetile", "feTile"}, {"feturbulence", "feTurbulence"},
-    {"foreignobject", "foreignObject"}, {"glyphref", "glyphRef"},
-    {"lineargradient", "linearGradient"}, {"radialgradient", "radialGradient"},
-    {"textpath", "textPath"}};
+const char* const kSvgAdjust[][2] = {{"altglyph", "altGlyph"},
+                                     {"altglyphdef", "altGlyphDef"},
+                                     {"altglyphitem", "altGlyphItem"},
+                                     {"animatecolor", "animateColor"},
+                                     {"animatemotion", "animateMotion"},
+                                     {"animatetransform", "animateTransform"},
+                                     {"clippath", "clipPath"},
+                                     {"feblend", "feBlend"},
+                                     {"fecolormatrix", "feColorMatrix"},
+                                     {"fecomponenttransfer", "feComponentTransfer"},
+                                     {"fecomposite", "feComposite"},
+                                     {"feconvolvematrix", "feConvolveMatrix"},
+                                     {"fediffuselighting", "feDiffuseLighting"},
+                                     {"fedisplacementmap", "feDisplacementMap"},
+                                     {"fedistantlight", "feDistantLight"},
+                                     {"fedropshadow", "feDropShadow"},
+                                     {"feflood", "feFlood"},
+                                     {"fefunca", "feFuncA"},
+                                     {"fefuncb", "feFuncB"},
+                                     {"fefuncg", "feFuncG"},
+                                     {"fefuncr", "feFuncR"},
+                                     {"fegaussianblur", "feGaussianBlur"},
+                                     {"feimage", "feImage"},
+                                     {"femerge", "feMerge"},
+                                     {"femergenode", "feMergeNode"},
+                                     {"femorphology", "feMorphology"},
+                                     {"feoffset", "feOffset"},
+                                     {"fepointlight", "fePointLight"},
+                                     {"fespecularlighting", "feSpecularLighting"},
+                                     {"fespotlight", "feSpotLight"},
+                                     {"fetile", "feTile"},
+                                     {"feturbulence", "feTurbulence"},
+                                     {"foreignobject", "foreignObject"},
+                                     {"glyphref", "glyphRef"},
+                                     {"lineargradient", "linearGradient"},
+                                     {"radialgradient", "radialGradient"},
+                                     {"textpath", "textPath"}};
 
 enum class Foreign : uint8_t { kNone, kSvg, kMath };
 
@@ -166,8 +246,7 @@ class HtmlParser {
   void OnCloseTag(size_t b, size_t e);
   void PopElement();
   void CloseCurrentTag(size_t at);
-  void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve,
-                   size_t end);
+  void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve, size_t end);
 
   // domhandler
   void HandlerOpen(const std::string& name, size_t tag_begin, size_t name_end, size_t attrs_end,
@@ -185,7 +264,7 @@ class HtmlParser {
   HtmlDocument* doc_;
   std::vector<std::string> stack_;  // parser stack, innermost last
   std::vector<Foreign> foreign_;
-  std::vector<int32_t> handler_;    // domhandler's tag stack
+  std::vector<int32_t> handler_;  // domhandler's tag stack
   // The open tag being read.
   std::string tagname_;
   bool have_attribs_ = false;
@@ -410,13 +489,26 @@ bool HtmlParser::Run(std::string* reason) {
           Seq sp = kSeqNone;
           if (!InForeign()) {
             switch (c | 0x20) {
-              case 'i': sp = kIframe; break;
-              case 'n': sp = kNoembed; break;
-              case 'p': sp = kPlaintext; break;
-              case 's': sp = kScript; break;
-              case 't': sp = kTitle; break;
-              case 'x': sp = kXmp; break;
-              default: break;
+              case 'i':
+                sp = kIframe;
+                break;
+              case 'n':
+                sp = kNoembed;
+                break;
+              case 'p':
+                sp = kPlaintext;
+                break;
+              case 's':
+                sp = kScript;
+                break;
+              case 't':
+                sp = kTitle;
+                break;
+              case 'x':
+                sp = kXmp;
+                break;
+              default:
+                break;
             }
           }
           if (sp == kSeqNone) {

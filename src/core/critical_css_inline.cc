@@ -88,8 +88,8 @@ bool MediaUsable(std::string_view media) {
     return w == "all" || w == "print" || w == "screen" || w == "speech" || w == "and" ||
            w == "not" || w == ",";
   };
-  static const char* const kFeatures[] = {"width", "aspect-ratio", "color", "color-index",
-                                          "grid", "height", "monochrome", "orientation",
+  static const char* const kFeatures[] = {"width",      "aspect-ratio", "color",      "color-index",
+                                          "grid",       "height",       "monochrome", "orientation",
                                           "resolution", "scan"};
   auto feature_ok = [](std::string_view f) {
     for (const char* base : kFeatures) {
@@ -138,10 +138,10 @@ class PageProcessor {
     int32_t element = -1;
     const Plan* plan = nullptr;
     std::string href;
-    int32_t style = -1;       // synthetic <style>
-    int32_t noscript = -1;    // synthetic <noscript>
-    int32_t script = -1;      // synthetic nonce'd <script>
-    std::string sheet;        // the critical CSS
+    int32_t style = -1;     // synthetic <style>
+    int32_t noscript = -1;  // synthetic <noscript>
+    int32_t script = -1;    // synthetic nonce'd <script>
+    std::string sheet;      // the critical CSS
     bool style_removed = false;
   };
 
@@ -158,9 +158,9 @@ class PageProcessor {
   const Limits& limits_;
   HtmlDocument doc_;
   int32_t root_ = -1;
-  std::vector<int32_t> domain_;      // elements css-select searches (descendants of the root)
+  std::vector<int32_t> domain_;  // elements css-select searches (descendants of the root)
   std::vector<uint8_t> in_domain_;
-  std::vector<uint8_t> in_cache_;    // elements of beasties' class / id caches
+  std::vector<uint8_t> in_cache_;  // elements of beasties' class / id caches
   MatchContext match_;
   // Per plan evaluation state.
   std::vector<uint8_t> marks_;
@@ -296,8 +296,8 @@ bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
 }
 
 // postcss's Rule#selectors setter: join with the first ",\s*" of the current selector.
-std::string JoinLikePostcss(const std::vector<std::string_view>& parts,
-                            std::string_view current, std::string_view between) {
+std::string JoinLikePostcss(const std::vector<std::string_view>& parts, std::string_view current,
+                            std::string_view between) {
   std::string sep;
   const size_t comma = current.find(',');
   if (comma != std::string_view::npos) {
@@ -321,13 +321,17 @@ class Writer {
  public:
   Writer(const Plan& plan, const std::vector<uint8_t>& keep,
          const std::vector<std::string>& selectors, bool compress)
-      : plan_(plan), text_(plan.tree.text), keep_(keep), selectors_(selectors),
+      : plan_(plan),
+        text_(plan.tree.text),
+        keep_(keep),
+        selectors_(selectors),
         compress_(compress) {}
 
   std::string Run() {
     const CssTree& tree = plan_.tree;
     Body(tree.roots, -1);
-    const std::string_view after = Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
+    const std::string_view after =
+        Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
     if (!after.empty()) Push(after);
     return std::move(out_);
   }
@@ -467,7 +471,6 @@ class Writer {
   std::string out_;
   std::vector<size_t> starts_;
 };
-
 
 // path.posix.normalize-like join of a directory and a relative URL (path.posix.join).
 std::string PosixJoin(std::string_view dir, std::string_view url) {
@@ -630,7 +633,6 @@ bool MatchMediaHandler(std::string_view onload, std::string* media) {
   return true;
 }
 
-
 std::string PageProcessor::ProcessStyle(const Plan& plan) {
   const CssTree& tree = plan.tree;
   const size_t count = tree.nodes.size();
@@ -648,13 +650,26 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     const CssNode& node = tree.nodes[index];
     if (node.kind == CssKind::kComment) {
       switch (plan.directives[index]) {
-        case Directive::kInclude: include_next = true; break;
-        case Directive::kExclude: exclude_next = true; break;
-        case Directive::kIncludeStart: include_all = true; break;
-        case Directive::kIncludeEnd: include_all = false; break;
-        case Directive::kExcludeStart: exclude_all = true; break;
-        case Directive::kExcludeEnd: exclude_all = false; break;
-        case Directive::kNone: break;
+        case Directive::kInclude:
+          include_next = true;
+          break;
+        case Directive::kExclude:
+          exclude_next = true;
+          break;
+        case Directive::kIncludeStart:
+          include_all = true;
+          break;
+        case Directive::kIncludeEnd:
+          include_all = false;
+          break;
+        case Directive::kExcludeStart:
+          exclude_all = true;
+          break;
+        case Directive::kExcludeEnd:
+          exclude_all = false;
+          break;
+        case Directive::kNone:
+          break;
       }
       return false;
     }
