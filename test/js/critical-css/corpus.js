@@ -32,8 +32,12 @@ function tailwindLike() {
   const parts = [];
   parts.push('/*! tailwindcss v4-like build for tests */');
   parts.push('@layer theme, base, components, utilities;');
-  parts.push('@layer theme {\n  :root, :host {\n    --color-red-500: oklch(63.7% 0.237 25.331);\n    --spacing: 0.25rem;\n    --font-sans: ui-sans-serif, system-ui, sans-serif;\n  }\n}');
-  parts.push('@layer base {\n  *, ::after, ::before {\n    box-sizing: border-box;\n    margin: 0;\n  }\n  html, :host {\n    line-height: 1.5;\n    font-family: var(--font-sans);\n  }\n  h1, h2, h3 {\n    font-size: inherit;\n  }\n  [hidden]:where(:not([hidden="until-found"])) {\n    display: none !important;\n  }\n}');
+  parts.push(
+    '@layer theme {\n  :root, :host {\n    --color-red-500: oklch(63.7% 0.237 25.331);\n    --spacing: 0.25rem;\n    --font-sans: ui-sans-serif, system-ui, sans-serif;\n  }\n}',
+  );
+  parts.push(
+    '@layer base {\n  *, ::after, ::before {\n    box-sizing: border-box;\n    margin: 0;\n  }\n  html, :host {\n    line-height: 1.5;\n    font-family: var(--font-sans);\n  }\n  h1, h2, h3 {\n    font-size: inherit;\n  }\n  [hidden]:where(:not([hidden="until-found"])) {\n    display: none !important;\n  }\n}',
+  );
   const utilities = [];
   const sizes = ['0', '1', '2', '4', '8', '1\\/2', '1\\.5', 'full', 'px'];
   for (const s of sizes) {
@@ -42,7 +46,9 @@ function tailwindLike() {
   }
   for (const c of ['red-500', 'blue-600', 'white', 'black']) {
     utilities.push(`.bg-${c} {\n    background-color: var(--color-red-500);\n  }`);
-    utilities.push(`.hover\\:bg-${c} {\n    &:hover {\n      @media (hover: hover) {\n        background-color: var(--color-red-500);\n      }\n    }\n  }`);
+    utilities.push(
+      `.hover\\:bg-${c} {\n    &:hover {\n      @media (hover: hover) {\n        background-color: var(--color-red-500);\n      }\n    }\n  }`,
+    );
     utilities.push(`.text-${c} {\n    color: var(--color-red-500);\n  }`);
   }
   utilities.push('.flex {\n    display: flex;\n  }');
@@ -59,12 +65,18 @@ function tailwindLike() {
   utilities.push('.aria-disabled\\:opacity-50[aria-disabled="true"] {\n    opacity: 0.5;\n  }');
   utilities.push('.dark\\:bg-black:where(.dark, .dark *) {\n    background-color: #000;\n  }');
   parts.push(`@layer utilities {\n  ${utilities.join('\n  ')}\n}`);
-  parts.push('@media (min-width: 48rem) {\n  .md\\:flex {\n    display: flex;\n  }\n  .md\\:hidden {\n    display: none;\n  }\n}');
-  parts.push('@supports (color: color-mix(in lab, red, red)) {\n  .bg-red-500\\/50 {\n    background-color: color-mix(in oklab, var(--color-red-500) 50%, transparent);\n  }\n}');
+  parts.push(
+    '@media (min-width: 48rem) {\n  .md\\:flex {\n    display: flex;\n  }\n  .md\\:hidden {\n    display: none;\n  }\n}',
+  );
+  parts.push(
+    '@supports (color: color-mix(in lab, red, red)) {\n  .bg-red-500\\/50 {\n    background-color: color-mix(in oklab, var(--color-red-500) 50%, transparent);\n  }\n}',
+  );
   parts.push('@property --tw-space-x-reverse {\n  syntax: "*";\n  inherits: false;\n  initial-value: 0;\n}');
   parts.push('@keyframes spin {\n  to {\n    transform: rotate(360deg);\n  }\n}');
   parts.push('@keyframes ping {\n  75%, 100% {\n    transform: scale(2);\n    opacity: 0;\n  }\n}');
-  parts.push('@font-face {\n  font-family: "Fira Code";\n  src: url(fonts/fira.woff2) format("woff2");\n  unicode-range: U+0000-00FF;\n}');
+  parts.push(
+    '@font-face {\n  font-family: "Fira Code";\n  src: url(fonts/fira.woff2) format("woff2");\n  unicode-range: U+0000-00FF;\n}',
+  );
   parts.push('@font-face {\n  font-family: Unused;\n  src: url(/fonts/unused.woff2);\n}');
   return parts.join('\n') + '\n';
 }
@@ -131,20 +143,27 @@ function generatePage(vocab, seed, variant = {}) {
   const classList = () => {
     const n = r.int(4);
     const list = [];
-    for (let i = 0; i < n; i++) list.push(r.chance(0.85) && vocab.classes.length ? r.pick(vocab.classes) : r.pick(['x', 'y', 'active', 'show', 'dark', 'group', 'peer']));
+    for (let i = 0; i < n; i++)
+      list.push(
+        r.chance(0.85) && vocab.classes.length
+          ? r.pick(vocab.classes)
+          : r.pick(['x', 'y', 'active', 'show', 'dark', 'group', 'peer']),
+      );
     return list;
   };
   const attrsFor = (tag) => {
     const parts = [];
     const cls = classList();
     if (cls.length) parts.push(`class="${escapeAttr(cls.join(r.chance(0.1) ? '  ' : ' '))}"`);
-    if (r.chance(0.1)) parts.push(`id="${escapeAttr(vocab.ids.length && r.chance(0.5) ? r.pick(vocab.ids) : `el${r.int(50)}`)}"`);
+    if (r.chance(0.1))
+      parts.push(`id="${escapeAttr(vocab.ids.length && r.chance(0.5) ? r.pick(vocab.ids) : `el${r.int(50)}`)}"`);
     if (r.chance(0.3) && vocab.attrs.length) {
       const [name, values] = r.pick(vocab.attrs);
       if (values.length && r.chance(0.8)) parts.push(`${name}="${escapeAttr(r.pick(values))}"`);
       else parts.push(name);
     }
-    if (tag === 'input' && r.chance(0.7)) parts.push(`type="${r.pick(['checkbox', 'radio', 'text', 'range', 'file'])}"`);
+    if (tag === 'input' && r.chance(0.7))
+      parts.push(`type="${r.pick(['checkbox', 'radio', 'text', 'range', 'file'])}"`);
     if (r.chance(0.05)) parts.push('hidden');
     if (r.chance(0.05)) parts.push('disabled');
     if (r.chance(0.05)) parts.push(`dir="${r.pick(['rtl', 'ltr'])}"`);
@@ -206,9 +225,13 @@ function generatePage(vocab, seed, variant = {}) {
       } else if (kind === 4 && depth === 0) {
         out.push(`<form${attrsFor('form')}><input${attrsFor('input')}><label>${text()}</label></form>`);
       } else if (kind === 4) {
-        out.push(`<select${attrsFor('select')}><option${attrsFor('option')}>A</option><option selected>B</option></select>`);
+        out.push(
+          `<select${attrsFor('select')}><option${attrsFor('option')}>A</option><option selected>B</option></select>`,
+        );
       } else if (kind === 5 && r.chance(0.3)) {
-        out.push(`<svg class="bi" width="16" height="16" viewBox="0 0 16 16"><path d="M0 0h16v16H0z"/><use href="#x"/></svg>`);
+        out.push(
+          `<svg class="bi" width="16" height="16" viewBox="0 0 16 16"><path d="M0 0h16v16H0z"/><use href="#x"/></svg>`,
+        );
       } else {
         const tag = r.pick(CONTAINERS);
         out.push(`<${tag}${attrsFor(tag)}>`);
@@ -223,7 +246,9 @@ function generatePage(vocab, seed, variant = {}) {
   if (variant.linkId) linkAttrs.push('id="main-css"');
   if (variant.crossorigin) linkAttrs.push('crossorigin');
   out.push('<!DOCTYPE html>\n');
-  out.push(`<html lang="en"${r.chance(0.2) ? ` class="${escapeAttr(classList().join(' '))}"` : ''}${r.chance(0.1) ? ' data-bs-theme="dark"' : ''}>\n<head>\n<meta charset="utf-8">\n<title>${text()}</title>\n<base href="/">\n`);
+  out.push(
+    `<html lang="en"${r.chance(0.2) ? ` class="${escapeAttr(classList().join(' '))}"` : ''}${r.chance(0.1) ? ' data-bs-theme="dark"' : ''}>\n<head>\n<meta charset="utf-8">\n<title>${text()}</title>\n<base href="/">\n`,
+  );
   if (variant.inlineStyle) out.push('<style>.inline-existing{color:red}</style>\n');
   out.push(`<link ${linkAttrs.join(' ')}>\n`);
   if (variant.secondLink) out.push(`<link rel="stylesheet" href="${variant.secondLink}">\n`);
@@ -240,7 +265,15 @@ function variantFor(seed) {
   const r = rng(seed ^ 0x9e3779b9);
   const v = {};
   const k = r.int(20);
-  if (k === 0) v.media = r.pick(['screen', 'print', 'only screen', '(min-width: 768px)', 'screen and (min-width: 768px)', "x');alert(1);('"]);
+  if (k === 0)
+    v.media = r.pick([
+      'screen',
+      'print',
+      'only screen',
+      '(min-width: 768px)',
+      'screen and (min-width: 768px)',
+      "x');alert(1);('",
+    ]);
   if (k === 1) v.href = r.pick(['/styles.css', 'styles.css?v=3', './styles.css', 'css/../styles.css']);
   if (k === 2) v.nonce = r.pick(['abc123', 'n"o']);
   if (k === 3) v.inlineStyle = true;
