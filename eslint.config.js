@@ -3,6 +3,67 @@
 // tests, benchmarks and scripts, with Node's globals. Formatting is Prettier's job (.prettierrc).
 const js = require('@eslint/js');
 const globals = require('globals');
+// The import rule of lib/ (docs/architecture.md): each folder of lib/ has a layer, and a file may
+// require only from its own folder and from the layers below it. Checked on require(),
+// require.resolve(), import and import() with a relative path.
+//   shared        lib/*.js (native, etag, validate, stat-sources, response-shape), lib/http,
+//                 lib/bounded
+//   base engines  lib/content-type (media types) and lib/files (the native file store and the
+//                 static engine): other engines may build on them
+//   engines       lib/compression, lib/cache, lib/argon2, lib/critical-css
+//   adapters      lib/express, lib/koa, lib/fastify, lib/hono, lib/angular, lib/metrics
+//   top           lib/register (swaps peers for adapters) and the package entries that gather
+//                 several pieces (lib/index.js, lib/cache/index.js)
+const SHARED = ['http', 'bounded'];
+const BASE_ENGINES = ['content-type', 'files'];
+const ENGINES = ['compression', 'cache', 'argon2', 'critical-css'];
+const ADAPTERS = ['express', 'koa', 'fastify', 'hono', 'angular', 'metrics'];
+const TOP = ['register', 'index'];
+const ENTRIES = ['lib/index.js', 'lib/cache/index.js'];
+
+// Selectors for a relative specifier reaching lib/<folder>: `prefix` is ../ from a file in a
+// folder of lib/, ./ from lib/*.js.
+function forbid(prefix, folders, why) {
+  const pattern = `/^${prefix.replace(/[./]/g, '\\$&')}(${folders.join('|')})(\\/|$)/`;
+  const message = `${why} (the import rule: docs/architecture.md)`;
+  return {
+    'no-restricted-syntax': [
+      'error',
+      ...[
+        `CallExpression[callee.name="require"][arguments.0.value=${pattern}]`,
+        `CallExpression[callee.object.name="require"][callee.property.name="resolve"][arguments.0.value=${pattern}]`,
+        `ImportExpression[source.value=${pattern}]`,
+        `ImportDeclaration[source.value=${pattern}]`,
+      ].map((selector) => ({ selector, message })),
+    ],
+  };
+}
+
+const inside = (folders) => folders.flatMap((f) => [`lib/${f}/**/*.js`, `lib/${f}/**/*.mjs`]);
+const ABOVE_SHARED = [...BASE_ENGINES, ...ENGINES, ...ADAPTERS, ...TOP];
+const SHARED_ONLY = 'a shared piece imports only shared pieces';
+
+const importRule = [
+  { files: ['lib/*.js', 'lib/*.mjs'], ignores: ENTRIES, rules: forbid('./', ABOVE_SHARED, SHARED_ONLY) },
+  { files: inside(SHARED), rules: forbid('../', ABOVE_SHARED, SHARED_ONLY) },
+  {
+    files: inside(BASE_ENGINES),
+    rules: forbid('../', ABOVE_SHARED, 'content-type and files import only shared pieces'),
+  },
+  {
+    files: inside(ENGINES),
+    ignores: ENTRIES,
+    rules: forbid(
+      '../',
+      [...ENGINES, ...ADAPTERS, ...TOP],
+      'an engine imports shared pieces, content-type and files, never another engine or an adapter',
+    ),
+  },
+  {
+    files: inside(ADAPTERS),
+    rules: forbid('../', [...ADAPTERS, ...TOP], 'an adapter imports engines and shared pieces, never another adapter'),
+  },
+];
 
 module.exports = [
   {
@@ -35,4 +96,5 @@ module.exports = [
       'no-control-regex': 'off',
     },
   },
+  ...importRule,
 ];

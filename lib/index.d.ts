@@ -23,9 +23,14 @@ export function etag(entity: EtagEntity, encodingOrOptions?: BufferEncoding | Et
 /** CRC-32 of `data` continuing from `value` (0 by default), identical to zlib.crc32. */
 export function crc32(data: string | NodeJS.ArrayBufferView, value?: number): number;
 
-export { serveStatic, FileCache } from './static';
-export type { ServeStaticOptions, ServeStaticMiddleware, FileCacheOptions, FileCacheStats } from './static';
-import type { serveStatic as ServeStaticFn, FileCache as FileCacheClass } from './static';
+export { serveStatic, FileCache } from './express/serve-static';
+export type {
+  ServeStaticOptions,
+  ServeStaticMiddleware,
+  FileCacheOptions,
+  FileCacheStats,
+} from './express/serve-static';
+import type { serveStatic as ServeStaticFn, FileCache as FileCacheClass } from './express/serve-static';
 /** The content-type 1.0.5 drop-in (also `ssr-native/content-type`). */
 export * as contentType from './content-type';
 import * as contentTypeModule from './content-type';

@@ -109,12 +109,12 @@ function testCpp(filter) {
 // content-type.test.js is left out: its randomized corpus (40,000 generated headers, 300,000
 // more in the memory test) ran for over 10 minutes under emulation without finishing a test.
 const JS_SUITES = [
-  'etag.test.js',
-  'cpu-dispatch.test.js',
-  'serve-static.test.js',
-  'argon2.test.js',
-  'argon2-worker.test.js',
-  'worker.test.js',
+  'etag/etag.test.js',
+  'build/cpu-dispatch.test.js',
+  'files/serve-static.test.js',
+  'argon2/argon2.test.js',
+  'argon2/argon2-worker.test.js',
+  'build/worker.test.js',
 ];
 
 function stagePackage() {

@@ -19,6 +19,7 @@ const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { testFiles } = require('./test-js');
 
 const root = path.join(__dirname, '..');
 
@@ -85,13 +86,7 @@ function ensureRuntime(name) {
 }
 
 function suiteFiles() {
-  const list = (dir) =>
-    fs
-      .readdirSync(path.join(root, dir))
-      .filter((f) => f.endsWith('.test.js'))
-      .sort()
-      .map((f) => path.join(dir, f));
-  return [...list('test/js'), ...list('test/runtimes')];
+  return [...testFiles(path.join('test', 'js')), ...testFiles(path.join('test', 'runtimes'))];
 }
 
 // { peer: error message } for each native peer that does not load under `bin`.

@@ -13,7 +13,7 @@
 // are not prerendered is left to the engine, untouched.
 const fs = require('fs');
 const path = require('path');
-const { FileCache } = require('../static/file-cache');
+const { FileCache } = require('../files/file-cache');
 const { PageMemo } = require('./page-memo');
 const { describe, invalidType, outOfRange } = require('../validate');
 

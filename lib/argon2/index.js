@@ -249,7 +249,7 @@ function stats() {
 
 // ssr-native/metrics reads the pool at scrape time.
 // (The counters directly, not stats(): that also reads the pool's defaults, a native call.)
-require('../metrics/sources').addSource('argon2', 'pool', () => {
+require('../stat-sources').addSource('argon2', 'pool', () => {
   const shared = sharedBudget === null ? null : native.argon2SharedStats();
   return {
     queued: semaphore.waiters.length,

@@ -5,7 +5,7 @@
 // background refresh of stale entries (RFC 5861 stale-while-revalidate), stale-if-error, purges
 // and counters. Adapters only move bytes between their framework and these calls.
 const crypto = require('crypto');
-const { addSource } = require('../metrics/sources');
+const { addSource } = require('../stat-sources');
 const rules = require('./rules');
 const { keyBuilder, variantKey, targetOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');

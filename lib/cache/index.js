@@ -2,7 +2,7 @@
 // ssr-native/cache: a shared HTTP cache inside the server (RFC 9111 and RFC 5861 semantics,
 // request coalescing, hit-for-pass, purges by URL, prefix and tag). responseCache() is the
 // node:http / Express middleware; the Koa one is cache() in ssr-native/koa.
-const { responseCache } = require('./node');
+const { responseCache } = require('../express/response-cache');
 const { CacheEngine } = require('./engine');
 
 module.exports = { responseCache, CacheEngine };

@@ -19,7 +19,7 @@
 // page that repeats once the cache is full pays one more compression, once.
 const { invalidType, outOfRange } = require('../validate');
 const { crc32 } = require('../etag');
-const { addSource } = require('../metrics/sources');
+const { addSource } = require('../stat-sources');
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_ENTRIES = 4096;

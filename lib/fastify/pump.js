@@ -1,13 +1,13 @@
 'use strict';
 // @fastify/static's pumpSendToReply over the shared engine: one root at a time, precompressed
 // siblings first, allowedPath and onFile, then the file found answered with @fastify/send's plan
-// (lib/static-engine/plan.js) from memory, or streamed from the descriptor that was fstat'ed.
+// (lib/files/plan.js) from memory, or streamed from the descriptor that was fstat'ed.
 // A URL whose answer depended on nothing but itself (and Accept-Encoding) is remembered.
 const fs = require('fs');
 const path = require('path');
-const { fileRangeStream } = require('../static/send-file-stream');
-const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../static-engine');
-const { plan } = require('../static-engine/plan');
+const { fileRangeStream } = require('../files/file-stream');
+const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../files/engine');
+const { plan } = require('../files/plan');
 const { Lookup, resolveFile } = require('./send');
 const { configOf, addVaryAcceptEncoding } = require('./static-options');
 const { negotiateEncoding, ENCODING_EXTENSIONS } = require('./precompressed');
@@ -32,7 +32,6 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
     if (paths.hasInnerDotDot(pathname)) return reply.send(new FST_STATIC_FORBIDDEN_PATH());
     const windowsPath = path.win32.isAbsolute(pathname) && !pathname.startsWith('/');
     if (!windowsPath && paths.isNonCanonical(pathname)) return reply.send(new FST_STATIC_FORBIDDEN_PATH());
-    if (config.error) throw config.error;
     const resolvedRoot = root ? path.resolve(root) : null;
     const engine = (resolvedRoot && engines.get(resolvedRoot)) || fallbackEngine;
     const lookup = new Lookup(engine);
@@ -53,6 +52,8 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
       }
     }
     if (allowedPath && !allowedPath(normalizedPathname, root, request)) return reply.callNotFound();
+    // @fastify/send validates its options when it is called: a denial before that hides a bad one
+    if (config.error) throw config.error;
     const generation = engine.generation();
     const found = await resolveFile(lookup, encodeURI(pathnameForSend), { ...config, root: resolvedRoot });
     if (found.type === 'file') {

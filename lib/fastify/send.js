@@ -1,5 +1,5 @@
 'use strict';
-// @fastify/send 4's part of @fastify/static over the shared engine (lib/static-engine): the path
+// @fastify/send 4's part of @fastify/static over the shared engine (lib/files/engine.js): the path
 // resolution (decode, NUL, '..', dotfiles, index files, extensions, directories) with every stat
 // answered by the native FileCache, and the response (headers, conditional GET, ranges) built as
 // @fastify/send builds it, with the file's bytes sent from memory instead of a read stream.
@@ -9,8 +9,8 @@
 //   { type: 'error', error }        (an http-errors error: 400, 403, 404 or 500; error.cause = fs error)
 const path = require('path');
 const createError = require('http-errors');
-const { statError } = require('../static/stat-error');
-const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../static-engine/paths');
+const { statError, statStatus } = require('../files/stat-error');
+const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../files/paths');
 
 const { extname, join, normalize, resolve, sep } = path;
 const DOTFILES = { allow: 0, ignore: 1, deny: 2 };
@@ -25,7 +25,7 @@ function errorOf(status, err) {
 }
 
 function statErrorOf(err) {
-  const status = err.code === 'ENAMETOOLONG' || err.code === 'ENOTDIR' || err.code === 'ENOENT' ? 404 : 500;
+  const status = statStatus(err.code);
   return errorOf(status, err);
 }
 

@@ -1,14 +1,14 @@
 'use strict';
 // fastifyStatic: a drop-in for @fastify/static 10.1 on Fastify 4 and 5. The same options, routes,
 // decorators (reply.sendFile, reply.download), refusals and errors, with every file answered by the
-// shared static engine from native memory (lib/static-engine over the C++ FileCache): no stat, no
+// shared static engine from native memory (lib/files/engine.js over the C++ FileCache): no stat, no
 // open, no read stream per request, and a remembered URL answered without any lookup at all.
 // Differences (docs/fastify.md): the ETag is the content's CRC-32; Content-Type comes from
 // mime-types 3 (current mime-db); `list` (directory listings) is refused.
 const path = require('path');
 const contentDisposition = require('./content-disposition');
-const { FileCache } = require('../static/file-cache');
-const { StaticEngine } = require('../static-engine');
+const { FileCache } = require('../files/file-cache');
+const { StaticEngine } = require('../files/engine');
 const errors = require('./errors');
 const { pumpOf } = require('./pump');
 const { memoKey, configOf, listFiles, normalizeRoot, checkRoot } = require('./static-options');

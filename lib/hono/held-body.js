@@ -13,7 +13,7 @@
 // that shape (a number status, then null, a string or a Uint8Array). Anything else, a newer
 // node-server that renames or reshapes it, another runtime's Response: `undefined`, and the caller
 // takes the public route. stats() says how often each route was taken, so a version that silently
-// moved every response to the slow route shows (test/js/hono-etag-held.test.js fails on it).
+// moved every response to the slow route shows (test/js/etag/hono-etag-held.test.js fails on it).
 const CACHE_DESCRIPTION = 'cache';
 
 let cacheSymbol; // node-server's symbol, once seen

@@ -1,19 +1,19 @@
 'use strict';
 // serveStatic(options): a drop-in for @hono/node-server 2.1's serveStatic (root, path, index,
 // rewriteRequestPath, mimes, precompressed, onFound, onNotFound, allowPercentInPath) that answers
-// from native memory through the shared static engine (lib/static-engine): no stat and no read
+// from native memory through the shared static engine (lib/files/engine.js): no stat and no read
 // stream per request, and the body is the cached Buffer itself (node-server writes a Uint8Array
 // body with one res.end, no copy). Same path refusals, Content-Type (hono's mime table), sibling
 // choice (br, zstd, gzip), Last-Modified, HEAD and Range handling as node-server's.
 const path = require('path');
-const { FileCache } = require('../static/file-cache');
-const { StaticEngine } = require('../static-engine');
-const { lastModifiedOf } = require('../static/file-stats');
-const { fileRangeStream, openFileForStream } = require('../static/send-file-stream');
+const { FileCache } = require('../files/file-cache');
+const { StaticEngine } = require('../files/engine');
+const { lastModifiedOf } = require('../files/file-stats');
+const { fileRangeStream, openFileForStream } = require('../files/file-stream');
 const { Readable } = require('stream');
 const { tagOf } = require('./tags');
-const { decodeUriLenient } = require('../static-engine/paths');
-const { nodeServerRange } = require('../static-engine/range');
+const { decodeUriLenient } = require('../files/paths');
+const { nodeServerRange } = require('../http/range');
 
 const COMPRESSIBLE =
   /^\s*(?:text\/[^;\s]+|application\/(?:javascript|json|xml|xml-dtd|ecmascript|dart|postscript|rtf|tar|toml|vnd\.dart|vnd\.ms-fontobject|vnd\.ms-opentype|wasm|x-httpd-php|x-javascript|x-ns-proxy-autoconfig|x-sh|x-tar|x-virtualbox-hdd|x-virtualbox-ova|x-virtualbox-ovf|x-virtualbox-vbox|x-virtualbox-vdi|x-virtualbox-vhd|x-virtualbox-vmdk|x-www-form-urlencoded)|font\/(?:otf|ttf)|image\/(?:bmp|vnd\.adobe\.photoshop|vnd\.microsoft\.icon|vnd\.ms-dds|x-icon|x-ms-bmp)|message\/rfc822|model\/gltf-binary|x-shader\/x-fragment|x-shader\/x-vertex|[^;\s]+?\+(?:json|text|xml|yaml))(?:[;\s]|$)/i;

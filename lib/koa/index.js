@@ -7,6 +7,6 @@ const { etag, conditional } = require('./etag');
 const { serve } = require('./serve');
 const { send } = require('./send');
 const { compress } = require('./compress');
-const { cache } = require('../cache/koa');
+const { cache } = require('./response-cache');
 
 module.exports = { etag, conditional, serve, send, compress, cache };

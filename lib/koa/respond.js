@@ -1,5 +1,5 @@
 'use strict';
-// koa-send's answer step over the shared engine (lib/static-engine), once FileSender (send.js) has
+// koa-send's answer step over the shared engine (lib/files/engine.js), once FileSender (send.js) has
 // found the file: its headers (setHeaders, Content-Length, Last-Modified, Cache-Control, ctx.type)
 // and, beyond koa-send, the cache's ETag, the in-memory compressed variant and ranges. A cached
 // file's body is its Buffer; a file past maxFileSize streams from the descriptor that was fstat'ed.
@@ -7,19 +7,14 @@ const fs = require('fs');
 const { basename, extname } = require('path');
 const createError = require('http-errors');
 const { etag: entityTag } = require('../etag');
-const { fileRangeStream } = require('../static/send-file-stream');
-const { appendVary, statsOf, streamStatus } = require('../static-engine');
-const { rangeUnlessFresh, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../static-engine/range');
+const { fileRangeStream } = require('../files/file-stream');
+const { appendVary, statsOf, streamStatus } = require('../files/engine');
+const { rangeUnlessFresh, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
 
-/** The engine's response port over a Koa context. */
+/** The part of the engine's response port appendVary uses, over a Koa context. */
 const koaPort = {
   get: (ctx, name) => ctx.response.get(name),
   set: (ctx, name, value) => ctx.set(name, value),
-  remove: (ctx, name) => ctx.remove(name),
-  status: (ctx) => ctx.status,
-  setStatus: (ctx, code) => {
-    ctx.status = code;
-  },
 };
 
 /**
@@ -57,7 +52,7 @@ class KoaFileResponse {
   }
 
   // Files over maxFileSize: read from the descriptor whose fstat gave the headers, exactly the
-  // announced length; a file that shrinks meanwhile closes the connection (lib/static).
+  // announced length; a file that shrinks meanwhile closes the connection (lib/files/file-stream.js).
   async sendStream(ctx, filePath, encodingExt) {
     const { fd, stats } = await this.engine.openStreamAsync(filePath).catch(streamError);
     let stream;

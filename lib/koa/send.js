@@ -1,6 +1,6 @@
 'use strict';
 // FileSender: koa-send 5.0.1 step by step, with its stat/access calls answered by the native
-// FileCache (lib/static/file-cache.js) and cached files sent as zero-copy Buffers. The same decoding,
+// FileCache (lib/files/file-cache.js) and cached files sent as zero-copy Buffers. The same decoding,
 // resolve-path checks, hidden-file rule, .br/.gz siblings, extensions, directory format, headers
 // and thrown errors as koa-send; serve() (koa-static) and send() (koa-send) are built on it.
 //
@@ -17,13 +17,13 @@ const path = require('path');
 const createError = require('http-errors');
 const mime = require('mime-types');
 const resolvePath = require('resolve-path');
-const { FileCache } = require('../static/file-cache');
-const { isCompressible } = require('../static/encoding');
+const { FileCache } = require('../files/file-cache');
+const { isCompressible } = require('../files/encoding');
 const { invalidType } = require('../validate');
-const { FileStats } = require('../static/file-stats');
-const { statError: fsStatError } = require('../static/stat-error');
-const { StaticEngine } = require('../static-engine');
-const { decodePath, isHidden } = require('../static-engine/paths');
+const { FileStats } = require('../files/file-stats');
+const { statError: fsStatError, statStatus } = require('../files/stat-error');
+const { StaticEngine } = require('../files/engine');
+const { decodePath, isHidden } = require('../files/paths');
 const { KoaFileResponse, setContentEncoding, typeOf } = require('./respond');
 
 const { basename, normalize, parse, resolve } = path;
@@ -35,7 +35,6 @@ const ACCEPTS_GZIP = 2;
 const MAX_ACCEPT_HEADERS = 256;
 const MAX_ACCEPT_LENGTH = 256;
 // stat errors koa-send turns into 404; fs.access also fails on ELOOP
-const NOT_FOUND = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR']);
 const ABSENT = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR', 'ELOOP']);
 
 class FileSender extends KoaFileResponse {
@@ -230,7 +229,7 @@ function send(ctx, urlPath, opts = {}) {
 // status 500 otherwise.
 function statError(result, filePath) {
   const err = fsStatError(result, filePath);
-  if (NOT_FOUND.has(err.code)) return createError(404, err);
+  if (statStatus(err.code) === 404) return createError(404, err);
   err.status = 500;
   return err;
 }

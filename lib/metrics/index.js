@@ -9,7 +9,7 @@
 // Every metric reads the live sources' stats() in its collect() callback, at scrape time: no
 // work per request. Sources (sources.js) are every FileCache, the content-type caches, the
 // argon2 pool, and whatever registers later (its metrics are made when it registers).
-const sources = require('./sources');
+const sources = require('../stat-sources');
 
 // One reading of every source per scrape: registry.metrics() calls each metric's collect() in
 // one synchronous run, so a snapshot taken by the first is kept until the next microtask.

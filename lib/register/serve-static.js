@@ -4,8 +4,8 @@
 // FileCache, so the memory budget is per process, not per mount.
 //   SSR_NATIVE_STATIC_MAX_BYTES  total bytes of file bodies held (default 64 MiB)
 //   SSR_NATIVE_STATIC_MAX_FILE_SIZE  larger files are streamed from disk (default 4 MiB)
-const serveStatic = require('../static');
-const { FileCache } = require('../static/file-cache');
+const serveStatic = require('../express/serve-static');
+const { FileCache } = require('../files/file-cache');
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_FILE_SIZE = 4 * 1024 * 1024;

@@ -1,4 +1,4 @@
-// Compiled (not run) by test/js/package.test.js: ssr-native/argon2's declarations, used the
+// Compiled (not run) by test/js/package/package.test.js: ssr-native/argon2's declarations, used the
 // way argon2 package users write their code.
 import argon2 = require('ssr-native/argon2');
 

@@ -1,4 +1,4 @@
-// Compiled (not run) by test/js/package.test.js: the content-type and register declarations.
+// Compiled (not run) by test/js/package/package.test.js: the content-type and register declarations.
 import http = require('http');
 import contentType = require('ssr-native/content-type');
 import register = require('ssr-native/register');

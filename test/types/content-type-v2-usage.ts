@@ -1,4 +1,4 @@
-// Compiled (not run) by test/js/package.test.js: the content-type 2.x drop-in's declarations.
+// Compiled (not run) by test/js/package/package.test.js: the content-type 2.x drop-in's declarations.
 import contentTypeV2 = require('ssr-native/content-type/v2');
 
 const parsed: contentTypeV2.ContentType = contentTypeV2.parse('text/html; charset=utf-8');

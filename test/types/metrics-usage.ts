@@ -1,4 +1,4 @@
-// Compiled (not run) by test/js/package.test.js: ssr-native/metrics' declarations with the real
+// Compiled (not run) by test/js/package/package.test.js: ssr-native/metrics' declarations with the real
 // prom-client 15 module and registry, and the stats fields the metrics read.
 import client = require('prom-client');
 import metrics = require('ssr-native/metrics');

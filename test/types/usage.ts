@@ -1,4 +1,4 @@
-// Compiled (not run) by test/js/types.test.js: every entry point's declarations, as a user
+// Compiled (not run) by test/js/package/package.test.js: every entry point's declarations, as a user
 // would import them from CommonJS TypeScript.
 import fs = require('fs');
 import ssr = require('ssr-native');

@@ -1,7 +1,7 @@
 'use strict';
 // A real Redis for the response cache's fleet: Debian's redis-server started on a free loopback
 // port with no persistence, and the clients the cache's fleet servers connect with. Shared by
-// test/js/cache-redis.test.js and the ssr-cache-fleet benchmark.
+// test/js/cache/cache-redis.test.js and the ssr-cache-fleet benchmark.
 const fs = require('fs');
 const { spawn } = require('child_process');
 const { freePort, accepts } = require('./ports');

@@ -10,7 +10,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const client = require('prom-client');
-const { FileCache } = require('../../../lib/static/file-cache.js');
+const { FileCache } = require('../../../lib/files/file-cache.js');
 require('../../../lib/content-type');
 require('../../../lib/content-type/v2');
 require('../../../lib/argon2');

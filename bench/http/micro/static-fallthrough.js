@@ -17,7 +17,7 @@ fs.writeFileSync(path.join(root, 'main.js'), 'export {};\n');
 const options = { maxAge: '1y', index: false, redirect: false };
 const candidates = {
   'serve-static 2.2.1': require('serve-static')(root, options),
-  'ssr-native serveStatic': require('../../../lib/static')(root, options),
+  'ssr-native serveStatic': require('../../../lib/express/serve-static')(root, options),
 };
 if (baselineLib) candidates['ssr-native, baseline'] = require(path.resolve(baselineLib, 'serve-static'))(root, options);
 

@@ -5,7 +5,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const express = require('express');
-const serveStatic = require('../../../lib/static/index.js');
+const serveStatic = require('../../../lib/express/serve-static.js');
 const { listen } = require('../lib/server');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-bench-metrics-'));

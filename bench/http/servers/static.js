@@ -10,7 +10,8 @@
 //                new Response(Bun.file(path)): the ceilings a Bun user compares with
 //   STATIC_ROOT: directory to serve (default: a generated tree, see tree())
 //   STATIC_LIB: the lib/ directory whose serveStatic is `ssr-native` (default: this checkout's;
-//               lib/static/ now, lib/serve-static.js in checkouts before the move)
+//               lib/express/serve-static.js now; lib/static/ or lib/serve-static.js in older
+//               checkouts)
 //   STATIC_API: 1 = the layout of a generated Angular server or a typical Express app: the static
 //                middleware first with { maxAge: '1y', index: false, redirect: false }, then a
 //                JSON route GET /api/users (STATIC_IMPL none: that route alone)
@@ -44,7 +45,9 @@ function middleware() {
   if (impl === 'serve-static') return require('serve-static')(root, options);
   if (impl === 'ssr-native') {
     const lib = process.env.STATIC_LIB || path.join(__dirname, '../../../lib');
-    const entry = fs.existsSync(path.join(lib, 'static', 'index.js')) ? 'static' : 'serve-static';
+    const entry = ['express/serve-static.js', 'static/index.js', 'serve-static.js'].find((file) =>
+      fs.existsSync(path.join(lib, file)),
+    );
     return require(path.join(lib, entry))(root, options);
   }
   if (impl === 'none') return (req, res, next) => next();

@@ -287,7 +287,7 @@ if (require.main === module) {
     const mw =
       which === 'serve-static'
         ? require('serve-static')(root)
-        : require('../../../lib/static')(root, { maxFileSize: 64 * 1024 });
+        : require('../../../lib/express/serve-static')(root, { maxFileSize: 64 * 1024 });
     const handler = (req, res) =>
       mw(req, res, (err) => {
         res.statusCode = err ? err.status || 500 : 404;

@@ -1,0 +1,3 @@
+import m from './serve-static.js';
+export const { serveStatic, FileCache } = m;
+export default m;

@@ -1,0 +1,185 @@
+'use strict';
+// cache(options): the response cache as Koa 2/3 middleware (exported by ssr-native/koa),
+// mounted before the routes it caches. What it stores is ctx.body after next() (a string, a
+// Buffer, a stream read to its end, or JSON as Koa serialises it), with ctx.status and the
+// response headers; a hit sets ctx.status, the headers and ctx.body to the stored Buffer, so
+// middleware in front (koa-compress) sees an identity body as from any route.
+const { Readable } = require('stream');
+const { CacheEngine } = require('../cache/engine');
+const { isServerError } = require('../cache/rules');
+const { attachControls } = require('../cache/controls');
+
+function cache(options) {
+  const engine = new CacheEngine(options);
+
+  async function koaResponseCache(ctx, next) {
+    const req = ctx.req;
+    const view = { method: req.method, url: ctx.originalUrl, headers: req.headers, socket: req.socket };
+    let fill;
+    for (;;) {
+      const d = engine.begin(view);
+      if (d.action === 'hit') return serveEntry(engine, ctx, view, d.entry);
+      if (d.action === 'pass') {
+        await next();
+        if (d.reason === 'method') engine.invalidate(view, ctx.status);
+        return;
+      }
+      if (d.action === 'fill') {
+        fill = d.fill;
+        if (engine.asksShared(fill)) {
+          let entry;
+          try {
+            entry = await engine.sharedFill(fill);
+          } catch {
+            entry = undefined;
+          }
+          if (entry !== undefined) return serveEntry(engine, ctx, view, entry);
+        }
+        break;
+      }
+      const outcome = await waitFor(engine, d.key, ctx.res);
+      if (outcome === 'gone') return;
+      if (outcome === 'timeout') {
+        fill = engine.fillWithoutLock(view);
+        break;
+      }
+    }
+    return render(engine, fill, ctx, next);
+  }
+  return attachControls(koaResponseCache, engine);
+}
+
+function waitFor(engine, key, res) {
+  return new Promise((resolve) => {
+    const onClose = () => {
+      cancel();
+      resolve('gone');
+    };
+    const cancel = engine.wait(key, (timedOut) => {
+      res.off('close', onClose);
+      resolve(timedOut ? 'timeout' : 'woken');
+    });
+    res.once('close', onClose);
+  });
+}
+
+function serveEntry(engine, ctx, view, entry) {
+  if (engine.isNotModified(view.headers, entry)) {
+    ctx.status = 304;
+    ctx.set(engine.notModifiedHeaders(entry));
+    return;
+  }
+  sendEntry(engine, ctx, entry);
+}
+
+// The stored headers straight from the entry (they never hold Age or Content-Length): no copy
+// per hit.
+function sendEntry(engine, ctx, entry) {
+  ctx.status = entry.status;
+  ctx.set(entry.headers);
+  ctx.set('age', engine.ageOf(entry));
+  ctx.set('content-length', entry.length);
+  ctx.body = entry.body;
+}
+
+async function render(engine, fill, ctx, next) {
+  const req = ctx.req;
+  delete req.headers['if-none-match'];
+  delete req.headers['if-modified-since'];
+  const wasHead = req.method === 'HEAD';
+  if (wasHead) req.method = 'GET';
+  let failure;
+  try {
+    await next();
+  } catch (err) {
+    failure = err;
+  } finally {
+    if (wasHead) req.method = 'HEAD';
+  }
+  const stale = fill.stale;
+  if (stale !== undefined && (failure !== undefined || isServerError(ctx.status))) {
+    // RFC 5861 4: the stale copy stands in for the failure, which is still reported
+    if (failure !== undefined) ctx.app.emit('error', failure, ctx);
+    engine.servedStaleIfError();
+    engine.abandon(fill);
+    for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
+    sendEntry(engine, ctx, stale);
+    return;
+  }
+  if (failure !== undefined) {
+    engine.abandon(fill);
+    throw failure;
+  }
+  try {
+    await storeBody(engine, fill, ctx);
+  } catch (err) {
+    engine.abandon(fill);
+    throw err;
+  }
+}
+
+async function storeBody(engine, fill, ctx) {
+  const headers = ctx.response.headers;
+  const tagName = engine.tagHeader;
+  const tagValue = headers[tagName];
+  if (tagValue !== undefined) ctx.remove(tagName);
+  if (ctx.respond === false || !ctx.writable) return engine.abandon(fill);
+  const policy = engine.admit(fill, ctx.status, ctx.response.headers);
+  if (policy === undefined) return;
+  const headersAtAdmission = ctx.response.headers;
+  let body = ctx.body;
+  if (body instanceof Readable || (body !== null && typeof body === 'object' && typeof body.pipe === 'function')) {
+    const read = await readUpTo(body, engine.maxEntrySize);
+    if (read.rest !== undefined) {
+      // too large to store: the client gets what was read, then the rest, as it streams
+      ctx.body = read.rest;
+      return engine.tooLarge(fill);
+    }
+    body = read.body;
+  } else if (typeof body === 'string') {
+    body = Buffer.from(body);
+  } else if (body === null || body === undefined) {
+    body = Buffer.alloc(0);
+  } else if (!Buffer.isBuffer(body)) {
+    body = Buffer.from(JSON.stringify(body)); // what Koa's respond sends for an object
+  }
+  if (body.length > engine.maxEntrySize) return engine.tooLarge(fill);
+  const stored = Buffer.allocUnsafeSlow(body.length);
+  body.copy(stored);
+  if (ctx.body !== null && ctx.body !== undefined) ctx.body = stored; // the bytes stored are the bytes sent
+  engine.store(fill, policy, headersAtAdmission, stored, tagValue);
+}
+
+// Reads a stream up to `max` bytes: { body } when it ended by then, else { rest }: a stream of
+// what was read followed by the remainder.
+async function readUpTo(stream, max) {
+  const chunks = [];
+  let size = 0;
+  const iterator = stream[Symbol.asyncIterator]
+    ? stream[Symbol.asyncIterator]()
+    : Readable.from(stream)[Symbol.asyncIterator]();
+  for (;;) {
+    const { done, value } = await iterator.next();
+    if (done) break;
+    const buf =
+      typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    chunks.push(buf);
+    size += buf.length;
+    if (size > max) {
+      const rest = Readable.from(
+        (async function* () {
+          yield* chunks;
+          for (;;) {
+            const next = await iterator.next();
+            if (next.done) return;
+            yield next.value;
+          }
+        })(),
+      );
+      return { rest };
+    }
+  }
+  return { body: Buffer.concat(chunks, size) };
+}
+
+module.exports = { cache };

@@ -1,3 +1,0 @@
-import m from './index.js';
-export const { serveStatic, FileCache } = m;
-export default m;
