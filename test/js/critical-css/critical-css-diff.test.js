@@ -11,10 +11,10 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { CriticalCssEngine } = require('../../lib/critical-css/engine.js');
-const { createAngularProcessor } = require('./critical-css/beasties-angular.js');
-const { compareOutputs } = require('./critical-css/compare.js');
-const { stylesheets, vocabulary, generatePage, variantFor } = require('./critical-css/corpus.js');
+const { CriticalCssEngine } = require('../../../lib/critical-css/engine.js');
+const { createAngularProcessor } = require('./beasties-angular.js');
+const { compareOutputs } = require('./compare.js');
+const { stylesheets, vocabulary, generatePage, variantFor } = require('./corpus.js');
 
 const PAGES = Number(process.env.CRITICAL_CSS_DIFF_PAGES || 350);
 const FIRST_SEED = Number(process.env.CRITICAL_CSS_DIFF_SEED || 1);
