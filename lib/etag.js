@@ -60,10 +60,10 @@ const NATIVE_ENCODINGS = new Map([
 const UTF8 = 0;
 
 // Whether a string's storage is one byte per character (Latin-1), so no code unit is above
-// U+00FF: O(1) with v8.isStringOneByteRepresentation (Node 22.15+ and 23.10+, and Bun; ~15 ns
-// here). Elsewhere (Node 20, early 22) a regex: V8 compiles its class to "no match" for
-// one-byte strings, so those cost no scan either, but a two-byte string is scanned up to its
-// first unit above U+00FF (~0.7 ns a unit). A two-byte string whose units all happen to be
+// U+00FF: O(1) with v8.isStringOneByteRepresentation (Node 22.15+ and 23.10+, and Bun).
+// Elsewhere (Node 20, early 22) a regex: V8 compiles its class to "no match" for one-byte
+// strings, so those cost no scan either, but a two-byte string is scanned up to its first unit
+// above U+00FF (docs/etag.md has the costs). A two-byte string whose units all happen to be
 // Latin-1 takes the UTF-16 path, which is right for every string.
 const BEYOND_LATIN1 = /[^\x00-\xff]/;
 const isLatin1Text =
@@ -72,10 +72,9 @@ const isLatin1Text =
     : (text) => !BEYOND_LATIN1.test(text);
 
 // Whether text beyond Latin-1 goes to the addon's own transcoder (a copy of the UTF-16, then
-// SIMD) rather than the runtime's UTF-8 writer. Measured on a 75 KB page with one dash / mostly
-// CJK (bench/http/micro/etag.js, us per call): V8's writer takes 56 / 95 on Node 22 and 160-250
-// on Node 24 and 26 against the addon's 11-19 / 39-46; Bun's writer (SIMD already) takes 12 / 27
-// against the addon's 16 / 38, so Bun keeps its own.
+// SIMD) rather than the runtime's UTF-8 writer: faster than V8's writer on every Node measured,
+// slower than Bun's (SIMD already), so Bun keeps its own (bench/http/micro/etag.js; the figures
+// are in docs/etag.md).
 const OWN_UTF16_TRANSCODER = typeof process.versions.bun !== 'string';
 
 // Below this many code units a string goes straight to V8's UTF-8 writer (through the addon's
@@ -84,11 +83,8 @@ const LATIN1_CHECK_MIN = 256;
 
 // Longer Latin-1 text is handed over in slices of this many characters: V8 copies each into the
 // addon's scratch block, where it is checked for non-ASCII and hashed while still in L1 (48 KB
-// here), instead of one copy the size of the page that has left L1 before it is read. Measured
-// as time against the same bytes as a Buffer: 75 KB ASCII 2.2x sliced against 3.0x in one piece
-// (`npm run bench -- --full etag`, its "in one piece (ablation)" row; 2.0-2.8x from process to
-// process), 32 KB 2.3x against 3.2x and 1.1 MB 2.3x against 4.2x (A/B in one process, 7 rounds).
-// What is left is V8's copy (~40% of the time under perf) and the CRC itself (~36%).
+// here), instead of one copy the size of the page that has left L1 before it is read
+// (`npm run bench -- --full etag`, its "in one piece (ablation)" row; figures in docs/etag.md).
 const LATIN1_SLICE = 16 * 1024;
 const TWO_POW_32 = 4294967296;
 

@@ -1,10 +1,10 @@
 'use strict';
 // Adding own properties to a response whose prototype Express has replaced (app.response, set on
 // every request) takes V8's slow path before V8 13 (Node 20 and 22): every property added makes a
-// new hidden class and copies the ~50 descriptors of a ServerResponse, 3-4 us each, and the
-// response's later property reads go megamorphic. A middleware that wraps res.end, res.write,
-// res.writeHead, res.on and res.flush (compression's shape) then costs 15-20 us before it does
-// anything; on a 75 KB cached page that was 0.85x of no compression. An object moved to
+// new hidden class and copies the descriptors of a ServerResponse, and the response's later
+// property reads go megamorphic. A middleware that wraps res.end, res.write, res.writeHead, res.on
+// and res.flush (compression's shape) then pays for that before it does anything (the cost, and
+// what it did to a cached page, are in docs/compression.md). An object moved to
 // dictionary properties first (one add and delete) takes each later add as a hash insert.
 // V8 13 (Node 24+) caches those transitions, and there dictionary properties cost more, so the
 // move is made only where it pays: V8 before 13, and a prototype other than ServerResponse's

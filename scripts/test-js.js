@@ -27,9 +27,12 @@ function testFiles(dir) {
 }
 
 if (require.main === module) {
+  // Arguments naming a file or folder are what to run; the rest (in order, so an option's value
+  // may follow it: --test-name-pattern x) go to node --test.
   const args = process.argv.slice(2);
-  const options = args.filter((arg) => arg.startsWith('-'));
-  const named = args.filter((arg) => !arg.startsWith('-'));
+  const isPath = (arg) => !arg.startsWith('-') && fs.existsSync(path.join(root, arg));
+  const options = args.filter((arg) => !isPath(arg));
+  const named = args.filter(isPath);
   const files = named.length
     ? named.flatMap((arg) => (fs.statSync(path.join(root, arg)).isDirectory() ? testFiles(arg) : [arg]))
     : testFiles(path.join('test', 'js'));

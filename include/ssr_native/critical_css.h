@@ -33,12 +33,12 @@ class Plan;
 
 /// Limits that keep hostile input linear and bounded.
 struct Limits {
-  size_t max_css_bytes = 16u << 20;      ///< larger stylesheets are not compiled
-  size_t max_html_bytes = 16u << 20;     ///< larger pages are skipped
-  uint32_t max_depth = 512;              ///< element nesting beyond this skips the page
-  uint32_t max_attributes = 1024;        ///< attributes on one element beyond this skip the page
-  uint32_t max_selector_bytes = 4096;    ///< longer selectors never match (kept out)
-  uint64_t max_match_steps = 20000000;   ///< matcher work per page beyond this skips the page
+  size_t max_css_bytes = 16u << 20;     ///< larger stylesheets are not compiled
+  size_t max_html_bytes = 16u << 20;    ///< larger pages are skipped
+  uint32_t max_depth = 512;             ///< element nesting beyond this skips the page
+  uint32_t max_attributes = 1024;       ///< attributes on one element beyond this skip the page
+  uint32_t max_selector_bytes = 4096;   ///< longer selectors never match (kept out)
+  uint64_t max_match_steps = 20000000;  ///< matcher work per page beyond this skips the page
 };
 
 struct CompileResult {
@@ -84,9 +84,9 @@ struct InlineOptions {
 struct InlineResult {
   Status status = Status::kDone;
   std::string reason;
-  std::string html;            ///< the processed page (kDone)
-  size_t inlined_bytes = 0;    ///< bytes of CSS written into <style> elements
-  size_t styles_inlined = 0;   ///< <style> elements added
+  std::string html;           ///< the processed page (kDone)
+  size_t inlined_bytes = 0;   ///< bytes of CSS written into <style> elements
+  size_t styles_inlined = 0;  ///< <style> elements added
 };
 
 /// Inlines the critical CSS of `html`. `plans` has one entry per link FindLinks returned (same

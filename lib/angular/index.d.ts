@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import type { IncomingMessage, ServerResponse } from 'http';
-import type { FileCache, FileCacheStats } from '../express/serve-static';
+import type { FileCache, FileCacheStats } from '../files/file-cache';
 
 export interface CacheCommonEngineOptions {
   /** Bound on the cached page bytes (native memory, and again for the page strings). Default 64 MiB. */

@@ -21,12 +21,13 @@
 // - res.end(chunk, callback) and res.write(chunk, callback) call the callback (the peer drops it);
 // - `zstd` (opt-in) adds Zstandard where the runtime's zlib has it.
 const zlib = require('zlib');
-const { compressible } = require('./compressible');
+const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('./negotiate');
 const { createEncoder, hasZstd, poolStats } = require('./encoders');
 const { ContentCache, sharedCache, cacheFrom } = require('./content-cache');
 const { encodeWhole } = require('./whole-body');
-const { varyAcceptEncoding, parseBytes } = require('./http-fields');
+const { varyAcceptEncoding } = require('../http/vary');
+const { parseBytes } = require('../http/bytes');
 const { beforeOwnMethods } = require('../response-shape');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;

@@ -32,7 +32,10 @@ export interface ContentTypeCacheStats {
   size: number;
   capacity: number;
   hits: number;
+  /** every parse the cache did not answer (hits / (hits + misses) is its hit ratio) */
   misses: number;
+  /** headers cached (on their second sighting) */
+  stores: number;
   bypasses: number;
 }
 

@@ -32,7 +32,7 @@ const MAX_CACHED_PARAMETERS = 8;
 // Which scanner runs on a miss. Measured (bench/http/scenarios/content-type.js and
 // docs/content-type.md): for headers of typical length the JavaScript scan is faster, because a
 // native call plus reading the string as UTF-16 costs more than scanning it in JIT-compiled
-// code; the C++ scan wins from ~150-200 characters on (1.8x at ~450). 'auto' (the default)
+// code; the C++ scan wins on long headers (docs/content-type.md has where). 'auto' (the default)
 // scans headers longer than MAX_CACHED_LENGTH natively (they are never cached either), and
 // falls back to JavaScript for good if the addon cannot be loaded.
 let nativeUnavailable = false;
@@ -53,6 +53,7 @@ const cache = new HeaderCache(DEFAULT_CACHE_SIZE);
 let hits = 0;
 let misses = 0;
 let bypasses = 0;
+let stores = 0;
 
 // A cache entry: the parse result's pieces, never handed out (each hit builds a fresh object).
 class Template {
@@ -90,6 +91,7 @@ function parseHeader(header, forFormat) {
   if (header.length > MAX_CACHED_LENGTH) {
     bypasses++;
   } else if (seenOnce[slot] !== header) {
+    misses++;
     seenOnce[slot] = header;
   } else {
     seenOnce[slot] = undefined;
@@ -98,6 +100,7 @@ function parseHeader(header, forFormat) {
       bypasses++;
     } else {
       misses++;
+      stores++;
       cache.set(header, entry);
     }
   }
@@ -294,11 +297,13 @@ function configure(options = {}) {
 }
 
 /**
- * Counters of the parse cache: hits; misses (headers scanned and then cached, on their second
- * sighting); bypasses (headers too long or with too many parameters to be cached).
+ * Counters of the parse cache: hits; misses (headers scanned because they were not cached: a
+ * first sighting is only remembered, the second is cached); stores (headers cached); bypasses
+ * (headers too long or with too many parameters to be cached). hits / (hits + misses) is the hit
+ * ratio of the headers the cache can hold.
  */
 function cacheStats() {
-  return { size: cache.size, capacity: cache.capacity, hits, misses, bypasses };
+  return { size: cache.size, capacity: cache.capacity, hits, misses, stores, bypasses };
 }
 
 /** Empties the cache and zeroes its counters. */
@@ -309,13 +314,14 @@ function clearCache() {
   formatInsertions = 0;
   hits = 0;
   misses = 0;
+  stores = 0;
   bypasses = 0;
 }
 
 // ssr-native/metrics reads the cache's counters at scrape time.
 require('../stat-sources').addSource('content_type_cache', 'content-type', () => {
-  const s = cacheStats();
-  return { entries: s.size, capacity: s.capacity, hits: s.hits, misses: s.misses, bypasses: s.bypasses };
+  const { size, ...counts } = cacheStats();
+  return { entries: size, ...counts };
 });
 
 module.exports = { parse, format, configure, cacheStats, clearCache };

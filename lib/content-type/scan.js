@@ -56,8 +56,8 @@ function isTrimmed(code) {
 }
 
 // Parameter names are used as property keys of a null-prototype (dictionary-mode) object, and V8
-// is slow (~0.9 us measured on Node 20) to add a freshly sliced string as a key there; a key it
-// has seen before costs ~40 ns. So names are mapped to one canonical string each (bounded).
+// is far slower to add a freshly sliced string as a key there than a key it has seen before
+// (docs/content-type.md). So names are mapped to one canonical string each (bounded).
 const names = new GenerationalCache(512);
 const MAX_INTERNED_NAME_LENGTH = 64;
 
@@ -76,9 +76,9 @@ function ContentType(type, parameters) {
 }
 
 // The `parameters` object: own data properties, prototype null, two ways to build it.
-// Object.create(null) is cheap (~20 ns) but V8 keeps such an object in dictionary mode, where
-// Object.keys costs ~85 ns; an object literal whose prototype is then set to null costs ~55 ns
-// but stays in fast mode (Object.keys ~13 ns, all such objects share hidden classes). format()
+// Object.create(null) is cheaper to make but V8 keeps such an object in dictionary mode, where
+// Object.keys is slow; an object literal whose prototype is then set to null costs more to make
+// but stays in fast mode (a fast Object.keys, all such objects share hidden classes). format()
 // enumerates keys, so a result likely to be formatted is built the second way; see parse().
 // The two are indistinguishable from JavaScript.
 function nullPrototypeObject(forFormat) {

@@ -34,13 +34,8 @@ export interface ContentTypeV2Settings {
 /** Change the cache size (clears the caches); returns the settings in force. */
 export function configure(options?: Partial<ContentTypeV2Settings>): ContentTypeV2Settings;
 
-export interface ContentTypeV2CacheStats {
-  size: number;
-  capacity: number;
-  hits: number;
-  misses: number;
-  bypasses: number;
-}
+/** The same counters as the 1.x module's cache. */
+export type ContentTypeV2CacheStats = import('./index').ContentTypeCacheStats;
 
 export function cacheStats(): ContentTypeV2CacheStats;
 export function clearCache(): void;

@@ -156,6 +156,7 @@ let seenOnce = new Array(2 * DEFAULT_CACHE_SIZE).fill(undefined);
 let hits = 0;
 let misses = 0;
 let bypasses = 0;
+let stores = 0;
 
 class Template {
   constructor(type, index, names, values) {
@@ -246,6 +247,7 @@ function parseCached(header, start, flags) {
   if (header.length > MAX_CACHED_LENGTH) {
     bypasses++;
   } else if (entry === undefined && seenOnce[slot] !== header) {
+    misses++;
     seenOnce[slot] = header;
   } else {
     const template = templateOf(result);
@@ -254,6 +256,7 @@ function parseCached(header, start, flags) {
       return result;
     }
     misses++;
+    stores++;
     if (entry === undefined) {
       seenOnce[slot] = undefined;
       entry = new Entry();
@@ -431,9 +434,9 @@ function configure(options = {}) {
   return { cacheSize: cache.capacity };
 }
 
-/** hits; misses (scanned, then cached); bypasses (too long or too many parameters to cache). */
+/** hits; misses (scanned: not cached yet); stores (cached); bypasses (too long or too many parameters to cache). */
 function cacheStats() {
-  return { size: cache.size, capacity: cache.capacity, hits, misses, bypasses };
+  return { size: cache.size, capacity: cache.capacity, hits, misses, stores, bypasses };
 }
 
 /** Empties both caches and zeroes the counters. */
@@ -443,13 +446,14 @@ function clearCache() {
   formatCache.clear();
   hits = 0;
   misses = 0;
+  stores = 0;
   bypasses = 0;
 }
 
 // ssr-native/metrics reads the cache's counters at scrape time.
 require('../stat-sources').addSource('content_type_cache', 'content-type/v2', () => {
-  const s = cacheStats();
-  return { entries: s.size, capacity: s.capacity, hits: s.hits, misses: s.misses, bypasses: s.bypasses };
+  const { size, ...counts } = cacheStats();
+  return { entries: size, ...counts };
 });
 
 module.exports = { parse, format, isTypeValid, isTokenValid, configure, cacheStats, clearCache };

@@ -9,7 +9,7 @@ const encodeUrl = require('encodeurl');
 const escapeHtml = require('escape-html');
 const createError = require('http-errors');
 const parseUrl = require('parseurl');
-const { statError } = require('../files/stat-error');
+const { statError, statStatus } = require('../files/stat-error');
 const { createHtmlDocument, writeHtml, callNext } = require('./send-html');
 const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../files/paths');
 
@@ -67,14 +67,7 @@ class SendLookup {
   }
 
   onStatError(err) {
-    switch (err.code) {
-      case 'ENAMETOOLONG':
-      case 'ENOENT':
-      case 'ENOTDIR':
-        return this.error(404, err);
-      default:
-        return this.error(500, err);
-    }
+    return this.error(statStatus(err.code), err);
   }
 
   // memory first, then the libuv pool; notes whether the answer may be memoised

@@ -37,7 +37,7 @@ function serveStatic(root, options) {
   const config = sendConfig(opts, path.resolve(root));
   const cache = opts.cache instanceof FileCache ? opts.cache : new FileCache(cacheOptions(opts, config.root));
   // misses under our root can be settled, shared cache or not
-  const engine = new StaticEngine(cache, { top: config.root, compress: config.compress });
+  const engine = new StaticEngine(cache, { top: config.root, compress: config.compress, fallthroughMemo: true });
   const { routes, misses } = engine;
   const mount = { config, engine, fallthrough, redirect, found };
 

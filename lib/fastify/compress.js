@@ -24,6 +24,7 @@ const { cacheFrom } = require('../compression/content-cache');
 const { encodeWhole, encodeWholeNow } = require('../compression/whole-body');
 const { alreadyEncoded, isStream, zipStream, unzipStream, inflatable } = require('./compress-streams');
 const { decompressParams, addDecompressHook, byOrderOf, SUPPORTED } = require('./decompress');
+const { fastifyCompressVary } = require('../http/vary');
 const { asPlugin } = require('./plugin-meta');
 
 // @fastify/compress's default compressible types (text but event streams, JSON, text, XML and
@@ -103,17 +104,10 @@ function codingFor(params, request) {
   return coding === undefined ? null : coding;
 }
 
-// Accept-Encoding added to Vary as the peer adds it: lower case, unless some value already
-// contains `accept-encoding` (a case-sensitive substring test, so `Accept-Encoding` gets both).
+// Accept-Encoding added to Vary as the peer adds it (lib/http/vary.js).
 function varyOnEncoding(reply) {
-  if (!reply.hasHeader('Vary')) {
-    reply.header('Vary', 'accept-encoding');
-    return;
-  }
-  const current = reply.getHeader('Vary');
-  const values = Array.isArray(current) ? current : [current];
-  if (!values.some((value) => String(value).includes('accept-encoding')))
-    reply.header('Vary', values.concat('accept-encoding').join(', '));
+  const vary = fastifyCompressVary(reply.hasHeader('Vary') ? reply.getHeader('Vary') : null);
+  if (vary !== undefined) reply.header('Vary', vary);
 }
 
 function isFetchResponse(value) {

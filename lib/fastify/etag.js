@@ -9,6 +9,7 @@
 const { createHash } = require('crypto');
 const { etag: entityTag } = require('../etag');
 const { invalidType } = require('../validate');
+const { fastifyEtagMatches } = require('../http/conditional');
 const { asPlugin } = require('./plugin-meta');
 
 const STRONG = { weak: false };
@@ -38,8 +39,7 @@ async function fastifyEtag(app, options) {
       reply.header('etag', etag);
     }
     if (replyWith304) {
-      const match = req.headers['if-none-match'];
-      if (match !== undefined && (match === etag || 'W/' + match === etag || match === 'W/' + etag)) {
+      if (fastifyEtagMatches(req.headers['if-none-match'], etag)) {
         reply.code(304);
         return next(null, '');
       }

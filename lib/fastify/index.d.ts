@@ -11,7 +11,7 @@ import type {
 import type { Stats } from 'fs';
 import type { Stream } from 'stream';
 import type { BrotliOptions, ZlibOptions } from 'zlib';
-import type { FileCache } from '../express/serve-static';
+import type { FileCache } from '../files/file-cache';
 
 export interface SetHeadersResponse {
   getHeader: FastifyReply['getHeader'];

@@ -32,7 +32,6 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
     if (paths.hasInnerDotDot(pathname)) return reply.send(new FST_STATIC_FORBIDDEN_PATH());
     const windowsPath = path.win32.isAbsolute(pathname) && !pathname.startsWith('/');
     if (!windowsPath && paths.isNonCanonical(pathname)) return reply.send(new FST_STATIC_FORBIDDEN_PATH());
-    if (config.error) throw config.error;
     const resolvedRoot = root ? path.resolve(root) : null;
     const engine = (resolvedRoot && engines.get(resolvedRoot)) || fallbackEngine;
     const lookup = new Lookup(engine);
@@ -53,6 +52,8 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
       }
     }
     if (allowedPath && !allowedPath(normalizedPathname, root, request)) return reply.callNotFound();
+    // @fastify/send validates its options when it is called: a denial before that hides a bad one
+    if (config.error) throw config.error;
     const generation = engine.generation();
     const found = await resolveFile(lookup, encodeURI(pathnameForSend), { ...config, root: resolvedRoot });
     if (found.type === 'file') {

@@ -9,7 +9,7 @@
 //   { type: 'error', error }        (an http-errors error: 400, 403, 404 or 500; error.cause = fs error)
 const path = require('path');
 const createError = require('http-errors');
-const { statError } = require('../files/stat-error');
+const { statError, statStatus } = require('../files/stat-error');
 const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../files/paths');
 
 const { extname, join, normalize, resolve, sep } = path;
@@ -25,7 +25,7 @@ function errorOf(status, err) {
 }
 
 function statErrorOf(err) {
-  const status = err.code === 'ENAMETOOLONG' || err.code === 'ENOTDIR' || err.code === 'ENOENT' ? 404 : 500;
+  const status = statStatus(err.code);
   return errorOf(status, err);
 }
 

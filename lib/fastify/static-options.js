@@ -6,6 +6,7 @@ const fs = require('fs');
 const path = require('path');
 const { fileURLToPath } = require('url');
 const { sendConfig } = require('../files/send-config');
+const { fastifyStaticVary } = require('../http/vary');
 const { DOTFILES } = require('./send');
 const { FST_STATIC_INVALID_OPTION, FST_STATIC_INVALID_OPTION_VALUE } = require('./errors');
 
@@ -29,20 +30,23 @@ function configOf(options) {
 }
 
 function addVaryAcceptEncoding(reply) {
-  const current = reply.getHeader('vary');
-  if (current === undefined) return void reply.header('vary', 'accept-encoding');
-  const value = Array.isArray(current) ? current.join(', ') : String(current);
-  for (const token of value.split(',')) {
-    const t = token.trim().toLowerCase();
-    if (t === 'accept-encoding' || t === '*') return;
-  }
-  reply.header('vary', value + ', accept-encoding');
+  const vary = fastifyStaticVary(reply.getHeader('vary'));
+  if (vary !== undefined) reply.header('vary', vary);
 }
 
 function listFiles(root, dot) {
   const out = [];
   const walk = (dir, rel) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      // glob (the peer's lister) skips a directory below the root it cannot read (EACCES) rather
+      // than fail the registration
+      if (rel === '') throw err;
+      return;
+    }
+    for (const entry of entries) {
       if (!dot && entry.name[0] === '.') continue;
       const full = path.join(dir, entry.name);
       let stat;

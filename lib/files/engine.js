@@ -1,16 +1,23 @@
 'use strict';
-// StaticEngine: "a file was found -> this response", shared by every static adapter (serveStatic
-// for node/Express, Koa's serve()/send(), Fastify's fastifyStatic, Hono's serveStatic). Each step
-// is a small named method over a response *port*: a constant object of functions
+// StaticEngine: what every static adapter shares once a URL has been resolved to a file (serveStatic
+// for node/Express, Koa's serve()/send(), Fastify's fastifyStatic, Hono's serveStatic): memory-
+// first loads from the FileCache, the per-file record, the route memo and the precompressed
+// variant a request accepts. send 1.2's answer step (setFileHeaders, respond) is written through a
+// response *port*, a constant object of functions
 //   { get(res, name), set(res, name, value), remove(res, name), status(res), setStatus(res, code) }
-// that reads and writes one framework's response (node's res, Koa's ctx, Fastify's reply, a
-// header bag for Hono), so the engine never allocates a wrapper per request. URL-to-file
+// over node's res (nodePort, serveStatic), so the engine allocates no wrapper per request. The
+// other adapters answer in their peer's shape: Koa in koa/respond.js (its port carries only get and
+// set, for appendVary), Fastify through the pure plan.js, Hono in hono/serve-static.js
+// (docs/architecture.md has the plan that folds the four into one answer step). URL-to-file
 // resolution (dotfiles vs hidden, index lists, extensions, sibling precompression) stays in each
 // adapter, since send, koa-send, @fastify/send and Hono really differ there.
 const fs = require('fs');
-const { chooseEncoding, compressVariants } = require('./encoding');
+const { compressVariants } = require('./encoding');
+const { chooseEncoding } = require('../http/accept-encoding');
 const { openFileForStream } = require('./file-stream');
 const { isConditional, isPreconditionFailure, isFresh } = require('../http/conditional');
+const { varyAppend } = require('../http/vary');
+const { streamStatus } = require('./stat-error');
 const { rangeOf, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
 const { RouteMemo, MissMemo } = require('./route-memo');
 const { makeRecord, statsOf, contentTypeOf, charsetContentTypeOf, statTag } = require('./record');
@@ -41,13 +48,15 @@ class StaticEngine {
    * `cache`: the FileCache. `top`: the directory resolutions start under (a mount's root), which
    * lets misses be `settled`; undefined for a cache shared by roots it does not know.
    * `routeSlots`: how many answers one URL path can have (e.g. per Accept-Encoding outcome).
+   * `fallthroughMemo`: keep URL paths known to resolve to nothing (`misses`), for an adapter
+   * that asks it (serveStatic).
    */
-  constructor(cache, { top, routeSlots = 1, compress = false } = {}) {
+  constructor(cache, { top, routeSlots = 1, compress = false, fallthroughMemo = false } = {}) {
     this.cache = cache;
     this.top = top;
     this.compress = Boolean(compress);
     this.routes = new RouteMemo(cache, routeSlots);
-    this.misses = new MissMemo(cache);
+    this.misses = fallthroughMemo ? new MissMemo(cache) : null;
   }
 
   generation() {
@@ -162,29 +171,17 @@ class StaticEngine {
 
   /** The cache's counters and the sizes of the memos. */
   stats() {
-    return Object.assign(this.cache.stats(), { memoRoutes: this.routes.size, memoFallthroughs: this.misses.size });
+    return Object.assign(this.cache.stats(), {
+      memoRoutes: this.routes.size,
+      memoFallthroughs: this.misses === null ? 0 : this.misses.size,
+    });
   }
 }
 
 /** Vary gains Accept-Encoding (unless it already names it or `*`). */
 function appendVary(port, res) {
-  const vary = port.get(res, 'Vary');
-  if (!vary) port.set(res, 'Vary', 'Accept-Encoding');
-  else if (!/(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i.test(String(vary)))
-    port.set(res, 'Vary', vary + ', Accept-Encoding');
-}
-
-/** send's status for a failed open of a file it had found: 404 if it vanished, else 500. */
-function streamStatus(err) {
-  switch (err.code) {
-    case 'ENAMETOOLONG':
-    case 'ENOENT':
-    case 'ENOTDIR':
-    case 'EISDIR':
-      return 404;
-    default:
-      return 500;
-  }
+  const vary = varyAppend(port.get(res, 'Vary'));
+  if (vary !== undefined) port.set(res, 'Vary', vary);
 }
 
 module.exports = {

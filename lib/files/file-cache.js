@@ -104,13 +104,15 @@ class FileCache {
     return known === undefined || known.pending ? undefined : known;
   }
 
-  _startVariants(id) {
+  /** Marks the variants of `id` as being made (false: made or under way already); encoding.js. */
+  startVariants(id) {
     if (this._variants.has(id)) return false;
     this._variants.set(id, { pending: true });
     return true;
   }
 
-  _finishVariants(id, variants) {
+  /** The variants of `id` made (kept only if `id` is still marked). */
+  finishVariants(id, variants) {
     if (this._variants.has(id)) this._variants.set(id, variants);
   }
 

@@ -30,4 +30,18 @@ function statError(result, filePath) {
   return err;
 }
 
-module.exports = { statError };
+// The status send 1.2, koa-send 5 and @fastify/send 4 give a failed stat: 404 for a file that
+// is not there, 500 for anything else.
+const NOT_FOUND_CODES = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR']);
+
+/** The status for a failed stat (or a FileCache load standing for one). */
+function statStatus(code) {
+  return NOT_FOUND_CODES.has(code) ? 404 : 500;
+}
+
+/** send's status for a failed open of a file it had found: 404 if it vanished, else 500. */
+function streamStatus(err) {
+  return err.code === 'EISDIR' ? 404 : statStatus(err.code);
+}
+
+module.exports = { statError, statStatus, streamStatus };

@@ -15,8 +15,9 @@
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
-const { compressible } = require('../compression/compressible');
+const { compressible } = require('../http/compressible');
 const { encodeWhole } = require('../compression/whole-body');
+const { honoVary } = require('../http/vary');
 const { heldBody } = require('./held-body');
 const { tagOf } = require('./tags');
 
@@ -24,7 +25,6 @@ const CODINGS = ['gzip', 'deflate'];
 // the statuses the Fetch API's Response refuses a body for
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
-const VARY_ACCEPT_ENCODING_REGEXP = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i;
 
 // hono's own compressible types (so the same responses are compressed), from the app's hono:
 // loaded when a middleware is made; mime-db's flag where this hono has no such table.
@@ -36,14 +36,8 @@ function honoCompressibleTypes() {
   }
 }
 
-// The Vary value hono/compress leaves: Accept-Encoding added unless listed or `*`; undefined: unchanged.
-function varyWith(current) {
-  if (current === '*' || (current && VARY_ACCEPT_ENCODING_REGEXP.test(current))) return undefined;
-  return current ? `${current}, Accept-Encoding` : 'Accept-Encoding';
-}
-
 function addVary(c) {
-  const vary = varyWith(c.res.headers.get('Vary'));
+  const vary = honoVary(c.res.headers.get('Vary'));
   if (vary !== undefined) c.header('Vary', vary);
 }
 
@@ -109,7 +103,7 @@ function compress(options) {
       return;
     }
     const headers = new Headers(res.headers);
-    const vary = varyWith(headers.get('Vary'));
+    const vary = honoVary(headers.get('Vary'));
     if (vary !== undefined) headers.set('Vary', vary);
     headers.set('Content-Encoding', coding);
     headers.set('Content-Length', String(encoded.length));

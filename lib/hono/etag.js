@@ -6,6 +6,7 @@
 // are read once from a clone.
 // generateDigest is accepted and ignored: the tag is always ours.
 const { etag: entityTag } = require('../etag');
+const { honoEtagMatches } = require('../http/conditional');
 const { tagOf } = require('./tags');
 const { heldBody } = require('./held-body');
 
@@ -43,7 +44,7 @@ function etag(options) {
       hash = hash.slice(hash.indexOf('"') + 1, -1);
       tag = weak ? `W/"${hash}"` : `"${hash}"`;
     }
-    if (ifNoneMatch === '*' || matches(tag, ifNoneMatch)) {
+    if (honoEtagMatches(ifNoneMatch, tag)) {
       await res.body?.cancel();
       c.res = new Response(null, { status: 304, statusText: 'Not Modified', headers: { ETag: tag } });
       for (const key of Array.from(c.res.headers.keys()))
@@ -52,11 +53,6 @@ function etag(options) {
       res.headers.set('ETag', tag);
     }
   };
-}
-
-function matches(tag, ifNoneMatch) {
-  const expected = tag.replace(/^W\//, '');
-  return ifNoneMatch?.match(/"[^"]*"/g)?.some((t) => t === expected) ?? false;
 }
 
 module.exports = { etag, RETAINED_304_HEADERS };

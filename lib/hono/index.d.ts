@@ -1,6 +1,6 @@
 // ssr-native/hono: drop-ins for @hono/node-server/serve-static 2.1, hono/etag and hono/compress.
 import type { Context, Env, MiddlewareHandler } from 'hono';
-import type { FileCache } from '../express/serve-static';
+import type { FileCache } from '../files/file-cache';
 
 export interface ServeStaticOptions<E extends Env = Env> {
   /** Directory the request path is joined to (relative to the working directory, or absolute). */

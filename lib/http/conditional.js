@@ -7,7 +7,10 @@
 // token scanner and one date parser: send 1.2 (serve-static, and the pack's Koa options) and
 // @fastify/send 4 (under @fastify/static), which also makes `Cache-Control: no-cache` stale, lets
 // If-None-Match `*` match, refuses a range under an If-Range date that does not parse, and checks
-// If-Unmodified-Since even after If-Match.
+// If-Unmodified-Since even after If-Match. The ETag middlewares' If-None-Match tests are here too:
+// @fastify/etag 6 compares the whole header with the tag, hono/etag 4.13 looks for the tag among
+// the header's quoted strings. (Express's res.send and koa-conditional-get ask `fresh`, as send's
+// isFresh below does; the response cache has RFC 9110's weak comparison in lib/cache/rules.js.)
 const fresh = require('fresh');
 
 /** A token list (`a, b`) has a token for which `match(token)` is true. */
@@ -126,4 +129,29 @@ const fastifySend = {
   },
 };
 
-module.exports = { isConditional, isPreconditionFailure, isFresh, isRangeFresh, parseHttpDate, fastifySend };
+// --- the ETag middlewares ---
+
+/** @fastify/etag 6: the whole If-None-Match equals the tag, either side possibly weak. */
+function fastifyEtagMatches(ifNoneMatch, etag) {
+  return (
+    ifNoneMatch !== undefined && (ifNoneMatch === etag || 'W/' + ifNoneMatch === etag || ifNoneMatch === 'W/' + etag)
+  );
+}
+
+/** hono/etag 4.13: `*`, or a quoted string of If-None-Match equals the tag without its W/. */
+function honoEtagMatches(ifNoneMatch, tag) {
+  if (ifNoneMatch === '*') return true;
+  const expected = tag.replace(/^W\//, '');
+  return ifNoneMatch?.match(/"[^"]*"/g)?.some((t) => t === expected) ?? false;
+}
+
+module.exports = {
+  isConditional,
+  isPreconditionFailure,
+  isFresh,
+  isRangeFresh,
+  parseHttpDate,
+  fastifySend,
+  fastifyEtagMatches,
+  honoEtagMatches,
+};

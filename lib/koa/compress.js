@@ -12,12 +12,12 @@
 // through a zlib stream, as koa-compress does.
 const Stream = require('stream');
 const zlib = require('zlib');
-const { compressible } = require('../compression/compressible');
+const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { encodeWhole } = require('../compression/whole-body');
-const { parseBytes } = require('../compression/http-fields');
+const { parseBytes } = require('../http/bytes');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,

@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import type { IncomingHttpHeaders, ServerResponse } from 'http';
-import type { FileCache, FileCacheStats, StaticFileStats } from '../express/serve-static';
+import type { FileCache, FileCacheStats, StaticFileStats } from '../files/file-cache';
 import type { ResponseCacheOptions, ResponseCacheControls } from '../cache';
 
 /** The Koa context, as far as these middleware use it (Koa 2 and 3). */

@@ -11,15 +11,10 @@ const { fileRangeStream } = require('../files/file-stream');
 const { appendVary, statsOf, streamStatus } = require('../files/engine');
 const { rangeUnlessFresh, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
 
-/** The engine's response port over a Koa context. */
+/** The part of the engine's response port appendVary uses, over a Koa context. */
 const koaPort = {
   get: (ctx, name) => ctx.response.get(name),
   set: (ctx, name, value) => ctx.set(name, value),
-  remove: (ctx, name) => ctx.remove(name),
-  status: (ctx) => ctx.status,
-  setStatus: (ctx, code) => {
-    ctx.status = code;
-  },
 };
 
 /**

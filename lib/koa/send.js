@@ -21,7 +21,7 @@ const { FileCache } = require('../files/file-cache');
 const { isCompressible } = require('../files/encoding');
 const { invalidType } = require('../validate');
 const { FileStats } = require('../files/file-stats');
-const { statError: fsStatError } = require('../files/stat-error');
+const { statError: fsStatError, statStatus } = require('../files/stat-error');
 const { StaticEngine } = require('../files/engine');
 const { decodePath, isHidden } = require('../files/paths');
 const { KoaFileResponse, setContentEncoding, typeOf } = require('./respond');
@@ -35,7 +35,6 @@ const ACCEPTS_GZIP = 2;
 const MAX_ACCEPT_HEADERS = 256;
 const MAX_ACCEPT_LENGTH = 256;
 // stat errors koa-send turns into 404; fs.access also fails on ELOOP
-const NOT_FOUND = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR']);
 const ABSENT = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR', 'ELOOP']);
 
 class FileSender extends KoaFileResponse {
@@ -230,7 +229,7 @@ function send(ctx, urlPath, opts = {}) {
 // status 500 otherwise.
 function statError(result, filePath) {
   const err = fsStatError(result, filePath);
-  if (NOT_FOUND.has(err.code)) return createError(404, err);
+  if (statStatus(err.code) === 404) return createError(404, err);
   err.status = 500;
   return err;
 }

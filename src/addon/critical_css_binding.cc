@@ -40,8 +40,8 @@ Napi::Value Compile(const Napi::CallbackInfo& info) {
   css::CompileResult result = css::CompilePlan(ViewOf(bytes));
   if (!result.plan) return Napi::String::New(env, result.error);
   auto* handle = new PlanHandle(std::move(result.plan));
-  Napi::External<PlanHandle> external = Napi::External<PlanHandle>::New(
-      env, handle, [](Napi::Env, PlanHandle* h) { delete h; });
+  Napi::External<PlanHandle> external =
+      Napi::External<PlanHandle>::New(env, handle, [](Napi::Env, PlanHandle* h) { delete h; });
   Napi::Array out = Napi::Array::New(env, 3);
   out.Set(0u, external);
   out.Set(1u, Napi::Number::New(env, static_cast<double>(css::PlanMemoryBytes(**handle))));

@@ -21,9 +21,25 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 // postcss RE_WORD_END: characters that end a word token.
 bool IsWordEnd(char c) {
   switch (c) {
-    case '\t': case '\n': case '\f': case '\r': case ' ': case '!': case '"': case '#':
-    case '\'': case '(': case ')': case ':': case ';': case '@': case '[': case '\\':
-    case ']': case '{': case '}':
+    case '\t':
+    case '\n':
+    case '\f':
+    case '\r':
+    case ' ':
+    case '!':
+    case '"':
+    case '#':
+    case '\'':
+    case '(':
+    case ')':
+    case ':':
+    case ';':
+    case '@':
+    case '[':
+    case '\\':
+    case ']':
+    case '{':
+    case '}':
       return true;
     default:
       return false;
@@ -33,8 +49,23 @@ bool IsWordEnd(char c) {
 // postcss RE_AT_END: characters that end an at-word.
 bool IsAtEnd(char c) {
   switch (c) {
-    case '\t': case '\n': case '\f': case '\r': case ' ': case '"': case '#': case '\'':
-    case '(': case ')': case '/': case ';': case '[': case '\\': case ']': case '{': case '}':
+    case '\t':
+    case '\n':
+    case '\f':
+    case '\r':
+    case ' ':
+    case '"':
+    case '#':
+    case '\'':
+    case '(':
+    case ')':
+    case '/':
+    case ';':
+    case '[':
+    case '\\':
+    case ']':
+    case '{':
+    case '}':
       return true;
     default:
       return false;
@@ -88,9 +119,9 @@ class Parser {
   }
 
   struct Scan {
-    size_t stop = 0;          // offset of the stopping character (or n_)
-    char what = 0;            // ';', '{', '}' or 0 at the end
-    bool colon = false;       // ":" at depth 0 before the stop
+    size_t stop = 0;     // offset of the stopping character (or n_)
+    char what = 0;       // ';', '{', '}' or 0 at the end
+    bool colon = false;  // ":" at depth 0 before the stop
     size_t colon_at = 0;
     size_t last_sig_end = 0;  // end of the last token that is not space or comment
   };

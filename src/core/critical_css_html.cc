@@ -7,6 +7,7 @@
 // ignored, self-closing tags honoured only inside <svg> / <math>, svg tag names adjusted.
 // Attribute values stay undecoded, as beasties asks. Only elements are kept, with offsets.
 #include <cstring>
+#include <unordered_map>
 
 #include "critical_css_internal.h"
 
@@ -14,36 +15,80 @@ namespace ssr_native {
 namespace critical_css {
 namespace {
 
-bool IsWhite(unsigned char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r'; }
+bool IsWhite(unsigned char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r';
+}
 bool IsEndOfTagSection(unsigned char c) { return c == '/' || c == '>' || IsWhite(c); }
 bool IsAlpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 enum class State : uint8_t {
-  kText, kBeforeTagName, kInTagName, kInSelfClosingTag, kBeforeClosingTagName,
-  kInClosingTagName, kAfterClosingTagName, kBeforeAttributeName, kInAttributeName,
-  kAfterAttributeName, kBeforeAttributeValue, kInAttributeValueDq, kInAttributeValueSq,
-  kInAttributeValueNq, kBeforeDeclaration, kInDeclaration, kBeforeComment, kCdataSequence,
-  kInSpecialComment, kInCommentLike, kDeclarationSequence, kSpecialStartSequence,
-  kInSpecialTag, kInPlainText
+  kText,
+  kBeforeTagName,
+  kInTagName,
+  kInSelfClosingTag,
+  kBeforeClosingTagName,
+  kInClosingTagName,
+  kAfterClosingTagName,
+  kBeforeAttributeName,
+  kInAttributeName,
+  kAfterAttributeName,
+  kBeforeAttributeValue,
+  kInAttributeValueDq,
+  kInAttributeValueSq,
+  kInAttributeValueNq,
+  kBeforeDeclaration,
+  kInDeclaration,
+  kBeforeComment,
+  kCdataSequence,
+  kInSpecialComment,
+  kInCommentLike,
+  kDeclarationSequence,
+  kSpecialStartSequence,
+  kInSpecialTag,
+  kInPlainText
 };
 
-enum Seq : uint8_t { kSeqNone, kIframe, kNoembed, kNoframes, kPlaintext, kScript, kStyle, kTitle,
-                     kTextarea, kXmp, kCdataEnd, kCommentEnd };
+enum Seq : uint8_t {
+  kSeqNone,
+  kIframe,
+  kNoembed,
+  kNoframes,
+  kPlaintext,
+  kScript,
+  kStyle,
+  kTitle,
+  kTextarea,
+  kXmp,
+  kCdataEnd,
+  kCommentEnd
+};
 
 const char* SeqText(Seq s) {
   switch (s) {
-    case kIframe: return "</iframe";
-    case kNoembed: return "</noembed";
-    case kNoframes: return "</noframes";
-    case kPlaintext: return "</plaintext";
-    case kScript: return "</script";
-    case kStyle: return "</style";
-    case kTitle: return "</title";
-    case kTextarea: return "</textarea";
-    case kXmp: return "</xmp";
-    case kCdataEnd: return "]]>";
-    case kCommentEnd: return "--!>";
-    default: return "";
+    case kIframe:
+      return "</iframe";
+    case kNoembed:
+      return "</noembed";
+    case kNoframes:
+      return "</noframes";
+    case kPlaintext:
+      return "</plaintext";
+    case kScript:
+      return "</script";
+    case kStyle:
+      return "</style";
+    case kTitle:
+      return "</title";
+    case kTextarea:
+      return "</textarea";
+    case kXmp:
+      return "</xmp";
+    case kCdataEnd:
+      return "]]>";
+    case kCommentEnd:
+      return "--!>";
+    default:
+      return "";
   }
 }
 
@@ -76,51 +121,195 @@ const ImpliedClose kImpliesClose[] = {
     {"optgroup", {"optgroup", "option"}},
     {"dd", {"dd", "dt"}},
     {"dt", {"dd", "dt"}},
-    {"address", {"p"}}, {"article", {"p"}}, {"aside", {"p"}}, {"blockquote", {"p"}},
-    {"details", {"p"}}, {"div", {"p"}}, {"dl", {"p"}}, {"fieldset", {"p"}},
-    {"figcaption", {"p"}}, {"figure", {"p"}}, {"footer", {"p"}}, {"form", {"p"}},
-    {"header", {"p"}}, {"hr", {"p"}}, {"main", {"p"}}, {"nav", {"p"}}, {"ol", {"p"}},
-    {"pre", {"p"}}, {"section", {"p"}}, {"table", {"p"}}, {"ul", {"p"}},
+    {"address", {"p"}},
+    {"article", {"p"}},
+    {"aside", {"p"}},
+    {"blockquote", {"p"}},
+    {"details", {"p"}},
+    {"div", {"p"}},
+    {"dl", {"p"}},
+    {"fieldset", {"p"}},
+    {"figcaption", {"p"}},
+    {"figure", {"p"}},
+    {"footer", {"p"}},
+    {"form", {"p"}},
+    {"header", {"p"}},
+    {"hr", {"p"}},
+    {"main", {"p"}},
+    {"nav", {"p"}},
+    {"ol", {"p"}},
+    {"pre", {"p"}},
+    {"section", {"p"}},
+    {"table", {"p"}},
+    {"ul", {"p"}},
     {"rt", {"rt", "rp"}},
     {"rp", {"rt", "rp"}},
     {"tbody", {"thead", "tbody"}},
     {"tfoot", {"thead", "tbody"}},
 };
 
-const char* const kVoid[] = {"area", "base", "basefont", "br", "col", "command", "embed",
-                             "frame", "hr", "img", "input", "isindex", "keygen", "link",
-                             "meta", "param", "source", "track", "wbr"};
-bool IsVoid(const std::string& n) {
-  for (const char* v : kVoid) {
-    if (n == v) return true;
+const char* const kVoid[] = {"area",  "base",  "basefont", "br",    "col",     "command", "embed",
+                             "frame", "hr",    "img",      "input", "isindex", "keygen",  "link",
+                             "meta",  "param", "source",   "track", "wbr"};
+const char* const kIntegration[] = {
+    "mi", "mo", "mn", "ms", "mtext", "annotation-xml", "foreignObject", "desc", "title"};
+const char* const kSvgAdjust[][2] = {{"altglyph", "altGlyph"},
+                                     {"altglyphdef", "altGlyphDef"},
+                                     {"altglyphitem", "altGlyphItem"},
+                                     {"animatecolor", "animateColor"},
+                                     {"animatemotion", "animateMotion"},
+                                     {"animatetransform", "animateTransform"},
+                                     {"clippath", "clipPath"},
+                                     {"feblend", "feBlend"},
+                                     {"fecolormatrix", "feColorMatrix"},
+                                     {"fecomponenttransfer", "feComponentTransfer"},
+                                     {"fecomposite", "feComposite"},
+                                     {"feconvolvematrix", "feConvolveMatrix"},
+                                     {"fediffuselighting", "feDiffuseLighting"},
+                                     {"fedisplacementmap", "feDisplacementMap"},
+                                     {"fedistantlight", "feDistantLight"},
+                                     {"fedropshadow", "feDropShadow"},
+                                     {"feflood", "feFlood"},
+                                     {"fefunca", "feFuncA"},
+                                     {"fefuncb", "feFuncB"},
+                                     {"fefuncg", "feFuncG"},
+                                     {"fefuncr", "feFuncR"},
+                                     {"fegaussianblur", "feGaussianBlur"},
+                                     {"feimage", "feImage"},
+                                     {"femerge", "feMerge"},
+                                     {"femergenode", "feMergeNode"},
+                                     {"femorphology", "feMorphology"},
+                                     {"feoffset", "feOffset"},
+                                     {"fepointlight", "fePointLight"},
+                                     {"fespecularlighting", "feSpecularLighting"},
+                                     {"fespotlight", "feSpotLight"},
+                                     {"fetile", "feTile"},
+                                     {"feturbulence", "feTurbulence"},
+                                     {"foreignobject", "foreignObject"},
+                                     {"glyphref", "glyphRef"},
+                                     {"lineargradient", "linearGradient"},
+                                     {"radialgradient", "radialGradient"},
+                                     {"textpath", "textPath"}};
+
+// Tag names the tree builder treats specially, interned once so that each start tag costs one
+// hash lookup instead of string comparisons against every table.
+const char* const kKnownTags[] = {"",
+                                  "tr",
+                                  "th",
+                                  "td",
+                                  "thead",
+                                  "body",
+                                  "head",
+                                  "link",
+                                  "script",
+                                  "a",
+                                  "li",
+                                  "p",
+                                  "h1",
+                                  "h2",
+                                  "h3",
+                                  "h4",
+                                  "h5",
+                                  "h6",
+                                  "select",
+                                  "input",
+                                  "output",
+                                  "button",
+                                  "datalist",
+                                  "textarea",
+                                  "option",
+                                  "optgroup",
+                                  "dd",
+                                  "dt",
+                                  "address",
+                                  "article",
+                                  "aside",
+                                  "blockquote",
+                                  "details",
+                                  "div",
+                                  "dl",
+                                  "fieldset",
+                                  "figcaption",
+                                  "figure",
+                                  "footer",
+                                  "form",
+                                  "header",
+                                  "hr",
+                                  "main",
+                                  "nav",
+                                  "ol",
+                                  "pre",
+                                  "section",
+                                  "table",
+                                  "ul",
+                                  "rt",
+                                  "rp",
+                                  "tbody",
+                                  "tfoot",
+                                  "area",
+                                  "base",
+                                  "basefont",
+                                  "br",
+                                  "col",
+                                  "command",
+                                  "embed",
+                                  "frame",
+                                  "img",
+                                  "isindex",
+                                  "keygen",
+                                  "meta",
+                                  "param",
+                                  "source",
+                                  "track",
+                                  "wbr",
+                                  "mi",
+                                  "mo",
+                                  "mn",
+                                  "ms",
+                                  "mtext",
+                                  "annotation-xml",
+                                  "foreignObject",
+                                  "desc",
+                                  "title",
+                                  "svg",
+                                  "math"};
+constexpr int kTagCount = sizeof(kKnownTags) / sizeof(kKnownTags[0]);
+
+struct TagTables {
+  std::unordered_map<std::string_view, uint8_t> ids;
+  uint64_t void_mask[2] = {0, 0};
+  uint64_t integration_mask[2] = {0, 0};
+  uint64_t closes[kTagCount][2] = {};
+  uint8_t form = 0, p = 0, svg = 0, math = 0, br = 0;
+
+  static bool Has(const uint64_t* mask, uint8_t id) { return (mask[id >> 6] >> (id & 63)) & 1; }
+  static void Set(uint64_t* mask, uint8_t id) { mask[id >> 6] |= uint64_t{1} << (id & 63); }
+
+  TagTables() {
+    for (int i = 1; i < kTagCount; ++i) ids.emplace(kKnownTags[i], static_cast<uint8_t>(i));
+    for (const char* v : kVoid) Set(void_mask, Id(v));
+    for (const char* v : kIntegration) Set(integration_mask, Id(v));
+    for (const auto& rule : kImpliesClose) {
+      for (const char* c : rule.closes) {
+        if (c != nullptr) Set(closes[Id(rule.open)], Id(c));
+      }
+    }
+    form = Id("form");
+    p = Id("p");
+    svg = Id("svg");
+    math = Id("math");
+    br = Id("br");
   }
-  return false;
-}
-const char* const kIntegration[] = {"mi", "mo", "mn", "ms", "mtext", "annotation-xml",
-                                    "foreignObject", "desc", "title"};
-bool IsIntegration(const std::string& n) {
-  for (const char* v : kIntegration) {
-    if (n == v) return true;
+  uint8_t Id(std::string_view name) const {
+    auto it = ids.find(name);
+    return it == ids.end() ? 0 : it->second;
   }
-  return false;
+};
+
+const TagTables& Tags() {
+  static const TagTables tables;
+  return tables;
 }
-const char* const kSvgAdjust[][2] = {
-    {"altglyph", "altGlyph"}, {"altglyphdef", "altGlyphDef"}, {"altglyphitem", "altGlyphItem"},
-    {"animatecolor", "animateColor"}, {"animatemotion", "animateMotion"},
-    {"animatetransform", "animateTransform"}, {"clippath", "clipPath"}, {"feblend", "feBlend"},
-    {"fecolormatrix", "feColorMatrix"}, {"fecomponenttransfer", "feComponentTransfer"},
-    {"fecomposite", "feComposite"}, {"feconvolvematrix", "feConvolveMatrix"},
-    {"fediffuselighting", "feDiffuseLighting"}, {"fedisplacementmap", "feDisplacementMap"},
-    {"fedistantlight", "feDistantLight"}, {"fedropshadow", "feDropShadow"},
-    {"feflood", "feFlood"}, {"fefunca", "feFuncA"}, {"fefuncb", "feFuncB"},
-    {"fefuncg", "feFuncG"}, {"fefuncr", "feFuncR"}, {"fegaussianblur", "feGaussianBlur"},
-    {"feimage", "feImage"}, {"femerge", "feMerge"}, {"femergenode", "feMergeNode"},
-    {"femorphology", "feMorphology"}, {"feoffset", "feOffset"},
-    {"fepointlight", "fePointLight"}, {"fespecularlighting", "feSpecularLighting"},
-    {"fespotlight", "feSpotLight"}, {"fetile", "feTile"}, {"feturbulence", "feTurbulence"},
-    {"foreignobject", "foreignObject"}, {"glyphref", "glyphRef"},
-    {"lineargradient", "linearGradient"}, {"radialgradient", "radialGradient"},
-    {"textpath", "textPath"}};
 
 enum class Foreign : uint8_t { kNone, kSvg, kMath };
 
@@ -149,8 +338,8 @@ class HtmlParser {
     if (foreign_.size() > 1) {
       for (const auto& a : kSvgAdjust) {
         if (name == a[0]) {
-          for (const std::string& open : stack_) {
-            if (open == a[1]) return a[1];
+          for (const Open& open : stack_) {
+            if (open.name == a[1]) return a[1];
           }
         }
       }
@@ -166,8 +355,7 @@ class HtmlParser {
   void OnCloseTag(size_t b, size_t e);
   void PopElement();
   void CloseCurrentTag(size_t at);
-  void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve,
-                   size_t end);
+  void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve, size_t end);
 
   // domhandler
   void HandlerOpen(const std::string& name, size_t tag_begin, size_t name_end, size_t attrs_end,
@@ -183,9 +371,15 @@ class HtmlParser {
   size_t n_;
   const Limits& limits_;
   HtmlDocument* doc_;
-  std::vector<std::string> stack_;  // parser stack, innermost last
+  struct Open {
+    std::string name;
+    uint8_t id;
+  };
+  std::vector<Open> stack_;  // parser stack, innermost last
+  int open_forms_ = 0;
+  uint8_t tag_id_ = 0;
   std::vector<Foreign> foreign_;
-  std::vector<int32_t> handler_;    // domhandler's tag stack
+  std::vector<int32_t> handler_;  // domhandler's tag stack
   // The open tag being read.
   std::string tagname_;
   bool have_attribs_ = false;
@@ -196,42 +390,32 @@ class HtmlParser {
 };
 
 void HtmlParser::EmitOpenTag(std::string name, size_t tag_begin, size_t name_end) {
-  tagname_ = name;
+  const TagTables& tags = Tags();
+  const uint8_t id = tags.Id(name);
+  tagname_ = std::move(name);
+  tag_id_ = id;
   open_tag_begin_ = tag_begin;
   open_name_end_ = name_end;
   open_attrs_end_ = name_end;
   pending_attrs_.clear();
-  bool nested_form = false;
-  if (name == "form") {
-    for (const std::string& open : stack_) {
-      if (open == "form") nested_form = true;
-    }
-  }
-  if (nested_form) {
+  if (id != 0 && id == tags.form && open_forms_ > 0) {
     tagname_.clear();
+    tag_id_ = 0;
     have_attribs_ = false;
     return;
   }
-  for (const auto& rule : kImpliesClose) {
-    if (name != rule.open) continue;
-    for (;;) {
-      if (stack_.empty()) break;
-      bool closes = false;
-      for (const char* c : rule.closes) {
-        if (c != nullptr && stack_.back() == c) closes = true;
-      }
-      if (!closes) break;
-      PopElement();
-    }
-    break;
+  if (id != 0) {
+    const uint64_t* closes = tags.closes[id];
+    while (!stack_.empty() && TagTables::Has(closes, stack_.back().id)) PopElement();
   }
-  if (!IsVoid(name)) {
-    stack_.push_back(name);
-    if (name == "svg") {
+  if (!TagTables::Has(tags.void_mask, id)) {
+    stack_.push_back(Open{tagname_, id});
+    if (id == tags.form) ++open_forms_;
+    if (id == tags.svg) {
       foreign_.push_back(Foreign::kSvg);
-    } else if (name == "math") {
+    } else if (id == tags.math) {
       foreign_.push_back(Foreign::kMath);
-    } else if (IsIntegration(name)) {
+    } else if (TagTables::Has(tags.integration_mask, id)) {
       foreign_.push_back(Foreign::kNone);
     }
   }
@@ -243,14 +427,18 @@ void HtmlParser::EndOpenTag(size_t tag_end) {
     HandlerOpen(tagname_, open_tag_begin_, open_name_end_, open_attrs_end_, tag_end, true);
     have_attribs_ = false;
   }
-  if (IsVoid(tagname_)) HandlerClose(tag_end);
+  if (tag_id_ != 0 && TagTables::Has(Tags().void_mask, tag_id_)) HandlerClose(tag_end);
   tagname_.clear();
+  tag_id_ = 0;
 }
 
 void HtmlParser::PopElement() {
-  const std::string element = stack_.back();
+  const TagTables& tags = Tags();
+  const uint8_t id = stack_.back().id;
   stack_.pop_back();
-  if ((element == "math" || element == "svg" || IsIntegration(element)) && foreign_.size() > 1) {
+  if (id == tags.form) --open_forms_;
+  if ((id == tags.math || id == tags.svg || TagTables::Has(tags.integration_mask, id)) &&
+      foreign_.size() > 1) {
     foreign_.pop_back();
   }
   HandlerClose(0);
@@ -259,15 +447,17 @@ void HtmlParser::PopElement() {
 void HtmlParser::CloseCurrentTag(size_t at) {
   const std::string name = tagname_;
   EndOpenTag(at);
-  if (!stack_.empty() && stack_.back() == name) PopElement();
+  if (!stack_.empty() && stack_.back().name == name) PopElement();
 }
 
 void HtmlParser::OnCloseTag(size_t b, size_t e) {
+  const TagTables& tags = Tags();
   const std::string name = ReadTagName(b, e, true);
-  if (!IsVoid(name)) {
+  const uint8_t id = tags.Id(name);
+  if (!TagTables::Has(tags.void_mask, id)) {
     size_t pos = stack_.size();
     for (size_t i = stack_.size(); i > 0; --i) {
-      if (stack_[i - 1] == name) {
+      if (stack_[i - 1].id == id && stack_[i - 1].name == name) {
         pos = i - 1;
         break;
       }
@@ -275,12 +465,12 @@ void HtmlParser::OnCloseTag(size_t b, size_t e) {
     if (pos != stack_.size()) {
       while (stack_.size() > pos + 1) PopElement();
       PopElement();
-    } else if (name == "p") {
+    } else if (id == tags.p) {
       EmitOpenTag("p", b >= 2 ? b - 2 : b, b);
       have_attribs_ = true;
       CloseCurrentTag(e);
     }
-  } else if (name == "br") {
+  } else if (id == tags.br) {
     HandlerOpen("br", b >= 2 ? b - 2 : b, e, e, e, true);
     HandlerClose(e);
   }
@@ -410,13 +600,26 @@ bool HtmlParser::Run(std::string* reason) {
           Seq sp = kSeqNone;
           if (!InForeign()) {
             switch (c | 0x20) {
-              case 'i': sp = kIframe; break;
-              case 'n': sp = kNoembed; break;
-              case 'p': sp = kPlaintext; break;
-              case 's': sp = kScript; break;
-              case 't': sp = kTitle; break;
-              case 'x': sp = kXmp; break;
-              default: break;
+              case 'i':
+                sp = kIframe;
+                break;
+              case 'n':
+                sp = kNoembed;
+                break;
+              case 'p':
+                sp = kPlaintext;
+                break;
+              case 's':
+                sp = kScript;
+                break;
+              case 't':
+                sp = kTitle;
+                break;
+              case 'x':
+                sp = kXmp;
+                break;
+              default:
+                break;
             }
           }
           if (sp == kSeqNone) {

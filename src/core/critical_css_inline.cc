@@ -88,8 +88,8 @@ bool MediaUsable(std::string_view media) {
     return w == "all" || w == "print" || w == "screen" || w == "speech" || w == "and" ||
            w == "not" || w == ",";
   };
-  static const char* const kFeatures[] = {"width", "aspect-ratio", "color", "color-index",
-                                          "grid", "height", "monochrome", "orientation",
+  static const char* const kFeatures[] = {"width",      "aspect-ratio", "color",      "color-index",
+                                          "grid",       "height",       "monochrome", "orientation",
                                           "resolution", "scan"};
   auto feature_ok = [](std::string_view f) {
     for (const char* base : kFeatures) {
@@ -138,10 +138,10 @@ class PageProcessor {
     int32_t element = -1;
     const Plan* plan = nullptr;
     std::string href;
-    int32_t style = -1;       // synthetic <style>
-    int32_t noscript = -1;    // synthetic <noscript>
-    int32_t script = -1;      // synthetic nonce'd <script>
-    std::string sheet;        // the critical CSS
+    int32_t style = -1;     // synthetic <style>
+    int32_t noscript = -1;  // synthetic <noscript>
+    int32_t script = -1;    // synthetic nonce'd <script>
+    std::string sheet;      // the critical CSS
     bool style_removed = false;
   };
 
@@ -158,9 +158,9 @@ class PageProcessor {
   const Limits& limits_;
   HtmlDocument doc_;
   int32_t root_ = -1;
-  std::vector<int32_t> domain_;      // elements css-select searches (descendants of the root)
+  std::vector<int32_t> domain_;  // elements css-select searches (descendants of the root)
   std::vector<uint8_t> in_domain_;
-  std::vector<uint8_t> in_cache_;    // elements of beasties' class / id caches
+  std::vector<uint8_t> in_cache_;  // elements of beasties' class / id caches
   MatchContext match_;
   // Per plan evaluation state.
   std::vector<uint8_t> marks_;
@@ -196,7 +196,7 @@ void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
     auto it = map.find(scratch);
     if (it == map.end()) return;
     (*marks)[it->second] = 1;
-    if (element >= 0 && plan.is_trigger[it->second]) {
+    if (element >= 0 && in_domain_[element] && plan.is_trigger[it->second]) {
       auto& list = (*by_key)[it->second];
       if (list.empty() || list.back() != element) list.push_back(element);
     }
@@ -205,7 +205,9 @@ void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
   std::string lower;
   for (int32_t e = 0; e < count; ++e) {
     const HtmlElement& el = doc_.elements[e];
-    if (in_domain_[e]) {
+    // Every element marks the prefilter (a compound on the left may match an ancestor outside
+    // the search domain, <html> itself); only the domain feeds the candidate lists.
+    {
       mark(KeyKind::kTag, el.name, e);
       // Attribute names (source attributes, then the engine's own).
       auto mark_name = [&](std::string_view name) {
@@ -294,8 +296,8 @@ bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
 }
 
 // postcss's Rule#selectors setter: join with the first ",\s*" of the current selector.
-std::string JoinLikePostcss(const std::vector<std::string_view>& parts,
-                            std::string_view current, std::string_view between) {
+std::string JoinLikePostcss(const std::vector<std::string_view>& parts, std::string_view current,
+                            std::string_view between) {
   std::string sep;
   const size_t comma = current.find(',');
   if (comma != std::string_view::npos) {
@@ -318,14 +320,20 @@ std::string JoinLikePostcss(const std::vector<std::string_view>& parts,
 class Writer {
  public:
   Writer(const Plan& plan, const std::vector<uint8_t>& keep,
-         const std::vector<std::string>& selectors, bool compress)
-      : plan_(plan), text_(plan.tree.text), keep_(keep), selectors_(selectors),
+         const std::vector<uint32_t>& selector_slot, const std::vector<std::string>& written,
+         bool compress)
+      : plan_(plan),
+        text_(plan.tree.text),
+        keep_(keep),
+        selector_slot_(selector_slot),
+        written_(written),
         compress_(compress) {}
 
   std::string Run() {
     const CssTree& tree = plan_.tree;
     Body(tree.roots, -1);
-    const std::string_view after = Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
+    const std::string_view after =
+        Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
     if (!after.empty()) Push(after);
     return std::move(out_);
   }
@@ -348,23 +356,23 @@ class Writer {
     out_.append(piece);
   }
 
-  std::vector<uint32_t> KeptChildren(const std::vector<uint32_t>& children) const {
-    std::vector<uint32_t> kept;
-    for (uint32_t c : children) {
-      if (keep_[c]) kept.push_back(c);
-    }
-    return kept;
-  }
-
   void Body(const std::vector<uint32_t>& all_children, int32_t parent) {
-    const std::vector<uint32_t> kept = KeptChildren(all_children);
     const bool parent_semicolon =
         parent < 0 ? plan_.tree.root_semicolon : plan_.tree.nodes[parent].semicolon;
-    for (size_t i = 0; i < kept.size(); ++i) {
-      const CssNode& child = plan_.tree.nodes[kept[i]];
+    size_t last = all_children.size();
+    for (size_t i = all_children.size(); i > 0; --i) {
+      if (keep_[all_children[i - 1]]) {
+        last = i - 1;
+        break;
+      }
+    }
+    for (size_t i = 0; i < all_children.size(); ++i) {
+      const uint32_t index = all_children[i];
+      if (!keep_[index]) continue;
+      const CssNode& child = plan_.tree.nodes[index];
       const std::string_view before = Slice(child.before_begin, child.begin);
       if (!before.empty()) Push(before);
-      Node(kept[i], i + 1 != kept.size() || parent_semicolon);
+      Node(index, i != last || parent_semicolon);
     }
   }
 
@@ -394,7 +402,22 @@ class Writer {
         return;
       }
       case CssKind::kRule: {
-        const std::string& selector = selectors_[index];
+        // Rules beasties never walks (keyframe selectors) keep the selector postcss parsed.
+        std::string fallback;
+        if (selector_slot_[index] == 0) {
+          const std::string_view raw = Slice(node.a_begin, node.a_end);
+          if (compress_) {
+            const std::vector<std::string_view> parts = SplitSelectorList(raw);
+            for (size_t k = 0; k < parts.size(); ++k) {
+              if (k > 0) fallback.push_back(',');
+              fallback.append(parts[k]);
+            }
+          } else {
+            fallback.assign(raw);
+          }
+        }
+        const std::string& selector =
+            selector_slot_[index] == 0 ? fallback : written_[selector_slot_[index] - 1];
         if (compress_) {
           PushRaw(selector);
           PushRaw("{");
@@ -446,12 +469,12 @@ class Writer {
   const Plan& plan_;
   const std::string& text_;
   const std::vector<uint8_t>& keep_;
-  const std::vector<std::string>& selectors_;
+  const std::vector<uint32_t>& selector_slot_;
+  const std::vector<std::string>& written_;
   bool compress_;
   std::string out_;
   std::vector<size_t> starts_;
 };
-
 
 // path.posix.normalize-like join of a directory and a relative URL (path.posix.join).
 std::string PosixJoin(std::string_view dir, std::string_view url) {
@@ -614,31 +637,50 @@ bool MatchMediaHandler(std::string_view onload, std::string* media) {
   return true;
 }
 
-
 std::string PageProcessor::ProcessStyle(const Plan& plan) {
   const CssTree& tree = plan.tree;
   const size_t count = tree.nodes.size();
   MarkPage(plan, &marks_, &by_key_);
   memo_.assign(plan.selectors.size(), -1);
-  std::vector<uint8_t> removed(count, 0);     // $$remove after pass 1
-  std::vector<uint8_t> keep(count, 1);        // what pass 2 leaves
-  std::vector<std::string> selectors(count);  // final selector text of rules
+  std::vector<uint8_t> removed(count, 0);  // $$remove after pass 1
+  std::vector<uint8_t> keep(count, 1);     // what pass 2 leaves
+  // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none).
+  std::vector<uint32_t> selector_slot(count, 0);
+  std::vector<std::string> written;
+  auto set_selector = [&](uint32_t index, std::string text) {
+    written.push_back(std::move(text));
+    selector_slot[index] = static_cast<uint32_t>(written.size());
+  };
   std::vector<std::string_view> fonts;
   std::vector<std::string_view> animations;
   bool include_next = false, exclude_next = false, include_all = false, exclude_all = false;
   const std::string_view text(tree.text);
+  std::vector<std::string_view> kept;
 
   auto predicate = [&](uint32_t index) -> bool {  // false: marked removed
     const CssNode& node = tree.nodes[index];
     if (node.kind == CssKind::kComment) {
       switch (plan.directives[index]) {
-        case Directive::kInclude: include_next = true; break;
-        case Directive::kExclude: exclude_next = true; break;
-        case Directive::kIncludeStart: include_all = true; break;
-        case Directive::kIncludeEnd: include_all = false; break;
-        case Directive::kExcludeStart: exclude_all = true; break;
-        case Directive::kExcludeEnd: exclude_all = false; break;
-        case Directive::kNone: break;
+        case Directive::kInclude:
+          include_next = true;
+          break;
+        case Directive::kExclude:
+          exclude_next = true;
+          break;
+        case Directive::kIncludeStart:
+          include_all = true;
+          break;
+        case Directive::kIncludeEnd:
+          include_all = false;
+          break;
+        case Directive::kExcludeStart:
+          exclude_all = true;
+          break;
+        case Directive::kExcludeEnd:
+          exclude_all = false;
+          break;
+        case Directive::kNone:
+          break;
       }
       return false;
     }
@@ -653,10 +695,13 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
       const RuleFacts& facts = plan.rule_facts[index];
       const std::string_view s0 = text.substr(node.a_begin, node.a_end - node.a_begin);
       const std::string_view between = text.substr(node.a_end, node.open - node.a_end);
-      std::vector<std::string_view> parts;
-      for (uint32_t p = 0; p < facts.piece_count; ++p) {
-        parts.push_back(plan.pieces[facts.piece_begin + p]);
-      }
+      auto all_parts = [&]() {
+        std::vector<std::string_view> parts;
+        for (uint32_t p = 0; p < facts.piece_count; ++p) {
+          parts.push_back(plan.pieces[facts.piece_begin + p]);
+        }
+        return parts;
+      };
       auto finish_selector = [&](const std::vector<std::string_view>& kept) {
         if (options_.compress) {  // node.selectors.join(",")
           std::string joined;
@@ -664,16 +709,17 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
             if (k > 0) joined.push_back(',');
             joined.append(kept[k]);
           }
-          selectors[index] = std::move(joined);
+          set_selector(index, std::move(joined));
           return;
         }
         if (kept.size() == 1) {
-          selectors[index] = std::string(kept[0]);
+          set_selector(index, std::string(kept[0]));
           return;
         }
+        const std::vector<std::string_view> parts = all_parts();
         const std::string s1 = JoinLikePostcss(kept, s0, between);
         const std::string s2 = JoinLikePostcss(parts, s1, between);
-        selectors[index] = JoinLikePostcss(kept, s2, between);
+        set_selector(index, JoinLikePostcss(kept, s2, between));
       };
       if (include_next || exclude_next || include_all || exclude_all) {
         bool result;
@@ -686,10 +732,10 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
         } else {
           result = include_all;
         }
-        finish_selector(parts);
+        finish_selector(all_parts());
         return result;
       }
-      std::vector<std::string_view> kept;
+      kept.clear();
       for (uint32_t p = 0; p < facts.piece_count; ++p) {
         if (SelectorMatches(plan, plan.piece_selector[facts.piece_begin + p])) {
           kept.push_back(plan.pieces[facts.piece_begin + p]);
@@ -697,7 +743,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
       }
       if (kept.empty()) return false;
       finish_selector(kept);
-      if (selectors[index].empty()) return false;
+      if (written[selector_slot[index] - 1].empty()) return false;
       for (uint32_t f = 0; f < facts.font_count; ++f) {
         fonts.push_back(plan.fonts[facts.font_begin + f]);
       }
@@ -758,7 +804,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
       };
   pass2(tree.roots);
 
-  Writer writer(plan, keep, selectors, options_.compress);
+  Writer writer(plan, keep, selector_slot, written, options_.compress);
   return writer.Run();
 }
 

@@ -22,10 +22,10 @@ enum class CssKind : uint8_t { kRule, kAtRule, kComment, kDecl };
 
 struct CssNode {
   CssKind kind = CssKind::kRule;
-  bool has_block = false;     // rule / at-rule with { }
-  bool semicolon = false;     // container: its last declaration ended with ";" (raws.semicolon)
-  bool own_semicolon = false; // statement at-rule / declaration: ended with ";"
-  bool closed = true;         // the block's "}" was present
+  bool has_block = false;      // rule / at-rule with { }
+  bool semicolon = false;      // container: its last declaration ended with ";" (raws.semicolon)
+  bool own_semicolon = false;  // statement at-rule / declaration: ended with ";"
+  bool closed = true;          // the block's "}" was present
   bool custom_property = false;
   uint32_t before_begin = 0;  // raws.before = [before_begin, begin)
   uint32_t begin = 0;         // node text = [begin, end)
@@ -35,9 +35,9 @@ struct CssNode {
   // Declaration: prop [a_begin, a_end); value [b_begin, b_end) (without !important, trimmed).
   uint32_t a_begin = 0, a_end = 0;
   uint32_t b_begin = 0, b_end = 0;
-  uint32_t open = 0;          // offset of "{" (blocks)
-  uint32_t after_begin = 0;   // raws.after = [after_begin, close) (blocks)
-  uint32_t close = 0;         // offset of "}" (blocks; == end - 1 when closed)
+  uint32_t open = 0;              // offset of "{" (blocks)
+  uint32_t after_begin = 0;       // raws.after = [after_begin, close) (blocks)
+  uint32_t close = 0;             // offset of "}" (blocks; == end - 1 when closed)
   uint32_t value_text_begin = 0;  // declaration: first byte after between (raw value start)
   uint32_t value_text_end = 0;    // declaration: end of raw value incl. !important, before ";"
   int32_t parent = -1;
@@ -135,7 +135,7 @@ struct HtmlElement {
   uint32_t content_end = 0;  // raw-text elements: end of their text
   bool synthetic = false;    // inserted by the engine (not in the source, not in the caches)
   bool in_cache = true;
-  int32_t clone_of = -1;     // synthetic <link> inside <noscript>: the link it copies
+  int32_t clone_of = -1;  // synthetic <link> inside <noscript>: the link it copies
   // Attribute overrides of the engine's edits (synthetic and edited elements).
   std::vector<std::pair<std::string, std::string>> set_attrs;
   std::vector<std::string> removed_attrs;
@@ -145,14 +145,13 @@ struct HtmlDocument {
   std::string_view src;
   std::vector<HtmlElement> elements;  // document order
   std::vector<HtmlAttr> attrs;
-  std::vector<int32_t> top_level;     // elements whose parent is the document
+  std::vector<int32_t> top_level;  // elements whose parent is the document
   bool has_text_outside = false;
 };
 
 // Builds the tree as htmlparser2 (decodeEntities: false) + domhandler would. Returns false with
 // a reason when a limit is exceeded.
-bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
-               std::string* reason);
+bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc, std::string* reason);
 
 // Attribute lookup with htmlparser2's rules (lowercased names, first occurrence wins), seeing
 // the engine's overrides. Returns false when absent.
@@ -164,8 +163,8 @@ bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view low
 
 struct MatchContext {
   const HtmlDocument* doc = nullptr;
-  int32_t root = -1;             // the beasties container (<html>), -1 for the document
-  uint64_t steps = 0;            // work done, checked against the limit
+  int32_t root = -1;   // the beasties container (<html>), -1 for the document
+  uint64_t steps = 0;  // work done, checked against the limit
   uint64_t max_steps = 0;
   bool exhausted = false;
 };

@@ -39,8 +39,7 @@ bool AttributeMatches(const AttrTest& test, std::string_view value) {
         if (!EqualsMaybeIgnoreCase(value.substr(i, v.size()), v, test.ignore_case)) continue;
         const bool left = i == 0 || IsJsSpaceByte(static_cast<unsigned char>(value[i - 1]));
         const size_t e = i + v.size();
-        const bool right =
-            e == value.size() || IsJsSpaceByte(static_cast<unsigned char>(value[e]));
+        const bool right = e == value.size() || IsJsSpaceByte(static_cast<unsigned char>(value[e]));
         if (left && right) return true;
       }
       return false;
@@ -96,8 +95,8 @@ bool MatchFrom(const ComplexSelector& selector, size_t index, int32_t element,
   if (!CompoundMatches(selector.compounds[index], element, context)) return false;
   const HtmlDocument& doc = *context->doc;
   if (index == 0) {
-    if (selector.scope_child) return doc.elements[element].parent == context->root &&
-                                     context->root >= 0;
+    if (selector.scope_child)
+      return doc.elements[element].parent == context->root && context->root >= 0;
     return true;
   }
   const Combinator combinator = selector.combinators[index - 1];

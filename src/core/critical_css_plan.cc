@@ -2,9 +2,9 @@
 // (identical pieces share one compiled selector), read the facts beasties reads from
 // declarations (font families, animation names, `</style>` in a value, @font-face family and
 // unicode-range, comment directives), and index every selector by the keys a page must hold.
-#include <algorithm>
-
 #include "critical_css_plan.h"
+
+#include <algorithm>
 
 namespace ssr_native {
 namespace critical_css {
@@ -129,13 +129,12 @@ std::string NormalizeFontFamily(std::string_view family) {
 }
 
 bool IsCssWideKeyword(const std::string& f) {
-  return f == "inherit" || f == "initial" || f == "unset" || f == "revert" ||
-         f == "revert-layer";
+  return f == "inherit" || f == "initial" || f == "unset" || f == "revert" || f == "revert-layer";
 }
 
 bool IsFontSizeKeyword(const std::string& s) {
-  static const char* const kWords[] = {"xx-small", "x-small", "small", "medium", "large",
-                                       "x-large", "xx-large", "xxx-large", "smaller", "larger"};
+  static const char* const kWords[] = {"xx-small", "x-small",  "small",     "medium",  "large",
+                                       "x-large",  "xx-large", "xxx-large", "smaller", "larger"};
   for (const char* w : kWords) {
     if (s == w) return true;
   }
@@ -233,10 +232,10 @@ bool ParseUnicodeRanges(std::string_view value, std::vector<uint32_t>* ranges) {
         if (c != '?') return false;
       }
       if (prefix.size() + marks.size() > 6) return false;
-      ranges->push_back(static_cast<uint32_t>(
-          std::stoul(prefix + std::string(marks.size(), '0'), nullptr, 16)));
-      ranges->push_back(static_cast<uint32_t>(
-          std::stoul(prefix + std::string(marks.size(), 'f'), nullptr, 16)));
+      ranges->push_back(
+          static_cast<uint32_t>(std::stoul(prefix + std::string(marks.size(), '0'), nullptr, 16)));
+      ranges->push_back(
+          static_cast<uint32_t>(std::stoul(prefix + std::string(marks.size(), 'f'), nullptr, 16)));
       continue;
     }
     const size_t dash = rest.find('-');
@@ -321,8 +320,8 @@ void Compiler::IndexSelector(UniqueSelector* unique) {
   const CompiledSelector& c = unique->compiled;
   if (c.mode == SelectorMode::kFastPath) {
     for (const FastToken& t : c.fast) {
-      unique->fast_keys.push_back(Key(t.is_class ? KeyKind::kFastClass : KeyKind::kFastId,
-                                      t.value));
+      unique->fast_keys.push_back(
+          Key(t.is_class ? KeyKind::kFastClass : KeyKind::kFastId, t.value));
     }
     return;
   }

@@ -32,41 +32,48 @@ struct UniqueSelector {
 struct RuleFacts {
   uint32_t piece_begin = 0;  // into Plan::pieces / Plan::piece_selector
   uint32_t piece_count = 0;
-  uint32_t font_begin = 0;   // into Plan::fonts
+  uint32_t font_begin = 0;  // into Plan::fonts
   uint32_t font_count = 0;
-  uint32_t anim_begin = 0;   // into Plan::animations
+  uint32_t anim_begin = 0;  // into Plan::animations
   uint32_t anim_count = 0;
 };
 
-enum class Directive : uint8_t { kNone, kInclude, kExclude, kIncludeStart, kIncludeEnd,
-                                 kExcludeStart, kExcludeEnd };
+enum class Directive : uint8_t {
+  kNone,
+  kInclude,
+  kExclude,
+  kIncludeStart,
+  kIncludeEnd,
+  kExcludeStart,
+  kExcludeEnd
+};
 
 struct FontFaceFacts {
   bool has_family = false;
-  std::string family;           // normalized
-  bool has_ranges = false;      // a unicode-range that parsed
+  std::string family;            // normalized
+  bool has_ranges = false;       // a unicode-range that parsed
   std::vector<uint32_t> ranges;  // [start, end] pairs
 };
 
 class Plan {
  public:
   CssTree tree;
-  std::vector<RuleFacts> rule_facts;       // per node (only rules use it)
-  std::vector<Directive> directives;       // per node (comments)
-  std::vector<bool> has_nested;            // per node: beasties' hasNestedRules
-  std::vector<bool> style_end_decl;        // per node: a declaration whose value has </style>
-  std::vector<int32_t> font_face;          // per node: index into font_faces or -1
+  std::vector<RuleFacts> rule_facts;  // per node (only rules use it)
+  std::vector<Directive> directives;  // per node (comments)
+  std::vector<bool> has_nested;       // per node: beasties' hasNestedRules
+  std::vector<bool> style_end_decl;   // per node: a declaration whose value has </style>
+  std::vector<int32_t> font_face;     // per node: index into font_faces or -1
   std::vector<FontFaceFacts> font_faces;
-  std::vector<std::string_view> pieces;    // selector pieces (views into tree.text)
-  std::vector<uint32_t> piece_selector;    // piece -> unique selector
+  std::vector<std::string_view> pieces;  // selector pieces (views into tree.text)
+  std::vector<uint32_t> piece_selector;  // piece -> unique selector
   std::vector<UniqueSelector> selectors;
-  std::vector<std::string> fonts;          // normalized families used by rules
-  std::vector<std::string> animations;     // tokens of animation / animation-name values
+  std::vector<std::string> fonts;       // normalized families used by rules
+  std::vector<std::string> animations;  // tokens of animation / animation-name values
   // Key index: one map per kind, key ids are global.
   std::vector<std::string> key_storage_unused;
   std::unordered_map<std::string, uint32_t> keys[kKeyKinds];
   uint32_t key_count = 0;
-  std::vector<bool> is_trigger;            // per key id
+  std::vector<bool> is_trigger;  // per key id
   size_t bytes = 0;
 };
 

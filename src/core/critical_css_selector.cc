@@ -17,7 +17,9 @@ size_t JsSpaceAt(std::string_view s, size_t i) {
   const unsigned char c = static_cast<unsigned char>(s[i]);
   if (c == ' ' || (c >= 0x09 && c <= 0x0d)) return 1;
   if (c < 0x80) return 0;
-  auto at = [&](size_t k) -> unsigned { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  auto at = [&](size_t k) -> unsigned {
+    return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u;
+  };
   if (c == 0xC2 && at(i + 1) == 0xA0) return 2;
   if (c == 0xE1 && at(i + 1) == 0x9A && at(i + 2) == 0x80) return 3;
   if (c == 0xE2 && at(i + 1) == 0x80) {
@@ -182,12 +184,13 @@ size_t MatchName(std::string_view s, size_t i) {
 bool IsCssWhite(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
 
 const char* const kCaseInsensitiveAttributes[] = {
-    "accept", "accept-charset", "align", "alink", "axis", "bgcolor", "charset", "checked",
-    "clear", "codetype", "color", "compact", "declare", "defer", "dir", "direction", "disabled",
-    "enctype", "face", "frame", "hreflang", "http-equiv", "lang", "language", "link", "media",
-    "method", "multiple", "nohref", "noresize", "noshade", "nowrap", "readonly", "rel", "rev",
-    "rules", "scope", "scrolling", "selected", "shape", "target", "text", "type", "valign",
-    "valuetype", "vlink"};
+    "accept",     "accept-charset", "align",     "alink",    "axis",     "bgcolor", "charset",
+    "checked",    "clear",          "codetype",  "color",    "compact",  "declare", "defer",
+    "dir",        "direction",      "disabled",  "enctype",  "face",     "frame",   "hreflang",
+    "http-equiv", "lang",           "language",  "link",     "media",    "method",  "multiple",
+    "nohref",     "noresize",       "noshade",   "nowrap",   "readonly", "rel",     "rev",
+    "rules",      "scope",          "scrolling", "selected", "shape",    "target",  "text",
+    "type",       "valign",         "valuetype", "vlink"};
 
 bool CaseInsensitiveAttribute(const std::string& name) {
   for (const char* a : kCaseInsensitiveAttributes) {
@@ -206,7 +209,15 @@ std::string AsciiLower(std::string_view s) {
 
 // css-what tokens, the subset beasties can meet after normalization.
 enum class TokenType : uint8_t {
-  kTag, kUniversal, kAttribute, kDescendant, kChild, kParent, kSibling, kAdjacent, kColumn,
+  kTag,
+  kUniversal,
+  kAttribute,
+  kDescendant,
+  kChild,
+  kParent,
+  kSibling,
+  kAdjacent,
+  kColumn,
   kPseudo
 };
 struct Token {
@@ -261,7 +272,11 @@ bool ParseSelectorGroups(std::string_view s, std::vector<std::vector<Token>>* gr
   while (i < s.size()) {
     const char c = s[i];
     switch (c) {
-      case ' ': case '\t': case '\n': case '\f': case '\r': {
+      case ' ':
+      case '\t':
+      case '\n':
+      case '\f':
+      case '\r': {
         if (tokens.empty() || tokens[0].type != TokenType::kDescendant) {
           if (!tokens.empty() && IsTraversal(tokens.back().type)) return false;
           Token t;
@@ -271,10 +286,22 @@ bool ParseSelectorGroups(std::string_view s, std::vector<std::vector<Token>>* gr
         strip(1);
         break;
       }
-      case '>': if (!add_traversal(TokenType::kChild)) return false; strip(1); break;
-      case '<': if (!add_traversal(TokenType::kParent)) return false; strip(1); break;
-      case '~': if (!add_traversal(TokenType::kSibling)) return false; strip(1); break;
-      case '+': if (!add_traversal(TokenType::kAdjacent)) return false; strip(1); break;
+      case '>':
+        if (!add_traversal(TokenType::kChild)) return false;
+        strip(1);
+        break;
+      case '<':
+        if (!add_traversal(TokenType::kParent)) return false;
+        strip(1);
+        break;
+      case '~':
+        if (!add_traversal(TokenType::kSibling)) return false;
+        strip(1);
+        break;
+      case '+':
+        if (!add_traversal(TokenType::kAdjacent)) return false;
+        strip(1);
+        break;
       case '.':
       case '#': {
         Token t;
@@ -307,13 +334,32 @@ bool ParseSelectorGroups(std::string_view s, std::vector<std::vector<Token>>* gr
         bool has_action = false;
         if (i < s.size()) {
           switch (s[i]) {
-            case '~': action = AttrAction::kElement; has_action = true; break;
-            case '^': action = AttrAction::kStart; has_action = true; break;
-            case '$': action = AttrAction::kEnd; has_action = true; break;
-            case '*': action = AttrAction::kAny; has_action = true; break;
-            case '!': action = AttrAction::kNot; has_action = true; break;
-            case '|': action = AttrAction::kHyphen; has_action = true; break;
-            default: break;
+            case '~':
+              action = AttrAction::kElement;
+              has_action = true;
+              break;
+            case '^':
+              action = AttrAction::kStart;
+              has_action = true;
+              break;
+            case '$':
+              action = AttrAction::kEnd;
+              has_action = true;
+              break;
+            case '*':
+              action = AttrAction::kAny;
+              has_action = true;
+              break;
+            case '!':
+              action = AttrAction::kNot;
+              has_action = true;
+              break;
+            case '|':
+              action = AttrAction::kHyphen;
+              has_action = true;
+              break;
+            default:
+              break;
           }
         }
         if (has_action) {
@@ -464,7 +510,8 @@ std::string NormalizeSelector(std::string_view s) {
     if (s[i] == ':' && (i == 0 || s[i - 1] != '\\')) {
       auto name_end = [&](size_t from) {
         size_t k = from;
-        while (k < s.size() && ((s[k] | 0x20) >= 'a' && (s[k] | 0x20) <= 'z' ? true : s[k] == '-')) {
+        while (k < s.size() &&
+               ((s[k] | 0x20) >= 'a' && (s[k] | 0x20) <= 'z' ? true : s[k] == '-')) {
           ++k;
         }
         return k;

@@ -135,7 +135,7 @@ module.exports = {
       if (round % 2 === 1) order.reverse();
       for (const candidate of order) {
         const [cmd, args] = pinnedCommand(LOAD_CPU, serverRuntime().bin, [
-          path.join(__dirname, '..', 'micro', 'critical-css.js'),
+          path.join(__dirname, '..', 'micro', 'critical-css-pages.js'),
           candidate,
           String(pages[candidate]),
           String(ROWS),

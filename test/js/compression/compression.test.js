@@ -23,8 +23,9 @@ const db = require('mime-db');
 const compression = require('../../../lib/compression');
 const { ContentCache } = require('../../../lib/compression/content-cache');
 const { createNegotiator } = require('../../../lib/compression/negotiate');
-const { compressible } = require('../../../lib/compression/compressible');
-const { varyAcceptEncoding, parseBytes } = require('../../../lib/compression/http-fields');
+const { compressible } = require('../../../lib/http/compressible');
+const { varyAcceptEncoding } = require('../../../lib/http/vary');
+const { parseBytes } = require('../../../lib/http/bytes');
 const { etag } = require('../../../lib/etag');
 const { mulberry32 } = require('../helpers/seeded-random');
 

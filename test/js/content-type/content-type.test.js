@@ -239,15 +239,17 @@ for (const scanner of ['js', 'native']) {
       const valid = compareParse(HEADERS, `${scanner} cold`);
       assert.equal(ours.cacheStats().hits, 0);
       compareParse(HEADERS, `${scanner} admitted`);
-      const { hits, misses } = ours.cacheStats();
+      const { hits, misses, stores } = ours.cacheStats();
+      // every parse that was not a hit is a miss: the first two passes, but for bypasses
+      assert.equal(hits + misses + ours.cacheStats().bypasses, 2 * valid);
       compareParse(HEADERS, `${scanner} cached`);
       // This corpus is 40,000 look-alike headers, many with the same length and the same
       // characters at the sampled positions: they share first-sighting slots (a header then
       // waits for another sighting) and crowd buckets. A realistic working set is all cached
       // (tested below); here a majority suffices.
-      assert.ok(misses > 0.5 * valid, `cached ${misses} of ${valid}`);
+      assert.ok(stores > 0.5 * valid, `cached ${stores} of ${valid}`);
       const thirdPassHits = ours.cacheStats().hits - hits;
-      assert.ok(thirdPassHits > 0.7 * misses, `third pass: ${thirdPassHits} hits of ${misses} cached`);
+      assert.ok(thirdPassHits > 0.7 * stores, `third pass: ${thirdPassHits} hits of ${stores} cached`);
       assert.ok(valid > 3000);
     });
   });

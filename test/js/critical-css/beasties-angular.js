@@ -95,8 +95,7 @@ async function createAngularProcessor({ path, publicPath, minify = false, readFi
     findCspNonce(document) {
       if (this.documentNonces.has(document)) return this.documentNonces.get(document);
       const nonceElement = document.querySelector('[ngCspNonce], [ngcspnonce]');
-      const cspNonce =
-        nonceElement?.getAttribute('ngCspNonce') || nonceElement?.getAttribute('ngcspnonce') || null;
+      const cspNonce = nonceElement?.getAttribute('ngCspNonce') || nonceElement?.getAttribute('ngcspnonce') || null;
       this.documentNonces.set(document, cspNonce);
       return cspNonce;
     }

@@ -483,7 +483,7 @@ test('preload with compress makes the variants before the first request', async 
   const mw = serveStatic(tree.root, { preload: true, compress: true });
   try {
     await mw.cache.ready;
-    await eventually(() => mw.stats().bytes > css.length + 3000, 2000);
+    assert.ok(await eventually(() => mw.stats().bytes > css.length + 3000, 2000), 'variants made before any request');
     await withServer(expressWith(mw), async (port) => {
       const r = await rawRequest(port, '/a.css', { headers: { 'accept-encoding': 'gzip' } });
       assert.equal(r.headers['content-encoding'], 'gzip');
@@ -500,8 +500,18 @@ test('close() while compression or preload is under way does not throw later', a
   for (let i = 0; i < 20; i++) files[`f${i}.css`] = `.c${i} { margin: ${i}px }\n`.repeat(2000);
   const tree = makeTree(files);
   const mw = serveStatic(tree.root, { preload: true, compress: true });
-  mw.close();
-  await mw.cache.ready;
-  await new Promise((r) => setTimeout(r, 300)); // zlib callbacks land on a closed cache
-  tree.remove();
+  const thrown = [];
+  const onThrow = (err) => thrown.push(err);
+  process.on('uncaughtException', onThrow);
+  process.on('unhandledRejection', onThrow);
+  try {
+    mw.close();
+    await mw.cache.ready;
+    await new Promise((r) => setTimeout(r, 300)); // zlib callbacks land on a closed cache
+    assert.deepEqual(thrown, []);
+  } finally {
+    process.off('uncaughtException', onThrow);
+    process.off('unhandledRejection', onThrow);
+    tree.remove();
+  }
 });
