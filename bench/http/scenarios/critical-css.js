@@ -62,7 +62,7 @@ async function angularCase({ pick, log, startServer, runLoad }) {
       servers[name] = await startServer(ANGULAR_SCRIPT, { ANGULAR_SERVER: name }, { timeoutMs: 60000 });
     const load = (server, duration) =>
       runLoad({ url: `${server.url}/orders/u[<id>]`, idReplacement: true, connections: CONNECTIONS, duration });
-    for (const server of Object.values(servers)) await load(server, 1); // warm-up: JIT, plans
+    for (const server of Object.values(servers)) await load(server, pick(1, 2, 3)); // warm-up: JIT, plans
     const samples = Object.fromEntries(ANGULAR_VARIANTS.map(([name]) => [name, []]));
     for (let round = 0; round < rounds; round++) {
       const order = ANGULAR_VARIANTS.map((_, i) => ANGULAR_VARIANTS[(i + round) % ANGULAR_VARIANTS.length][0]);
