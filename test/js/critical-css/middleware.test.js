@@ -305,3 +305,28 @@ test('inlineCriticalCss keeps at most 8 engines (one per set of options), the le
   }
   assert.equal(shared(), 8);
 });
+
+test('plain node:http: writeHead(status, headers) then end(html), and a flat header array', async () => {
+  const middleware = criticalCss({ browserDistFolder: dist.dir });
+  const page = bootstrapPage('hal');
+  const server = await listen((req, res) =>
+    middleware(req, res, () => {
+      if (req.url === '/flat') res.writeHead(201, 'Made', ['Content-Type', 'text/html; charset=utf-8', 'X-A', '1']);
+      else res.writeHead(200, { 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(page) });
+      res.end(page);
+    }),
+  );
+  try {
+    const res = await request(server.url);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, inlined(page));
+    assert.equal(Number(res.headers['content-length']), res.body.length, 'the length of the bytes sent');
+    const flat = await request(`${server.url}/flat`);
+    assert.equal(flat.status, 201);
+    assert.equal(flat.headers['x-a'], '1');
+    assert.deepEqual(flat.body, inlined(page));
+  } finally {
+    await server.close();
+    middleware.close();
+  }
+});
