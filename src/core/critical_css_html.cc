@@ -943,6 +943,8 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
     *reason = "page larger than the limit";
     return false;
   }
+  doc->elements.reserve(html.size() / 48 + 16);
+  doc->attrs.reserve(html.size() / 40 + 16);
   HtmlParser parser(html, limits, doc);
   return parser.Run(reason);
 }

@@ -127,8 +127,8 @@ bool MediaUsable(std::string_view media) {
 
 class PageProcessor {
  public:
-  PageProcessor(std::string_view html, const std::vector<const Plan*>& plans,
-                const InlineOptions& options, const Limits& limits)
+  PageProcessor(std::string_view html, const PlanResolver& plans, const InlineOptions& options,
+                const Limits& limits)
       : html_(html), plans_(plans), options_(options), limits_(limits) {}
 
   InlineResult Run();
@@ -153,7 +153,7 @@ class PageProcessor {
   std::string ProcessStyle(const Plan& plan);
 
   std::string_view html_;
-  const std::vector<const Plan*>& plans_;
+  const PlanResolver& plans_;
   const InlineOptions& options_;
   const Limits& limits_;
   HtmlDocument doc_;
@@ -188,12 +188,10 @@ void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
                              std::vector<std::vector<int32_t>>* by_key) const {
   marks->assign(plan.key_count, 0);
   by_key->assign(plan.key_count, {});
-  std::string scratch;
   auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
     const auto& map = plan.keys[static_cast<int>(kind)];
     if (map.empty()) return;
-    scratch.assign(value.data(), value.size());
-    auto it = map.find(scratch);
+    auto it = map.find(value);
     if (it == map.end()) return;
     (*marks)[it->second] = 1;
     if (element >= 0 && in_domain_[element] && plan.is_trigger[it->second]) {
@@ -642,10 +640,15 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   const size_t count = tree.nodes.size();
   MarkPage(plan, &marks_, &by_key_);
   memo_.assign(plan.selectors.size(), -1);
-  std::vector<uint8_t> removed(count, 0);  // $$remove after pass 1
-  std::vector<uint8_t> keep(count, 1);     // what pass 2 leaves
+  // Per-node scratch, reused by the thread from page to page (no fresh pages to fault in).
+  thread_local std::vector<uint8_t> removed;  // $$remove after pass 1
+  thread_local std::vector<uint8_t> keep;     // what pass 2 leaves
+  thread_local std::vector<uint32_t> selector_slot;
+  removed.assign(count, 0);
+  keep.assign(count, 1);
+  selector_slot.assign(count, 0);
+
   // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none).
-  std::vector<uint32_t> selector_slot(count, 0);
   std::vector<std::string> written;
   auto set_selector = [&](uint32_t index, std::string text) {
     written.push_back(std::move(text));
@@ -854,7 +857,6 @@ InlineResult PageProcessor::Run() {
       if (same) links.push_back(e);
     }
   }
-  if (links.size() != plans_.size()) return skip("the page's links differ from the plans given");
 
   std::vector<LinkWork> work(links.size());
   bool script_added = false;
@@ -862,7 +864,20 @@ InlineResult PageProcessor::Run() {
   for (size_t k = 0; k < links.size(); ++k) {
     LinkWork& w = work[k];
     w.element = links[k];
-    w.plan = plans_[k];
+    {
+      // beasties' fetchStylesheet: data-beasties-skip, an href ending in .css (query and
+      // fragment ignored); then the caller resolves and reads it.
+      std::string_view href;
+      std::string_view skip_attr;
+      if (GetAttribute(doc_, links[k], "href", &href) &&
+          !GetAttribute(doc_, links[k], "data-beasties-skip", &skip_attr)) {
+        std::string_view path = href.substr(0, href.find('?'));
+        path = path.substr(0, path.find('#'));
+        if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".css") == 0) {
+          w.plan = plans_(k, href);
+        }
+      }
+    }
     const int32_t L = w.element;
     std::string_view value;
     // Angular's workaround for links a previous pass deferred: not reproduced.
@@ -1141,7 +1156,16 @@ LinksResult FindLinks(std::string_view html, const Limits& limits) {
 
 InlineResult Inline(std::string_view html, const std::vector<const Plan*>& plans,
                     const InlineOptions& options, const Limits& limits) {
-  PageProcessor processor(html, plans, options, limits);
+  const PlanResolver resolver = [&plans](size_t index, std::string_view) -> const Plan* {
+    return index < plans.size() ? plans[index] : nullptr;
+  };
+  PageProcessor processor(html, resolver, options, limits);
+  return processor.Run();
+}
+
+InlineResult Inline(std::string_view html, const PlanResolver& resolve,
+                    const InlineOptions& options, const Limits& limits) {
+  PageProcessor processor(html, resolve, options, limits);
   return processor.Run();
 }
 
