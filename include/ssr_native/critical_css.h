@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -93,6 +94,14 @@ struct InlineResult {
 /// order); null where the stylesheet was not fetched or could not be read (the link is then left
 /// as beasties leaves it).
 InlineResult Inline(std::string_view html, const std::vector<const Plan*>& plans,
+                    const InlineOptions& options, const Limits& limits = Limits());
+
+/// The plan for the stylesheet link `index` (in FindLinks order) whose href is `href`, or null
+/// to leave that link as beasties leaves an unreadable stylesheet. Called only for the links
+/// beasties would fetch, in document order, during Inline (one parse of the page).
+using PlanResolver = std::function<const Plan*(size_t index, std::string_view href)>;
+
+InlineResult Inline(std::string_view html, const PlanResolver& resolve,
                     const InlineOptions& options, const Limits& limits = Limits());
 
 }  // namespace critical_css

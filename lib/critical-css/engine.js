@@ -90,6 +90,7 @@ class CriticalCssEngine {
     this.sources = new Map(); // file -> { data, plan } (the last content seen for the file)
     this.counters = { pages: 0, inlined: 0, skipped: 0, compiled: 0, compileErrors: 0, readErrors: 0 };
     this.lastSkipReason = '';
+    this.resolve = (href) => this.planFor(href);
   }
 
   // beasties' getCssAsset without the read: the file an href names, or null.
@@ -154,10 +155,9 @@ class CriticalCssEngine {
     this.counters.pages++;
     let out;
     try {
-      const links = native.criticalCssLinks(html);
-      if (!Array.isArray(links)) return this.skip(html, links.skipped);
-      const plans = links.map((href) => (href === null ? null : this.planFor(href)));
-      out = native.criticalCssInline(html, plans, this.flags);
+      // One native pass: the page is parsed once, and each stylesheet link beasties would fetch
+      // is resolved to its plan through this.resolve while the page is processed.
+      out = native.criticalCssInline(html, this.resolve, this.flags);
     } catch (err) {
       if (err instanceof TypeError && /readStylesheet/.test(err.message)) throw err;
       return this.skip(html, err && err.message);

@@ -5,8 +5,9 @@
 //   criticalCssCompile(css: string | Buffer) -> [plan: External, bytes, rules] | string error
 //   criticalCssLinks(html: string | Buffer) -> Array<string | null> | { skipped: reason }
 //       one entry per link[rel=stylesheet]: its href when beasties would fetch it, else null
-//   criticalCssInline(html, plans: Array<External | null>, flags) -> string | Buffer
-//       | { skipped: reason }; flags: 1 compress, 2 noscript fallback, 4 inline fonts
+//   criticalCssInline(html, plans, flags) -> string | Buffer | { skipped: reason }
+//       plans: Array<External | null> (per link) or (href, index) => External | null;
+//       flags: 1 compress, 2 noscript fallback, 4 inline fonts
 #include "critical_css_binding.h"
 
 #include <memory>
@@ -72,19 +73,35 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
   std::string scratch;
   const bool buffer_in = !info[0].IsString();
   const ByteView bytes = BytesOf(info[0], &scratch, "html");
-  if (!info[1].IsArray()) throw Napi::TypeError::New(env, "plans must be an array");
-  Napi::Array list = info[1].As<Napi::Array>();
-  std::vector<const css::Plan*> plans(list.Length(), nullptr);
-  for (uint32_t i = 0; i < list.Length(); ++i) {
-    Napi::Value v = list.Get(i);
-    if (v.IsExternal()) plans[i] = v.As<Napi::External<PlanHandle>>().Data()->get();
+  // plans: an array (one entry per link, as criticalCssLinks lists them) or a function
+  // (href, index) -> External | null called during the one parse of the page.
+  std::vector<const css::Plan*> listed;
+  Napi::Function resolver;
+  if (info[1].IsArray()) {
+    Napi::Array list = info[1].As<Napi::Array>();
+    listed.assign(list.Length(), nullptr);
+    for (uint32_t i = 0; i < list.Length(); ++i) {
+      Napi::Value v = list.Get(i);
+      if (v.IsExternal()) listed[i] = v.As<Napi::External<PlanHandle>>().Data()->get();
+    }
+  } else if (info[1].IsFunction()) {
+    resolver = info[1].As<Napi::Function>();
+  } else {
+    throw Napi::TypeError::New(env, "plans must be an array or a function");
   }
+  const css::PlanResolver resolve = [&](size_t index, std::string_view href) -> const css::Plan* {
+    if (resolver.IsEmpty()) return index < listed.size() ? listed[index] : nullptr;
+    Napi::Value v = resolver.Call({Napi::String::New(env, href.data(), href.size()),
+                                   Napi::Number::New(env, static_cast<double>(index))});
+    if (!v.IsExternal()) return nullptr;
+    return v.As<Napi::External<PlanHandle>>().Data()->get();
+  };
   const uint32_t flags = info[2].IsNumber() ? info[2].As<Napi::Number>().Uint32Value() : 6;
   css::InlineOptions options;
   options.compress = (flags & 1) != 0;
   options.noscript_fallback = (flags & 2) != 0;
   options.inline_fonts = (flags & 4) != 0;
-  css::InlineResult result = css::Inline(ViewOf(bytes), plans, options);
+  css::InlineResult result = css::Inline(ViewOf(bytes), resolve, options);
   if (result.status != css::Status::kDone) return Skipped(env, result.reason);
   if (buffer_in) {
     return Napi::Buffer<char>::Copy(env, result.html.data(), result.html.size());

@@ -304,7 +304,20 @@ void Parser::Run() {
       ++p;
       continue;
     }
-    if (c == ';') {  // a free semicolon joins the spaces (postcss freeSemicolon)
+    if (c == ';') {
+      // postcss freeSemicolon: the first ";" after a rule becomes the rule's ownSemicolon
+      // (with the spaces before it); any other joins the spaces before the next node.
+      const std::vector<uint32_t>& siblings =
+          current < 0 ? tree_->roots : tree_->nodes[current].children;
+      if (!siblings.empty()) {
+        CssNode& prev = tree_->nodes[siblings.back()];
+        if (prev.kind == CssKind::kRule && !prev.own_semicolon && prev.closed &&
+            before_begin == prev.end) {
+          prev.own_semicolon = true;
+          prev.end = static_cast<uint32_t>(p + 1);
+          before_begin = p + 1;
+        }
+      }
       ++p;
       continue;
     }

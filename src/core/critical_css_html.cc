@@ -568,9 +568,21 @@ bool HtmlParser::Run(std::string* reason) {
       state = State::kText;
     }
   };
+  size_t text_start = 0;
+  auto emit_text = [&](size_t end) {
+    if (end > text_start) {
+      HtmlTextRun run;
+      run.begin = static_cast<uint32_t>(text_start);
+      run.end = static_cast<uint32_t>(end);
+      run.parent = handler_.empty() ? -1 : handler_.back();
+      doc_->texts.push_back(run);
+    }
+    text_start = end;
+  };
   size_t i = 0;
   while (i < n_ && !failed_) {
     const unsigned char c = static_cast<unsigned char>(s_[i]);
+    const State state_before = state;
     switch (state) {
       case State::kText: {
         const void* lt = std::memchr(s_.data() + i, '<', n_ - i);
@@ -588,6 +600,7 @@ bool HtmlParser::Run(std::string* reason) {
         i = n_;
         continue;
       case State::kBeforeTagName:
+        if (c == '!' || c == '?' || IsAlpha(c) || c == '/') emit_text(tag_lt);
         if (c == '!') {
           state = State::kBeforeDeclaration;
           section = i + 1;
@@ -896,6 +909,7 @@ bool HtmlParser::Run(std::string* reason) {
         if (seq_index == len) {
           if (IsEndOfTagSection(c)) {
             const size_t end_of_text = i - len;
+            emit_text(end_of_text);
             special = false;
             section = end_of_text + 2;
             state = State::kInClosingTagName;
@@ -921,7 +935,17 @@ bool HtmlParser::Run(std::string* reason) {
         break;
       }
     }
+    if ((state == State::kText && state_before != State::kText &&
+         state_before != State::kBeforeTagName) ||
+        (state == State::kInSpecialTag && state_before != State::kInSpecialTag) ||
+        (state == State::kInPlainText && state_before != State::kInPlainText)) {
+      text_start = i + 1;
+    }
     ++i;
+  }
+  if (state == State::kText || state == State::kInPlainText ||
+      (state == State::kInSpecialTag && seq_index == 0) || state == State::kBeforeTagName) {
+    emit_text(n_);
   }
   if (failed_) {
     *reason = reason_;
@@ -939,10 +963,13 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
   doc->elements.clear();
   doc->attrs.clear();
   doc->top_level.clear();
+  doc->texts.clear();
   if (html.size() > limits.max_html_bytes) {
     *reason = "page larger than the limit";
     return false;
   }
+  doc->elements.reserve(html.size() / 48 + 16);
+  doc->attrs.reserve(html.size() / 40 + 16);
   HtmlParser parser(html, limits, doc);
   return parser.Run(reason);
 }

@@ -10,6 +10,7 @@
 //      the link's href; an empty result removes the <style>;
 //   4. the page edited in place: insertions and attribute replacements at byte offsets.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <functional>
 
@@ -125,10 +126,106 @@ bool MediaUsable(std::string_view media) {
   return true;
 }
 
+// beasties' getDocumentChars: the code points of the page's rendered text (text nodes and the
+// alt / label / placeholder / title / value attributes outside script, style, template,
+// noscript, head and title), with its small entity decoder. `complete` false means some
+// entity could not be decoded: every unicode-range then counts as used.
+struct DocumentChars {
+  bool complete = true;
+  std::vector<uint8_t> bmp;
+  std::vector<uint32_t> astral;
+  bool Has(uint32_t cp) const {
+    if (cp < 0x10000) return bmp[cp] != 0;
+    for (uint32_t a : astral) {
+      if (a == cp) return true;
+    }
+    return false;
+  }
+  void Add(uint32_t cp) {
+    if (cp < 0x10000) {
+      bmp[cp] = 1;
+    } else if (cp <= 0x10FFFF) {
+      astral.push_back(cp);
+    }
+  }
+  void AddText(std::string_view t) {
+    size_t i = 0;
+    while (i < t.size()) {
+      const unsigned char c = static_cast<unsigned char>(t[i]);
+      if (c == '&') {
+        // /&(#x[0-9a-f]+|#\d+|[a-z][a-z0-9]*);/iy
+        size_t j = i + 1;
+        bool matched = false;
+        if (j < t.size() && t[j] == '#') {
+          const bool hex = j + 1 < t.size() && (t[j + 1] == 'x' || t[j + 1] == 'X');
+          size_t k = j + (hex ? 2 : 1);
+          const size_t d0 = k;
+          double value = 0;
+          while (k < t.size() && (hex ? std::isxdigit(static_cast<unsigned char>(t[k])) != 0
+                                      : (t[k] >= '0' && t[k] <= '9'))) {
+            const char h = t[k];
+            const int digit = h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10;
+            value = value * (hex ? 16 : 10) + digit;
+            ++k;
+          }
+          if (k > d0 && k < t.size() && t[k] == ';') {
+            if (value <= 0x10FFFF) Add(static_cast<uint32_t>(value));
+            i = k + 1;
+            matched = true;
+          }
+        } else if (j < t.size() && std::isalpha(static_cast<unsigned char>(t[j]))) {
+          size_t k = j + 1;
+          while (k < t.size() && std::isalnum(static_cast<unsigned char>(t[k]))) ++k;
+          if (k < t.size() && t[k] == ';') {
+            std::string name(t.substr(j, k - j));
+            for (char& ch : name)
+              ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if (name == "amp")
+              Add('&');
+            else if (name == "apos")
+              Add('\'');
+            else if (name == "gt")
+              Add('>');
+            else if (name == "lt")
+              Add('<');
+            else if (name == "nbsp")
+              Add(0xA0);
+            else if (name == "quot")
+              Add('"');
+            else
+              complete = false;
+            i = k + 1;
+            matched = true;
+          }
+        }
+        if (matched) continue;
+      }
+      // One UTF-8 sequence.
+      uint32_t cp = c;
+      size_t len = 1;
+      if (c >= 0xF0 && i + 3 < t.size() + 0) {
+        cp = ((c & 0x07u) << 18) | ((static_cast<unsigned char>(t[i + 1]) & 0x3Fu) << 12) |
+             ((static_cast<unsigned char>(t[i + 2]) & 0x3Fu) << 6) |
+             (static_cast<unsigned char>(t[i + 3]) & 0x3Fu);
+        len = 4;
+      } else if (c >= 0xE0 && i + 2 < t.size()) {
+        cp = ((c & 0x0Fu) << 12) | ((static_cast<unsigned char>(t[i + 1]) & 0x3Fu) << 6) |
+             (static_cast<unsigned char>(t[i + 2]) & 0x3Fu);
+        len = 3;
+      } else if (c >= 0xC0 && i + 1 < t.size()) {
+        cp = ((c & 0x1Fu) << 6) | (static_cast<unsigned char>(t[i + 1]) & 0x3Fu);
+        len = 2;
+      }
+      Add(cp);
+      i += len;
+    }
+  }
+};
+
 class PageProcessor {
  public:
-  PageProcessor(std::string_view html, const std::vector<const Plan*>& plans,
-                const InlineOptions& options, const Limits& limits)
+  PageProcessor(std::string_view html, const PlanResolver& plans, const InlineOptions& options,
+                const Limits& limits)
       : html_(html), plans_(plans), options_(options), limits_(limits) {}
 
   InlineResult Run();
@@ -151,9 +248,13 @@ class PageProcessor {
                 std::vector<std::vector<int32_t>>* by_key) const;
   bool SelectorMatches(const Plan& plan, uint32_t selector);
   std::string ProcessStyle(const Plan& plan);
+  const DocumentChars& Chars();
+
+  bool chars_done_ = false;
+  DocumentChars chars_;
 
   std::string_view html_;
-  const std::vector<const Plan*>& plans_;
+  const PlanResolver& plans_;
   const InlineOptions& options_;
   const Limits& limits_;
   HtmlDocument doc_;
@@ -188,12 +289,10 @@ void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
                              std::vector<std::vector<int32_t>>* by_key) const {
   marks->assign(plan.key_count, 0);
   by_key->assign(plan.key_count, {});
-  std::string scratch;
   auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
     const auto& map = plan.keys[static_cast<int>(kind)];
     if (map.empty()) return;
-    scratch.assign(value.data(), value.size());
-    auto it = map.find(scratch);
+    auto it = map.find(value);
     if (it == map.end()) return;
     (*marks)[it->second] = 1;
     if (element >= 0 && in_domain_[element] && plan.is_trigger[it->second]) {
@@ -428,6 +527,7 @@ class Writer {
           PushRaw(start);
         }
         Block(index);
+        if (node.own_semicolon) Push(Slice(node.close + 1, node.end));
         return;
       }
       case CssKind::kAtRule: {
@@ -642,10 +742,15 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   const size_t count = tree.nodes.size();
   MarkPage(plan, &marks_, &by_key_);
   memo_.assign(plan.selectors.size(), -1);
-  std::vector<uint8_t> removed(count, 0);  // $$remove after pass 1
-  std::vector<uint8_t> keep(count, 1);     // what pass 2 leaves
+  // Per-node scratch, reused by the thread from page to page (no fresh pages to fault in).
+  thread_local std::vector<uint8_t> removed;  // $$remove after pass 1
+  thread_local std::vector<uint8_t> keep;     // what pass 2 leaves
+  thread_local std::vector<uint32_t> selector_slot;
+  removed.assign(count, 0);
+  keep.assign(count, 1);
+  selector_slot.assign(count, 0);
+
   // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none).
-  std::vector<uint32_t> selector_slot(count, 0);
   std::vector<std::string> written;
   auto set_selector = [&](uint32_t index, std::string text) {
     written.push_back(std::move(text));
@@ -797,6 +902,21 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
                   if (f == facts.family) used = true;
                 }
               }
+              if (used && facts.has_ranges) {
+                const DocumentChars& chars = Chars();
+                if (chars.complete) {
+                  bool in_range = false;
+                  for (size_t r = 0; r + 1 < facts.ranges.size() && !in_range; r += 2) {
+                    for (uint32_t cp = facts.ranges[r]; cp <= facts.ranges[r + 1]; ++cp) {
+                      if (chars.Has(cp)) {
+                        in_range = true;
+                        break;
+                      }
+                    }
+                  }
+                  used = in_range;
+                }
+              }
             }
             if (!options_.inline_fonts || !used) keep[index] = 0;
           }
@@ -806,6 +926,39 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
 
   Writer writer(plan, keep, selector_slot, written, options_.compress);
   return writer.Run();
+}
+
+const DocumentChars& PageProcessor::Chars() {
+  if (chars_done_) return chars_;
+  chars_done_ = true;
+  chars_.bmp.assign(0x10000, 0);
+  const int32_t count = static_cast<int32_t>(doc_.elements.size());
+  std::vector<uint8_t> rendered(count, 1);
+  static const char* const kNonRendered[] = {"script",   "style", "template",
+                                             "noscript", "head",  "title"};
+  static const char* const kRenderedAttrs[] = {"alt", "label", "placeholder", "title", "value"};
+  for (int32_t e = 0; e < count; ++e) {
+    const HtmlElement& el = doc_.elements[e];
+    if (el.synthetic) {
+      rendered[e] = 0;
+      continue;
+    }
+    bool r = el.parent < 0 || rendered[el.parent];
+    for (const char* n : kNonRendered) {
+      if (el.name == n) r = false;
+    }
+    rendered[e] = r ? 1 : 0;
+    if (!r) continue;
+    for (const char* a : kRenderedAttrs) {
+      std::string_view value;
+      if (GetAttribute(doc_, e, a, &value) && !value.empty()) chars_.AddText(value);
+    }
+  }
+  for (const HtmlTextRun& run : doc_.texts) {
+    if (run.parent >= 0 && !rendered[run.parent]) continue;
+    chars_.AddText(html_.substr(run.begin, run.end - run.begin));
+  }
+  return chars_;
 }
 
 bool PageProcessor::BuildDocument(std::string* reason) {
@@ -854,7 +1007,6 @@ InlineResult PageProcessor::Run() {
       if (same) links.push_back(e);
     }
   }
-  if (links.size() != plans_.size()) return skip("the page's links differ from the plans given");
 
   std::vector<LinkWork> work(links.size());
   bool script_added = false;
@@ -862,7 +1014,20 @@ InlineResult PageProcessor::Run() {
   for (size_t k = 0; k < links.size(); ++k) {
     LinkWork& w = work[k];
     w.element = links[k];
-    w.plan = plans_[k];
+    {
+      // beasties' fetchStylesheet: data-beasties-skip, an href ending in .css (query and
+      // fragment ignored); then the caller resolves and reads it.
+      std::string_view href;
+      std::string_view skip_attr;
+      if (GetAttribute(doc_, links[k], "href", &href) &&
+          !GetAttribute(doc_, links[k], "data-beasties-skip", &skip_attr)) {
+        std::string_view path = href.substr(0, href.find('?'));
+        path = path.substr(0, path.find('#'));
+        if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".css") == 0) {
+          w.plan = plans_(k, href);
+        }
+      }
+    }
     const int32_t L = w.element;
     std::string_view value;
     // Angular's workaround for links a previous pass deferred: not reproduced.
@@ -1141,7 +1306,16 @@ LinksResult FindLinks(std::string_view html, const Limits& limits) {
 
 InlineResult Inline(std::string_view html, const std::vector<const Plan*>& plans,
                     const InlineOptions& options, const Limits& limits) {
-  PageProcessor processor(html, plans, options, limits);
+  const PlanResolver resolver = [&plans](size_t index, std::string_view) -> const Plan* {
+    return index < plans.size() ? plans[index] : nullptr;
+  };
+  PageProcessor processor(html, resolver, options, limits);
+  return processor.Run();
+}
+
+InlineResult Inline(std::string_view html, const PlanResolver& resolve,
+                    const InlineOptions& options, const Limits& limits) {
+  PageProcessor processor(html, resolve, options, limits);
   return processor.Run();
 }
 

@@ -141,8 +141,14 @@ struct HtmlElement {
   std::vector<std::string> removed_attrs;
 };
 
+struct HtmlTextRun {
+  uint32_t begin = 0, end = 0;  // raw text (entities undecoded)
+  int32_t parent = -1;
+};
+
 struct HtmlDocument {
   std::string_view src;
+  std::vector<HtmlTextRun> texts;     // text nodes, in document order
   std::vector<HtmlElement> elements;  // document order
   std::vector<HtmlAttr> attrs;
   std::vector<int32_t> top_level;  // elements whose parent is the document

@@ -292,7 +292,8 @@ class Compiler {
     auto it = map.find(value);
     if (it != map.end()) return it->second;
     const uint32_t id = plan_->key_count++;
-    map.emplace(value, id);
+    plan_->key_storage.push_back(value);
+    map.emplace(std::string_view(plan_->key_storage.back()), id);
     plan_->is_trigger.push_back(false);
     return id;
   }
@@ -478,7 +479,7 @@ bool Compiler::Run(std::string* error) {
     }
     for (const GroupIndex& g : u.groups) bytes += sizeof(GroupIndex) + g.required.capacity() * 4;
   }
-  for (const auto& map : plan_->keys) bytes += map.size() * (sizeof(std::string) + 32);
+  for (const auto& map : plan_->keys) bytes += map.size() * (2 * sizeof(std::string) + 32);
   for (const std::string& f : plan_->fonts) bytes += sizeof(std::string) + f.capacity();
   for (const std::string& a : plan_->animations) bytes += sizeof(std::string) + a.capacity();
   plan_->bytes = bytes;

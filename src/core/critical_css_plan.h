@@ -4,6 +4,7 @@
 #ifndef SSR_NATIVE_CRITICAL_CSS_PLAN_H_
 #define SSR_NATIVE_CRITICAL_CSS_PLAN_H_
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,8 +71,8 @@ class Plan {
   std::vector<std::string> fonts;       // normalized families used by rules
   std::vector<std::string> animations;  // tokens of animation / animation-name values
   // Key index: one map per kind, key ids are global.
-  std::vector<std::string> key_storage_unused;
-  std::unordered_map<std::string, uint32_t> keys[kKeyKinds];
+  std::deque<std::string> key_storage;  // stable storage for the keys' views
+  std::unordered_map<std::string_view, uint32_t> keys[kKeyKinds];
   uint32_t key_count = 0;
   std::vector<bool> is_trigger;  // per key id
   size_t bytes = 0;

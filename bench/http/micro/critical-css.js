@@ -28,7 +28,7 @@ function stylesheet() {
 // ~50 KB, with the link Angular's build writes.
 function page() {
   const rows = [];
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < 230; i++) {
     rows.push(
       `<tr><th scope="row">${i}</th><td>Item ${i}</td><td><span class="badge text-bg-${i % 2 ? 'primary' : 'secondary'}">new</span></td>` +
         `<td><button type="button" class="btn btn-sm btn-outline-primary">Edit</button></td><td class="text-end">${(i * 7.31).toFixed(2)}</td></tr>`,

@@ -81,8 +81,37 @@ function tailwindLike() {
   return parts.join('\n') + '\n';
 }
 
+// What real stylesheets hold beyond the frameworks: @charset / @import (dropped), @layer
+// statements, comments and beasties directives, CSS nesting, a unicode-range @font-face,
+// irregular selector lists, a rule with its own ";".
+function edgeCases() {
+  return `@charset "utf-8";
+@import url("x.css") screen;
+/* top comment */
+@layer reset, base;
+.card { color: red; }
+@media print { /* c */ .card { a: b } .zz { c: d } }
+/* beasties:include */
+.never-here { x: y }
+/* beasties:exclude */
+.card-text { x: z }
+.card { & .card-text { n: 1 } color: blue; }
+@font-face { font-family: Ranged; src: url(r.woff); unicode-range: U+4E00-9FFF; }
+@font-face { font-family: "Latin"; src: url(l.woff); unicode-range: U+0000-00FF, U+0131; }
+.card-text { font-family: Ranged, serif; background: url(img/a.png) }
+.title { font: italic bold 12px/30px Latin, sans-serif }
+@supports (display: grid) { @media (min-width: 1px) { .card { g: 1 } } }
+.card ,  .zz ,.card-text{ m: 1 }
+a{};
+.x:hover > .y ~ .z + .w, .active .show { q: 1 }
+[data-state="open" i] , [dir=rtl] .title { r: 1 }
+@layer reset;
+`;
+}
+
 function stylesheets() {
   return [
+    { name: 'edge-cases.css', css: edgeCases() },
     { name: 'bootstrap.css', css: fs.readFileSync(mod('bootstrap/dist/css/bootstrap.css'), 'utf8') },
     { name: 'bootstrap.min.css', css: fs.readFileSync(mod('bootstrap/dist/css/bootstrap.min.css'), 'utf8') },
     {
@@ -172,7 +201,7 @@ function generatePage(vocab, seed, variant = {}) {
     if (r.chance(0.03)) parts.push(`aria-disabled="true"`);
     return parts.length ? ' ' + parts.join(' ') : '';
   };
-  const text = () => r.pick(['Hello', 'Title', 'Lorem ipsum', 'Ünïcødé ✓', '42', 'a &amp; b', '']);
+  const text = () => r.pick(['Hello', 'Title', 'Lorem ipsum', 'Ünïcødé ✓', '42', 'a &amp; b', '', '中文', '&copy;']);
   // Form controls never go inside a <button>: htmlparser2 closes the button there (its
   // openImpliesClose) and beasties' re-serialized page differs from the source.
   const phrasing = (depth, inButton = false) => {
