@@ -34,10 +34,6 @@ for (let c = 0x20; c <= 0xff; c++) {
 
 const QUOTED_PAIR = /\\([\u000b\u0020-\u00ff])/g;
 
-function isToken(code) {
-  return code < 256 && (CLASSES[code] & TOKEN) !== 0;
-}
-
 // What String.prototype.trim() removes (ECMAScript WhiteSpace and LineTerminator).
 function isTrimmed(code) {
   if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
@@ -223,12 +219,9 @@ module.exports = {
   ContentType,
   nullPrototypeObject,
   ERROR_MESSAGES,
-  INVALID_MEDIA_TYPE,
-  INVALID_PARAMETER_FORMAT,
   CLASSES,
   TOKEN,
   QUOTED_TEXT,
-  isToken,
   isTokenString,
   isTypeString,
 };

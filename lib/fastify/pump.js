@@ -70,18 +70,8 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
         }
         if (options.onFile) await options.onFile(found.path, statsOfResult(found.result));
       }
-      return sendFound(
-        request,
-        reply,
-        found,
-        config,
-        encoding ? pathname : undefined,
-        encoding,
-        key,
-        generation,
-        lookup,
-        engine,
-      );
+      const originalPathname = encoding ? pathname : undefined;
+      return sendFound(request, reply, found, { config, originalPathname, encoding, key, generation, lookup, engine });
     }
     if (found.type === 'directory') {
       if (opts.redirect === true) return reply.redirect(paths.redirectUrl(request.raw.url), 301);
@@ -130,7 +120,14 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
     return reply.send(found.error);
   }
 
-  function sendFound(request, reply, found, config, originalPathname, encoding, key, generation, lookup, engine) {
+  /**
+   * The file resolveFile() found, answered from memory (and remembered under `key` when every
+   * load was settled and the options are the mount's) or streamed. `how`: { config,
+   * originalPathname (the path before a precompressed sibling's extension), encoding, key,
+   * generation, lookup, engine }. Called once per request that misses the route memo.
+   */
+  function sendFound(request, reply, found, how) {
+    const { config, originalPathname, encoding, key, generation, lookup, engine } = how;
     const { result } = found;
     if (result.body === undefined) return sendStream(request, reply, found.path, config, originalPathname, encoding);
     const type = contentTypeOf(originalPathname !== undefined ? originalPathname : found.path);

@@ -6,11 +6,11 @@
 // response *port*, a constant object of functions
 //   { get(res, name), set(res, name, value), remove(res, name), status(res), setStatus(res, code) }
 // over node's res (nodePort, serveStatic), so the engine allocates no wrapper per request. The
-// other adapters answer in their peer's shape: Koa in koa/respond.js (its port carries only get and
-// set, for appendVary), Fastify through the pure plan.js, Hono in hono/serve-static.js
-// (docs/architecture.md has the plan that folds the four into one answer step). URL-to-file
-// resolution (dotfiles vs hidden, index lists, extensions, sibling precompression) stays in each
-// adapter, since send, koa-send, @fastify/send and Hono really differ there.
+// other adapters answer in their peer's shape: Koa in koa/respond.js, Fastify through the pure
+// plan.js, Hono in hono/serve-static.js (docs/architecture.md has the plan that folds the four
+// into one answer step). URL-to-file resolution (dotfiles vs hidden, index lists, extensions,
+// sibling precompression) stays in each adapter, since send, koa-send, @fastify/send and Hono
+// really differ there.
 const fs = require('fs');
 const { compressVariants } = require('./encoding');
 const { chooseEncoding } = require('../http/accept-encoding');

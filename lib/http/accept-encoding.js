@@ -54,4 +54,4 @@ function chooseEncoding(header, variants) {
   return bestQ >= identity || identity === 0 ? best : undefined;
 }
 
-module.exports = { ENCODINGS, parseAcceptEncoding, chooseEncoding };
+module.exports = { ENCODINGS, chooseEncoding };

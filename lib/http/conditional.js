@@ -150,7 +150,6 @@ module.exports = {
   isPreconditionFailure,
   isFresh,
   isRangeFresh,
-  parseHttpDate,
   fastifySend,
   fastifyEtagMatches,
   honoEtagMatches,

@@ -8,14 +8,9 @@ const { basename, extname } = require('path');
 const createError = require('http-errors');
 const { etag: entityTag } = require('../etag');
 const { fileRangeStream } = require('../files/file-stream');
-const { appendVary, statsOf, streamStatus } = require('../files/engine');
+const { statsOf, streamStatus } = require('../files/engine');
+const { varyAppend } = require('../http/vary');
 const { rangeUnlessFresh, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
-
-/** The part of the engine's response port appendVary uses, over a Koa context. */
-const koaPort = {
-  get: (ctx, name) => ctx.response.get(name),
-  set: (ctx, name, value) => ctx.set(name, value),
-};
 
 /**
  * FileSender's answering half. Reads the sender's engine, setHeaders, cacheControl, setEtag
@@ -35,7 +30,10 @@ class KoaFileResponse {
         tag = variant.etag;
       }
     }
-    if (record.vary) appendVary(koaPort, ctx);
+    if (record.vary) {
+      const vary = varyAppend(response.get('Vary'));
+      if (vary !== undefined) response.set('Vary', vary);
+    }
     const setHeaders = this.setHeaders;
     if (setHeaders) setHeaders(ctx.res, record.path, statsOf(record));
     response.set('Content-Length', String(body.length));
