@@ -463,6 +463,17 @@ bool Compiler::Run(std::string* error) {
     facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
     facts.anim_count = static_cast<uint32_t>(plan_->animations.size()) - facts.anim_begin;
   }
+  // The plan lives as long as the stylesheet: give back the vectors' growth slack.
+  tree.nodes.shrink_to_fit();
+  for (CssNode& n : tree.nodes) n.children.shrink_to_fit();
+  tree.roots.shrink_to_fit();
+  plan_->pieces.shrink_to_fit();
+  plan_->piece_selector.shrink_to_fit();
+  plan_->selectors.shrink_to_fit();
+  plan_->fonts.shrink_to_fit();
+  plan_->animations.shrink_to_fit();
+  plan_->font_faces.shrink_to_fit();
+  plan_->is_trigger.shrink_to_fit();
   // Approximate footprint.
   size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
   for (const CssNode& n : tree.nodes) bytes += n.children.capacity() * sizeof(uint32_t);
