@@ -245,7 +245,7 @@ class PageProcessor {
   bool BuildDocument(std::string* reason);
   int32_t AddSynthetic(const std::string& name, int32_t parent, int32_t prev, int32_t next);
   void MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
-                std::vector<std::vector<int32_t>>* by_key) const;
+                std::vector<std::vector<int32_t>>* by_key);
   bool SelectorMatches(const Plan& plan, uint32_t selector);
   std::string ProcessStyle(const Plan& plan);
   const DocumentChars& Chars();
@@ -267,6 +267,8 @@ class PageProcessor {
   std::vector<uint8_t> marks_;
   std::vector<std::vector<int32_t>> by_key_;
   std::vector<int8_t> memo_;
+  std::vector<uint32_t> class_keys_;       // per element's classes: plan key ids (flat)
+  std::vector<uint32_t> class_key_begin_;  // element -> offset into class_keys_
 };
 
 int32_t PageProcessor::AddSynthetic(const std::string& name, int32_t parent, int32_t prev,
@@ -286,9 +288,11 @@ int32_t PageProcessor::AddSynthetic(const std::string& name, int32_t parent, int
 }
 
 void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
-                             std::vector<std::vector<int32_t>>* by_key) const {
+                             std::vector<std::vector<int32_t>>* by_key) {
   marks->assign(plan.key_count, 0);
   by_key->assign(plan.key_count, {});
+  class_keys_.clear();
+  class_key_begin_.assign(doc_.elements.size() + 1, 0);
   auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
     const auto& map = plan.keys[static_cast<int>(kind)];
     if (map.empty()) return;
@@ -326,13 +330,19 @@ void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
       }
       for (const auto& kv : el.set_attrs) mark_name(kv.first);
       std::string_view value;
+      class_key_begin_[e] = static_cast<uint32_t>(class_keys_.size());
       if (GetAttribute(doc_, e, "class", &value)) {
+        const auto& class_map = plan.keys[static_cast<int>(KeyKind::kClass)];
         size_t p = 0;
         while (p < value.size()) {
           while (p < value.size() && IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
           const size_t q = p;
           while (p < value.size() && !IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
-          if (p > q) mark(KeyKind::kClass, value.substr(q, p - q), e);
+          if (p > q) {
+            mark(KeyKind::kClass, value.substr(q, p - q), e);
+            auto it = class_map.find(value.substr(q, p - q));
+            if (it != class_map.end()) class_keys_.push_back(it->second);
+          }
         }
       }
       if (GetAttribute(doc_, e, "id", &value)) mark(KeyKind::kId, value, e);
@@ -353,6 +363,7 @@ void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
       if (GetAttribute(doc_, e, "id", &value)) mark(KeyKind::kFastId, TrimAscii(value), -1);
     }
   }
+  class_key_begin_[count] = static_cast<uint32_t>(class_keys_.size());
 }
 
 bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
@@ -1114,6 +1125,8 @@ InlineResult PageProcessor::Run() {
     if (in_domain_[e]) domain_.push_back(e);
   }
   match_.doc = &doc_;
+  match_.class_keys = &class_keys_;
+  match_.class_key_begin = &class_key_begin_;
   match_.root = root_;
   match_.max_steps = limits_.max_match_steps;
 

@@ -67,6 +67,7 @@ struct AttrTest {
   std::string value;  // unescaped
   AttrAction action = AttrAction::kExists;
   bool ignore_case = false;
+  int32_t class_key = -1;  // a case-sensitive `.x` / [class~=x]: the plan's key id for x
 };
 
 struct Compound {
@@ -169,6 +170,10 @@ bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view low
 
 struct MatchContext {
   const HtmlDocument* doc = nullptr;
+  // Per element: the plan key ids of its whitespace-separated classes (a flat list), so a class
+  // test is an integer comparison instead of a scan of the attribute value.
+  const std::vector<uint32_t>* class_key_begin = nullptr;  // size elements + 1
+  const std::vector<uint32_t>* class_keys = nullptr;
   int32_t root = -1;   // the beasties container (<html>), -1 for the document
   uint64_t steps = 0;  // work done, checked against the limit
   uint64_t max_steps = 0;

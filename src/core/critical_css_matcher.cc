@@ -70,6 +70,19 @@ bool CompoundMatches(const Compound& compound, int32_t element, MatchContext* co
     if (el.name != tag) return false;
   }
   for (const AttrTest& test : compound.attrs) {
+    if (test.class_key >= 0 && context->class_keys != nullptr) {
+      const uint32_t b = (*context->class_key_begin)[element];
+      const uint32_t e = (*context->class_key_begin)[element + 1];
+      bool found = false;
+      for (uint32_t k = b; k < e; ++k) {
+        if ((*context->class_keys)[k] == static_cast<uint32_t>(test.class_key)) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) return false;
+      continue;
+    }
     std::string_view value;
     const bool present = GetAttribute(doc, element, test.name, &value);
     if (test.action == AttrAction::kNot) {

@@ -318,7 +318,7 @@ uint32_t Compiler::SelectorFor(std::string_view piece) {
 }
 
 void Compiler::IndexSelector(UniqueSelector* unique) {
-  const CompiledSelector& c = unique->compiled;
+  CompiledSelector& c = unique->compiled;
   if (c.mode == SelectorMode::kFastPath) {
     for (const FastToken& t : c.fast) {
       unique->fast_keys.push_back(
@@ -327,10 +327,10 @@ void Compiler::IndexSelector(UniqueSelector* unique) {
     return;
   }
   if (c.mode != SelectorMode::kMatch) return;
-  for (const ComplexSelector& group : c.groups) {
+  for (ComplexSelector& group : c.groups) {
     GroupIndex index;
     for (size_t ci = 0; ci < group.compounds.size(); ++ci) {
-      const Compound& compound = group.compounds[ci];
+      Compound& compound = group.compounds[ci];
       const bool rightmost = ci + 1 == group.compounds.size();
       int32_t best = -1;
       int best_rank = 0;
@@ -342,10 +342,12 @@ void Compiler::IndexSelector(UniqueSelector* unique) {
         }
       };
       for (const std::string& tag : compound.tags) consider(Key(KeyKind::kTag, tag), 2);
-      for (const AttrTest& a : compound.attrs) {
+      for (AttrTest& a : compound.attrs) {
         if (a.action == AttrAction::kNot) continue;
-        if (a.name == "class" && a.action == AttrAction::kElement && !a.ignore_case) {
-          consider(Key(KeyKind::kClass, a.value), 3);
+        if (a.name == "class" && a.action == AttrAction::kElement && !a.ignore_case &&
+            !a.value.empty()) {
+          a.class_key = static_cast<int32_t>(Key(KeyKind::kClass, a.value));
+          consider(static_cast<uint32_t>(a.class_key), 3);
         } else if (a.name == "id" && a.action == AttrAction::kEquals && !a.ignore_case) {
           consider(Key(KeyKind::kId, a.value), 4);
         } else {
@@ -463,6 +465,17 @@ bool Compiler::Run(std::string* error) {
     facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
     facts.anim_count = static_cast<uint32_t>(plan_->animations.size()) - facts.anim_begin;
   }
+  // The plan lives as long as the stylesheet: give back the vectors' growth slack.
+  tree.nodes.shrink_to_fit();
+  for (CssNode& n : tree.nodes) n.children.shrink_to_fit();
+  tree.roots.shrink_to_fit();
+  plan_->pieces.shrink_to_fit();
+  plan_->piece_selector.shrink_to_fit();
+  plan_->selectors.shrink_to_fit();
+  plan_->fonts.shrink_to_fit();
+  plan_->animations.shrink_to_fit();
+  plan_->font_faces.shrink_to_fit();
+  plan_->is_trigger.shrink_to_fit();
   // Approximate footprint.
   size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
   for (const CssNode& n : tree.nodes) bytes += n.children.capacity() * sizeof(uint32_t);
