@@ -144,6 +144,12 @@ function startServer(name, { cpu } = {}) {
               child.once('message', (msg) => done(msg.stats));
               child.send('stats');
             }),
+          // the criticalCss middleware's stats() (null for a server without it)
+          criticalCss: () =>
+            new Promise((done) => {
+              child.once('message', (msg) => done(msg.criticalCss));
+              child.send('criticalCss');
+            }),
           // the response cache: cache('stats'), cache('purge', url), cache('purgeTag', tag)
           cache: (op, arg) =>
             new Promise((done) => {

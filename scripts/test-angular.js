@@ -13,6 +13,7 @@ const path = require('path');
 const { test, before, after } = require('node:test');
 const fixture = require('./angular-fixture');
 const { compareWriters, crcTag } = require('./angular-writer-diff');
+const { angularInlined, assertSameDocument } = require('./angular-critical-css');
 
 const args = new Set(process.argv.slice(2));
 const servers = {};
@@ -115,18 +116,27 @@ test('AppEngine + writeResponse: a server-rendered page gets the native ETag and
   const page = await expectEtagAnd304('app-engine', '/live');
   assert.match(page.body.toString(), /Live page \(server-rendered\)/);
   assert.match(page.body.toString(), /<p id="path">\/live<\/p>/);
-  // the stock server sends the same page, streamed, without any ETag
+  // the stock server (inlining off: angular.json) sends the same page, streamed, without any
+  // ETag; ours is that page with the critical CSS Angular's processor inlines
   const stock = await request('stock-app-engine', '/live');
   assert.equal(stock.status, 200);
   assert.equal(stock.headers.etag, undefined);
-  assert.equal(stock.body.toString(), page.body.toString());
+  assertSameDocument(page.body.toString(), await angularInlined(stock.body.toString()), '/live');
 });
 
-test("AppEngine + writeResponse: a prerendered page keeps Angular's ETag and gets 304s for weak matches", async () => {
+test('AppEngine + criticalCss: a prerendered page gets its critical CSS once, a strong tag of the bytes sent and 304s', async () => {
   const page = await request('app-engine', '/about');
   assert.equal(page.status, 200);
-  assert.match(page.headers.etag, /^"[0-9a-f]{64}"$/); // Angular's own sha256 tag for prerendered pages
-  assert.equal(page.body.toString(), fs.readFileSync(path.join(fixture.BROWSER, 'about', 'index.html'), 'utf8'));
+  // Angular's own tag is a strong sha256 of the page as built; the page sent is inlined, so its
+  // tag is the (strong) CRC-32 of the bytes sent
+  assert.equal(page.headers.etag, crcTag(page.body).slice(2));
+  const onDisk = fs.readFileSync(path.join(fixture.BROWSER, 'about', 'index.html'), 'utf8');
+  assertSameDocument(page.body.toString(), await angularInlined(onDisk), '/about');
+  const before = await servers['app-engine'].criticalCss();
+  for (let i = 0; i < 5; i++) assert.ok((await request('app-engine', '/about')).body.equals(page.body));
+  const after = await servers['app-engine'].criticalCss();
+  assert.equal(after.pages, before.pages, 'repeats come from the memo, not the engine');
+  assert.equal(after.memoHits - before.memoHits, 5);
   const weak = await request('app-engine', '/about', { headers: { 'if-none-match': `W/${page.headers.etag}` } });
   assert.equal(weak.status, 304);
   const stockWeak = await request('stock-app-engine', '/about', {
@@ -167,8 +177,8 @@ test('CommonEngine + cacheCommonEngine: each prerendered page is read from disk 
     const onDisk = fs.readFileSync(path.join(fixture.BROWSER, file), 'utf8');
     const stock = await request('stock-common-engine', urlPath);
     const ours = await request('common-engine', urlPath);
-    assert.equal(ours.body.toString(), onDisk);
-    assert.equal(stock.body.toString(), onDisk);
+    assertSameDocument(ours.body.toString(), await angularInlined(onDisk), urlPath);
+    assert.equal(stock.body.toString(), onDisk); // CommonEngine sends prerendered pages as built
   }
   const after = await servers['common-engine'].stats();
   // 42 requests: one read per page, every other one answered from memory (or from the one read
@@ -182,9 +192,10 @@ test('CommonEngine + cacheCommonEngine: each prerendered page is read from disk 
 test('CommonEngine + cacheCommonEngine: ETag and 304 on prerendered and server-rendered pages', async () => {
   await expectEtagAnd304('common-engine', '/');
   const live = await expectEtagAnd304('common-engine', '/live');
-  // rendering itself is untouched: the same page as the stock CommonEngine server renders
+  // rendering itself is untouched, and the critical CSS is what Angular's CommonEngine inlines:
+  // the same page as the stock CommonEngine server sends (render()'s inlineCriticalCss default)
   const stock = await request('stock-common-engine', '/live');
-  assert.equal(live.body.toString(), stock.body.toString());
+  assertSameDocument(live.body.toString(), stock.body.toString(), 'CommonEngine /live');
   const stats = await servers['common-engine'].stats();
   assert.ok(stats.notPrerendered >= 1);
 });
@@ -202,14 +213,16 @@ test('CommonEngine + cacheCommonEngine: a page edited on disk is served fresh', 
     let body = '';
     while (Date.now() - start < 5000) {
       body = (await request('common-engine', '/about')).body.toString();
-      if (body === edited) break;
+      if (body.includes('About page (edited on disk)')) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    assert.equal(body, edited, 'the edited page within 5 s');
+    assert.match(body, /About page \(edited on disk\)/, 'the edited page within 5 s');
+    const expected = body;
+    assertSameDocument(body, await angularInlined(edited), 'the edited /about');
     fixture.log(`edited page served after ${Date.now() - start} ms`);
     const stats = await servers['common-engine'].stats();
     assert.equal(stats.reads, readsBefore + 1);
-    for (let i = 0; i < 5; i++) assert.equal((await request('common-engine', '/about')).body.toString(), edited);
+    for (let i = 0; i < 5; i++) assert.equal((await request('common-engine', '/about')).body.toString(), expected);
     assert.equal((await servers['common-engine'].stats()).reads, readsBefore + 1);
   } finally {
     fs.writeFileSync(file, original);
@@ -356,6 +369,30 @@ for (const server of ['app-engine', 'common-engine']) {
     assert.ok(stillThere.headers.age !== undefined);
   });
 }
+
+test('criticalCss: per-user Bootstrap pages carry the critical CSS Angular inlines (AppEngine and CommonEngine)', async () => {
+  const seen = new Set();
+  for (const user of ['ann', 'bob', 'chloé']) {
+    const url = `/orders/${encodeURIComponent(user)}?page=${user.length}`;
+    const ours = await request('app-engine', url);
+    assert.equal(ours.status, 200);
+    const text = ours.body.toString();
+    assert.match(text, /<table class="table table-striped/);
+    assert.equal((text.match(/<tr>/g) || []).length, 51, 'a header row and 50 rows');
+    seen.add(text);
+    const stock = await request('stock-app-engine', url); // inlining off
+    assertSameDocument(text, await angularInlined(stock.body.toString()), `AppEngine ${url}`);
+    // CommonEngine: the stock server's own inlining (Angular's default) against ours
+    const common = await request('common-engine', url);
+    const stockCommon = await request('stock-common-engine', url);
+    assertSameDocument(common.body.toString(), stockCommon.body.toString(), `CommonEngine ${url}`);
+    assert.equal(ours.headers.etag, crcTag(ours.body), 'the tag of the bytes sent');
+  }
+  assert.equal(seen.size, 3, 'a distinct page per user');
+  const stats = await servers['app-engine'].criticalCss();
+  assert.ok(stats.inlined >= 3 && stats.plans >= 1, JSON.stringify(stats));
+  assert.equal(stats.errors, 0);
+});
 
 test('the stock AppEngine server sends the same Cache-Control and renders every request', async () => {
   const first = await request('stock-app-engine', '/products/stock');

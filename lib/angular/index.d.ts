@@ -66,9 +66,18 @@ export function writeResponse(
   options?: WriteResponseOptions,
 ): Promise<void>;
 
+/**
+ * Express/node:http middleware inlining critical CSS into every text/html answer after it, as
+ * Angular's `optimization.styles.inlineCritical` does (turn that off in angular.json). Mount it
+ * before serveStatic and the Angular handler, after compression and a response cache.
+ */
+export { criticalCss } from '../critical-css';
+import type { criticalCss as criticalCssFn } from '../critical-css';
+
 declare const angular: {
   cacheCommonEngine: typeof cacheCommonEngine;
   ssgCacheOf: typeof ssgCacheOf;
   writeResponse: typeof writeResponse;
+  criticalCss: typeof criticalCssFn;
 };
 export default angular;

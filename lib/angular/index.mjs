@@ -1,4 +1,4 @@
 import angular from './index.js';
 
-export const { cacheCommonEngine, ssgCacheOf, writeResponse } = angular;
+export const { cacheCommonEngine, ssgCacheOf, writeResponse, criticalCss } = angular;
 export default angular;

@@ -162,6 +162,18 @@ type FastifyCompressPlugin = FastifyPluginAsync<NonNullable<FastifyCompressOptio
   fastifyCompress: FastifyCompressPlugin;
 };
 
+type FastifyCriticalCssOptions = import('../critical-css').CriticalCssOptions & {
+  /** A CriticalCss to share (its options then apply). */
+  criticalCss?: import('../critical-css').CriticalCss;
+};
+type FastifyCriticalCssPlugin = FastifyPluginAsync<FastifyCriticalCssOptions> & {
+  default: FastifyCriticalCssPlugin;
+  fastifyCriticalCss: FastifyCriticalCssPlugin;
+};
+
 export declare const fastifyStatic: FastifyStaticPlugin;
+/** Inlines critical CSS into string and Buffer text/html payloads; register before fastifyCompress and fastifyEtag. */
+export declare const fastifyCriticalCss: FastifyCriticalCssPlugin;
+export declare const criticalCss: FastifyCriticalCssPlugin;
 export declare const fastifyEtag: FastifyEtagPlugin;
 export declare const fastifyCompress: FastifyCompressPlugin;

@@ -5,5 +5,6 @@
 const fastifyStatic = require('./static');
 const fastifyEtag = require('./etag');
 const fastifyCompress = require('./compress');
+const fastifyCriticalCss = require('./critical-css');
 
-module.exports = { fastifyStatic, fastifyEtag, fastifyCompress };
+module.exports = { fastifyStatic, fastifyEtag, fastifyCompress, fastifyCriticalCss, criticalCss: fastifyCriticalCss };

@@ -1,4 +1,4 @@
 import mod from './index.js';
 
-export const { fastifyStatic, fastifyEtag, fastifyCompress } = mod;
+export const { fastifyStatic, fastifyEtag, fastifyCompress, fastifyCriticalCss, criticalCss } = mod;
 export default mod;

@@ -48,3 +48,7 @@ export declare function etag(options?: ETagOptions): MiddlewareHandler;
 export declare function compress(
   options?: CompressionOptions,
 ): MiddlewareHandler & { readonly cache: import('../compression').ContentCache | null };
+/** Inlines critical CSS into text/html responses; mount after compress() and etag(). */
+export declare function criticalCss(
+  options: import('../critical-css').CriticalCssOptions | import('../critical-css').CriticalCss,
+): MiddlewareHandler & import('../critical-css').CriticalCssControls;

@@ -5,5 +5,6 @@
 const { serveStatic } = require('./serve-static');
 const { etag, RETAINED_304_HEADERS } = require('./etag');
 const { compress } = require('./compress');
+const { criticalCss } = require('./critical-css');
 
-module.exports = { serveStatic, etag, compress, RETAINED_304_HEADERS };
+module.exports = { serveStatic, etag, compress, criticalCss, RETAINED_304_HEADERS };

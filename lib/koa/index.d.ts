@@ -138,6 +138,14 @@ export interface KoaCompressOptions {
 /** A drop-in for koa-compress 5.2; `ctx.compress = true | false | options` overrides per response. */
 export function compress(options?: KoaCompressOptions): KoaMiddleware;
 
+/**
+ * Inlines critical CSS (Angular's InlineCriticalCssProcessor output) into string and Buffer HTML
+ * bodies; mount after compress(), etag() and cache(), before the routes.
+ */
+export function criticalCss(
+  options: import('../critical-css').CriticalCssOptions | import('../critical-css').CriticalCss,
+): KoaMiddleware & import('../critical-css').CriticalCssControls;
+
 declare const koa: {
   etag: typeof etag;
   conditional: typeof conditional;
@@ -145,5 +153,6 @@ declare const koa: {
   send: typeof send;
   compress: typeof compress;
   cache: typeof cache;
+  criticalCss: typeof criticalCss;
 };
 export default koa;

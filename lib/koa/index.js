@@ -8,5 +8,6 @@ const { serve } = require('./serve');
 const { send } = require('./send');
 const { compress } = require('./compress');
 const { cache } = require('./response-cache');
+const { criticalCss } = require('./critical-css');
 
-module.exports = { etag, conditional, serve, send, compress, cache };
+module.exports = { etag, conditional, serve, send, compress, cache, criticalCss };

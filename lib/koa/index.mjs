@@ -1,4 +1,4 @@
 import koa from './index.js';
 
-export const { etag, conditional, serve, send, compress, cache } = koa;
+export const { etag, conditional, serve, send, compress, cache, criticalCss } = koa;
 export default koa;

@@ -4,6 +4,7 @@
 
 #include "argon2_binding.h"
 #include "content_type_binding.h"
+#include "critical_css_binding.h"
 #include "etag_binding.h"
 #include "file_cache_binding.h"
 #include "response_slots_binding.h"
@@ -18,6 +19,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitArgon2(env, exports);
   InitResponseSlots(env, exports);
   InitZstdDictionary(env, exports);
+  InitCriticalCss(env, exports);
   return exports;
 }
 

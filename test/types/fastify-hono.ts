@@ -3,11 +3,12 @@
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { constants as zlibConstants } from 'zlib';
-import { fastifyStatic, fastifyEtag, fastifyCompress } from 'ssr-native/fastify';
+import { fastifyStatic, fastifyEtag, fastifyCompress, criticalCss } from 'ssr-native/fastify';
 import { serveStatic, etag, compress } from 'ssr-native/hono';
 import type { ContentCache } from 'ssr-native/compression';
 
 const app = Fastify();
+app.register(criticalCss, { browserDistFolder: 'dist/browser', maxBuffer: 1 << 20 });
 app.register(fastifyEtag, { weak: true });
 app.register(fastifyStatic, {
   root: '/srv/public',

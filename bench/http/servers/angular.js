@@ -1,7 +1,10 @@
 'use strict';
 // One of the Angular fixture's servers (test/fixtures/angular-app, built) for the `angular` and
 // `ssr-cache` scenarios. ANGULAR_SERVER: app-engine | stock-app-engine | common-engine |
-// stock-common-engine (see the fixture's src/server.ts and src/servers/*.ts).
+// stock-common-engine (see the fixture's src/server.ts and src/servers/*.ts); for the
+// critical-css scenario: stock-common-engine-no-inline (render() with inlineCriticalCss: false),
+// and stock-common-engine-critical-css / stock-app-engine-critical-css (inlining off, and
+// ssr-native's criticalCss in front of the stock server, nothing else of ssr-native).
 // ANGULAR_MIX_URLS=<n> adds, in front of the app:
 //   /mix            90% one of n product pages (/products/0 .. n-1), 10% a product page never
 //                   asked before (a miss), picked here from a seeded generator, since the load
@@ -17,7 +20,21 @@ const FACTORIES = {
   'stock-app-engine': (bundle) => bundle.stockAppEngineApp(),
   'common-engine': (bundle) => bundle.commonEngineApp(),
   'stock-common-engine': (bundle) => bundle.stockCommonEngineApp(),
+  'stock-common-engine-no-inline': (bundle) => bundle.stockCommonEngineApp({ inlineCriticalCss: false }),
+  'stock-common-engine-critical-css': (bundle) =>
+    withCriticalCss(bundle.stockCommonEngineApp({ inlineCriticalCss: false })),
+  'stock-app-engine-critical-css': (bundle) => withCriticalCss(bundle.stockAppEngineApp()),
 };
+
+// criticalCss in front of a stock app (what a user adds to the generated server.ts)
+function withCriticalCss(app) {
+  const { criticalCss } = require('../../../lib/critical-css');
+  const { BROWSER } = require('../../../scripts/angular-fixture');
+  const middleware = criticalCss({ browserDistFolder: BROWSER });
+  const handler = (req, res) => middleware(req, res, () => app(req, res));
+  handler.locals = app.locals;
+  return handler;
+}
 
 // mulberry32: the same seeded sequence each run
 function seeded(seed) {

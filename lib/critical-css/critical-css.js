@@ -1,0 +1,187 @@
+'use strict';
+// CriticalCss: one engine (lib/critical-css/engine.js: the stylesheet plans, the page scan) with
+// what the entry points around it need: stylesheets read through a FileCache, the memo of pages
+// already inlined, the counters (stats(), and ssr-native/metrics as kind `critical_css`), and
+// the two ways of running a page: now (inlineCriticalCss, synchronous) or, for the middlewares,
+// without ever blocking on the disk (a stylesheet not in memory yet is loaded on libuv's pool and
+// the page processed again).
+//
+// Whatever happens, a page comes back: the engine's own answer, or the page as it was when the
+// engine refuses it or throws (counted as `errors`, never thrown to the caller).
+const fs = require('fs');
+const path = require('path');
+const { CriticalCssEngine } = require('./engine');
+const { StylesheetSource } = require('./stylesheets');
+const { PageMemo } = require('./page-memo');
+const { FileCache } = require('../files/file-cache');
+const { addSource } = require('../stat-sources');
+const { invalidType, outOfRange } = require('../validate');
+
+// Angular's InlineCriticalCssProcessor (@angular/ssr): beasties with these options.
+const ANGULAR_DEFAULTS = {
+  publicPath: '',
+  minify: false,
+  preload: 'media',
+  noscriptFallback: true,
+  inlineFonts: true,
+  pruneSource: false,
+  reduceInlineStyles: false,
+  mergeStylesheets: false,
+};
+const ENGINE_OPTIONS = [...Object.keys(ANGULAR_DEFAULTS), 'maxPlans'];
+const NUMBERS = { maxBuffer: 2 * 1024 * 1024, memoBytes: 16 * 1024 * 1024, memoPages: 256 };
+const MAX_HEADS = 1024;
+const COUNTERS = [
+  'pages',
+  'inlined',
+  'skipped',
+  'compiled',
+  'compileErrors',
+  'readErrors',
+  'errors',
+  'memoHits',
+  'memoStores',
+  'memoEvictions',
+  'stylesheetSyncReads',
+  'stylesheetMisses',
+  'stylesheetLoads',
+  'passedThrough',
+  'tooLarge',
+];
+
+class CriticalCss {
+  /**
+   * options: { browserDistFolder (or path): the folder the pages' stylesheet hrefs resolve in,
+   * Angular's beasties options (publicPath, minify, preload, ...), maxPlans, maxBuffer,
+   * memoBytes, memoPages, cache: a FileCache to share, name: the metrics label, warm: load the
+   * folder's top-level stylesheets at once (default true) }
+   */
+  constructor(options) {
+    if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    const folder = options.browserDistFolder !== undefined ? options.browserDistFolder : options.path;
+    if (typeof folder !== 'string' || folder === '') {
+      throw invalidType('options.browserDistFolder', 'a non-empty string (the folder of the stylesheets)', folder);
+    }
+    this.path = path.resolve(folder);
+    for (const [name, fallback] of Object.entries(NUMBERS)) {
+      const value = options[name] === undefined ? fallback : options[name];
+      if (typeof value !== 'number' || Number.isNaN(value)) throw invalidType(`options.${name}`, 'a number', value);
+      if (value < 0) throw outOfRange(`options.${name}`, '>= 0', value);
+      this[name] = value;
+    }
+    if (options.cache !== undefined && !(options.cache instanceof FileCache)) {
+      throw invalidType('options.cache', 'a FileCache', options.cache);
+    }
+    this.ownCache = options.cache === undefined;
+    this.cache = options.cache || new FileCache({ root: this.path, name: `critical-css:${this.path}` });
+    this.source = new StylesheetSource(this.cache);
+    const engineOptions = { ...ANGULAR_DEFAULTS, path: this.path, readStylesheet: this.source.read };
+    for (const name of ENGINE_OPTIONS) if (options[name] !== undefined) engineOptions[name] = options[name];
+    this.engine = new CriticalCssEngine(engineOptions);
+    this.memo = new PageMemo({ maxBytes: this.memoBytes, maxEntries: this.memoPages });
+    // a route's tag of a page -> { tag, length } of the inlined page a GET was sent (for HEAD)
+    this.heads = new Map();
+    this.headsGeneration = -1;
+    this.counts = { errors: 0, stylesheetLoads: 0, passedThrough: 0, tooLarge: 0 };
+    this.closed = false;
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
+      throw invalidType('options.name', 'a non-empty string', options.name);
+    }
+    this.metrics = addSource('critical_css', options.name || this.path, statsOf, { owner: this, counters: COUNTERS });
+    if (options.warm !== false) this.warm();
+  }
+
+  /** Loads the stylesheets at the top of the folder (where Angular writes them) ahead of the first page. */
+  warm() {
+    fs.promises.readdir(this.path).then(
+      (names) => {
+        const sheets = names.filter((n) => n.endsWith('.css')).map((n) => path.join(this.path, n));
+        if (!this.closed && sheets.length) return this.source.load(sheets);
+        return undefined;
+      },
+      () => {},
+    );
+  }
+
+  /** The page with its critical CSS inlined, now (a stylesheet not in memory is read synchronously). */
+  processSync(html) {
+    return this.run(html);
+  }
+
+  /**
+   * The page with its critical CSS inlined: the value, or a Promise of it when a stylesheet had to
+   * be loaded first. `body` is a Buffer; `stored`: it is a file's body (see page-memo.js).
+   */
+  processBody(body, stored) {
+    if (body.length > this.maxBuffer) {
+      this.counts.tooLarge++;
+      return body;
+    }
+    const generation = this.cache.generation();
+    const { key, output } = this.memo.find(body, generation);
+    if (output !== undefined) return output;
+    const { result, missing } = this.source.collect(() => this.run(body));
+    if (missing.length === 0) {
+      this.memo.offer(key, body, result, stored, generation);
+      return result;
+    }
+    return this.source.load(missing).then(() => {
+      this.counts.stylesheetLoads += missing.length;
+      // anything still not in memory (too large for the cache, gone) is read synchronously, once
+      const inlined = this.run(body);
+      this.memo.offer(key, body, inlined, stored, generation);
+      return inlined;
+    });
+  }
+
+  run(html) {
+    if (this.closed) return html;
+    try {
+      const out = this.engine.process(html);
+      return out === undefined || out === null ? html : out;
+    } catch {
+      this.counts.errors++;
+      return html;
+    }
+  }
+
+  /** Notes that the page the route tagged `routeTag` went out inlined as `tag`, `length` bytes. */
+  rememberHead(routeTag, tag, length) {
+    if (this.headsGeneration !== this.cache.generation()) {
+      this.heads.clear();
+      this.headsGeneration = this.cache.generation();
+    }
+    this.heads.delete(routeTag);
+    this.heads.set(routeTag, { tag, length });
+    if (this.heads.size > MAX_HEADS) this.heads.delete(this.heads.keys().next().value);
+  }
+
+  /** { tag, length } of the inlined page whose route tag is `routeTag`, if sent lately. */
+  headFor(routeTag) {
+    if (this.headsGeneration !== this.cache.generation()) return undefined;
+    return this.heads.get(routeTag);
+  }
+
+  stats() {
+    const engine = this.engine.stats();
+    const out = {};
+    for (const [name, value] of Object.entries(engine)) if (typeof value === 'number') out[name] = value;
+    return { ...out, ...this.counts, ...this.source.counts, ...this.memo.stats() };
+  }
+
+  /** Frees the memo and the file cache it made (not one passed in); pages then go out unchanged. */
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.memo.clear();
+    this.metrics.remove();
+    if (typeof this.engine.close === 'function') this.engine.close();
+    if (this.ownCache) this.cache.close();
+  }
+}
+
+function statsOf(criticalCss) {
+  return criticalCss.closed ? null : criticalCss.stats();
+}
+
+module.exports = { CriticalCss, ANGULAR_DEFAULTS };

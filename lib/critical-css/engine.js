@@ -1,0 +1,189 @@
+'use strict';
+// The critical-CSS engine: what Angular's InlineCriticalCssProcessor (beasties 0.5.4 with
+// Angular's options) does to a server-rendered page, with each stylesheet parsed once into a
+// native plan instead of once per page.
+//
+//   const engine = new CriticalCssEngine({ path: browserDistFolder });
+//   const html = engine.process(pageHtml); // string -> string, Buffer -> Buffer
+//
+// A page the engine cannot process (limits, shapes it does not reproduce) comes back as it was
+// and is counted in stats().skipped; page content never makes process() throw.
+const crypto = require('crypto');
+const fs = require('fs');
+const path = require('path');
+const native = require('../native');
+
+// beasties' getCssAsset: how an href becomes a file under `path`.
+const LEADING_SLASH_OR_QUERY_RE = /^\/(?!\/)|[?#].*$/g;
+const PUBLIC_PATH_RE = /(^\/(?!\/)|\/$)/g;
+const REMOTE_URL_RE = /^https?:\/\//;
+
+const FLAG_COMPRESS = 1;
+const FLAG_NOSCRIPT = 2;
+const FLAG_FONTS = 4;
+
+function bool(value, fallback, name) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') {
+    throw new TypeError(`Expected a boolean for ${name} but received ${typeof value}`);
+  }
+  return value;
+}
+
+function defaultReader() {
+  // fs.readFileSync, re-read only when the file's size or mtime changes, so that a page does
+  // not cost a read of the whole stylesheet.
+  const seen = new Map();
+  return (file) => {
+    let stat;
+    try {
+      stat = fs.statSync(file);
+    } catch {
+      seen.delete(file);
+      return null;
+    }
+    const known = seen.get(file);
+    if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.data;
+    const data = fs.readFileSync(file);
+    if (seen.size >= 256) seen.clear();
+    seen.set(file, { size: stat.size, mtimeMs: stat.mtimeMs, data });
+    return data;
+  };
+}
+
+class CriticalCssEngine {
+  constructor(options = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`Expected an object for options but received ${options === null ? 'null' : typeof options}`);
+    }
+    const preload = options.preload === undefined ? 'media' : options.preload;
+    if (preload !== 'media') {
+      throw new RangeError(`preload: only 'media' (Angular's mode) is supported, received ${String(preload)}`);
+    }
+    if (options.path !== undefined && typeof options.path !== 'string') {
+      throw new TypeError(`Expected a string for path but received ${typeof options.path}`);
+    }
+    if (options.publicPath !== undefined && options.publicPath !== null && typeof options.publicPath !== 'string') {
+      throw new TypeError(`Expected a string for publicPath but received ${typeof options.publicPath}`);
+    }
+    for (const unsupported of ['pruneSource', 'reduceInlineStyles', 'mergeStylesheets']) {
+      if (bool(options[unsupported], false, unsupported)) {
+        throw new RangeError(`${unsupported}: only false (Angular's setting) is supported`);
+      }
+    }
+    const maxPlans = options.maxPlans === undefined ? 16 : options.maxPlans;
+    if (!Number.isInteger(maxPlans) || maxPlans < 1) {
+      throw new RangeError(`maxPlans must be a positive integer, received ${String(maxPlans)}`);
+    }
+    if (options.readStylesheet !== undefined && typeof options.readStylesheet !== 'function') {
+      throw new TypeError(`Expected a function for readStylesheet but received ${typeof options.readStylesheet}`);
+    }
+    this.path = options.path === undefined ? '' : options.path;
+    this.publicPath = options.publicPath || '';
+    this.flags =
+      (bool(options.minify, false, 'minify') || bool(options.compress, false, 'compress') ? FLAG_COMPRESS : 0) |
+      (bool(options.noscriptFallback, true, 'noscriptFallback') ? FLAG_NOSCRIPT : 0) |
+      (bool(options.inlineFonts, true, 'inlineFonts') ? FLAG_FONTS : 0);
+    this.readStylesheet = options.readStylesheet || defaultReader();
+    this.maxPlans = maxPlans;
+    this.plans = new Map(); // content hash -> { handle, bytes, rules }; insertion order = age
+    this.sources = new Map(); // file -> { data, plan } (the last content seen for the file)
+    this.counters = { pages: 0, inlined: 0, skipped: 0, compiled: 0, compileErrors: 0, readErrors: 0 };
+    this.lastSkipReason = '';
+    this.resolve = (href) => this.planFor(href);
+  }
+
+  // beasties' getCssAsset without the read: the file an href names, or null.
+  fileFor(href) {
+    let normalizedPath = href.replace(LEADING_SLASH_OR_QUERY_RE, '');
+    const pathPrefix = `${this.publicPath.replace(PUBLIC_PATH_RE, '')}/`;
+    if (normalizedPath.startsWith(pathPrefix) && !(pathPrefix === '/' && normalizedPath.startsWith('//'))) {
+      normalizedPath = normalizedPath.substring(pathPrefix.length).replace(/^\//, '');
+    }
+    if (REMOTE_URL_RE.test(normalizedPath) || normalizedPath.startsWith('//')) return null;
+    const filename = path.resolve(this.path, normalizedPath);
+    if (path.relative(this.path, filename).startsWith('..')) return null;
+    return filename;
+  }
+
+  planFor(href) {
+    const file = this.fileFor(href);
+    if (file === null) return null;
+    let data;
+    try {
+      data = this.readStylesheet(file);
+    } catch {
+      data = null;
+    }
+    if (data === null || data === undefined || data.length === 0) {
+      if (data === null || data === undefined) this.counters.readErrors++;
+      return null;
+    }
+    if (typeof data !== 'string' && !Buffer.isBuffer(data)) {
+      throw new TypeError(`readStylesheet must return a string, a Buffer or null, received ${typeof data}`);
+    }
+    const known = this.sources.get(file);
+    if (known && known.data === data) return known.plan ? known.plan.handle : null;
+    const key = crypto.createHash('sha256').update(data).digest('base64');
+    let plan = this.plans.get(key);
+    if (plan === undefined) {
+      const compiled = native.criticalCssCompile(data);
+      if (typeof compiled === 'string') {
+        this.counters.compileErrors++;
+        plan = null;
+      } else {
+        this.counters.compiled++;
+        plan = { handle: compiled[0], bytes: compiled[1], rules: compiled[2] };
+        this.plans.set(key, plan);
+        while (this.plans.size > this.maxPlans) {
+          const oldest = this.plans.keys().next().value;
+          this.plans.delete(oldest);
+          for (const [f, s] of this.sources) if (s.plan && s.plan === this.plans.get(oldest)) this.sources.delete(f);
+        }
+      }
+    }
+    if (this.sources.size >= 4 * this.maxPlans) this.sources.clear();
+    this.sources.set(file, { data, plan });
+    return plan ? plan.handle : null;
+  }
+
+  process(html) {
+    const isString = typeof html === 'string';
+    if (!isString && !Buffer.isBuffer(html)) {
+      throw new TypeError(`Expected a string or Buffer for html but received ${html === null ? 'null' : typeof html}`);
+    }
+    this.counters.pages++;
+    let out;
+    try {
+      // One native pass: the page is parsed once, and each stylesheet link beasties would fetch
+      // is resolved to its plan through this.resolve while the page is processed.
+      out = native.criticalCssInline(html, this.resolve, this.flags);
+    } catch (err) {
+      if (err instanceof TypeError && /readStylesheet/.test(err.message)) throw err;
+      return this.skip(html, err && err.message);
+    }
+    if (typeof out === 'string' || Buffer.isBuffer(out)) {
+      this.counters.inlined++;
+      return out;
+    }
+    return this.skip(html, out && out.skipped);
+  }
+
+  skip(html, reason) {
+    this.counters.skipped++;
+    this.lastSkipReason = String(reason || '');
+    return html;
+  }
+
+  stats() {
+    let planBytes = 0;
+    let rules = 0;
+    for (const plan of this.plans.values()) {
+      planBytes += plan.bytes;
+      rules += plan.rules;
+    }
+    return { plans: this.plans.size, planBytes, rules, ...this.counters, lastSkipReason: this.lastSkipReason };
+  }
+}
+
+module.exports = { CriticalCssEngine };

@@ -1,0 +1,38 @@
+'use strict';
+// criticalCss(options) for Koa 2/3: after the routes below it, an HTML body held whole (a string
+// or a Buffer: ctx.body = html, serve() from memory) gets its critical CSS inlined, and a new
+// ETag when it had one. Mount it after compress(), etag() and cache() (they then see the inlined
+// page) and before the routes. A stream body goes out as it is.
+const { CriticalCss } = require('../critical-css/critical-css');
+const { wantsInlining, inlineWhole } = require('../critical-css/whole-body');
+const { invalidType } = require('../validate');
+
+function criticalCss(options) {
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  const engine = options instanceof CriticalCss ? options : new CriticalCss(options);
+  async function criticalCssMiddleware(ctx, next) {
+    await next();
+    const body = ctx.body;
+    if (typeof body !== 'string' && !Buffer.isBuffer(body)) return;
+    const response = ctx.response;
+    const head = {
+      method: ctx.method,
+      status: ctx.status,
+      type: response.get('Content-Type'),
+      coding: response.get('Content-Encoding'),
+      tag: response.get('ETag'),
+      lastModified: response.get('Last-Modified'),
+    };
+    if (!wantsInlining(head)) return;
+    const done = await inlineWhole(engine, body, head);
+    if (done === null) return;
+    ctx.body = done.body;
+    if (done.tag !== undefined) response.set('ETag', done.tag);
+  }
+  criticalCssMiddleware.criticalCss = engine;
+  criticalCssMiddleware.stats = () => engine.stats();
+  criticalCssMiddleware.close = () => engine.close();
+  return criticalCssMiddleware;
+}
+
+module.exports = { criticalCss };

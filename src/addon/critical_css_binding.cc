@@ -1,0 +1,120 @@
+// Critical CSS for JavaScript (lib/critical-css/engine.js): unpack, call the core, pack.
+// Main thread only: a page takes well under a millisecond once its plan is compiled, and the
+// plan itself is compiled once per stylesheet content.
+//
+//   criticalCssCompile(css: string | Buffer) -> [plan: External, bytes, rules] | string error
+//   criticalCssLinks(html: string | Buffer) -> Array<string | null> | { skipped: reason }
+//       one entry per link[rel=stylesheet]: its href when beasties would fetch it, else null
+//   criticalCssInline(html, plans, flags) -> string | Buffer | { skipped: reason }
+//       plans: Array<External | null> (per link) or (href, index) => External | null;
+//       flags: 1 compress, 2 noscript fallback, 4 inline fonts
+#include "critical_css_binding.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bytes.h"
+#include "ssr_native/critical_css.h"
+
+namespace ssr_native_addon {
+namespace {
+
+namespace css = ssr_native::critical_css;
+
+using PlanHandle = std::shared_ptr<const css::Plan>;
+
+std::string_view ViewOf(const ByteView& v) {
+  return std::string_view(reinterpret_cast<const char*>(v.data), v.size);
+}
+
+Napi::Value Skipped(Napi::Env env, const std::string& reason) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("skipped", Napi::String::New(env, reason));
+  return o;
+}
+
+Napi::Value Compile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string scratch;
+  const ByteView bytes = BytesOf(info[0], &scratch, "css");
+  css::CompileResult result = css::CompilePlan(ViewOf(bytes));
+  if (!result.plan) return Napi::String::New(env, result.error);
+  auto* handle = new PlanHandle(std::move(result.plan));
+  Napi::External<PlanHandle> external =
+      Napi::External<PlanHandle>::New(env, handle, [](Napi::Env, PlanHandle* h) { delete h; });
+  Napi::Array out = Napi::Array::New(env, 3);
+  out.Set(0u, external);
+  out.Set(1u, Napi::Number::New(env, static_cast<double>(css::PlanMemoryBytes(**handle))));
+  out.Set(2u, Napi::Number::New(env, static_cast<double>(css::PlanRuleCount(**handle))));
+  return out;
+}
+
+Napi::Value Links(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string scratch;
+  const ByteView bytes = BytesOf(info[0], &scratch, "html");
+  const css::LinksResult result = css::FindLinks(ViewOf(bytes));
+  if (result.status != css::Status::kDone) return Skipped(env, result.reason);
+  Napi::Array out = Napi::Array::New(env, result.links.size());
+  for (size_t i = 0; i < result.links.size(); ++i) {
+    const css::PageLink& link = result.links[i];
+    if (link.fetched) {
+      out.Set(static_cast<uint32_t>(i), Napi::String::New(env, link.href));
+    } else {
+      out.Set(static_cast<uint32_t>(i), env.Null());
+    }
+  }
+  return out;
+}
+
+Napi::Value Inline(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string scratch;
+  const bool buffer_in = !info[0].IsString();
+  const ByteView bytes = BytesOf(info[0], &scratch, "html");
+  // plans: an array (one entry per link, as criticalCssLinks lists them) or a function
+  // (href, index) -> External | null called during the one parse of the page.
+  std::vector<const css::Plan*> listed;
+  Napi::Function resolver;
+  if (info[1].IsArray()) {
+    Napi::Array list = info[1].As<Napi::Array>();
+    listed.assign(list.Length(), nullptr);
+    for (uint32_t i = 0; i < list.Length(); ++i) {
+      Napi::Value v = list.Get(i);
+      if (v.IsExternal()) listed[i] = v.As<Napi::External<PlanHandle>>().Data()->get();
+    }
+  } else if (info[1].IsFunction()) {
+    resolver = info[1].As<Napi::Function>();
+  } else {
+    throw Napi::TypeError::New(env, "plans must be an array or a function");
+  }
+  const css::PlanResolver resolve = [&](size_t index, std::string_view href) -> const css::Plan* {
+    if (resolver.IsEmpty()) return index < listed.size() ? listed[index] : nullptr;
+    Napi::Value v = resolver.Call({Napi::String::New(env, href.data(), href.size()),
+                                   Napi::Number::New(env, static_cast<double>(index))});
+    if (!v.IsExternal()) return nullptr;
+    return v.As<Napi::External<PlanHandle>>().Data()->get();
+  };
+  const uint32_t flags = info[2].IsNumber() ? info[2].As<Napi::Number>().Uint32Value() : 6;
+  css::InlineOptions options;
+  options.compress = (flags & 1) != 0;
+  options.noscript_fallback = (flags & 2) != 0;
+  options.inline_fonts = (flags & 4) != 0;
+  css::InlineResult result = css::Inline(ViewOf(bytes), resolve, options);
+  if (result.status != css::Status::kDone) return Skipped(env, result.reason);
+  if (buffer_in) {
+    return Napi::Buffer<char>::Copy(env, result.html.data(), result.html.size());
+  }
+  return Napi::String::New(env, result.html.data(), result.html.size());
+}
+
+}  // namespace
+
+void InitCriticalCss(Napi::Env env, Napi::Object exports) {
+  exports.Set("criticalCssCompile", Napi::Function::New(env, Compile, "criticalCssCompile"));
+  exports.Set("criticalCssLinks", Napi::Function::New(env, Links, "criticalCssLinks"));
+  exports.Set("criticalCssInline", Napi::Function::New(env, Inline, "criticalCssInline"));
+}
+
+}  // namespace ssr_native_addon

@@ -1,0 +1,1336 @@
+// One page through Angular's InlineCriticalCssProcessor, step for step with beasties 0.5.4:
+//   1. the page's tree (htmlparser2's), its beasties container (<html>) and class / id caches;
+//   2. every `link[rel="stylesheet"]`, in order: a <style> before it, `media="print"` and
+//      `onload="this.media='…'"` on it, a <noscript> copy after it; with a `ngCspNonce`
+//      attribute, the onload moved into `ngCspMedia` plus Angular's nonce'd loader script, and
+//      the nonce on the <style> children of <head>;
+//   3. every added <style>: the two passes of processStyle (mark rules whose selectors match,
+//      collect fonts and animation names; then drop unmatched rules, unused @keyframes and
+//      @font-face), the kept rules written as postcss writes them, url() rewritten against
+//      the link's href; an empty result removes the <style>;
+//   4. the page edited in place: insertions and attribute replacements at byte offsets.
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <functional>
+
+#include "critical_css_plan.h"
+
+namespace ssr_native {
+namespace critical_css {
+namespace {
+
+constexpr char kLinkLoadScript[] = R"JS((() => {
+  const CSP_MEDIA_ATTR = 'ngCspMedia';
+  const documentElement = document.documentElement;
+
+  // Listener for load events on link tags.
+  const listener = (e) => {
+    const target = e.target;
+    if (
+      !target ||
+      target.tagName !== 'LINK' ||
+      !target.hasAttribute(CSP_MEDIA_ATTR)
+    ) {
+      return;
+    }
+
+    target.media = target.getAttribute(CSP_MEDIA_ATTR);
+    target.removeAttribute(CSP_MEDIA_ATTR);
+
+    if (!document.head.querySelector(`link[${CSP_MEDIA_ATTR}]`)) {
+      documentElement.removeEventListener('load', listener);
+    }
+  };
+
+  documentElement.addEventListener('load', listener, true);
+})();)JS";
+
+bool IsJsSpaceByte(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d); }
+
+std::string_view TrimAscii(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && IsJsSpaceByte(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && IsJsSpaceByte(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// dom-serializer with decodeEntities: false writes `"` in attribute values as &quot;.
+void AppendAttributeValue(std::string_view v, std::string* out) {
+  for (char c : v) {
+    if (c == '"') {
+      out->append("&quot;");
+    } else {
+      out->push_back(c);
+    }
+  }
+}
+
+struct Edit {
+  uint32_t at = 0;
+  uint32_t remove = 0;
+  uint32_t order = 0;  // insertion order among edits at the same offset
+  std::string text;
+};
+
+// beasties' validateMediaQuery + isSafeMediaValue for a `media` attribute.
+bool MediaUsable(std::string_view media) {
+  if (media.empty()) return false;
+  for (char c : media) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || IsJsSpaceByte(static_cast<unsigned char>(c)) || c == '-' ||
+                    c == '(' || c == ')' || c == ',' || c == ':' || c == '.';
+    if (!ok) return false;
+  }
+  // postcss-media-query-parser node types: media types, keywords, media features.
+  size_t i = 0;
+  const size_t n = media.size();
+  auto word_ok = [](std::string_view w) {
+    return w == "all" || w == "print" || w == "screen" || w == "speech" || w == "and" ||
+           w == "not" || w == ",";
+  };
+  static const char* const kFeatures[] = {"width",      "aspect-ratio", "color",      "color-index",
+                                          "grid",       "height",       "monochrome", "orientation",
+                                          "resolution", "scan"};
+  auto feature_ok = [](std::string_view f) {
+    for (const char* base : kFeatures) {
+      const std::string b(base);
+      if (f == b || f == "min-" + b || f == "max-" + b) return true;
+    }
+    return false;
+  };
+  while (i < n) {
+    const char c = media[i];
+    if (IsJsSpaceByte(static_cast<unsigned char>(c)) || c == ',') {
+      ++i;
+      continue;
+    }
+    if (c == '(') {
+      const size_t close = media.find(')', i);
+      if (close == std::string_view::npos) return false;
+      std::string_view inner = media.substr(i + 1, close - i - 1);
+      const size_t colon = inner.find(':');
+      std::string_view feature = TrimAscii(inner.substr(0, colon));
+      if (!feature_ok(feature)) return false;
+      i = close + 1;
+      continue;
+    }
+    size_t j = i;
+    while (j < n && !IsJsSpaceByte(static_cast<unsigned char>(media[j])) && media[j] != ',' &&
+           media[j] != '(') {
+      ++j;
+    }
+    if (!word_ok(media.substr(i, j - i))) return false;
+    i = j;
+  }
+  return true;
+}
+
+// beasties' getDocumentChars: the code points of the page's rendered text (text nodes and the
+// alt / label / placeholder / title / value attributes outside script, style, template,
+// noscript, head and title), with its small entity decoder. `complete` false means some
+// entity could not be decoded: every unicode-range then counts as used.
+struct DocumentChars {
+  bool complete = true;
+  std::vector<uint8_t> bmp;
+  std::vector<uint32_t> astral;
+  bool Has(uint32_t cp) const {
+    if (cp < 0x10000) return bmp[cp] != 0;
+    for (uint32_t a : astral) {
+      if (a == cp) return true;
+    }
+    return false;
+  }
+  void Add(uint32_t cp) {
+    if (cp < 0x10000) {
+      bmp[cp] = 1;
+    } else if (cp <= 0x10FFFF) {
+      astral.push_back(cp);
+    }
+  }
+  void AddText(std::string_view t) {
+    size_t i = 0;
+    while (i < t.size()) {
+      const unsigned char c = static_cast<unsigned char>(t[i]);
+      if (c == '&') {
+        // /&(#x[0-9a-f]+|#\d+|[a-z][a-z0-9]*);/iy
+        size_t j = i + 1;
+        bool matched = false;
+        if (j < t.size() && t[j] == '#') {
+          const bool hex = j + 1 < t.size() && (t[j + 1] == 'x' || t[j + 1] == 'X');
+          size_t k = j + (hex ? 2 : 1);
+          const size_t d0 = k;
+          double value = 0;
+          while (k < t.size() && (hex ? std::isxdigit(static_cast<unsigned char>(t[k])) != 0
+                                      : (t[k] >= '0' && t[k] <= '9'))) {
+            const char h = t[k];
+            const int digit = h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10;
+            value = value * (hex ? 16 : 10) + digit;
+            ++k;
+          }
+          if (k > d0 && k < t.size() && t[k] == ';') {
+            if (value <= 0x10FFFF) Add(static_cast<uint32_t>(value));
+            i = k + 1;
+            matched = true;
+          }
+        } else if (j < t.size() && std::isalpha(static_cast<unsigned char>(t[j]))) {
+          size_t k = j + 1;
+          while (k < t.size() && std::isalnum(static_cast<unsigned char>(t[k]))) ++k;
+          if (k < t.size() && t[k] == ';') {
+            std::string name(t.substr(j, k - j));
+            for (char& ch : name)
+              ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if (name == "amp")
+              Add('&');
+            else if (name == "apos")
+              Add('\'');
+            else if (name == "gt")
+              Add('>');
+            else if (name == "lt")
+              Add('<');
+            else if (name == "nbsp")
+              Add(0xA0);
+            else if (name == "quot")
+              Add('"');
+            else
+              complete = false;
+            i = k + 1;
+            matched = true;
+          }
+        }
+        if (matched) continue;
+      }
+      // One UTF-8 sequence.
+      uint32_t cp = c;
+      size_t len = 1;
+      if (c >= 0xF0 && i + 3 < t.size() + 0) {
+        cp = ((c & 0x07u) << 18) | ((static_cast<unsigned char>(t[i + 1]) & 0x3Fu) << 12) |
+             ((static_cast<unsigned char>(t[i + 2]) & 0x3Fu) << 6) |
+             (static_cast<unsigned char>(t[i + 3]) & 0x3Fu);
+        len = 4;
+      } else if (c >= 0xE0 && i + 2 < t.size()) {
+        cp = ((c & 0x0Fu) << 12) | ((static_cast<unsigned char>(t[i + 1]) & 0x3Fu) << 6) |
+             (static_cast<unsigned char>(t[i + 2]) & 0x3Fu);
+        len = 3;
+      } else if (c >= 0xC0 && i + 1 < t.size()) {
+        cp = ((c & 0x1Fu) << 6) | (static_cast<unsigned char>(t[i + 1]) & 0x3Fu);
+        len = 2;
+      }
+      Add(cp);
+      i += len;
+    }
+  }
+};
+
+class PageProcessor {
+ public:
+  PageProcessor(std::string_view html, const PlanResolver& plans, const InlineOptions& options,
+                const Limits& limits)
+      : html_(html), plans_(plans), options_(options), limits_(limits) {}
+
+  InlineResult Run();
+
+ private:
+  struct LinkWork {
+    int32_t element = -1;
+    const Plan* plan = nullptr;
+    std::string href;
+    int32_t style = -1;     // synthetic <style>
+    int32_t noscript = -1;  // synthetic <noscript>
+    int32_t script = -1;    // synthetic nonce'd <script>
+    std::string sheet;      // the critical CSS
+    bool style_removed = false;
+  };
+
+  bool BuildDocument(std::string* reason);
+  int32_t AddSynthetic(const std::string& name, int32_t parent, int32_t prev, int32_t next);
+  void MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
+                std::vector<std::vector<int32_t>>* by_key);
+  bool SelectorMatches(const Plan& plan, uint32_t selector);
+  std::string ProcessStyle(const Plan& plan);
+  const DocumentChars& Chars();
+
+  bool chars_done_ = false;
+  DocumentChars chars_;
+
+  std::string_view html_;
+  const PlanResolver& plans_;
+  const InlineOptions& options_;
+  const Limits& limits_;
+  HtmlDocument doc_;
+  int32_t root_ = -1;
+  std::vector<int32_t> domain_;  // elements css-select searches (descendants of the root)
+  std::vector<uint8_t> in_domain_;
+  std::vector<uint8_t> in_cache_;  // elements of beasties' class / id caches
+  MatchContext match_;
+  // Per plan evaluation state.
+  std::vector<uint8_t> marks_;
+  std::vector<std::vector<int32_t>> by_key_;
+  std::vector<int8_t> memo_;
+  std::vector<uint32_t> class_keys_;       // per element's classes: plan key ids (flat)
+  std::vector<uint32_t> class_key_begin_;  // element -> offset into class_keys_
+};
+
+int32_t PageProcessor::AddSynthetic(const std::string& name, int32_t parent, int32_t prev,
+                                    int32_t next) {
+  HtmlElement el;
+  el.name = name;
+  el.synthetic = true;
+  el.in_cache = false;
+  el.parent = parent;
+  el.prev = prev;
+  el.next = next;
+  doc_.elements.push_back(std::move(el));
+  const int32_t index = static_cast<int32_t>(doc_.elements.size() - 1);
+  if (next >= 0) doc_.elements[next].prev = index;
+  if (prev >= 0) doc_.elements[prev].next = index;
+  return index;
+}
+
+void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
+                             std::vector<std::vector<int32_t>>* by_key) {
+  marks->assign(plan.key_count, 0);
+  by_key->assign(plan.key_count, {});
+  class_keys_.clear();
+  class_key_begin_.assign(doc_.elements.size() + 1, 0);
+  auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
+    const auto& map = plan.keys[static_cast<int>(kind)];
+    if (map.empty()) return;
+    auto it = map.find(value);
+    if (it == map.end()) return;
+    (*marks)[it->second] = 1;
+    if (element >= 0 && in_domain_[element] && plan.is_trigger[it->second]) {
+      auto& list = (*by_key)[it->second];
+      if (list.empty() || list.back() != element) list.push_back(element);
+    }
+  };
+  const int32_t count = static_cast<int32_t>(doc_.elements.size());
+  std::string lower;
+  for (int32_t e = 0; e < count; ++e) {
+    const HtmlElement& el = doc_.elements[e];
+    // Every element marks the prefilter (a compound on the left may match an ancestor outside
+    // the search domain, <html> itself); only the domain feeds the candidate lists.
+    {
+      mark(KeyKind::kTag, el.name, e);
+      // Attribute names (source attributes, then the engine's own).
+      auto mark_name = [&](std::string_view name) {
+        lower.assign(name.data(), name.size());
+        for (char& c : lower) {
+          if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+        }
+        mark(KeyKind::kAttr, lower, e);
+      };
+      const int32_t source = el.clone_of >= 0 ? el.clone_of : (el.synthetic ? -1 : e);
+      if (source >= 0) {
+        const HtmlElement& s = doc_.elements[source];
+        for (uint32_t k = 0; k < s.attr_count; ++k) {
+          const HtmlAttr& a = doc_.attrs[s.attr_begin + k];
+          mark_name(html_.substr(a.name_begin, a.name_end - a.name_begin));
+        }
+      }
+      for (const auto& kv : el.set_attrs) mark_name(kv.first);
+      std::string_view value;
+      class_key_begin_[e] = static_cast<uint32_t>(class_keys_.size());
+      if (GetAttribute(doc_, e, "class", &value)) {
+        const auto& class_map = plan.keys[static_cast<int>(KeyKind::kClass)];
+        size_t p = 0;
+        while (p < value.size()) {
+          while (p < value.size() && IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
+          const size_t q = p;
+          while (p < value.size() && !IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
+          if (p > q) {
+            mark(KeyKind::kClass, value.substr(q, p - q), e);
+            auto it = class_map.find(value.substr(q, p - q));
+            if (it != class_map.end()) class_keys_.push_back(it->second);
+          }
+        }
+      }
+      if (GetAttribute(doc_, e, "id", &value)) mark(KeyKind::kId, value, e);
+    }
+    if (in_cache_[e]) {
+      std::string_view value;
+      if (GetAttribute(doc_, e, "class", &value)) {
+        // beasties: getAttribute("class").trim().split(" ")
+        std::string_view t = TrimAscii(value);
+        size_t p = 0;
+        for (;;) {
+          const size_t sp = t.find(' ', p);
+          mark(KeyKind::kFastClass, t.substr(p, sp == std::string_view::npos ? sp : sp - p), -1);
+          if (sp == std::string_view::npos) break;
+          p = sp + 1;
+        }
+      }
+      if (GetAttribute(doc_, e, "id", &value)) mark(KeyKind::kFastId, TrimAscii(value), -1);
+    }
+  }
+  class_key_begin_[count] = static_cast<uint32_t>(class_keys_.size());
+}
+
+bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
+  int8_t& memo = memo_[selector];
+  if (memo >= 0) return memo == 1;
+  const UniqueSelector& u = plan.selectors[selector];
+  bool result = false;
+  switch (u.compiled.mode) {
+    case SelectorMode::kAlways:
+      result = true;
+      break;
+    case SelectorMode::kNever:
+      result = false;
+      break;
+    case SelectorMode::kFastPath:
+      result = true;
+      for (uint32_t key : u.fast_keys) {
+        if (!marks_[key]) result = false;
+      }
+      break;
+    case SelectorMode::kMatch:
+      for (size_t g = 0; g < u.groups.size() && !result; ++g) {
+        const GroupIndex& index = u.groups[g];
+        bool possible = true;
+        for (uint32_t key : index.required) {
+          if (!marks_[key]) {
+            possible = false;
+            break;
+          }
+        }
+        if (!possible) continue;
+        const std::vector<int32_t>& candidates =
+            index.trigger >= 0 ? by_key_[index.trigger] : domain_;
+        result = MatchesSomewhere(u.compiled.groups[g], candidates, &match_);
+      }
+      break;
+  }
+  memo = result ? 1 : 0;
+  return result;
+}
+
+// postcss's Rule#selectors setter: join with the first ",\s*" of the current selector.
+std::string JoinLikePostcss(const std::vector<std::string_view>& parts, std::string_view current,
+                            std::string_view between) {
+  std::string sep;
+  const size_t comma = current.find(',');
+  if (comma != std::string_view::npos) {
+    size_t e = comma + 1;
+    while (e < current.size() && IsJsSpaceByte(static_cast<unsigned char>(current[e]))) ++e;
+    sep.assign(current.substr(comma, e - comma));
+  } else {
+    sep = ",";
+    sep.append(between);
+  }
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += sep;
+    out.append(parts[i]);
+  }
+  return out;
+}
+
+// Serializes the kept tree the way beasties' serializeStylesheet drives postcss.
+class Writer {
+ public:
+  Writer(const Plan& plan, const std::vector<uint8_t>& keep,
+         const std::vector<uint32_t>& selector_slot, const std::vector<std::string>& written,
+         bool compress)
+      : plan_(plan),
+        text_(plan.tree.text),
+        keep_(keep),
+        selector_slot_(selector_slot),
+        written_(written),
+        compress_(compress) {}
+
+  std::string Run() {
+    const CssTree& tree = plan_.tree;
+    Body(tree.roots, -1);
+    const std::string_view after =
+        Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
+    if (!after.empty()) Push(after);
+    return std::move(out_);
+  }
+
+ private:
+  std::string_view Slice(uint32_t b, uint32_t e) const {
+    return std::string_view(text_).substr(b, e - b);
+  }
+  // One builder() call: compress trims pieces; a piece boundary list serves the ";" rule.
+  void Push(std::string_view piece) {
+    starts_.push_back(out_.size());
+    if (compress_) {
+      out_.append(TrimAscii(piece));
+    } else {
+      out_.append(piece);
+    }
+  }
+  void PushRaw(std::string_view piece) {
+    starts_.push_back(out_.size());
+    out_.append(piece);
+  }
+
+  void Body(const std::vector<uint32_t>& all_children, int32_t parent) {
+    const bool parent_semicolon =
+        parent < 0 ? plan_.tree.root_semicolon : plan_.tree.nodes[parent].semicolon;
+    size_t last = all_children.size();
+    for (size_t i = all_children.size(); i > 0; --i) {
+      if (keep_[all_children[i - 1]]) {
+        last = i - 1;
+        break;
+      }
+    }
+    for (size_t i = 0; i < all_children.size(); ++i) {
+      const uint32_t index = all_children[i];
+      if (!keep_[index]) continue;
+      const CssNode& child = plan_.tree.nodes[index];
+      const std::string_view before = Slice(child.before_begin, child.begin);
+      if (!before.empty()) Push(before);
+      Node(index, i != last || parent_semicolon);
+    }
+  }
+
+  void Node(uint32_t index, bool semicolon) {
+    const CssNode& node = plan_.tree.nodes[index];
+    switch (node.kind) {
+      case CssKind::kComment:
+        if (!compress_) Push(Slice(node.begin, node.end));
+        return;
+      case CssKind::kDecl: {
+        if (plan_.style_end_decl[index]) return;
+        const uint32_t text_end = node.own_semicolon ? node.end - 1 : node.end;
+        std::string piece;
+        if (compress_) {
+          std::string_view between = Slice(node.a_end, node.value_text_begin);
+          while (!between.empty() && IsJsSpaceByte(static_cast<unsigned char>(between.back()))) {
+            between.remove_suffix(1);
+          }
+          piece.append(Slice(node.a_begin, node.a_end));
+          piece.append(between);
+          piece.append(Slice(node.value_text_begin, text_end));
+        } else {
+          piece.append(Slice(node.begin, text_end));
+        }
+        if (semicolon) piece.push_back(';');
+        PushRaw(piece);
+        return;
+      }
+      case CssKind::kRule: {
+        // Rules beasties never walks (keyframe selectors) keep the selector postcss parsed.
+        std::string fallback;
+        if (selector_slot_[index] == 0) {
+          const std::string_view raw = Slice(node.a_begin, node.a_end);
+          if (compress_) {
+            const std::vector<std::string_view> parts = SplitSelectorList(raw);
+            for (size_t k = 0; k < parts.size(); ++k) {
+              if (k > 0) fallback.push_back(',');
+              fallback.append(parts[k]);
+            }
+          } else {
+            fallback.assign(raw);
+          }
+        }
+        const std::string& selector =
+            selector_slot_[index] == 0 ? fallback : written_[selector_slot_[index] - 1];
+        if (compress_) {
+          PushRaw(selector);
+          PushRaw("{");
+        } else {
+          std::string start = selector;
+          start.append(Slice(node.a_end, node.open));
+          start.push_back('{');
+          PushRaw(start);
+        }
+        Block(index);
+        if (node.own_semicolon) Push(Slice(node.close + 1, node.end));
+        return;
+      }
+      case CssKind::kAtRule: {
+        if (node.has_block) {
+          Push(Slice(node.begin, node.open + 1));
+          Block(index);
+          return;
+        }
+        std::string piece(Slice(node.begin, node.own_semicolon ? node.end - 1 : node.end));
+        if (semicolon) piece.push_back(';');
+        Push(piece);
+        return;
+      }
+    }
+  }
+
+  void Block(uint32_t index) {
+    const CssNode& node = plan_.tree.nodes[index];
+    Body(node.children, static_cast<int32_t>(index));
+    const std::string_view after = Slice(node.after_begin, node.close);
+    if (!after.empty()) Push(after);
+    if (compress_ && node.semicolon) {
+      int32_t last = -1;
+      for (uint32_t c : node.children) {
+        if (keep_[c]) last = static_cast<int32_t>(c);
+      }
+      if (last >= 0 && plan_.tree.nodes[last].kind == CssKind::kDecl && starts_.size() >= 2) {
+        const size_t k = starts_.size() - 2;
+        const size_t b = starts_[k], e = starts_[k + 1];
+        if (e > b) {
+          out_.erase(e - 1, 1);
+          starts_[k + 1] = e - 1;
+        }
+      }
+    }
+    PushRaw("}");
+  }
+
+  const Plan& plan_;
+  const std::string& text_;
+  const std::vector<uint8_t>& keep_;
+  const std::vector<uint32_t>& selector_slot_;
+  const std::vector<std::string>& written_;
+  bool compress_;
+  std::string out_;
+  std::vector<size_t> starts_;
+};
+
+// path.posix.normalize-like join of a directory and a relative URL (path.posix.join).
+std::string PosixJoin(std::string_view dir, std::string_view url) {
+  std::string joined(dir);
+  joined.push_back('/');
+  joined.append(url);
+  const bool absolute = !joined.empty() && joined[0] == '/';
+  const bool trailing = !joined.empty() && joined.back() == '/';
+  std::vector<std::string_view> parts;
+  std::string_view rest(joined);
+  size_t p = 0;
+  while (p <= rest.size()) {
+    size_t q = rest.find('/', p);
+    if (q == std::string_view::npos) q = rest.size();
+    const std::string_view seg = rest.substr(p, q - p);
+    if (seg.empty() || seg == ".") {
+      // skip
+    } else if (seg == "..") {
+      if (!parts.empty() && parts.back() != "..") {
+        parts.pop_back();
+      } else if (!absolute) {
+        parts.push_back(seg);
+      }
+    } else {
+      parts.push_back(seg);
+    }
+    p = q + 1;
+  }
+  std::string out = absolute ? "/" : "";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out.push_back('/');
+    out.append(parts[i]);
+  }
+  if (out.empty() && !absolute) out = ".";
+  if (trailing && out.back() != '/') out.push_back('/');
+  return out;
+}
+
+// beasties' resolveCssUrl for a local stylesheet href; `dir` is path.posix.dirname(base).
+bool IsAbsoluteUrl(std::string_view url) {
+  if (url.compare(0, 2, "//") == 0 || url.compare(0, 1, "/") == 0 || url.compare(0, 1, "#") == 0) {
+    return true;
+  }
+  if (url.empty()) return false;
+  const char c0 = url[0];
+  if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z'))) return false;
+  for (size_t i = 1; i < url.size(); ++i) {
+    const char c = url[i];
+    if (c == ':') return true;
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '+' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return false;
+}
+
+std::string Dirname(std::string_view path) {
+  // path.posix.dirname
+  if (path.empty()) return ".";
+  const bool absolute = path[0] == '/';
+  size_t end = path.size();
+  while (end > 1 && path[end - 1] == '/') --end;
+  size_t slash = path.rfind('/', end - 1);
+  if (slash == std::string_view::npos) return absolute ? "/" : ".";
+  while (slash > 0 && path[slash - 1] == '/') --slash;
+  if (slash == 0) return absolute ? "/" : ".";
+  return std::string(path.substr(0, slash));
+}
+
+// beasties' rewriteCssUrls (/url\((?:'([^']*)'|"([^"]*)"|([^()]*))\)/gi).
+std::string RewriteCssUrls(const std::string& css, std::string_view href) {
+  std::string_view base = href.substr(0, href.find('?'));
+  base = base.substr(0, base.find('#'));
+  if (base.compare(0, 7, "http://") == 0 || base.compare(0, 8, "https://") == 0 ||
+      base.compare(0, 2, "//") == 0) {
+    return css;  // remote stylesheets are never read (beasties' `remote` is off)
+  }
+  const std::string dir = Dirname(base);
+  if (dir == "." || dir.empty()) return css;
+  std::string out;
+  size_t cursor = 0;
+  size_t i = 0;
+  while (i + 4 <= css.size()) {
+    if (!((css[i] | 0x20) == 'u' && (css[i + 1] | 0x20) == 'r' && (css[i + 2] | 0x20) == 'l' &&
+          css[i + 3] == '(')) {
+      ++i;
+      continue;
+    }
+    const size_t v = i + 4;
+    size_t match_end = std::string::npos;
+    std::string quote;
+    std::string url;
+    if (v < css.size() && css[v] == '\'') {
+      const size_t q = css.find('\'', v + 1);
+      if (q != std::string::npos && q + 1 < css.size() && css[q + 1] == ')') {
+        match_end = q + 2;
+        quote = "'";
+        url = css.substr(v + 1, q - v - 1);
+      }
+    }
+    if (match_end == std::string::npos && v < css.size() && css[v] == '"') {
+      const size_t q = css.find('"', v + 1);
+      if (q != std::string::npos && q + 1 < css.size() && css[q + 1] == ')') {
+        match_end = q + 2;
+        quote = "\"";
+        url = css.substr(v + 1, q - v - 1);
+      }
+    }
+    if (match_end == std::string::npos) {
+      size_t q = v;
+      while (q < css.size() && css[q] != '(' && css[q] != ')') ++q;
+      if (q < css.size() && css[q] == ')') {
+        match_end = q + 1;
+        url = std::string(TrimAscii(std::string_view(css).substr(v, q - v)));
+      }
+    }
+    if (match_end == std::string::npos) {
+      ++i;
+      continue;
+    }
+    if (!url.empty() && !IsAbsoluteUrl(url)) {
+      const std::string resolved = PosixJoin(dir, url);
+      if (resolved != url) {
+        out.append(css, cursor, i - cursor);
+        out.append("url(");
+        out.append(quote);
+        out.append(resolved);
+        out.append(quote);
+        out.push_back(')');
+        cursor = match_end;
+      }
+    }
+    i = match_end;
+  }
+  if (cursor == 0) return css;
+  out.append(css, cursor, std::string::npos);
+  return out;
+}
+
+bool MatchMediaHandler(std::string_view onload, std::string* media) {
+  // /^this\.media=["'](.*)["'];?$/
+  static constexpr std::string_view kPrefix = "this.media=";
+  if (onload.compare(0, kPrefix.size(), kPrefix) != 0) return false;
+  std::string_view rest = onload.substr(kPrefix.size());
+  if (rest.empty() || (rest[0] != '"' && rest[0] != '\'')) return false;
+  rest.remove_prefix(1);
+  if (!rest.empty() && rest.back() == ';') {
+    std::string_view without = rest.substr(0, rest.size() - 1);
+    if (!without.empty() && (without.back() == '"' || without.back() == '\'')) {
+      // greedy (.*) prefers the longer match: the one ending at the quote before ";"
+      rest = without;
+    }
+  }
+  if (rest.empty() || (rest.back() != '"' && rest.back() != '\'')) return false;
+  const std::string_view group = rest.substr(0, rest.size() - 1);
+  for (char c : group) {
+    if (c == '\n' || c == '\r') return false;
+  }
+  media->assign(group);
+  return true;
+}
+
+std::string PageProcessor::ProcessStyle(const Plan& plan) {
+  const CssTree& tree = plan.tree;
+  const size_t count = tree.nodes.size();
+  MarkPage(plan, &marks_, &by_key_);
+  memo_.assign(plan.selectors.size(), -1);
+  // Per-node scratch, reused by the thread from page to page (no fresh pages to fault in).
+  thread_local std::vector<uint8_t> removed;  // $$remove after pass 1
+  thread_local std::vector<uint8_t> keep;     // what pass 2 leaves
+  thread_local std::vector<uint32_t> selector_slot;
+  removed.assign(count, 0);
+  keep.assign(count, 1);
+  selector_slot.assign(count, 0);
+
+  // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none).
+  std::vector<std::string> written;
+  auto set_selector = [&](uint32_t index, std::string text) {
+    written.push_back(std::move(text));
+    selector_slot[index] = static_cast<uint32_t>(written.size());
+  };
+  std::vector<std::string_view> fonts;
+  std::vector<std::string_view> animations;
+  bool include_next = false, exclude_next = false, include_all = false, exclude_all = false;
+  const std::string_view text(tree.text);
+  std::vector<std::string_view> kept;
+
+  auto predicate = [&](uint32_t index) -> bool {  // false: marked removed
+    const CssNode& node = tree.nodes[index];
+    if (node.kind == CssKind::kComment) {
+      switch (plan.directives[index]) {
+        case Directive::kInclude:
+          include_next = true;
+          break;
+        case Directive::kExclude:
+          exclude_next = true;
+          break;
+        case Directive::kIncludeStart:
+          include_all = true;
+          break;
+        case Directive::kIncludeEnd:
+          include_all = false;
+          break;
+        case Directive::kExcludeStart:
+          exclude_all = true;
+          break;
+        case Directive::kExcludeEnd:
+          exclude_all = false;
+          break;
+        case Directive::kNone:
+          break;
+      }
+      return false;
+    }
+    if (node.kind == CssKind::kDecl) return false;
+    auto children_alive = [&]() {
+      for (uint32_t c : node.children) {
+        if (!removed[c]) return true;
+      }
+      return false;
+    };
+    if (node.kind == CssKind::kRule) {
+      const RuleFacts& facts = plan.rule_facts[index];
+      const std::string_view s0 = text.substr(node.a_begin, node.a_end - node.a_begin);
+      const std::string_view between = text.substr(node.a_end, node.open - node.a_end);
+      auto all_parts = [&]() {
+        std::vector<std::string_view> parts;
+        for (uint32_t p = 0; p < facts.piece_count; ++p) {
+          parts.push_back(plan.pieces[facts.piece_begin + p]);
+        }
+        return parts;
+      };
+      auto finish_selector = [&](const std::vector<std::string_view>& kept) {
+        if (options_.compress) {  // node.selectors.join(",")
+          std::string joined;
+          for (size_t k = 0; k < kept.size(); ++k) {
+            if (k > 0) joined.push_back(',');
+            joined.append(kept[k]);
+          }
+          set_selector(index, std::move(joined));
+          return;
+        }
+        if (kept.size() == 1) {
+          set_selector(index, std::string(kept[0]));
+          return;
+        }
+        const std::vector<std::string_view> parts = all_parts();
+        const std::string s1 = JoinLikePostcss(kept, s0, between);
+        const std::string s2 = JoinLikePostcss(parts, s1, between);
+        set_selector(index, JoinLikePostcss(kept, s2, between));
+      };
+      if (include_next || exclude_next || include_all || exclude_all) {
+        bool result;
+        if (include_next) {
+          include_next = false;
+          result = true;
+        } else if (exclude_next) {
+          exclude_next = false;
+          result = false;
+        } else {
+          result = include_all;
+        }
+        finish_selector(all_parts());
+        return result;
+      }
+      kept.clear();
+      for (uint32_t p = 0; p < facts.piece_count; ++p) {
+        if (SelectorMatches(plan, plan.piece_selector[facts.piece_begin + p])) {
+          kept.push_back(plan.pieces[facts.piece_begin + p]);
+        }
+      }
+      if (kept.empty()) return false;
+      finish_selector(kept);
+      if (written[selector_slot[index] - 1].empty()) return false;
+      for (uint32_t f = 0; f < facts.font_count; ++f) {
+        fonts.push_back(plan.fonts[facts.font_begin + f]);
+      }
+      for (uint32_t a = 0; a < facts.anim_count; ++a) {
+        animations.push_back(plan.animations[facts.anim_begin + a]);
+      }
+      return children_alive();
+    }
+    const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
+    if (name == "font-face" || name == "layer") return true;
+    if (!node.has_block) return false;
+    return children_alive();
+  };
+
+  // Pass 1: beasties' walkStyleRules with markOnly, children before their parent.
+  std::function<void(const std::vector<uint32_t>&)> pass1 =
+      [&](const std::vector<uint32_t>& children) {
+        for (uint32_t index : children) {
+          if (plan.has_nested[index]) pass1(tree.nodes[index].children);
+          if (!predicate(index)) removed[index] = 1;
+        }
+      };
+  pass1(tree.roots);
+
+  // Pass 2: drop marked rules, unused @keyframes and @font-face.
+  std::function<void(const std::vector<uint32_t>&)> pass2 =
+      [&](const std::vector<uint32_t>& children) {
+        for (uint32_t index : children) {
+          if (plan.has_nested[index]) pass2(tree.nodes[index].children);
+          if (removed[index]) {
+            keep[index] = 0;
+            continue;
+          }
+          const CssNode& node = tree.nodes[index];
+          if (node.kind != CssKind::kAtRule) continue;
+          const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
+          if (name == "keyframes") {
+            const std::string_view params = text.substr(node.b_begin, node.b_end - node.b_begin);
+            bool used = false;
+            for (std::string_view a : animations) {
+              if (a == params) used = true;
+            }
+            if (!used) keep[index] = 0;
+          } else if (name == "font-face") {
+            bool used = false;
+            const int32_t ff = plan.font_face[index];
+            if (ff >= 0) {
+              const FontFaceFacts& facts = plan.font_faces[ff];
+              if (facts.has_family) {
+                for (std::string_view f : fonts) {
+                  if (f == facts.family) used = true;
+                }
+              }
+              if (used && facts.has_ranges) {
+                const DocumentChars& chars = Chars();
+                if (chars.complete) {
+                  bool in_range = false;
+                  for (size_t r = 0; r + 1 < facts.ranges.size() && !in_range; r += 2) {
+                    for (uint32_t cp = facts.ranges[r]; cp <= facts.ranges[r + 1]; ++cp) {
+                      if (chars.Has(cp)) {
+                        in_range = true;
+                        break;
+                      }
+                    }
+                  }
+                  used = in_range;
+                }
+              }
+            }
+            if (!options_.inline_fonts || !used) keep[index] = 0;
+          }
+        }
+      };
+  pass2(tree.roots);
+
+  Writer writer(plan, keep, selector_slot, written, options_.compress);
+  return writer.Run();
+}
+
+const DocumentChars& PageProcessor::Chars() {
+  if (chars_done_) return chars_;
+  chars_done_ = true;
+  chars_.bmp.assign(0x10000, 0);
+  const int32_t count = static_cast<int32_t>(doc_.elements.size());
+  std::vector<uint8_t> rendered(count, 1);
+  static const char* const kNonRendered[] = {"script",   "style", "template",
+                                             "noscript", "head",  "title"};
+  static const char* const kRenderedAttrs[] = {"alt", "label", "placeholder", "title", "value"};
+  for (int32_t e = 0; e < count; ++e) {
+    const HtmlElement& el = doc_.elements[e];
+    if (el.synthetic) {
+      rendered[e] = 0;
+      continue;
+    }
+    bool r = el.parent < 0 || rendered[el.parent];
+    for (const char* n : kNonRendered) {
+      if (el.name == n) r = false;
+    }
+    rendered[e] = r ? 1 : 0;
+    if (!r) continue;
+    for (const char* a : kRenderedAttrs) {
+      std::string_view value;
+      if (GetAttribute(doc_, e, a, &value) && !value.empty()) chars_.AddText(value);
+    }
+  }
+  for (const HtmlTextRun& run : doc_.texts) {
+    if (run.parent >= 0 && !rendered[run.parent]) continue;
+    chars_.AddText(html_.substr(run.begin, run.end - run.begin));
+  }
+  return chars_;
+}
+
+bool PageProcessor::BuildDocument(std::string* reason) {
+  return ParseHtml(html_, limits_, &doc_, reason);
+}
+
+InlineResult PageProcessor::Run() {
+  InlineResult result;
+  auto skip = [&](std::string why) {
+    result.status = Status::kSkipped;
+    result.reason = std::move(why);
+    result.html.clear();
+    return result;
+  };
+  std::string reason;
+  if (!BuildDocument(&reason)) return skip(reason);
+  const int32_t original_count = static_cast<int32_t>(doc_.elements.size());
+  for (int32_t top : doc_.top_level) {
+    if (doc_.elements[top].name == "html") {
+      root_ = top;
+      break;
+    }
+  }
+  int32_t head = -1;
+  int32_t nonce_element = -1;
+  std::string_view nonce;
+  std::vector<int32_t> links;
+  for (int32_t e = 0; e < original_count; ++e) {
+    const HtmlElement& el = doc_.elements[e];
+    std::string_view value;
+    if (GetAttribute(doc_, e, "data-beasties-container", &value)) {
+      return skip("the page marks its own data-beasties-container");
+    }
+    if (head < 0 && el.name == "head") head = e;
+    if (nonce_element < 0 && GetAttribute(doc_, e, "ngcspnonce", &value)) {
+      nonce_element = e;
+      nonce = value;
+    }
+    if (el.name == "link" && GetAttribute(doc_, e, "rel", &value) && value.size() == 10) {
+      bool same = true;
+      for (size_t i = 0; i < 10; ++i) {
+        char c = value[i];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+        if (c != "stylesheet"[i]) same = false;
+      }
+      if (same) links.push_back(e);
+    }
+  }
+
+  std::vector<LinkWork> work(links.size());
+  bool script_added = false;
+  bool any_link = !links.empty();
+  for (size_t k = 0; k < links.size(); ++k) {
+    LinkWork& w = work[k];
+    w.element = links[k];
+    {
+      // beasties' fetchStylesheet: data-beasties-skip, an href ending in .css (query and
+      // fragment ignored); then the caller resolves and reads it.
+      std::string_view href;
+      std::string_view skip_attr;
+      if (GetAttribute(doc_, links[k], "href", &href) &&
+          !GetAttribute(doc_, links[k], "data-beasties-skip", &skip_attr)) {
+        std::string_view path = href.substr(0, href.find('?'));
+        path = path.substr(0, path.find('#'));
+        if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".css") == 0) {
+          w.plan = plans_(k, href);
+        }
+      }
+    }
+    const int32_t L = w.element;
+    std::string_view value;
+    // Angular's workaround for links a previous pass deferred: not reproduced.
+    if (GetAttribute(doc_, L, "media", &value) && value == "print") {
+      const int32_t next = doc_.elements[L].next;
+      if (next >= 0 && doc_.elements[next].name == "noscript" &&
+          doc_.elements[next].tag_begin == doc_.elements[L].tag_end) {
+        return skip("a stylesheet link already deferred by a previous pass");
+      }
+    }
+    if (GetAttribute(doc_, L, "href", &value)) w.href.assign(value);
+    const int32_t parent = doc_.elements[L].parent;
+    if (w.plan != nullptr) {
+      w.style = AddSynthetic("style", parent, doc_.elements[L].prev, L);
+      std::string media = "all";
+      if (GetAttribute(doc_, L, "media", &value) && !value.empty() && MediaUsable(value)) {
+        media.assign(value);
+      }
+      if (options_.noscript_fallback && w.href.find("</noscript>") == std::string::npos) {
+        w.noscript = AddSynthetic("noscript", parent, L, doc_.elements[L].next);
+        HtmlElement clone;
+        clone.name = "link";
+        clone.synthetic = true;
+        clone.in_cache = false;
+        clone.parent = w.noscript;
+        clone.clone_of = L;
+        clone.removed_attrs.push_back("id");
+        doc_.elements.push_back(std::move(clone));
+        const int32_t c = static_cast<int32_t>(doc_.elements.size() - 1);
+        doc_.elements[w.noscript].first_child = c;
+        doc_.elements[w.noscript].last_child = c;
+      }
+      HtmlElement& el = doc_.elements[L];
+      el.set_attrs.emplace_back("media", "print");
+      el.set_attrs.emplace_back("onload", "this.media='" + media + "'");
+    }
+    if (!nonce.empty()) {
+      std::string onload_media;
+      std::string_view onload;
+      if (GetAttribute(doc_, L, "onload", &onload) && MatchMediaHandler(onload, &onload_media)) {
+        HtmlElement& el = doc_.elements[L];
+        for (auto it = el.set_attrs.begin(); it != el.set_attrs.end(); ++it) {
+          if (it->first == "onload") {
+            el.set_attrs.erase(it);
+            break;
+          }
+        }
+        el.removed_attrs.push_back("onload");
+        el.set_attrs.emplace_back("ngcspmedia", onload_media);
+        if (!script_added) {
+          script_added = true;
+          bool present = false;
+          if (head >= 0) {
+            const HtmlElement& h = doc_.elements[head];
+            const size_t end = h.content_end > h.tag_end ? h.content_end : html_.size();
+            present = html_.substr(h.tag_end, end - h.tag_end).find(kLinkLoadScript) !=
+                      std::string_view::npos;
+          }
+          if (!present) {
+            w.script = AddSynthetic("script", parent, doc_.elements[L].prev, L);
+            doc_.elements[w.script].set_attrs.emplace_back("nonce", std::string(nonce));
+          }
+        }
+      }
+    }
+  }
+
+  // Where css-select looks (below the root) and what beasties' caches hold (the root too).
+  const int32_t count = static_cast<int32_t>(doc_.elements.size());
+  in_domain_.assign(count, 0);
+  in_cache_.assign(count, 0);
+  for (int32_t e = 0; e < count; ++e) {
+    if (root_ < 0) {
+      in_domain_[e] = 1;
+    } else {
+      for (int32_t p = doc_.elements[e].parent; p >= 0; p = doc_.elements[p].parent) {
+        if (p == root_) {
+          in_domain_[e] = 1;
+          break;
+        }
+      }
+    }
+    in_cache_[e] = !doc_.elements[e].synthetic && (in_domain_[e] || e == root_);
+    if (in_domain_[e]) domain_.push_back(e);
+  }
+  match_.doc = &doc_;
+  match_.class_keys = &class_keys_;
+  match_.class_key_begin = &class_key_begin_;
+  match_.root = root_;
+  match_.max_steps = limits_.max_match_steps;
+
+  std::vector<std::pair<const Plan*, std::string>> done;
+  for (LinkWork& w : work) {
+    if (w.plan == nullptr) continue;
+    const std::string* cached = nullptr;
+    for (const auto& d : done) {
+      if (d.first == w.plan) cached = &d.second;
+    }
+    std::string sheet = cached ? *cached : ProcessStyle(*w.plan);
+    if (match_.exhausted) return skip("selector matching exceeded its work limit");
+    if (!cached) done.emplace_back(w.plan, sheet);
+    sheet = RewriteCssUrls(sheet, w.href);
+    if (TrimAscii(sheet).empty()) {
+      w.style_removed = true;
+    } else {
+      w.sheet = std::move(sheet);
+    }
+  }
+
+  // Edits.
+  std::vector<Edit> edits;
+  uint32_t order = 0;
+  auto add = [&](uint32_t at, uint32_t remove, std::string text) {
+    Edit e;
+    e.at = at;
+    e.remove = remove;
+    e.order = order++;
+    e.text = std::move(text);
+    edits.push_back(std::move(e));
+  };
+  if (root_ >= 0) add(doc_.elements[root_].attrs_end, 0, " data-beasties-container");
+  const std::string nonce_attr = [&]() {
+    std::string s = " nonce=\"";
+    AppendAttributeValue(nonce, &s);
+    s.push_back('"');
+    return s;
+  }();
+  auto find_source_attr = [&](int32_t element, std::string_view lower) -> const HtmlAttr* {
+    const HtmlElement& el = doc_.elements[element];
+    for (uint32_t k = 0; k < el.attr_count; ++k) {
+      const HtmlAttr& a = doc_.attrs[el.attr_begin + k];
+      if (a.name_end - a.name_begin != lower.size()) continue;
+      bool same = true;
+      for (size_t i = 0; i < lower.size(); ++i) {
+        char c = html_[a.name_begin + i];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+        if (c != lower[i]) same = false;
+      }
+      if (same) return &a;
+    }
+    return nullptr;
+  };
+  for (const LinkWork& w : work) {
+    const HtmlElement& L = doc_.elements[w.element];
+    if (w.style >= 0 && !w.style_removed) {
+      std::string s = "<style";
+      if (!nonce.empty() && L.parent == head && head >= 0) s += nonce_attr;
+      s.push_back('>');
+      s += w.sheet;
+      s += "</style>";
+      result.inlined_bytes += w.sheet.size();
+      ++result.styles_inlined;
+      add(L.tag_begin, 0, std::move(s));
+    }
+    if (w.script >= 0) {
+      std::string s = "<script";
+      s += nonce_attr;
+      s.push_back('>');
+      s += kLinkLoadScript;
+      s += "</script>";
+      add(L.tag_begin, 0, std::move(s));
+    }
+    // The link's own attributes, in beasties' order: replaced in place or appended.
+    const char* const names[] = {"media", "onload", "ngcspmedia"};
+    for (const char* name : names) {
+      const std::string_view lower(name);
+      bool removed = false;
+      for (const std::string& r : L.removed_attrs) {
+        if (r == lower) removed = true;
+      }
+      const std::string* set_value = nullptr;
+      for (const auto& kv : L.set_attrs) {
+        if (kv.first == lower) set_value = &kv.second;
+      }
+      const HtmlAttr* source = find_source_attr(w.element, lower);
+      std::string written;
+      if (set_value != nullptr) {
+        written = lower == "ngcspmedia" ? "ngCspMedia" : std::string(lower);
+        written += "=\"";
+        AppendAttributeValue(*set_value, &written);
+        written.push_back('"');
+      }
+      if (removed && set_value == nullptr) {
+        if (source != nullptr) add(source->name_begin, source->end - source->name_begin, "");
+        continue;
+      }
+      if (set_value == nullptr) continue;
+      if (source != nullptr) {
+        add(source->name_begin, source->end - source->name_begin, written);
+      } else {
+        add(L.attrs_end, 0, " " + written);
+      }
+    }
+    if (w.noscript >= 0) {
+      std::string s = "<noscript><link";
+      for (uint32_t k = 0; k < L.attr_count; ++k) {
+        const HtmlAttr& a = doc_.attrs[L.attr_begin + k];
+        std::string name(html_.substr(a.name_begin, a.name_end - a.name_begin));
+        for (char& c : name) {
+          if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+        }
+        if (name == "id") continue;
+        s.push_back(' ');
+        s += name;
+        const std::string_view value = html_.substr(a.value_begin, a.value_end - a.value_begin);
+        if (!value.empty()) {
+          s += "=\"";
+          AppendAttributeValue(value, &s);
+          s.push_back('"');
+        }
+      }
+      s += "></noscript>";
+      add(L.tag_end, 0, std::move(s));
+    }
+  }
+  if (!nonce.empty() && any_link && head >= 0) {
+    for (int32_t e = 0; e < original_count; ++e) {
+      const HtmlElement& el = doc_.elements[e];
+      std::string_view value;
+      if (el.parent == head && el.name == "style" && !GetAttribute(doc_, e, "nonce", &value)) {
+        add(el.attrs_end, 0, nonce_attr);
+      }
+    }
+  }
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
+    return a.at != b.at ? a.at < b.at : a.order < b.order;
+  });
+  std::string out;
+  size_t extra = 0;
+  for (const Edit& e : edits) extra += e.text.size();
+  out.reserve(html_.size() + extra);
+  size_t cursor = 0;
+  for (const Edit& e : edits) {
+    if (e.at > cursor) out.append(html_.substr(cursor, e.at - cursor));
+    out.append(e.text);
+    cursor = std::max<size_t>(cursor, static_cast<size_t>(e.at) + e.remove);
+  }
+  out.append(html_.substr(std::min(cursor, html_.size())));
+  result.html = std::move(out);
+  return result;
+}
+
+}  // namespace
+
+LinksResult FindLinks(std::string_view html, const Limits& limits) {
+  LinksResult result;
+  HtmlDocument doc;
+  std::string reason;
+  if (!ParseHtml(html, limits, &doc, &reason)) {
+    result.status = Status::kSkipped;
+    result.reason = reason;
+    return result;
+  }
+  for (int32_t e = 0; e < static_cast<int32_t>(doc.elements.size()); ++e) {
+    const HtmlElement& el = doc.elements[e];
+    std::string_view value;
+    if (el.name != "link" || !GetAttribute(doc, e, "rel", &value) || value.size() != 10) continue;
+    bool same = true;
+    for (size_t i = 0; i < 10; ++i) {
+      char c = value[i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+      if (c != "stylesheet"[i]) same = false;
+    }
+    if (!same) continue;
+    PageLink link;
+    std::string_view href;
+    const bool has_href = GetAttribute(doc, e, "href", &href);
+    link.href.assign(href);
+    if (has_href && !GetAttribute(doc, e, "data-beasties-skip", &value)) {
+      std::string_view path = href.substr(0, href.find('?'));
+      path = path.substr(0, path.find('#'));
+      link.fetched = path.size() >= 4 && path.compare(path.size() - 4, 4, ".css") == 0;
+    }
+    result.links.push_back(std::move(link));
+  }
+  return result;
+}
+
+InlineResult Inline(std::string_view html, const std::vector<const Plan*>& plans,
+                    const InlineOptions& options, const Limits& limits) {
+  const PlanResolver resolver = [&plans](size_t index, std::string_view) -> const Plan* {
+    return index < plans.size() ? plans[index] : nullptr;
+  };
+  PageProcessor processor(html, resolver, options, limits);
+  return processor.Run();
+}
+
+InlineResult Inline(std::string_view html, const PlanResolver& resolve,
+                    const InlineOptions& options, const Limits& limits) {
+  PageProcessor processor(html, resolve, options, limits);
+  return processor.Run();
+}
+
+}  // namespace critical_css
+}  // namespace ssr_native

@@ -1,0 +1,191 @@
+// Shared pieces of the critical-CSS engine (see include/ssr_native/critical_css.h): the CSS node
+// tree, compiled selectors, the page's element tree and the matcher over it.
+#ifndef SSR_NATIVE_CRITICAL_CSS_INTERNAL_H_
+#define SSR_NATIVE_CRITICAL_CSS_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ssr_native/critical_css.h"
+
+namespace ssr_native {
+namespace critical_css {
+
+// ---------------------------------------------------------------------------------------------
+// CSS (critical_css_css_parser.cc): postcss's node tree as offsets into the stylesheet text.
+
+enum class CssKind : uint8_t { kRule, kAtRule, kComment, kDecl };
+
+struct CssNode {
+  CssKind kind = CssKind::kRule;
+  bool has_block = false;      // rule / at-rule with { }
+  bool semicolon = false;      // container: its last declaration ended with ";" (raws.semicolon)
+  bool own_semicolon = false;  // statement at-rule / declaration: ended with ";"
+  bool closed = true;          // the block's "}" was present
+  bool custom_property = false;
+  uint32_t before_begin = 0;  // raws.before = [before_begin, begin)
+  uint32_t begin = 0;         // node text = [begin, end)
+  uint32_t end = 0;
+  // Rule: selector [a_begin, a_end) trimmed; between = [a_end, open).
+  // At-rule: name [a_begin, a_end) (without "@"); params are the rest up to open / ";".
+  // Declaration: prop [a_begin, a_end); value [b_begin, b_end) (without !important, trimmed).
+  uint32_t a_begin = 0, a_end = 0;
+  uint32_t b_begin = 0, b_end = 0;
+  uint32_t open = 0;              // offset of "{" (blocks)
+  uint32_t after_begin = 0;       // raws.after = [after_begin, close) (blocks)
+  uint32_t close = 0;             // offset of "}" (blocks; == end - 1 when closed)
+  uint32_t value_text_begin = 0;  // declaration: first byte after between (raw value start)
+  uint32_t value_text_end = 0;    // declaration: end of raw value incl. !important, before ";"
+  int32_t parent = -1;
+  std::vector<uint32_t> children;
+};
+
+struct CssTree {
+  std::string text;  // BOM removed
+  std::vector<CssNode> nodes;
+  std::vector<uint32_t> roots;
+  uint32_t root_after_begin = 0;  // raws.after of the root = [root_after_begin, text.size())
+  bool root_semicolon = false;
+};
+
+// Parses like postcss-safe-parser for what stylesheets hold; never fails (unclosed blocks are
+// closed at the end, as the safe parser does).
+void ParseCss(std::string_view css, CssTree* tree);
+
+// ---------------------------------------------------------------------------------------------
+// Selectors (critical_css_selector.cc).
+
+enum class AttrAction : uint8_t { kExists, kEquals, kElement, kStart, kEnd, kAny, kNot, kHyphen };
+enum class Combinator : uint8_t { kDescendant, kChild, kAdjacent, kSibling };
+
+struct AttrTest {
+  std::string name;   // lowercased (css-select lowercases in HTML mode)
+  std::string value;  // unescaped
+  AttrAction action = AttrAction::kExists;
+  bool ignore_case = false;
+  int32_t class_key = -1;  // a case-sensitive `.x` / [class~=x]: the plan's key id for x
+};
+
+struct Compound {
+  std::vector<std::string> tags;  // lowercased; all must equal the element's name
+  std::vector<AttrTest> attrs;
+};
+
+// One css-what selector group: compounds left to right, combinators[i] joins compounds[i] and
+// compounds[i + 1]. scope_child: the group began with ">" (":scope >" with the root as scope).
+struct ComplexSelector {
+  std::vector<Compound> compounds;
+  std::vector<Combinator> combinators;
+  bool scope_child = false;
+};
+
+enum class SelectorMode : uint8_t {
+  kAlways,    // :root, html, body, ::before, ... : critical whatever the page holds
+  kNever,     // empty after normalization, or css-what / css-select would throw
+  kFastPath,  // beasties' class/id cache test (every group is one class or id token)
+  kMatch,     // css-select over the page
+};
+
+struct FastToken {
+  bool is_class = true;
+  std::string value;
+};
+
+struct CompiledSelector {
+  SelectorMode mode = SelectorMode::kNever;
+  std::vector<FastToken> fast;          // kFastPath: all must be in the caches
+  std::vector<ComplexSelector> groups;  // kMatch: any may match
+};
+
+// postcss list.comma: top-level comma split, each piece trimmed, empty pieces dropped.
+std::vector<std::string_view> SplitSelectorList(std::string_view selector);
+// beasties' normalizeCssSelector (its four regular expressions, then trim).
+std::string NormalizeSelector(std::string_view selector);
+// beasties' isAlwaysCriticalSelector.
+bool IsAlwaysCritical(std::string_view selector);
+// The whole pipeline for one selector as written in the rule.
+CompiledSelector CompileSelector(std::string_view selector, const Limits& limits);
+
+// ---------------------------------------------------------------------------------------------
+// The page (critical_css_html.cc): htmlparser2's tree, only what matching and editing need.
+
+struct HtmlAttr {
+  uint32_t name_begin = 0, name_end = 0;    // raw name (compare case-insensitively)
+  uint32_t value_begin = 0, value_end = 0;  // raw value, undecoded (quotes excluded)
+  uint32_t end = 0;                         // offset after the attribute (incl. closing quote)
+  bool has_value = false;
+};
+
+struct HtmlElement {
+  std::string name;  // lowercased (htmlparser2), svg names adjusted
+  int32_t parent = -1;
+  int32_t prev = -1;  // previous element sibling
+  int32_t next = -1;  // next element sibling (kept for the edits)
+  int32_t first_child = -1;
+  int32_t last_child = -1;
+  uint32_t tag_begin = 0;   // "<"
+  uint32_t name_end = 0;    // after the tag name
+  uint32_t attrs_end = 0;   // after the last attribute (or the name)
+  uint32_t tag_end = 0;     // after ">"
+  uint32_t attr_begin = 0;  // index into HtmlDocument::attrs
+  uint32_t attr_count = 0;
+  uint32_t content_end = 0;  // raw-text elements: end of their text
+  bool synthetic = false;    // inserted by the engine (not in the source, not in the caches)
+  bool in_cache = true;
+  int32_t clone_of = -1;  // synthetic <link> inside <noscript>: the link it copies
+  // Attribute overrides of the engine's edits (synthetic and edited elements).
+  std::vector<std::pair<std::string, std::string>> set_attrs;
+  std::vector<std::string> removed_attrs;
+};
+
+struct HtmlTextRun {
+  uint32_t begin = 0, end = 0;  // raw text (entities undecoded)
+  int32_t parent = -1;
+};
+
+struct HtmlDocument {
+  std::string_view src;
+  std::vector<HtmlTextRun> texts;     // text nodes, in document order
+  std::vector<HtmlElement> elements;  // document order
+  std::vector<HtmlAttr> attrs;
+  std::vector<int32_t> top_level;  // elements whose parent is the document
+  bool has_text_outside = false;
+};
+
+// Builds the tree as htmlparser2 (decodeEntities: false) + domhandler would. Returns false with
+// a reason when a limit is exceeded.
+bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc, std::string* reason);
+
+// Attribute lookup with htmlparser2's rules (lowercased names, first occurrence wins), seeing
+// the engine's overrides. Returns false when absent.
+bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view lower_name,
+                  std::string_view* value);
+
+// ---------------------------------------------------------------------------------------------
+// Matching (critical_css_matcher.cc).
+
+struct MatchContext {
+  const HtmlDocument* doc = nullptr;
+  // Per element: the plan key ids of its whitespace-separated classes (a flat list), so a class
+  // test is an integer comparison instead of a scan of the attribute value.
+  const std::vector<uint32_t>* class_key_begin = nullptr;  // size elements + 1
+  const std::vector<uint32_t>* class_keys = nullptr;
+  int32_t root = -1;   // the beasties container (<html>), -1 for the document
+  uint64_t steps = 0;  // work done, checked against the limit
+  uint64_t max_steps = 0;
+  bool exhausted = false;
+};
+
+// css-select's selectOne(group, root) != null for one compiled group.
+bool MatchesSomewhere(const ComplexSelector& selector, const std::vector<int32_t>& candidates,
+                      MatchContext* context);
+bool MatchesElement(const ComplexSelector& selector, int32_t element, MatchContext* context);
+
+}  // namespace critical_css
+}  // namespace ssr_native
+
+#endif  // SSR_NATIVE_CRITICAL_CSS_INTERNAL_H_

@@ -1,0 +1,159 @@
+// css-select's matching of one compiled selector group against the page's element tree:
+// right to left, combinators walking parents (elements only) and previous element siblings,
+// with backtracking where a descendant or sibling combinator leaves a choice. Every step is
+// counted; a page that needs more than the limit is given up (sent unchanged) rather than
+// stalling the thread.
+#include "critical_css_internal.h"
+
+namespace ssr_native {
+namespace critical_css {
+namespace {
+
+bool IsJsSpaceByte(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d); }
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+bool EqualsMaybeIgnoreCase(std::string_view a, std::string_view b, bool ignore_case) {
+  if (a.size() != b.size()) return false;
+  if (!ignore_case) return a == b;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (Lower(a[i]) != b[i]) return false;  // b is lowercased at compile time
+  }
+  return true;
+}
+
+bool AttributeMatches(const AttrTest& test, std::string_view value) {
+  const std::string& v = test.value;
+  switch (test.action) {
+    case AttrAction::kExists:
+      return true;
+    case AttrAction::kEquals:
+      return EqualsMaybeIgnoreCase(value, v, test.ignore_case);
+    case AttrAction::kHyphen:
+      if (value.size() < v.size()) return false;
+      if (value.size() != v.size() && value[v.size()] != '-') return false;
+      return EqualsMaybeIgnoreCase(value.substr(0, v.size()), v, test.ignore_case);
+    case AttrAction::kElement: {
+      if (value.size() < v.size()) return false;
+      for (size_t i = 0; i + v.size() <= value.size(); ++i) {
+        if (!EqualsMaybeIgnoreCase(value.substr(i, v.size()), v, test.ignore_case)) continue;
+        const bool left = i == 0 || IsJsSpaceByte(static_cast<unsigned char>(value[i - 1]));
+        const size_t e = i + v.size();
+        const bool right = e == value.size() || IsJsSpaceByte(static_cast<unsigned char>(value[e]));
+        if (left && right) return true;
+      }
+      return false;
+    }
+    case AttrAction::kStart:
+      return value.size() >= v.size() &&
+             EqualsMaybeIgnoreCase(value.substr(0, v.size()), v, test.ignore_case);
+    case AttrAction::kEnd:
+      return value.size() >= v.size() &&
+             EqualsMaybeIgnoreCase(value.substr(value.size() - v.size()), v, test.ignore_case);
+    case AttrAction::kAny:
+      if (value.size() < v.size()) return false;
+      for (size_t i = 0; i + v.size() <= value.size(); ++i) {
+        if (EqualsMaybeIgnoreCase(value.substr(i, v.size()), v, test.ignore_case)) return true;
+      }
+      return false;
+    case AttrAction::kNot:
+      return true;  // handled by the caller (absence matches)
+  }
+  return false;
+}
+
+bool CompoundMatches(const Compound& compound, int32_t element, MatchContext* context) {
+  ++context->steps;
+  const HtmlDocument& doc = *context->doc;
+  const HtmlElement& el = doc.elements[element];
+  for (const std::string& tag : compound.tags) {
+    if (el.name != tag) return false;
+  }
+  for (const AttrTest& test : compound.attrs) {
+    if (test.class_key >= 0 && context->class_keys != nullptr) {
+      const uint32_t b = (*context->class_key_begin)[element];
+      const uint32_t e = (*context->class_key_begin)[element + 1];
+      bool found = false;
+      for (uint32_t k = b; k < e; ++k) {
+        if ((*context->class_keys)[k] == static_cast<uint32_t>(test.class_key)) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) return false;
+      continue;
+    }
+    std::string_view value;
+    const bool present = GetAttribute(doc, element, test.name, &value);
+    if (test.action == AttrAction::kNot) {
+      if (test.value.empty()) {
+        if (!present || value.empty()) return false;
+      } else if (present && EqualsMaybeIgnoreCase(value, test.value, test.ignore_case)) {
+        return false;
+      }
+      continue;
+    }
+    if (!present || !AttributeMatches(test, value)) return false;
+  }
+  return true;
+}
+
+// Does compounds[0..index] match with compounds[index] at `element`?
+bool MatchFrom(const ComplexSelector& selector, size_t index, int32_t element,
+               MatchContext* context) {
+  if (context->steps > context->max_steps) {
+    context->exhausted = true;
+    return false;
+  }
+  if (!CompoundMatches(selector.compounds[index], element, context)) return false;
+  const HtmlDocument& doc = *context->doc;
+  if (index == 0) {
+    if (selector.scope_child)
+      return doc.elements[element].parent == context->root && context->root >= 0;
+    return true;
+  }
+  const Combinator combinator = selector.combinators[index - 1];
+  switch (combinator) {
+    case Combinator::kChild: {
+      const int32_t parent = doc.elements[element].parent;
+      return parent >= 0 && MatchFrom(selector, index - 1, parent, context);
+    }
+    case Combinator::kDescendant: {
+      for (int32_t p = doc.elements[element].parent; p >= 0; p = doc.elements[p].parent) {
+        if (MatchFrom(selector, index - 1, p, context)) return true;
+        if (context->exhausted) return false;
+      }
+      return false;
+    }
+    case Combinator::kAdjacent: {
+      const int32_t prev = doc.elements[element].prev;
+      return prev >= 0 && MatchFrom(selector, index - 1, prev, context);
+    }
+    case Combinator::kSibling: {
+      for (int32_t p = doc.elements[element].prev; p >= 0; p = doc.elements[p].prev) {
+        if (MatchFrom(selector, index - 1, p, context)) return true;
+        if (context->exhausted) return false;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool MatchesElement(const ComplexSelector& selector, int32_t element, MatchContext* context) {
+  return MatchFrom(selector, selector.compounds.size() - 1, element, context);
+}
+
+bool MatchesSomewhere(const ComplexSelector& selector, const std::vector<int32_t>& candidates,
+                      MatchContext* context) {
+  for (const int32_t element : candidates) {
+    if (MatchesElement(selector, element, context)) return true;
+    if (context->exhausted) return false;
+  }
+  return false;
+}
+
+}  // namespace critical_css
+}  // namespace ssr_native

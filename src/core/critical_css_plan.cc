@@ -1,0 +1,529 @@
+// Compiling a stylesheet into a Plan: parse once, split and compile every rule's selectors
+// (identical pieces share one compiled selector), read the facts beasties reads from
+// declarations (font families, animation names, `</style>` in a value, @font-face family and
+// unicode-range, comment directives), and index every selector by the keys a page must hold.
+#include "critical_css_plan.h"
+
+#include <algorithm>
+
+namespace ssr_native {
+namespace critical_css {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
+std::string_view Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (IsSpace(s[b]) || s[b] == '\v')) ++b;
+  while (e > b && (IsSpace(s[e - 1]) || s[e - 1] == '\v')) --e;
+  return s.substr(b, e - b);
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  }
+  return out;
+}
+
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+void AppendCodePoint(uint32_t cp, std::string* out) {
+  if (cp > 0x10FFFF) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// beasties' splitTopLevel: commas outside quotes and parentheses.
+std::vector<std::string_view> SplitTopLevel(std::string_view v) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    if (quote) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      depth = depth > 0 ? depth - 1 : 0;
+    } else if (c == ',' && depth == 0) {
+      out.push_back(v.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  out.push_back(v.substr(start));
+  return out;
+}
+
+// beasties' normalizeFontFamily.
+std::string NormalizeFontFamily(std::string_view family) {
+  std::string_view v = Trim(family);
+  if (v.size() > 1 && (v[0] == '"' || v[0] == '\'') && v.back() == v[0]) {
+    v = v.substr(1, v.size() - 2);
+  }
+  std::string a;
+  for (size_t i = 0; i < v.size();) {
+    if (v[i] == '\\' && i + 1 < v.size() && IsHex(v[i + 1])) {
+      uint32_t cp = 0;
+      size_t k = i + 1;
+      while (k < v.size() && k < i + 7 && IsHex(v[k])) {
+        const char h = v[k];
+        cp = cp * 16 + static_cast<uint32_t>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+        ++k;
+      }
+      if (k < v.size() && IsSpace(v[k])) ++k;
+      AppendCodePoint(cp, &a);
+      i = k;
+      continue;
+    }
+    a.push_back(v[i]);
+    ++i;
+  }
+  std::string b;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == '\\' && i + 1 < a.size() && a[i + 1] != '\n' && a[i + 1] != '\r') {
+      b.push_back(a[i + 1]);
+      ++i;
+      continue;
+    }
+    b.push_back(a[i]);
+  }
+  std::string c;
+  bool in_space = false;
+  for (char ch : b) {
+    if (IsSpace(ch) || ch == '\v') {
+      if (!in_space) c.push_back(' ');
+      in_space = true;
+    } else {
+      c.push_back(ch);
+      in_space = false;
+    }
+  }
+  return Lower(Trim(c));
+}
+
+bool IsCssWideKeyword(const std::string& f) {
+  return f == "inherit" || f == "initial" || f == "unset" || f == "revert" || f == "revert-layer";
+}
+
+bool IsFontSizeKeyword(const std::string& s) {
+  static const char* const kWords[] = {"xx-small", "x-small",  "small",     "medium",  "large",
+                                       "x-large",  "xx-large", "xxx-large", "smaller", "larger"};
+  for (const char* w : kWords) {
+    if (s == w) return true;
+  }
+  return false;
+}
+
+// /^(?:[+-]?(?:\d+|\d*\.\d+)(?:[a-z]+|%)|calc\(|var\()/i
+bool LooksLikeFontSize(std::string_view s) {
+  const std::string l = Lower(s);
+  if (l.compare(0, 5, "calc(") == 0 || l.compare(0, 4, "var(") == 0) return true;
+  size_t i = 0;
+  if (i < l.size() && (l[i] == '+' || l[i] == '-')) ++i;
+  const size_t d0 = i;
+  while (i < l.size() && l[i] >= '0' && l[i] <= '9') ++i;
+  bool number = i > d0;
+  if (i < l.size() && l[i] == '.') {
+    size_t j = i + 1;
+    const size_t f0 = j;
+    while (j < l.size() && l[j] >= '0' && l[j] <= '9') ++j;
+    if (j > f0) {
+      number = true;
+      i = j;
+    }
+  }
+  if (!number) return false;
+  if (i < l.size() && l[i] == '%') return true;
+  return i < l.size() && l[i] >= 'a' && l[i] <= 'z';
+}
+
+std::vector<std::string> ParseFontFamilies(std::string_view prop, std::string_view value) {
+  std::vector<std::string> out;
+  std::vector<std::string_view> segments = SplitTopLevel(value);
+  std::string tail;
+  if (Lower(prop) == "font") {
+    // shorthandFamily(first segment)
+    std::string seg(Trim(segments[0]));
+    std::string collapsed;  // \s*\/\s* -> "/"
+    for (size_t i = 0; i < seg.size(); ++i) {
+      if (seg[i] == '/') {
+        while (!collapsed.empty() && IsSpace(collapsed.back())) collapsed.pop_back();
+        collapsed.push_back('/');
+        while (i + 1 < seg.size() && IsSpace(seg[i + 1])) ++i;
+        continue;
+      }
+      collapsed.push_back(seg[i]);
+    }
+    std::vector<std::string> tokens;
+    size_t i = 0;
+    while (i <= collapsed.size()) {
+      size_t j = i;
+      while (j < collapsed.size() && !IsSpace(collapsed[j])) ++j;
+      tokens.emplace_back(collapsed.substr(i, j - i));
+      while (j < collapsed.size() && IsSpace(collapsed[j])) ++j;
+      if (j >= collapsed.size()) break;
+      i = j;
+    }
+    bool found = false;
+    for (size_t t = 0; t < tokens.size(); ++t) {
+      const std::string size = tokens[t].substr(0, tokens[t].find('/'));
+      if (LooksLikeFontSize(size) || IsFontSizeKeyword(Lower(size))) {
+        for (size_t r = t + 1; r < tokens.size(); ++r) {
+          if (r > t + 1) tail.push_back(' ');
+          tail += tokens[r];
+        }
+        found = true;
+        break;
+      }
+    }
+    if (!found) return out;
+    segments[0] = tail;
+  }
+  for (std::string_view segment : segments) {
+    std::string family = NormalizeFontFamily(segment);
+    if (!family.empty() && !IsCssWideKeyword(family)) out.push_back(std::move(family));
+  }
+  return out;
+}
+
+// beasties' parseUnicodeRanges; false when any part is not understood.
+bool ParseUnicodeRanges(std::string_view value, std::vector<uint32_t>* ranges) {
+  for (std::string_view token : SplitTopLevel(value)) {
+    const std::string part = Lower(Trim(token));
+    if (part.empty()) continue;
+    if (part.size() < 3 || part[0] != 'u' || part[1] != '+') return false;
+    std::string rest = part.substr(2);
+    const size_t q = rest.find('?');
+    if (q != std::string::npos) {
+      const std::string prefix = rest.substr(0, q);
+      const std::string marks = rest.substr(q);
+      if (prefix.size() > 5 || marks.size() > 6) return false;
+      for (char c : prefix) {
+        if (!IsHex(c)) return false;
+      }
+      for (char c : marks) {
+        if (c != '?') return false;
+      }
+      if (prefix.size() + marks.size() > 6) return false;
+      ranges->push_back(
+          static_cast<uint32_t>(std::stoul(prefix + std::string(marks.size(), '0'), nullptr, 16)));
+      ranges->push_back(
+          static_cast<uint32_t>(std::stoul(prefix + std::string(marks.size(), 'f'), nullptr, 16)));
+      continue;
+    }
+    const size_t dash = rest.find('-');
+    const std::string a = rest.substr(0, dash);
+    const std::string b = dash == std::string::npos ? a : rest.substr(dash + 1);
+    auto hex_ok = [](const std::string& h) {
+      if (h.empty() || h.size() > 6) return false;
+      for (char c : h) {
+        if (!IsHex(c)) return false;
+      }
+      return true;
+    };
+    if (!hex_ok(a) || !hex_ok(b)) return false;
+    const uint32_t start = static_cast<uint32_t>(std::stoul(a, nullptr, 16));
+    const uint32_t end = static_cast<uint32_t>(std::stoul(b, nullptr, 16));
+    if (end < start) return false;
+    ranges->push_back(start);
+    ranges->push_back(end);
+  }
+  return !ranges->empty();
+}
+
+Directive ParseDirective(std::string_view text) {
+  std::string_view t = Trim(text);
+  std::string_view rest;
+  if (t.compare(0, 9, "beasties:") == 0) {
+    rest = t.substr(9);
+  } else if (t.compare(0, 9, "critters:") == 0) {
+    rest = t.substr(9);
+  } else {
+    return Directive::kNone;
+  }
+  if (rest.find('\n') != std::string_view::npos || rest.find('\r') != std::string_view::npos) {
+    return Directive::kNone;  // "." in /^(beasties|critters):(.*)$/ stops at a line end
+  }
+  const std::string_view command = Trim(rest);
+  if (command == "include") return Directive::kInclude;
+  if (command == "exclude") return Directive::kExclude;
+  if (command == "include start") return Directive::kIncludeStart;
+  if (command == "include end") return Directive::kIncludeEnd;
+  if (command == "exclude start") return Directive::kExcludeStart;
+  if (command == "exclude end") return Directive::kExcludeEnd;
+  return Directive::kNone;
+}
+
+class Compiler {
+ public:
+  Compiler(Plan* plan, const Limits& limits) : plan_(plan), limits_(limits) {}
+  bool Run(std::string* error);
+
+ private:
+  uint32_t Key(KeyKind kind, const std::string& value) {
+    auto& map = plan_->keys[static_cast<int>(kind)];
+    auto it = map.find(value);
+    if (it != map.end()) return it->second;
+    const uint32_t id = plan_->key_count++;
+    plan_->key_storage.push_back(value);
+    map.emplace(std::string_view(plan_->key_storage.back()), id);
+    plan_->is_trigger.push_back(false);
+    return id;
+  }
+  uint32_t SelectorFor(std::string_view piece);
+  void IndexSelector(UniqueSelector* unique);
+
+  Plan* plan_;
+  const Limits& limits_;
+  std::unordered_map<std::string_view, uint32_t> by_text_;
+};
+
+uint32_t Compiler::SelectorFor(std::string_view piece) {
+  auto it = by_text_.find(piece);
+  if (it != by_text_.end()) return it->second;
+  UniqueSelector unique;
+  unique.compiled = CompileSelector(piece, limits_);
+  IndexSelector(&unique);
+  const uint32_t id = static_cast<uint32_t>(plan_->selectors.size());
+  plan_->selectors.push_back(std::move(unique));
+  by_text_.emplace(piece, id);
+  return id;
+}
+
+void Compiler::IndexSelector(UniqueSelector* unique) {
+  CompiledSelector& c = unique->compiled;
+  if (c.mode == SelectorMode::kFastPath) {
+    for (const FastToken& t : c.fast) {
+      unique->fast_keys.push_back(
+          Key(t.is_class ? KeyKind::kFastClass : KeyKind::kFastId, t.value));
+    }
+    return;
+  }
+  if (c.mode != SelectorMode::kMatch) return;
+  for (ComplexSelector& group : c.groups) {
+    GroupIndex index;
+    for (size_t ci = 0; ci < group.compounds.size(); ++ci) {
+      Compound& compound = group.compounds[ci];
+      const bool rightmost = ci + 1 == group.compounds.size();
+      int32_t best = -1;
+      int best_rank = 0;
+      auto consider = [&](uint32_t key, int rank) {
+        index.required.push_back(key);
+        if (rightmost && rank > best_rank) {
+          best = static_cast<int32_t>(key);
+          best_rank = rank;
+        }
+      };
+      for (const std::string& tag : compound.tags) consider(Key(KeyKind::kTag, tag), 2);
+      for (AttrTest& a : compound.attrs) {
+        if (a.action == AttrAction::kNot) continue;
+        if (a.name == "class" && a.action == AttrAction::kElement && !a.ignore_case &&
+            !a.value.empty()) {
+          a.class_key = static_cast<int32_t>(Key(KeyKind::kClass, a.value));
+          consider(static_cast<uint32_t>(a.class_key), 3);
+        } else if (a.name == "id" && a.action == AttrAction::kEquals && !a.ignore_case) {
+          consider(Key(KeyKind::kId, a.value), 4);
+        } else {
+          consider(Key(KeyKind::kAttr, a.name), 1);
+        }
+      }
+      if (rightmost && best >= 0) {
+        index.trigger = best;
+        plan_->is_trigger[best] = true;
+      }
+    }
+    std::sort(index.required.begin(), index.required.end());
+    index.required.erase(std::unique(index.required.begin(), index.required.end()),
+                         index.required.end());
+    unique->groups.push_back(std::move(index));
+  }
+}
+
+bool Compiler::Run(std::string* error) {
+  CssTree& tree = plan_->tree;
+  const size_t count = tree.nodes.size();
+  plan_->rule_facts.assign(count, RuleFacts());
+  plan_->directives.assign(count, Directive::kNone);
+  plan_->has_nested.assign(count, false);
+  plan_->style_end_decl.assign(count, false);
+  plan_->font_face.assign(count, -1);
+  const std::string& text = tree.text;
+  // Depth bound: the per-page walk recurses over blocks.
+  {
+    std::vector<uint32_t> depth(count, 0);
+    for (size_t i = 0; i < count; ++i) {
+      const int32_t parent = tree.nodes[i].parent;
+      depth[i] = parent < 0 ? 1 : depth[parent] + 1;  // parents precede children
+      if (depth[i] > 256) {
+        *error = "stylesheet blocks nested too deep";
+        return false;
+      }
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const CssNode& node = tree.nodes[i];
+    auto sv = [&](uint32_t b, uint32_t e) { return std::string_view(text).substr(b, e - b); };
+    if (node.kind == CssKind::kComment) {
+      plan_->directives[i] = ParseDirective(sv(node.a_begin, node.a_end));
+      continue;
+    }
+    if (node.kind == CssKind::kDecl) {
+      if (sv(node.b_begin, node.b_end).find("</style>") != std::string_view::npos) {
+        plan_->style_end_decl[i] = true;
+      }
+      continue;
+    }
+    if (node.kind == CssKind::kAtRule) {
+      const std::string_view name = sv(node.a_begin, node.a_end);
+      const bool keyframes = name == "keyframes" || name == "-webkit-keyframes";
+      if (!keyframes) {
+        for (uint32_t child : node.children) {
+          const CssKind k = tree.nodes[child].kind;
+          if (k == CssKind::kRule || k == CssKind::kAtRule) plan_->has_nested[i] = true;
+        }
+      }
+      if (name == "font-face" && node.has_block) {
+        FontFaceFacts facts;
+        for (uint32_t child : node.children) {
+          const CssNode& d = tree.nodes[child];
+          if (d.kind != CssKind::kDecl) continue;
+          const std::string_view prop = sv(d.a_begin, d.a_end);
+          const std::string_view value = sv(d.b_begin, d.b_end);
+          if (prop == "font-family") {
+            facts.has_family = !value.empty();
+            facts.family = NormalizeFontFamily(value);
+          } else if (prop == "unicode-range") {
+            facts.ranges.clear();
+            facts.has_ranges = ParseUnicodeRanges(value, &facts.ranges);
+          }
+        }
+        plan_->font_face[i] = static_cast<int32_t>(plan_->font_faces.size());
+        plan_->font_faces.push_back(std::move(facts));
+      }
+      continue;
+    }
+    // Style rule.
+    for (uint32_t child : node.children) {
+      const CssKind k = tree.nodes[child].kind;
+      if (k == CssKind::kRule || k == CssKind::kAtRule) plan_->has_nested[i] = true;
+    }
+    RuleFacts& facts = plan_->rule_facts[i];
+    facts.piece_begin = static_cast<uint32_t>(plan_->pieces.size());
+    for (std::string_view piece : SplitSelectorList(sv(node.a_begin, node.a_end))) {
+      plan_->pieces.push_back(piece);
+      plan_->piece_selector.push_back(SelectorFor(piece));
+    }
+    facts.piece_count = static_cast<uint32_t>(plan_->pieces.size()) - facts.piece_begin;
+    facts.font_begin = static_cast<uint32_t>(plan_->fonts.size());
+    facts.anim_begin = static_cast<uint32_t>(plan_->animations.size());
+    for (uint32_t child : node.children) {
+      const CssNode& d = tree.nodes[child];
+      if (d.kind != CssKind::kDecl) continue;
+      const std::string_view prop = sv(d.a_begin, d.a_end);
+      const std::string_view value = sv(d.b_begin, d.b_end);
+      const std::string lower = Lower(prop);
+      if (lower == "font" || lower == "font-family") {
+        for (std::string& f : ParseFontFamilies(prop, value)) plan_->fonts.push_back(std::move(f));
+      }
+      if (prop == "animation" || prop == "animation-name") {
+        size_t p = 0;
+        while (p < value.size()) {
+          while (p < value.size() && (IsSpace(value[p]) || value[p] == '\v')) ++p;
+          const size_t q0 = p;
+          while (p < value.size() && !(IsSpace(value[p]) || value[p] == '\v')) ++p;
+          if (p > q0) plan_->animations.emplace_back(value.substr(q0, p - q0));
+        }
+      }
+    }
+    facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
+    facts.anim_count = static_cast<uint32_t>(plan_->animations.size()) - facts.anim_begin;
+  }
+  // The plan lives as long as the stylesheet: give back the vectors' growth slack.
+  tree.nodes.shrink_to_fit();
+  for (CssNode& n : tree.nodes) n.children.shrink_to_fit();
+  tree.roots.shrink_to_fit();
+  plan_->pieces.shrink_to_fit();
+  plan_->piece_selector.shrink_to_fit();
+  plan_->selectors.shrink_to_fit();
+  plan_->fonts.shrink_to_fit();
+  plan_->animations.shrink_to_fit();
+  plan_->font_faces.shrink_to_fit();
+  plan_->is_trigger.shrink_to_fit();
+  // Approximate footprint.
+  size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
+  for (const CssNode& n : tree.nodes) bytes += n.children.capacity() * sizeof(uint32_t);
+  bytes += plan_->pieces.capacity() * (sizeof(std::string_view) + sizeof(uint32_t));
+  bytes += count * (sizeof(RuleFacts) + sizeof(Directive) + sizeof(int32_t) + 1);
+  for (const UniqueSelector& u : plan_->selectors) {
+    bytes += sizeof(UniqueSelector) + u.fast_keys.capacity() * 4;
+    for (const FastToken& f : u.compiled.fast) bytes += sizeof(FastToken) + f.value.capacity();
+    for (const ComplexSelector& g : u.compiled.groups) {
+      bytes += sizeof(ComplexSelector) + g.compounds.capacity() * sizeof(Compound);
+      for (const Compound& c : g.compounds) {
+        bytes += c.tags.capacity() * sizeof(std::string) + c.attrs.capacity() * sizeof(AttrTest);
+      }
+    }
+    for (const GroupIndex& g : u.groups) bytes += sizeof(GroupIndex) + g.required.capacity() * 4;
+  }
+  for (const auto& map : plan_->keys) bytes += map.size() * (2 * sizeof(std::string) + 32);
+  for (const std::string& f : plan_->fonts) bytes += sizeof(std::string) + f.capacity();
+  for (const std::string& a : plan_->animations) bytes += sizeof(std::string) + a.capacity();
+  plan_->bytes = bytes;
+  return true;
+}
+
+}  // namespace
+
+CompileResult CompilePlan(std::string_view css, const Limits& limits) {
+  CompileResult result;
+  if (css.size() > limits.max_css_bytes) {
+    result.error = "stylesheet larger than the limit";
+    return result;
+  }
+  auto plan = std::make_shared<Plan>();
+  ParseCss(css, &plan->tree);
+  Compiler compiler(plan.get(), limits);
+  if (!compiler.Run(&result.error)) return result;
+  result.plan = std::move(plan);
+  return result;
+}
+
+size_t PlanMemoryBytes(const Plan& plan) { return plan.bytes; }
+
+size_t PlanRuleCount(const Plan& plan) {
+  size_t n = 0;
+  for (const CssNode& node : plan.tree.nodes) {
+    if (node.kind == CssKind::kRule || node.kind == CssKind::kAtRule) ++n;
+  }
+  return n;
+}
+
+}  // namespace critical_css
+}  // namespace ssr_native

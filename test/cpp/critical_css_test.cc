@@ -1,0 +1,193 @@
+// Known answers for the critical-CSS engine, each taken from beasties 0.5.4 with Angular's
+// options (the differential test in test/js/critical-css-diff.test.js checks thousands more),
+// and the hostile inputs it must survive in linear time.
+#include "ssr_native/critical_css.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "../../src/core/critical_css_internal.h"
+
+namespace css = ssr_native::critical_css;
+
+namespace {
+
+std::string Inline(const std::string& stylesheet, const std::string& page, bool compress = false) {
+  css::CompileResult compiled = css::CompilePlan(stylesheet);
+  EXPECT_TRUE(compiled.plan) << compiled.error;
+  css::LinksResult links = css::FindLinks(page);
+  std::vector<const css::Plan*> plans;
+  for (const css::PageLink& l : links.links)
+    plans.push_back(l.fetched ? compiled.plan.get() : nullptr);
+  css::InlineOptions options;
+  options.compress = compress;
+  css::InlineResult result = css::Inline(page, plans, options);
+  EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
+  return result.html;
+}
+
+std::string StyleOf(const std::string& html) {
+  const size_t b = html.find("<style>");
+  const size_t e = html.find("</style>");
+  if (b == std::string::npos || e == std::string::npos) return "<none>";
+  return html.substr(b + 7, e - b - 7);
+}
+
+const char kPage[] =
+    "<!doctype html><html><head><link rel=\"stylesheet\" href=\"styles.css\"></head>"
+    "<body><div class=\"card\"><p class=\"card-text\">x</p></div></body></html>";
+
+TEST(CriticalCssSelector, NormalizesLikeBeasties) {
+  EXPECT_EQ(css::NormalizeSelector(".btn:hover"), ".btn");
+  EXPECT_EQ(css::NormalizeSelector(".a:not(.b) .c::before"), ".a .c");
+  EXPECT_EQ(css::NormalizeSelector(".table > :not(caption) > * > *"), ".table > *> * > *");
+  EXPECT_EQ(css::NormalizeSelector(".md\\:flex:hover"), ".md\\:flex");
+  EXPECT_EQ(css::NormalizeSelector("a:is(.x, .y) + b"), "a + b");
+  EXPECT_EQ(css::NormalizeSelector("a >"), "a > *");
+  EXPECT_EQ(css::NormalizeSelector("::-webkit-scrollbar"), "");
+  EXPECT_EQ(css::NormalizeSelector("[data-x=\"a:b\"]"), "[data-x=\"a\"]");
+}
+
+TEST(CriticalCssSelector, SplitsLikePostcssListComma) {
+  const auto parts = css::SplitSelectorList("a, b:is(c, d) ,e,");
+  ASSERT_EQ(parts.size(), 4u);
+  EXPECT_EQ(parts[0], "a");
+  EXPECT_EQ(parts[1], "b:is(c, d)");
+  EXPECT_EQ(parts[2], "e");
+  EXPECT_EQ(parts[3], "");
+}
+
+TEST(CriticalCssSelector, ModesFollowBeastiesAndCssSelect) {
+  css::Limits limits;
+  EXPECT_EQ(css::CompileSelector("html", limits).mode, css::SelectorMode::kAlways);
+  EXPECT_EQ(css::CompileSelector("::after", limits).mode, css::SelectorMode::kAlways);
+  EXPECT_EQ(css::CompileSelector(".a", limits).mode, css::SelectorMode::kFastPath);
+  EXPECT_EQ(css::CompileSelector("[class=a]", limits).mode, css::SelectorMode::kFastPath);
+  EXPECT_EQ(css::CompileSelector("div.a", limits).mode, css::SelectorMode::kMatch);
+  EXPECT_EQ(css::CompileSelector("::placeholder", limits).mode, css::SelectorMode::kNever);
+  EXPECT_EQ(css::CompileSelector("a[href^='']", limits).mode, css::SelectorMode::kNever);
+  EXPECT_EQ(css::CompileSelector("svg|a", limits).mode, css::SelectorMode::kNever);
+  EXPECT_EQ(css::CompileSelector("a[", limits).mode, css::SelectorMode::kNever);
+}
+
+TEST(CriticalCssInline, KeepsMatchingRulesAndDefersTheLink) {
+  const std::string out = Inline(
+      ".card{a:1}\n.btn{b:2}\n.card .card-text, .x{c:3}\n@media "
+      "(min-width:1px){.card{d:4}.y{e:5}}\n",
+      kPage);
+  EXPECT_EQ(StyleOf(out),
+            ".card{a:1}\n.card .card-text{c:3}\n@media (min-width:1px){.card{d:4}}\n");
+  EXPECT_NE(out.find("<html data-beasties-container>"), std::string::npos);
+  EXPECT_NE(out.find("<link rel=\"stylesheet\" href=\"styles.css\" media=\"print\" "
+                     "onload=\"this.media='all'\"><noscript><link rel=\"stylesheet\" "
+                     "href=\"styles.css\"></noscript>"),
+            std::string::npos);
+}
+
+TEST(CriticalCssInline, CompressWritesBeastiesMinifiedForm) {
+  const std::string out =
+      Inline("/* c */\n.card ,\n.x {\n  a : 1;\n  b: 2 !important;\n}\n", kPage, true);
+  EXPECT_EQ(StyleOf(out), ".card{a :1;b:2 !important}");
+}
+
+TEST(CriticalCssInline, FontsAndKeyframesFollowKeptRules) {
+  const std::string out = Inline(
+      "@font-face{font-family:\"Used\";src:url(u.woff)}@font-face{font-family:Unused;src:url(x)}"
+      "@keyframes spin{to{t:1}}@keyframes other{to{t:2}}"
+      ".card{font:12px/1.5 Used, serif;animation:spin 1s}.zzz{font-family:Unused}",
+      kPage);
+  EXPECT_EQ(StyleOf(out),
+            "@font-face{font-family:\"Used\";src:url(u.woff)}@keyframes spin{to{t:1}}"
+            ".card{font:12px/1.5 Used, serif;animation:spin 1s}");
+}
+
+TEST(CriticalCssInline, CspNonceMovesOnloadIntoAngularsScript) {
+  const std::string page =
+      "<html><head><style>.own{}</style><link rel=stylesheet href=s.css></head>"
+      "<body><app-root ngCspNonce=\"N1\" class=card></app-root></body></html>";
+  const std::string out = Inline(".card{a:1}", page);
+  EXPECT_NE(out.find("<style nonce=\"N1\">.card{a:1}</style><script nonce=\"N1\">"),
+            std::string::npos);
+  EXPECT_NE(out.find("<style nonce=\"N1\">.own{}"), std::string::npos);
+  EXPECT_NE(out.find("media=\"print\" ngCspMedia=\"all\">"), std::string::npos);
+  EXPECT_EQ(out.find("onload="), std::string::npos);
+}
+
+TEST(CriticalCssInline, LinksBeastiesDoesNotFetchAreLeftAlone) {
+  const css::LinksResult links = css::FindLinks(
+      "<link rel=stylesheet href=a.css data-beasties-skip><link rel=StyleSheet href=b.css?v=1>"
+      "<link rel=stylesheet href=c.js><link rel=\"preload stylesheet\" href=d.css>");
+  ASSERT_EQ(links.links.size(), 3u);
+  EXPECT_FALSE(links.links[0].fetched);
+  EXPECT_TRUE(links.links[1].fetched);
+  EXPECT_FALSE(links.links[2].fetched);
+}
+
+TEST(CriticalCssHtml, BuildsHtmlparser2sTree) {
+  css::HtmlDocument doc;
+  std::string reason;
+  ASSERT_TRUE(css::ParseHtml("<p><div></div></p><ul><li>a<li>b</ul><input><br></br>", css::Limits(),
+                             &doc, &reason));
+  std::vector<std::string> names;
+  for (const auto& e : doc.elements) names.push_back(e.name + ":" + std::to_string(e.parent));
+  // <p> is closed by <div>; "</p>" alone makes an empty <p>; <li> closes <li>; "</br>" is a <br>.
+  const std::vector<std::string> expected = {"p:-1", "div:-1",   "p:-1",  "ul:-1", "li:3",
+                                             "li:3", "input:-1", "br:-1", "br:-1"};
+  EXPECT_EQ(names, expected);
+}
+
+TEST(CriticalCssHostile, DeepNestingIsRefusedNotRecursed) {
+  std::string page = "<html><head><link rel=stylesheet href=a.css></head><body>";
+  for (int i = 0; i < 100000; ++i) page += "<div>";
+  const css::LinksResult links = css::FindLinks(page);
+  EXPECT_EQ(links.status, css::Status::kSkipped);
+  std::string sheet;
+  for (int i = 0; i < 100000; ++i) sheet += "@media print{";
+  EXPECT_FALSE(css::CompilePlan(sheet).plan);  // nested too deep: an error value
+}
+
+TEST(CriticalCssHostile, HugeAttributeAndUnterminatedInput) {
+  std::string page = "<html><head><link rel=stylesheet href=a.css></head><body><div class=\"";
+  page += std::string(1 << 20, 'a');
+  page += "\"></div><!-- never closed <p class=x>";
+  const std::string out = Inline(".x{a:1}'unterminated {", page);
+  EXPECT_EQ(StyleOf(out), "<none>");  // nothing matched: the <style> is removed, as beasties does
+  EXPECT_NE(out.find("media=\"print\""), std::string::npos);
+}
+
+TEST(CriticalCssHostile, ManySelectorsAndPathologicalNestingStayLinear) {
+  std::string sheet;
+  for (int i = 0; i < 100000; ++i)
+    sheet += ".c" + std::to_string(i) + " .d:is(.e:has(.f:is(.g))){x:y}";
+  sheet += std::string(5000, '(');
+  std::string page = "<html><head><link rel=stylesheet href=a.css></head><body>";
+  for (int i = 0; i < 300; ++i) page += "<div class=\"c" + std::to_string(i) + " d\">";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string out = Inline(sheet, page);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // .c0 is the outermost element, every other one a .d below it; nothing is below .c299.
+  EXPECT_EQ(StyleOf(out).find(".c0 .d:is(.e:has(.f:is(.g))){x:y}"), 0u);
+  EXPECT_EQ(StyleOf(out).find(".c299 .d"), std::string::npos);
+  EXPECT_LT(seconds, 30.0);  // a guard against a hang, not a speed goal
+}
+
+TEST(CriticalCssHostile, MatcherWorkIsBounded) {
+  // Backtracking over 400 ancestors for eleven descendant combinators that can never all match:
+  // exponential for a naive matcher; the step budget gives the page up (sent unchanged).
+  const std::string sheet = "span div div div div div div div div div div p{x:y}";
+  std::string page = "<html><head><link rel=stylesheet href=a.css></head><body><span></span>";
+  for (int i = 0; i < 400; ++i) page += "<div>";
+  page += "<p>";
+  css::CompileResult compiled = css::CompilePlan(sheet);
+  css::Limits limits;
+  limits.max_match_steps = 100000;
+  css::InlineResult result = css::Inline(page, {compiled.plan.get()}, css::InlineOptions(), limits);
+  EXPECT_EQ(result.status, css::Status::kSkipped);
+  EXPECT_NE(result.reason.find("work limit"), std::string::npos);
+}
+
+}  // namespace

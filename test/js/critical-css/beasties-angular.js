@@ -1,0 +1,119 @@
+'use strict';
+// The reference for the differential tests: beasties 0.5.4 configured and extended the way
+// Angular's InlineCriticalCssProcessor (@angular/ssr, angular-cli
+// packages/angular/ssr/src/utils/inline-critical-css.ts) configures and extends it: the same
+// options, the stylesheet read through an overridden readFile, and the CSP-nonce handling of
+// its embedLinkedStylesheet override (written here from its documented behaviour).
+const fs = require('fs');
+
+const MEDIA_SET_HANDLER_PATTERN = /^this\.media=["'](.*)["'];?$/;
+const CSP_MEDIA_ATTR = 'ngCspMedia';
+const LINK_LOAD_SCRIPT_CONTENT = `(() => {
+  const CSP_MEDIA_ATTR = '${CSP_MEDIA_ATTR}';
+  const documentElement = document.documentElement;
+
+  // Listener for load events on link tags.
+  const listener = (e) => {
+    const target = e.target;
+    if (
+      !target ||
+      target.tagName !== 'LINK' ||
+      !target.hasAttribute(CSP_MEDIA_ATTR)
+    ) {
+      return;
+    }
+
+    target.media = target.getAttribute(CSP_MEDIA_ATTR);
+    target.removeAttribute(CSP_MEDIA_ATTR);
+
+    if (!document.head.querySelector(\`link[\${CSP_MEDIA_ATTR}]\`)) {
+      documentElement.removeEventListener('load', listener);
+    }
+  };
+
+  documentElement.addEventListener('load', listener, true);
+})();`;
+
+async function loadBeasties() {
+  const mod = await import('beasties');
+  return mod.default;
+}
+
+async function createAngularProcessor({ path, publicPath, minify = false, readFile }) {
+  const Beasties = await loadBeasties();
+  class AngularBeasties extends Beasties {
+    constructor() {
+      super({
+        logger: { warn: () => {}, error: () => {}, info: () => {} },
+        logLevel: 'warn',
+        path,
+        publicPath,
+        compress: minify,
+        pruneSource: false,
+        reduceInlineStyles: false,
+        mergeStylesheets: false,
+        preload: 'media',
+        noscriptFallback: true,
+        inlineFonts: true,
+      });
+      this.addedCspScriptsDocuments = new WeakSet();
+      this.documentNonces = new WeakMap();
+    }
+
+    readFile(file) {
+      if (readFile) return Promise.resolve(readFile(file));
+      return fs.promises.readFile(file, 'utf-8');
+    }
+
+    async embedLinkedStylesheet(link, document) {
+      if (link.getAttribute('media') === 'print' && link.next?.name === 'noscript') {
+        const media = link.getAttribute('onload')?.match(MEDIA_SET_HANDLER_PATTERN);
+        if (media) {
+          link.removeAttribute('onload');
+          link.setAttribute('media', media[1]);
+          link?.next?.remove();
+        }
+      }
+      const returnValue = await super.embedLinkedStylesheet(link, document);
+      const cspNonce = this.findCspNonce(document);
+      if (cspNonce) {
+        const beastiesMedia = link.getAttribute('onload')?.match(MEDIA_SET_HANDLER_PATTERN);
+        if (beastiesMedia) {
+          link.removeAttribute('onload');
+          link.setAttribute(CSP_MEDIA_ATTR, beastiesMedia[1]);
+          this.conditionallyInsertCspLoadingScript(document, cspNonce, link);
+        }
+        document.head.children.forEach((child) => {
+          if (child.tagName === 'style' && !child.hasAttribute('nonce')) {
+            child.setAttribute('nonce', cspNonce);
+          }
+        });
+      }
+      return returnValue;
+    }
+
+    findCspNonce(document) {
+      if (this.documentNonces.has(document)) return this.documentNonces.get(document);
+      const nonceElement = document.querySelector('[ngCspNonce], [ngcspnonce]');
+      const cspNonce = nonceElement?.getAttribute('ngCspNonce') || nonceElement?.getAttribute('ngcspnonce') || null;
+      this.documentNonces.set(document, cspNonce);
+      return cspNonce;
+    }
+
+    conditionallyInsertCspLoadingScript(document, nonce, link) {
+      if (this.addedCspScriptsDocuments.has(document)) return;
+      if (document.head.textContent.includes(LINK_LOAD_SCRIPT_CONTENT)) {
+        this.addedCspScriptsDocuments.add(document);
+        return;
+      }
+      const script = document.createElement('script');
+      script.setAttribute('nonce', nonce);
+      script.textContent = LINK_LOAD_SCRIPT_CONTENT;
+      document.head.insertBefore(script, link);
+      this.addedCspScriptsDocuments.add(document);
+    }
+  }
+  return new AngularBeasties();
+}
+
+module.exports = { createAngularProcessor, LINK_LOAD_SCRIPT_CONTENT };

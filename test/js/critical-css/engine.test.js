@@ -1,0 +1,85 @@
+'use strict';
+// CriticalCssEngine's contract: string in string out, Buffer in Buffer out, TypeError for
+// anything else, pages it cannot process come back unchanged and counted, plans keyed by the
+// stylesheet's content (rebuilt when it changes) and bounded by maxPlans.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { CriticalCssEngine } = require('../../../lib/critical-css/engine.js');
+
+const page = (href = 'styles.css', body = '<div class="a">x</div>') =>
+  `<!doctype html><html><head><link rel="stylesheet" href="${href}"></head><body>${body}</body></html>`;
+
+function folder(files) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'critical-css-engine-'));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+test('string in, string out; Buffer in, Buffer out; the same bytes either way', () => {
+  const dir = folder({ 'styles.css': '.a{color:red}.b{color:blue}' });
+  const engine = new CriticalCssEngine({ path: dir });
+  const out = engine.process(page());
+  assert.strictEqual(typeof out, 'string');
+  assert.match(out, /<style>\.a\{color:red\}<\/style><link rel="stylesheet" href="styles.css" media="print"/);
+  const buf = engine.process(Buffer.from(page()));
+  assert.ok(Buffer.isBuffer(buf));
+  assert.strictEqual(buf.toString(), out);
+  assert.deepStrictEqual(
+    { pages: engine.stats().pages, inlined: engine.stats().inlined, plans: engine.stats().plans },
+    { pages: 2, inlined: 2, plans: 1 },
+  );
+});
+
+test('a TypeError for anything but a string or a Buffer; options are checked', () => {
+  const engine = new CriticalCssEngine({ path: '.' });
+  for (const bad of [undefined, null, 42, {}, new Uint16Array(2)]) {
+    assert.throws(() => engine.process(bad), TypeError);
+  }
+  assert.throws(() => new CriticalCssEngine({ preload: 'swap' }), RangeError);
+  assert.throws(() => new CriticalCssEngine({ pruneSource: true }), RangeError);
+  assert.throws(() => new CriticalCssEngine({ maxPlans: 0 }), RangeError);
+  assert.throws(() => new CriticalCssEngine({ readStylesheet: 'x' }), TypeError);
+});
+
+test('pages beyond the limits come back unchanged and are counted, never thrown', () => {
+  const dir = folder({ 'styles.css': '.a{color:red}' });
+  const engine = new CriticalCssEngine({ path: dir });
+  const deep = page('styles.css', '<div>'.repeat(5000));
+  assert.strictEqual(engine.process(deep), deep);
+  const marked = page().replace('<html>', '<html data-beasties-container>');
+  assert.strictEqual(engine.process(marked), marked);
+  assert.strictEqual(engine.stats().skipped, 2);
+  assert.match(engine.stats().lastSkipReason, /data-beasties-container/);
+});
+
+test('a missing, remote or outside stylesheet leaves the link as beasties leaves it', () => {
+  const dir = folder({ 'styles.css': '.a{color:red}' });
+  const engine = new CriticalCssEngine({ path: dir });
+  for (const href of ['missing.css', 'https://cdn.example.com/x.css', '../outside.css']) {
+    const out = engine.process(page(href));
+    assert.doesNotMatch(out, /<style>/);
+    assert.doesNotMatch(out, /media="print"/);
+    assert.match(out, /<html data-beasties-container>/);
+  }
+});
+
+test('plans follow the stylesheet content and stay within maxPlans', () => {
+  const files = {};
+  for (let i = 0; i < 5; i++) files[`s${i}.css`] = `.a{n:${i}}`;
+  const dir = folder(files);
+  const contents = new Map(Object.entries(files).map(([n, t]) => [path.join(dir, n), t]));
+  const engine = new CriticalCssEngine({ path: dir, maxPlans: 2, readStylesheet: (f) => contents.get(f) ?? null });
+  for (let i = 0; i < 5; i++) assert.match(engine.process(page(`s${i}.css`)), new RegExp(`\\.a\\{n:${i}\\}`));
+  assert.strictEqual(engine.stats().plans, 2);
+  contents.set(path.join(dir, 's4.css'), '.a{n:changed}');
+  assert.match(engine.process(page('s4.css')), /\.a\{n:changed\}/);
+  assert.ok(engine.stats().planBytes > 0);
+});
+
+test('a readStylesheet that returns the wrong type is a TypeError (a programming error)', () => {
+  const engine = new CriticalCssEngine({ path: '/', readStylesheet: () => 42 });
+  assert.throws(() => engine.process(page()), TypeError);
+});
