@@ -97,7 +97,9 @@ TEST_F(ZstdDictionaryTest, DecodeRejectsAnotherHashTruncationAndOversizedOutput)
   std::string wrong;
   DczDecodeStatus status = ssr_native::DecodeDcz(Bytes(pages[2]), pages[2].size(), hash.data(),
                                                  Bytes(encoded), encoded.size(), 1 << 20, &wrong);
-  if (status == DczDecodeStatus::kOk) EXPECT_NE(pages[1], wrong);
+  if (status == DczDecodeStatus::kOk) {
+    EXPECT_NE(pages[1], wrong);
+  }
 }
 
 TEST_F(ZstdDictionaryTest, FrameWindowFollowsTheDescriptor) {
@@ -186,8 +188,12 @@ TEST_F(ZstdDictionaryTest, ChooseDictionaryPicksTheSmallerAndKeepsABetterCurrent
   ssr_native::DictionaryChoice choice = ssr_native::ChooseDictionary(pages, 32 * 1024, 3, "", 0.9);
   ASSERT_FALSE(choice.dictionary.empty());
   size_t chosen = choice.method == "trained" ? choice.trained_bytes : choice.common_bytes;
-  if (choice.trained_bytes != 0) EXPECT_LE(chosen, choice.trained_bytes);
-  if (choice.common_bytes != 0) EXPECT_LE(chosen, choice.common_bytes);
+  if (choice.trained_bytes != 0) {
+    EXPECT_LE(chosen, choice.trained_bytes);
+  }
+  if (choice.common_bytes != 0) {
+    EXPECT_LE(chosen, choice.common_bytes);
+  }
   // the same pages again: the new candidate is not 10% better than what it replaces
   ssr_native::DictionaryChoice again =
       ssr_native::ChooseDictionary(pages, 32 * 1024, 3, choice.dictionary, 0.9);
