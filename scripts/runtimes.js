@@ -37,36 +37,8 @@ const NATIVE_PEERS = ['argon2', '@node-rs/argon2'];
 
 // Suites `bun test` does not run, and why (they run under every Node).
 const BUN_EXCLUDED = {
-  'cache.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'cache-security.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'cache-koa.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'cache-security-koa.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'cache-redis-purge.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'cache-redis.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'cache-redis-restart.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'cache-redis-hostile.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'cache-compression.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'metrics.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'docs.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'http2.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'middleware.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
   'frameworks.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
-  'fastify-static-edges.test.js':
-    "KNOWN REGRESSION under Bun of this round's response-cache security change (the store decision on the sent head / refresh tickets): pages are not stored under Bun; tracked as open work, runs under Node 20-26",
+    "critical CSS: under Bun, Hono's compress() in front of criticalCss() answers a length that differs from Node's (one case of five; not yet diagnosed, open on issue 36); the engine and its other adapters run under Bun in middleware.test.js and critical-css-diff.test.js",
   'send-file-stream.test.js':
     "Bun's node:http does not abort a response destroyed after its headers were sent (the client sees an empty body, not a reset), so the shrinking-file guarantee is Node-only; see README",
   'serve-static-churn.test.js':

@@ -4,11 +4,13 @@
 // cookie-session set Set-Cookie at writeHead), Koa middleware after `await next()` (koa-session),
 // compression in front that holds the head back while it compresses (a late setHeader then
 // succeeds). Node keeps the head it wrote as a string (`_header`), read here once the response
-// has ended; where there is none (HTTP/2 compatibility responses), the header map.
+// has ended; where there is none (HTTP/2 compatibility responses, Bun), the header map.
 
 function sentHead(res) {
   const head = res._header;
-  if (typeof head !== 'string' || head === '') return { status: res.statusCode, headers: res.getHeaders() };
+  // Bun keeps a placeholder there (' '), not the head: only a real status line is read
+  if (typeof head !== 'string' || !head.startsWith('HTTP/'))
+    return { status: res.statusCode, headers: res.getHeaders() };
   const lines = head.split('\r\n');
   const statusLine = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(lines[0]);
   const headers = {};
