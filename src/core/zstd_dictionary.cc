@@ -91,25 +91,27 @@ const ZstdApi& Api() {
       return;
     }
     std::string& e = api.error;
-    bool ok = Bind(handle, "ZSTD_isError", &api.isError, &e) &
-              Bind(handle, "ZSTD_getErrorName", &api.getErrorName, &e) &
-              Bind(handle, "ZSTD_compressBound", &api.compressBound, &e) &
-              Bind(handle, "ZSTD_createCDict", &api.createCDict, &e) &
-              Bind(handle, "ZSTD_freeCDict", &api.freeCDict, &e) &
-              Bind(handle, "ZSTD_createCCtx", &api.createCCtx, &e) &
-              Bind(handle, "ZSTD_freeCCtx", &api.freeCCtx, &e) &
-              Bind(handle, "ZSTD_CCtx_reset", &api.cctxReset, &e) &
-              Bind(handle, "ZSTD_CCtx_refCDict", &api.cctxRefCDict, &e) &
-              Bind(handle, "ZSTD_CCtx_setParameter", &api.cctxSetParameter, &e) &
-              Bind(handle, "ZSTD_compress2", &api.compress2, &e) &
-              Bind(handle, "ZSTD_createDCtx", &api.createDCtx, &e) &
-              Bind(handle, "ZSTD_freeDCtx", &api.freeDCtx, &e) &
-              Bind(handle, "ZSTD_DCtx_setParameter", &api.dctxSetParameter, &e) &
-              Bind(handle, "ZSTD_DCtx_loadDictionary", &api.dctxLoadDictionary, &e) &
-              Bind(handle, "ZSTD_decompressStream", &api.decompressStream, &e) &
-              Bind(handle, "ZDICT_trainFromBuffer", &api.trainFromBuffer, &e) &
-              Bind(handle, "ZDICT_isError", &api.zdictIsError, &e) &
-              Bind(handle, "ZDICT_getErrorName", &api.zdictGetErrorName, &e);
+    // every symbol is looked up (no short cut), so the error names the first one missing
+    bool ok = true;
+    ok = Bind(handle, "ZSTD_isError", &api.isError, &e) && ok;
+    ok = Bind(handle, "ZSTD_getErrorName", &api.getErrorName, &e) && ok;
+    ok = Bind(handle, "ZSTD_compressBound", &api.compressBound, &e) && ok;
+    ok = Bind(handle, "ZSTD_createCDict", &api.createCDict, &e) && ok;
+    ok = Bind(handle, "ZSTD_freeCDict", &api.freeCDict, &e) && ok;
+    ok = Bind(handle, "ZSTD_createCCtx", &api.createCCtx, &e) && ok;
+    ok = Bind(handle, "ZSTD_freeCCtx", &api.freeCCtx, &e) && ok;
+    ok = Bind(handle, "ZSTD_CCtx_reset", &api.cctxReset, &e) && ok;
+    ok = Bind(handle, "ZSTD_CCtx_refCDict", &api.cctxRefCDict, &e) && ok;
+    ok = Bind(handle, "ZSTD_CCtx_setParameter", &api.cctxSetParameter, &e) && ok;
+    ok = Bind(handle, "ZSTD_compress2", &api.compress2, &e) && ok;
+    ok = Bind(handle, "ZSTD_createDCtx", &api.createDCtx, &e) && ok;
+    ok = Bind(handle, "ZSTD_freeDCtx", &api.freeDCtx, &e) && ok;
+    ok = Bind(handle, "ZSTD_DCtx_setParameter", &api.dctxSetParameter, &e) && ok;
+    ok = Bind(handle, "ZSTD_DCtx_loadDictionary", &api.dctxLoadDictionary, &e) && ok;
+    ok = Bind(handle, "ZSTD_decompressStream", &api.decompressStream, &e) && ok;
+    ok = Bind(handle, "ZDICT_trainFromBuffer", &api.trainFromBuffer, &e) && ok;
+    ok = Bind(handle, "ZDICT_isError", &api.zdictIsError, &e) && ok;
+    ok = Bind(handle, "ZDICT_getErrorName", &api.zdictGetErrorName, &e) && ok;
     api.ok = ok;
   });
   return api;
