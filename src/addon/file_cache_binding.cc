@@ -15,6 +15,7 @@
 
 #include "args.h"
 #include "bytes.h"
+#include "safe_worker.h"
 #include "shared_buffer.h"
 #include "ssr_native/file_cache.h"
 
@@ -146,16 +147,14 @@ uint64_t ByteLimitOption(const Napi::Object& options, const char* key, uint64_t 
 }
 
 // Loads one file on the libuv pool. Execute runs on a worker thread: no JS values there.
-class LoadWorker : public Napi::AsyncWorker {
+class LoadWorker : public SafeWorker {
  public:
   LoadWorker(Napi::Function callback, std::shared_ptr<ssr_native::FileCache> cache,
              std::string path, std::string top)
-      : Napi::AsyncWorker(callback, "ssr-native:file-cache-load"),
+      : SafeWorker(callback, "ssr-native:file-cache-load"),
         cache_(std::move(cache)),
         path_(std::move(path)),
-        top_(std::move(top)) {
-    SuppressDestruct();  // OnWorkComplete destroys it, whatever happens
-  }
+        top_(std::move(top)) {}
 
   void Execute() override {
     try {
@@ -170,17 +169,6 @@ class LoadWorker : public Napi::AsyncWorker {
   void OnOK() override {
     Napi::Env env = Env();
     Callback().Call({env.Null(), ResultObject(env, result_)});
-  }
-
-  // In a worker thread being terminated the env can no longer run JavaScript nor take an
-  // exception: node-addon-api would then throw out of its callback wrapper and abort the
-  // process. Nothing can be reported to a dying env, so the error is dropped there.
-  void OnWorkComplete(Napi::Env env, napi_status status) override {
-    try {
-      Napi::AsyncWorker::OnWorkComplete(env, status);
-    } catch (...) {
-    }
-    Destroy();
   }
 
  private:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bytes.h"
+#include "safe_worker.h"
 #include "ssr_native/dictionary_builder.h"
 #include "ssr_native/zstd_dictionary.h"
 
@@ -51,26 +52,15 @@ Napi::Value Status(const Napi::CallbackInfo& info) {
 }
 
 // Runs `work` on the pool; callback(err, Buffer).
-class BytesWorker : public Napi::AsyncWorker {
+class BytesWorker : public SafeWorker {
  public:
-  BytesWorker(Napi::Function callback, const char* name) : Napi::AsyncWorker(callback, name) {
-    SuppressDestruct();
-  }
+  BytesWorker(Napi::Function callback, const char* name) : SafeWorker(callback, name) {}
 
   void OnOK() override {
     Napi::Env env = Env();
     Callback().Call(
         {env.Null(), Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(out_.data()),
                                                  out_.size())});
-  }
-
-  // As the file cache's workers: a terminating worker thread's env can take no callback.
-  void OnWorkComplete(Napi::Env env, napi_status status) override {
-    try {
-      Napi::AsyncWorker::OnWorkComplete(env, status);
-    } catch (...) {
-    }
-    Destroy();
   }
 
  protected:
@@ -117,18 +107,16 @@ Napi::Value Train(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-class ChooseWorker : public Napi::AsyncWorker {
+class ChooseWorker : public SafeWorker {
  public:
   ChooseWorker(Napi::Function callback, std::vector<std::string> samples, size_t capacity,
                int level, std::string current, double improvement)
-      : Napi::AsyncWorker(callback, "ssr-native:dictionary-choose"),
+      : SafeWorker(callback, "ssr-native:dictionary-choose"),
         samples_(std::move(samples)),
         capacity_(capacity),
         level_(level),
         current_(std::move(current)),
-        improvement_(improvement) {
-    SuppressDestruct();
-  }
+        improvement_(improvement) {}
 
   void Execute() override {
     try {
@@ -153,14 +141,6 @@ class ChooseWorker : public Napi::AsyncWorker {
     result.Set("commonBytes", static_cast<double>(choice_.common_bytes));
     result.Set("currentBytes", static_cast<double>(choice_.current_bytes));
     Callback().Call({env.Null(), result});
-  }
-
-  void OnWorkComplete(Napi::Env env, napi_status status) override {
-    try {
-      Napi::AsyncWorker::OnWorkComplete(env, status);
-    } catch (...) {
-    }
-    Destroy();
   }
 
  private:
