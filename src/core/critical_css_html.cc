@@ -276,7 +276,9 @@ const char* const kKnownTags[] = {"",
 constexpr int kTagCount = sizeof(kKnownTags) / sizeof(kKnownTags[0]);
 
 struct TagTables {
-  std::unordered_map<std::string_view, uint8_t> ids;
+  // Open addressing over the known names (a third full): one hash and usually one compare.
+  static constexpr size_t kSlots = 256;
+  uint8_t slots[kSlots] = {};
   uint64_t void_mask[2] = {0, 0};
   uint64_t integration_mask[2] = {0, 0};
   uint64_t closes[kTagCount][2] = {};
@@ -286,7 +288,12 @@ struct TagTables {
   static void Set(uint64_t* mask, uint8_t id) { mask[id >> 6] |= uint64_t{1} << (id & 63); }
 
   TagTables() {
-    for (int i = 1; i < kTagCount; ++i) ids.emplace(kKnownTags[i], static_cast<uint8_t>(i));
+    static_assert(kTagCount * 2 < kSlots, "tag table too full");
+    for (int i = 1; i < kTagCount; ++i) {
+      size_t k = HashText(kKnownTags[i]) & (kSlots - 1);
+      while (slots[k] != 0) k = (k + 1) & (kSlots - 1);
+      slots[k] = static_cast<uint8_t>(i);
+    }
     for (const char* v : kVoid) Set(void_mask, Id(v));
     for (const char* v : kIntegration) Set(integration_mask, Id(v));
     for (const auto& rule : kImpliesClose) {
@@ -301,8 +308,10 @@ struct TagTables {
     br = Id("br");
   }
   uint8_t Id(std::string_view name) const {
-    auto it = ids.find(name);
-    return it == ids.end() ? 0 : it->second;
+    for (size_t k = HashText(name) & (kSlots - 1);; k = (k + 1) & (kSlots - 1)) {
+      const uint8_t id = slots[k];
+      if (id == 0 || name == kKnownTags[id]) return id;
+    }
   }
 };
 

@@ -71,6 +71,10 @@ struct Edit {
   uint32_t remove = 0;
   uint32_t order = 0;  // insertion order among edits at the same offset
   std::string text;
+  // Written after text without a copy into it (a <style>'s CSS), then tail.
+  const std::string* body = nullptr;
+  std::string tail;
+  size_t size() const { return text.size() + (body ? body->size() : 0) + tail.size(); }
 };
 
 // beasties' validateMediaQuery + isSafeMediaValue for a `media` attribute.
@@ -244,8 +248,7 @@ class PageProcessor {
 
   bool BuildDocument(std::string* reason);
   int32_t AddSynthetic(const std::string& name, int32_t parent, int32_t prev, int32_t next);
-  void MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
-                std::vector<std::vector<int32_t>>* by_key);
+  void MarkPage(const Plan& plan);
   bool SelectorMatches(const Plan& plan, uint32_t selector);
   std::string ProcessStyle(const Plan& plan);
   const DocumentChars& Chars();
@@ -265,7 +268,11 @@ class PageProcessor {
   MatchContext match_;
   // Per plan evaluation state.
   std::vector<uint8_t> marks_;
-  std::vector<std::vector<int32_t>> by_key_;
+  std::vector<std::pair<uint32_t, int32_t>> triggered_;  // (trigger key, element) marks
+  std::vector<uint32_t> by_key_begin_;                   // trigger key -> its candidates in by_key_
+  std::vector<uint32_t> by_key_end_;
+  std::vector<uint32_t> by_key_fill_;
+  std::vector<int32_t> by_key_;
   std::vector<int8_t> memo_;
   std::vector<uint32_t> class_keys_;       // per element's classes: plan key ids (flat)
   std::vector<uint32_t> class_key_begin_;  // element -> offset into class_keys_
@@ -287,83 +294,119 @@ int32_t PageProcessor::AddSynthetic(const std::string& name, int32_t parent, int
   return index;
 }
 
-void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
-                             std::vector<std::vector<int32_t>>* by_key) {
-  marks->assign(plan.key_count, 0);
-  by_key->assign(plan.key_count, {});
+void PageProcessor::MarkPage(const Plan& plan) {
+  const KeyTable& keys = plan.keys;
+  marks_.assign(plan.key_count, 0);
+  triggered_.clear();
   class_keys_.clear();
   class_key_begin_.assign(doc_.elements.size() + 1, 0);
-  auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
-    const auto& map = plan.keys[static_cast<int>(kind)];
-    if (map.empty()) return;
-    auto it = map.find(value);
-    if (it == map.end()) return;
-    (*marks)[it->second] = 1;
-    if (element >= 0 && in_domain_[element] && plan.is_trigger[it->second]) {
-      auto& list = (*by_key)[it->second];
-      if (list.empty() || list.back() != element) list.push_back(element);
+  // One probe of the interned table answers for every kind of key the text may be.
+  auto mark_id = [&](uint32_t id, int32_t element) {
+    if (id == KeyTable::kNoKey) return;
+    marks_[id] = 1;
+    if (element >= 0 && in_domain_[element] && plan.is_trigger[id]) {
+      triggered_.emplace_back(id, element);
     }
   };
+  auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
+    const int32_t entry = keys.Find(value);
+    if (entry >= 0) mark_id(keys.Id(entry, kind), element);
+  };
   const int32_t count = static_cast<int32_t>(doc_.elements.size());
-  std::string lower;
+  char lower[64];
   for (int32_t e = 0; e < count; ++e) {
     const HtmlElement& el = doc_.elements[e];
+    const bool cached = in_cache_[e] != 0;
     // Every element marks the prefilter (a compound on the left may match an ancestor outside
     // the search domain, <html> itself); only the domain feeds the candidate lists.
-    {
-      mark(KeyKind::kTag, el.name, e);
-      // Attribute names (source attributes, then the engine's own).
-      auto mark_name = [&](std::string_view name) {
-        lower.assign(name.data(), name.size());
-        for (char& c : lower) {
+    mark(KeyKind::kTag, el.name, e);
+    // Attribute names (source attributes, then the engine's own), lowercased.
+    auto mark_name = [&](std::string_view name) {
+      if (name.size() > sizeof(lower)) {
+        std::string long_name(name);
+        for (char& c : long_name) {
           if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
         }
-        mark(KeyKind::kAttr, lower, e);
-      };
-      const int32_t source = el.clone_of >= 0 ? el.clone_of : (el.synthetic ? -1 : e);
-      if (source >= 0) {
-        const HtmlElement& s = doc_.elements[source];
-        for (uint32_t k = 0; k < s.attr_count; ++k) {
-          const HtmlAttr& a = doc_.attrs[s.attr_begin + k];
-          mark_name(html_.substr(a.name_begin, a.name_end - a.name_begin));
-        }
+        mark(KeyKind::kAttr, long_name, e);
+        return;
       }
-      for (const auto& kv : el.set_attrs) mark_name(kv.first);
-      std::string_view value;
-      class_key_begin_[e] = static_cast<uint32_t>(class_keys_.size());
-      if (GetAttribute(doc_, e, "class", &value)) {
-        const auto& class_map = plan.keys[static_cast<int>(KeyKind::kClass)];
-        size_t p = 0;
-        while (p < value.size()) {
-          while (p < value.size() && IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
-          const size_t q = p;
-          while (p < value.size() && !IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
-          if (p > q) {
-            mark(KeyKind::kClass, value.substr(q, p - q), e);
-            auto it = class_map.find(value.substr(q, p - q));
-            if (it != class_map.end()) class_keys_.push_back(it->second);
-          }
-        }
+      for (size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
       }
-      if (GetAttribute(doc_, e, "id", &value)) mark(KeyKind::kId, value, e);
+      mark(KeyKind::kAttr, std::string_view(lower, name.size()), e);
+    };
+    const int32_t source = el.clone_of >= 0 ? el.clone_of : (el.synthetic ? -1 : e);
+    if (source >= 0) {
+      const HtmlElement& s = doc_.elements[source];
+      for (uint32_t k = 0; k < s.attr_count; ++k) {
+        const HtmlAttr& a = doc_.attrs[s.attr_begin + k];
+        mark_name(html_.substr(a.name_begin, a.name_end - a.name_begin));
+      }
     }
-    if (in_cache_[e]) {
-      std::string_view value;
-      if (GetAttribute(doc_, e, "class", &value)) {
+    for (const auto& kv : el.set_attrs) mark_name(kv.first);
+    std::string_view value;
+    class_key_begin_[e] = static_cast<uint32_t>(class_keys_.size());
+    if (GetAttribute(doc_, e, "class", &value)) {
+      // Split on JS whitespace for css-select; when the value is single-space separated with
+      // nothing around it, beasties' trim().split(" ") gives the same tokens: mark its cache
+      // from the same probe.
+      bool plain = !value.empty() && value.front() != ' ' && value.back() != ' ';
+      for (size_t i = 0; plain && i < value.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(value[i]);
+        if (c == ' ' ? value[i + 1] == ' ' : IsJsSpaceByte(c)) plain = false;
+      }
+      size_t p = 0;
+      while (p < value.size()) {
+        while (p < value.size() && IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
+        const size_t q = p;
+        while (p < value.size() && !IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
+        if (p == q) break;
+        const int32_t entry = keys.Find(value.substr(q, p - q));
+        if (entry < 0) continue;
+        const uint32_t id = keys.Id(entry, KeyKind::kClass);
+        mark_id(id, e);
+        if (id != KeyTable::kNoKey) class_keys_.push_back(id);
+        if (cached && plain) mark_id(keys.Id(entry, KeyKind::kFastClass), -1);
+      }
+      if (cached && !plain) {
         // beasties: getAttribute("class").trim().split(" ")
         std::string_view t = TrimAscii(value);
-        size_t p = 0;
+        size_t b = 0;
         for (;;) {
-          const size_t sp = t.find(' ', p);
-          mark(KeyKind::kFastClass, t.substr(p, sp == std::string_view::npos ? sp : sp - p), -1);
+          const size_t sp = t.find(' ', b);
+          mark(KeyKind::kFastClass, t.substr(b, sp == std::string_view::npos ? sp : sp - b), -1);
           if (sp == std::string_view::npos) break;
-          p = sp + 1;
+          b = sp + 1;
         }
       }
-      if (GetAttribute(doc_, e, "id", &value)) mark(KeyKind::kFastId, TrimAscii(value), -1);
+    }
+    if (GetAttribute(doc_, e, "id", &value)) {
+      const int32_t entry = keys.Find(value);
+      if (entry >= 0) mark_id(keys.Id(entry, KeyKind::kId), e);
+      if (cached) {
+        const std::string_view trimmed = TrimAscii(value);
+        if (trimmed.size() == value.size()) {
+          if (entry >= 0) mark_id(keys.Id(entry, KeyKind::kFastId), -1);
+        } else {
+          mark(KeyKind::kFastId, trimmed, -1);
+        }
+      }
     }
   }
   class_key_begin_[count] = static_cast<uint32_t>(class_keys_.size());
+  // Candidate lists per trigger key, flat: elements in document order, each once per key.
+  by_key_begin_.assign(static_cast<size_t>(plan.key_count) + 1, 0);
+  for (const auto& t : triggered_) ++by_key_begin_[t.first + 1];
+  for (size_t k = 1; k < by_key_begin_.size(); ++k) by_key_begin_[k] += by_key_begin_[k - 1];
+  by_key_.resize(triggered_.size());
+  by_key_fill_.assign(by_key_begin_.begin(), by_key_begin_.end() - 1);
+  for (const auto& t : triggered_) {
+    uint32_t& at = by_key_fill_[t.first];
+    if (at > by_key_begin_[t.first] && by_key_[at - 1] == t.second) continue;
+    by_key_[at++] = t.second;
+  }
+  by_key_end_.swap(by_key_fill_);
 }
 
 bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
@@ -395,9 +438,12 @@ bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
           }
         }
         if (!possible) continue;
-        const std::vector<int32_t>& candidates =
-            index.trigger >= 0 ? by_key_[index.trigger] : domain_;
-        result = MatchesSomewhere(u.compiled.groups[g], candidates, &match_);
+        if (index.trigger >= 0) {
+          const uint32_t b = by_key_begin_[index.trigger], e = by_key_end_[index.trigger];
+          result = MatchesSomewhere(u.compiled.groups[g], by_key_.data() + b, e - b, &match_);
+        } else {
+          result = MatchesSomewhere(u.compiled.groups[g], domain_.data(), domain_.size(), &match_);
+        }
       }
       break;
   }
@@ -441,7 +487,7 @@ class Writer {
 
   std::string Run() {
     const CssTree& tree = plan_.tree;
-    Body(tree.roots, -1);
+    Body(tree.Roots(), -1);
     const std::string_view after =
         Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
     if (!after.empty()) Push(after);
@@ -466,7 +512,7 @@ class Writer {
     out_.append(piece);
   }
 
-  void Body(const std::vector<uint32_t>& all_children, int32_t parent) {
+  void Body(NodeList all_children, int32_t parent) {
     const bool parent_semicolon =
         parent < 0 ? plan_.tree.root_semicolon : plan_.tree.nodes[parent].semicolon;
     size_t last = all_children.size();
@@ -557,12 +603,12 @@ class Writer {
 
   void Block(uint32_t index) {
     const CssNode& node = plan_.tree.nodes[index];
-    Body(node.children, static_cast<int32_t>(index));
+    Body(plan_.tree.Children(node), static_cast<int32_t>(index));
     const std::string_view after = Slice(node.after_begin, node.close);
     if (!after.empty()) Push(after);
     if (compress_ && node.semicolon) {
       int32_t last = -1;
-      for (uint32_t c : node.children) {
+      for (uint32_t c : plan_.tree.Children(node)) {
         if (keep_[c]) last = static_cast<int32_t>(c);
       }
       if (last >= 0 && plan_.tree.nodes[last].kind == CssKind::kDecl && starts_.size() >= 2) {
@@ -656,15 +702,17 @@ std::string Dirname(std::string_view path) {
 }
 
 // beasties' rewriteCssUrls (/url\((?:'([^']*)'|"([^"]*)"|([^()]*))\)/gi).
-std::string RewriteCssUrls(const std::string& css, std::string_view href) {
+// Rewrites *sheet in place; leaves it untouched (no copy) when no url() changes.
+void RewriteCssUrls(std::string* sheet, std::string_view href) {
+  const std::string& css = *sheet;
   std::string_view base = href.substr(0, href.find('?'));
   base = base.substr(0, base.find('#'));
   if (base.compare(0, 7, "http://") == 0 || base.compare(0, 8, "https://") == 0 ||
       base.compare(0, 2, "//") == 0) {
-    return css;  // remote stylesheets are never read (beasties' `remote` is off)
+    return;  // remote stylesheets are never read (beasties' `remote` is off)
   }
   const std::string dir = Dirname(base);
-  if (dir == "." || dir.empty()) return css;
+  if (dir == "." || dir.empty()) return;
   std::string out;
   size_t cursor = 0;
   size_t i = 0;
@@ -720,9 +768,9 @@ std::string RewriteCssUrls(const std::string& css, std::string_view href) {
     }
     i = match_end;
   }
-  if (cursor == 0) return css;
+  if (cursor == 0) return;
   out.append(css, cursor, std::string::npos);
-  return out;
+  *sheet = std::move(out);
 }
 
 bool MatchMediaHandler(std::string_view onload, std::string* media) {
@@ -751,7 +799,7 @@ bool MatchMediaHandler(std::string_view onload, std::string* media) {
 std::string PageProcessor::ProcessStyle(const Plan& plan) {
   const CssTree& tree = plan.tree;
   const size_t count = tree.nodes.size();
-  MarkPage(plan, &marks_, &by_key_);
+  MarkPage(plan);
   memo_.assign(plan.selectors.size(), -1);
   // Per-node scratch, reused by the thread from page to page (no fresh pages to fault in).
   thread_local std::vector<uint8_t> removed;  // $$remove after pass 1
@@ -802,7 +850,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     }
     if (node.kind == CssKind::kDecl) return false;
     auto children_alive = [&]() {
-      for (uint32_t c : node.children) {
+      for (uint32_t c : tree.Children(node)) {
         if (!removed[c]) return true;
       }
       return false;
@@ -875,65 +923,63 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   };
 
   // Pass 1: beasties' walkStyleRules with markOnly, children before their parent.
-  std::function<void(const std::vector<uint32_t>&)> pass1 =
-      [&](const std::vector<uint32_t>& children) {
-        for (uint32_t index : children) {
-          if (plan.has_nested[index]) pass1(tree.nodes[index].children);
-          if (!predicate(index)) removed[index] = 1;
-        }
-      };
-  pass1(tree.roots);
+  std::function<void(NodeList)> pass1 = [&](NodeList children) {
+    for (uint32_t index : children) {
+      if (plan.has_nested[index]) pass1(tree.Children(tree.nodes[index]));
+      if (!predicate(index)) removed[index] = 1;
+    }
+  };
+  pass1(tree.Roots());
 
   // Pass 2: drop marked rules, unused @keyframes and @font-face.
-  std::function<void(const std::vector<uint32_t>&)> pass2 =
-      [&](const std::vector<uint32_t>& children) {
-        for (uint32_t index : children) {
-          if (plan.has_nested[index]) pass2(tree.nodes[index].children);
-          if (removed[index]) {
-            keep[index] = 0;
-            continue;
+  std::function<void(NodeList)> pass2 = [&](NodeList children) {
+    for (uint32_t index : children) {
+      if (plan.has_nested[index]) pass2(tree.Children(tree.nodes[index]));
+      if (removed[index]) {
+        keep[index] = 0;
+        continue;
+      }
+      const CssNode& node = tree.nodes[index];
+      if (node.kind != CssKind::kAtRule) continue;
+      const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
+      if (name == "keyframes") {
+        const std::string_view params = text.substr(node.b_begin, node.b_end - node.b_begin);
+        bool used = false;
+        for (std::string_view a : animations) {
+          if (a == params) used = true;
+        }
+        if (!used) keep[index] = 0;
+      } else if (name == "font-face") {
+        bool used = false;
+        const int32_t ff = plan.font_face[index];
+        if (ff >= 0) {
+          const FontFaceFacts& facts = plan.font_faces[ff];
+          if (facts.has_family) {
+            for (std::string_view f : fonts) {
+              if (f == facts.family) used = true;
+            }
           }
-          const CssNode& node = tree.nodes[index];
-          if (node.kind != CssKind::kAtRule) continue;
-          const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
-          if (name == "keyframes") {
-            const std::string_view params = text.substr(node.b_begin, node.b_end - node.b_begin);
-            bool used = false;
-            for (std::string_view a : animations) {
-              if (a == params) used = true;
-            }
-            if (!used) keep[index] = 0;
-          } else if (name == "font-face") {
-            bool used = false;
-            const int32_t ff = plan.font_face[index];
-            if (ff >= 0) {
-              const FontFaceFacts& facts = plan.font_faces[ff];
-              if (facts.has_family) {
-                for (std::string_view f : fonts) {
-                  if (f == facts.family) used = true;
-                }
-              }
-              if (used && facts.has_ranges) {
-                const DocumentChars& chars = Chars();
-                if (chars.complete) {
-                  bool in_range = false;
-                  for (size_t r = 0; r + 1 < facts.ranges.size() && !in_range; r += 2) {
-                    for (uint32_t cp = facts.ranges[r]; cp <= facts.ranges[r + 1]; ++cp) {
-                      if (chars.Has(cp)) {
-                        in_range = true;
-                        break;
-                      }
-                    }
+          if (used && facts.has_ranges) {
+            const DocumentChars& chars = Chars();
+            if (chars.complete) {
+              bool in_range = false;
+              for (size_t r = 0; r + 1 < facts.ranges.size() && !in_range; r += 2) {
+                for (uint32_t cp = facts.ranges[r]; cp <= facts.ranges[r + 1]; ++cp) {
+                  if (chars.Has(cp)) {
+                    in_range = true;
+                    break;
                   }
-                  used = in_range;
                 }
               }
+              used = in_range;
             }
-            if (!options_.inline_fonts || !used) keep[index] = 0;
           }
         }
-      };
-  pass2(tree.roots);
+        if (!options_.inline_fonts || !used) keep[index] = 0;
+      }
+    }
+  };
+  pass2(tree.Roots());
 
   Writer writer(plan, keep, selector_slot, written, options_.compress);
   return writer.Run();
@@ -1131,7 +1177,8 @@ InlineResult PageProcessor::Run() {
   match_.max_steps = limits_.max_match_steps;
 
   std::vector<std::pair<const Plan*, std::string>> done;
-  for (LinkWork& w : work) {
+  for (size_t k = 0; k < work.size(); ++k) {
+    LinkWork& w = work[k];
     if (w.plan == nullptr) continue;
     const std::string* cached = nullptr;
     for (const auto& d : done) {
@@ -1139,8 +1186,16 @@ InlineResult PageProcessor::Run() {
     }
     std::string sheet = cached ? *cached : ProcessStyle(*w.plan);
     if (match_.exhausted) return skip("selector matching exceeded its work limit");
-    if (!cached) done.emplace_back(w.plan, sheet);
-    sheet = RewriteCssUrls(sheet, w.href);
+    if (!cached) {
+      // Kept (a copy) only for a later link to the same stylesheet.
+      for (size_t j = k + 1; j < work.size(); ++j) {
+        if (work[j].plan == w.plan) {
+          done.emplace_back(w.plan, sheet);
+          break;
+        }
+      }
+    }
+    RewriteCssUrls(&sheet, w.href);
     if (TrimAscii(sheet).empty()) {
       w.style_removed = true;
     } else {
@@ -1187,11 +1242,11 @@ InlineResult PageProcessor::Run() {
       std::string s = "<style";
       if (!nonce.empty() && L.parent == head && head >= 0) s += nonce_attr;
       s.push_back('>');
-      s += w.sheet;
-      s += "</style>";
       result.inlined_bytes += w.sheet.size();
       ++result.styles_inlined;
       add(L.tag_begin, 0, std::move(s));
+      edits.back().body = &w.sheet;
+      edits.back().tail = "</style>";
     }
     if (w.script >= 0) {
       std::string s = "<script";
@@ -1268,12 +1323,14 @@ InlineResult PageProcessor::Run() {
   });
   std::string out;
   size_t extra = 0;
-  for (const Edit& e : edits) extra += e.text.size();
+  for (const Edit& e : edits) extra += e.size();
   out.reserve(html_.size() + extra);
   size_t cursor = 0;
   for (const Edit& e : edits) {
     if (e.at > cursor) out.append(html_.substr(cursor, e.at - cursor));
     out.append(e.text);
+    if (e.body != nullptr) out.append(*e.body);
+    out.append(e.tail);
     cursor = std::max<size_t>(cursor, static_cast<size_t>(e.at) + e.remove);
   }
   out.append(html_.substr(std::min(cursor, html_.size())));
