@@ -8,7 +8,8 @@
 // its length; a Range request, an unknown or malformed hash, a client without dcz get the usual
 // answer, identical (but for Vary and Use-As-Dictionary) to the same app without the option.
 // Behind each framework's compression middleware (ours) the delta passes untouched and a client
-// without dcz gets the file compressed as usual. Express's serveStatic also has its own suite
+// without dcz gets the file compressed as usual. Koa, Fastify (`http2: true`) and Hono also on
+// node:http2's compatibility API, h2c and TLS: offer, delta, 304 and HEAD. Express's serveStatic also has its own suite
 // (serve-static-dictionary.test.js).
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -31,6 +32,7 @@ const hono = require('../../../lib/hono');
 const { available, unavailableReason } = require('../../../lib/compression/dcz');
 const native = require('../../../lib/native');
 const { request } = require('../helpers/http');
+const { listenOn, serverOptions, h2request } = require('../helpers/http2');
 const { assetBundles } = require('../helpers/asset-bundles');
 
 const skip = available ? false : `libzstd is not available: ${unavailableReason}`;
@@ -269,6 +271,67 @@ for (const [name, start] of Object.entries(adapters)) {
     assert.deepEqual(coding === 'br' ? zlib.brotliDecompressSync(br.body) : zlib.gunzipSync(br.body), v2);
     assert.ok(varies(br), `Vary: ${br.headers.vary}`);
   });
+}
+
+// The same adapters on node:http2's compatibility API, h2c and TLS.
+const h2adapters = {
+  async koa(root, secure) {
+    const app = new Koa();
+    app.use(koa.conditional());
+    app.use(koa.serve(root, { dictionary: true }));
+    const http2 = require('node:http2');
+    const options = serverOptions(secure);
+    const handler = app.callback();
+    return listenOn(secure ? http2.createSecureServer(options, handler) : http2.createServer(options, handler), secure);
+  },
+  async fastify(root, secure) {
+    const app = Fastify(secure ? { http2: true, https: serverOptions(true) } : { http2: true });
+    await app.register(fastifyStatic, { root, dictionary: true });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `${secure ? 'https' : 'http'}://127.0.0.1:${app.server.address().port}`;
+    return { url, close: () => app.close() };
+  },
+  async hono(root, secure) {
+    const app = new Hono();
+    app.use('*', hono.etag());
+    app.use('*', hono.serveStatic({ root, dictionary: true }));
+    const http2 = require('node:http2');
+    const server = createAdaptorServer({
+      fetch: app.fetch,
+      createServer: secure ? http2.createSecureServer : http2.createServer,
+      serverOptions: serverOptions(secure),
+    });
+    return listenOn(server, secure);
+  },
+};
+
+for (const [name, start] of Object.entries(h2adapters)) {
+  for (const secure of [false, true]) {
+    test(`${name} dictionary over HTTP/2 (${secure ? 'TLS' : 'h2c'}): offer, delta, 304, HEAD`, { skip }, async (t) => {
+      const root = makeRoot();
+      const app = await start(root, secure);
+      t.after(async () => {
+        await app.close();
+        fs.rmSync(root, { recursive: true, force: true });
+      });
+      const first = await h2request(app.url, OLD);
+      assert.equal(first.headers['use-as-dictionary'], 'match="/js/main-*.js", match-dest=("script")');
+      assert.deepEqual(first.body, v1);
+      const dcz = { 'accept-encoding': ACCEPT, 'available-dictionary': AVAILABLE };
+      const delta = await h2request(app.url, NEW, { headers: dcz });
+      assert.equal(delta.status, 200);
+      assert.equal(delta.headers['content-encoding'], 'dcz');
+      assert.equal(Number(delta.headers['content-length']), delta.body.length);
+      assert.ok(varies(delta), `Vary: ${delta.headers.vary}`);
+      assert.deepEqual(decodeDcz(v1, delta.body, root), v2);
+      const fresh = await h2request(app.url, NEW, { headers: { ...dcz, 'if-none-match': delta.headers.etag } });
+      assert.equal(fresh.status, 304);
+      const head = await h2request(app.url, NEW, { method: 'HEAD', headers: dcz });
+      assert.equal(head.status, 200);
+      assert.equal(Number(head.headers['content-length']), delta.body.length);
+      assert.equal(head.body.length, 0);
+    });
+  }
 }
 
 test('static adapters: dictionary off by default, a bad option refused', () => {
