@@ -44,7 +44,7 @@ function serveStatic(root, options) {
   const mount = { config, engine, fallthrough, redirect, found };
   // Opt-in: files with a content hash in their name offered as dictionaries for their next
   // versions, and dcz deltas against them (lib/compression/asset-dictionaries.js).
-  const assets = AssetDictionaries.from(opts.dictionary);
+  const assets = AssetDictionaries.from(opts.dictionary, 'serveStatic');
 
   function middleware(req, res, next) {
     if (req.method !== 'GET' && req.method !== 'HEAD') {

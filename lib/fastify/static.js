@@ -73,7 +73,7 @@ async function fastifyStatic(fastify, opts) {
   // a URL's answer may be remembered only when nothing but the URL (and Accept-Encoding) decides it
   const rememberable = allowedPath === undefined && opts.onFile === undefined;
   // `dictionary`: hashed files offered as dictionaries, dcz deltas (lib/fastify/asset-delta.js)
-  const assets = AssetDictionaries.from(opts.dictionary);
+  const assets = AssetDictionaries.from(opts.dictionary, 'fastifyStatic');
   const mount = { opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders, assets };
   const { pump, sendRecord } = pumpOf(mount);
   let prefix = (opts.prefix ??= '/');

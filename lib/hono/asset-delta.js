@@ -39,7 +39,15 @@ async function sendDelta(c, record, method, delta, assets) {
   }
   const result = c.body(encoded, 200);
   tagOf.set(result, delta.etag);
-  assets.record(record.body.length, encoded.length);
+  // counted once sent (etag() may still turn it into a 304) where node-server's response is known
+  const outgoing = c.env?.outgoing;
+  if (outgoing !== undefined && typeof outgoing.once === 'function') {
+    outgoing.once('finish', () => {
+      if (outgoing.statusCode === 200) assets.record(record.body.length, encoded.length);
+    });
+  } else {
+    assets.record(record.body.length, encoded.length);
+  }
   return result;
 }
 

@@ -52,7 +52,7 @@ function serveStatic(options = { root: '' }) {
   const engine = new StaticEngine(cache, { top: path.resolve(root) });
   // the answer depends on the URL path (and Accept-Encoding) alone unless rewriteRequestPath decides
   const rememberable = typeof options.rewriteRequestPath !== 'function';
-  const assets = AssetDictionaries.from(options.dictionary);
+  const assets = AssetDictionaries.from(options.dictionary, 'hono');
 
   async function stat(filePath) {
     let result = engine.get(filePath);

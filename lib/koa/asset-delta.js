@@ -36,7 +36,13 @@ async function sendDelta(sender, ctx, record, delta) {
   response.set('Content-Encoding', delta.contentEncoding);
   if (sender.setEtag && !response.get('ETag')) response.set('ETag', delta.etag);
   response.body = encoded;
-  if (ctx.method === 'GET') sender.assets.record(record.body.length, encoded.length);
+  // counted once sent: a conditional() mounted in front may still turn it into a 304
+  if (ctx.method === 'GET') {
+    const res = ctx.res;
+    res.once('finish', () => {
+      if (res.statusCode === 200) sender.assets.record(record.body.length, encoded.length);
+    });
+  }
   return undefined;
 }
 

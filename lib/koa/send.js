@@ -63,7 +63,7 @@ class FileSender extends KoaFileResponse {
     this.routes = this.engine.routes;
     this.acceptOutcomes = new Map(); // Accept-Encoding header -> ACCEPTS_* bits
     // `dictionary`: hashed files offered as dictionaries, dcz deltas (lib/koa/asset-delta.js)
-    this.assets = AssetDictionaries.from(opts.dictionary);
+    this.assets = AssetDictionaries.from(opts.dictionary, 'koa');
   }
 
   /** Which of koa-send's sibling encodings the request accepts (ACCEPTS_* bits). */

@@ -24,6 +24,8 @@ const Koa = require('koa');
 const Fastify = require('fastify');
 const { Hono } = require('hono');
 const { createAdaptorServer } = require('@hono/node-server');
+const client = require('prom-client');
+const { registerMetrics } = require('../../../lib/metrics');
 const serveStatic = require('../../../lib/express/serve-static');
 const compression = require('../../../lib/compression');
 const koa = require('../../../lib/koa');
@@ -84,6 +86,15 @@ async function listenNode(server) {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
+
+// the `name` label each adapter gives its metrics (static_asset_dictionary)
+const METRICS_NAMES = {
+  express: 'serveStatic',
+  koa: 'koa',
+  'koa send()': 'koa',
+  fastify: 'fastifyStatic',
+  hono: 'hono',
+};
 
 // Each adapter as its users mount it, with `options` (dictionary or not), and with the
 // framework's compression middleware in front when `compress`.
@@ -241,6 +252,18 @@ for (const [name, start] of Object.entries(adapters)) {
         assert.ok(varies(answer), label);
         assert.deepEqual(usual(answer), usual(await get(off, NEW, headers)), label);
       }
+    });
+
+    await t.test('ssr-native/metrics counts the deltas sent (GET with a body: two above)', async () => {
+      const registry = new client.Registry();
+      registerMetrics(client, { registry });
+      const scrape = await registry.metrics();
+      const label = new RegExp(
+        `^ssr_native_static_asset_dictionary_hits_total\\{name="${METRICS_NAMES[name]}(?:#\\d+)?"\\} 2$`,
+        'm',
+      );
+      assert.match(scrape, label);
+      assert.match(scrape, /^ssr_native_static_asset_dictionary_bytes_saved_total\{name="[^"]+"\} [1-9]/m);
     });
   });
 }
