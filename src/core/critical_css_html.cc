@@ -333,11 +333,27 @@ class HtmlParser {
  private:
   bool InForeign() const { return foreign_.back() != Foreign::kNone; }
 
-  std::string ReadTagName(size_t b, size_t e, bool closing) const {
-    std::string name(s_.substr(b, e - b));
-    for (char& c : name) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  // The lowercased (and adjusted) name: a view of the page where it is written in lowercase,
+  // of a static table for adjusted names, else of a copy kept by the document.
+  std::string_view ReadTagName(size_t b, size_t e, bool /*closing*/) const {
+    std::string_view name = s_.substr(b, e - b);
+    bool upper = false;
+    for (char c : name) upper |= c >= 'A' && c <= 'Z';
+    std::string lowered;
+    if (upper) {
+      lowered.assign(name.data(), name.size());
+      for (char& c : lowered) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+      }
+      name = lowered;
     }
+    std::string_view adjusted = Adjust(name);
+    if (adjusted.data() != name.data() || !upper) return adjusted;
+    doc_->names.push_back(std::move(lowered));
+    return doc_->names.back();
+  }
+
+  std::string_view Adjust(std::string_view name) const {
     if (foreign_.back() == Foreign::kSvg) {
       for (const auto& a : kSvgAdjust) {
         if (name == a[0]) return a[1];
@@ -353,13 +369,12 @@ class HtmlParser {
         }
       }
     }
-    (void)closing;
-    if (!InForeign()) return name == "image" ? "img" : name;
+    if (!InForeign() && name == "image") return "img";
     return name;
   }
 
   // Parser callbacks.
-  void EmitOpenTag(std::string name, size_t tag_begin, size_t name_end);
+  void EmitOpenTag(std::string_view name, size_t tag_begin, size_t name_end);
   void EndOpenTag(size_t tag_end);
   void OnCloseTag(size_t b, size_t e);
   void PopElement();
@@ -367,7 +382,7 @@ class HtmlParser {
   void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve, size_t end);
 
   // domhandler
-  void HandlerOpen(const std::string& name, size_t tag_begin, size_t name_end, size_t attrs_end,
+  void HandlerOpen(std::string_view name, size_t tag_begin, size_t name_end, size_t attrs_end,
                    size_t tag_end, bool with_attrs);
   void HandlerClose(size_t at) {
     if (!handler_.empty()) {
@@ -381,7 +396,7 @@ class HtmlParser {
   const Limits& limits_;
   HtmlDocument* doc_;
   struct Open {
-    std::string name;
+    std::string_view name;
     uint8_t id;
   };
   std::vector<Open> stack_;  // parser stack, innermost last
@@ -390,7 +405,7 @@ class HtmlParser {
   std::vector<Foreign> foreign_;
   std::vector<int32_t> handler_;  // domhandler's tag stack
   // The open tag being read.
-  std::string tagname_;
+  std::string_view tagname_;
   bool have_attribs_ = false;
   size_t open_tag_begin_ = 0, open_name_end_ = 0, open_attrs_end_ = 0;
   std::vector<HtmlAttr> pending_attrs_;
@@ -398,17 +413,17 @@ class HtmlParser {
   std::string reason_;
 };
 
-void HtmlParser::EmitOpenTag(std::string name, size_t tag_begin, size_t name_end) {
+void HtmlParser::EmitOpenTag(std::string_view name, size_t tag_begin, size_t name_end) {
   const TagTables& tags = Tags();
   const uint8_t id = tags.Id(name);
-  tagname_ = std::move(name);
+  tagname_ = name;
   tag_id_ = id;
   open_tag_begin_ = tag_begin;
   open_name_end_ = name_end;
   open_attrs_end_ = name_end;
   pending_attrs_.clear();
   if (id != 0 && id == tags.form && open_forms_ > 0) {
-    tagname_.clear();
+    tagname_ = std::string_view();
     tag_id_ = 0;
     have_attribs_ = false;
     return;
@@ -437,7 +452,7 @@ void HtmlParser::EndOpenTag(size_t tag_end) {
     have_attribs_ = false;
   }
   if (tag_id_ != 0 && TagTables::Has(Tags().void_mask, tag_id_)) HandlerClose(tag_end);
-  tagname_.clear();
+  tagname_ = std::string_view();
   tag_id_ = 0;
 }
 
@@ -454,14 +469,14 @@ void HtmlParser::PopElement() {
 }
 
 void HtmlParser::CloseCurrentTag(size_t at) {
-  const std::string name = tagname_;
+  const std::string_view name = tagname_;
   EndOpenTag(at);
   if (!stack_.empty() && stack_.back().name == name) PopElement();
 }
 
 void HtmlParser::OnCloseTag(size_t b, size_t e) {
   const TagTables& tags = Tags();
-  const std::string name = ReadTagName(b, e, true);
+  const std::string_view name = ReadTagName(b, e, true);
   const uint8_t id = tags.Id(name);
   if (!TagTables::Has(tags.void_mask, id)) {
     size_t pos = stack_.size();
@@ -519,7 +534,7 @@ void HtmlParser::OnAttribEnd(size_t nb, size_t ne, bool has_value, size_t vb, si
   pending_attrs_.push_back(a);
 }
 
-void HtmlParser::HandlerOpen(const std::string& name, size_t tag_begin, size_t name_end,
+void HtmlParser::HandlerOpen(std::string_view name, size_t tag_begin, size_t name_end,
                              size_t attrs_end, size_t tag_end, bool with_attrs) {
   if (handler_.size() >= limits_.max_depth) {
     failed_ = true;
@@ -973,6 +988,8 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
   doc->attrs.clear();
   doc->top_level.clear();
   doc->texts.clear();
+  doc->names.clear();
+  doc->overrides.clear();
   if (html.size() > limits.max_html_bytes) {
     *reason = "page larger than the limit";
     return false;
@@ -986,10 +1003,12 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
 bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view lower_name,
                   std::string_view* value) {
   const HtmlElement& el = doc.elements[element];
-  for (const std::string& r : el.removed_attrs) {
+  static const AttrOverrides kNone;
+  const AttrOverrides& o = el.overrides >= 0 ? doc.overrides[el.overrides] : kNone;
+  for (const std::string& r : o.removed_attrs) {
     if (r == lower_name) return false;
   }
-  for (const auto& kv : el.set_attrs) {
+  for (const auto& kv : o.set_attrs) {
     if (kv.first == lower_name) {
       *value = kv.second;
       return true;

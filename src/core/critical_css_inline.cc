@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <deque>
 #include <functional>
 
 #include "critical_css_plan.h"
@@ -247,7 +248,17 @@ class PageProcessor {
   };
 
   bool BuildDocument(std::string* reason);
-  int32_t AddSynthetic(const std::string& name, int32_t parent, int32_t prev, int32_t next);
+  // The engine's attribute edits of `element`, made on first use.
+  AttrOverrides& Edits(int32_t element) {
+    HtmlElement& el = doc_.elements[element];
+    if (el.overrides < 0) {
+      el.overrides = static_cast<int32_t>(doc_.overrides.size());
+      doc_.overrides.emplace_back();
+    }
+    return doc_.overrides[el.overrides];
+  }
+  // `name` is a literal (the element keeps the view).
+  int32_t AddSynthetic(std::string_view name, int32_t parent, int32_t prev, int32_t next);
   void MarkPage(const Plan& plan);
   bool SelectorMatches(const Plan& plan, uint32_t selector);
   std::string ProcessStyle(const Plan& plan);
@@ -278,7 +289,7 @@ class PageProcessor {
   std::vector<uint32_t> class_key_begin_;  // element -> offset into class_keys_
 };
 
-int32_t PageProcessor::AddSynthetic(const std::string& name, int32_t parent, int32_t prev,
+int32_t PageProcessor::AddSynthetic(std::string_view name, int32_t parent, int32_t prev,
                                     int32_t next) {
   HtmlElement el;
   el.name = name;
@@ -321,33 +332,57 @@ void PageProcessor::MarkPage(const Plan& plan) {
     // the search domain, <html> itself); only the domain feeds the candidate lists.
     mark(KeyKind::kTag, el.name, e);
     // Attribute names (source attributes, then the engine's own), lowercased.
-    auto mark_name = [&](std::string_view name) {
+    // Returns the lowercased name (valid until the next call; empty when longer than the
+    // buffer, never "class" or "id" then).
+    auto mark_name = [&](std::string_view name) -> std::string_view {
       if (name.size() > sizeof(lower)) {
         std::string long_name(name);
         for (char& c : long_name) {
           if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
         }
         mark(KeyKind::kAttr, long_name, e);
-        return;
+        return std::string_view();
       }
       for (size_t i = 0; i < name.size(); ++i) {
         const char c = name[i];
         lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
       }
-      mark(KeyKind::kAttr, std::string_view(lower, name.size()), e);
+      const std::string_view lowered(lower, name.size());
+      mark(KeyKind::kAttr, lowered, e);
+      return lowered;
     };
+    // An element as the page wrote it (no engine edit) reads its class and id in the same
+    // pass over its attributes; an edited or synthetic one asks GetAttribute.
+    const bool as_written = !el.synthetic && el.clone_of < 0 && el.overrides < 0;
+    bool has_class = false, has_id = false;
+    std::string_view class_value, id_value;
     const int32_t source = el.clone_of >= 0 ? el.clone_of : (el.synthetic ? -1 : e);
     if (source >= 0) {
       const HtmlElement& s = doc_.elements[source];
       for (uint32_t k = 0; k < s.attr_count; ++k) {
         const HtmlAttr& a = doc_.attrs[s.attr_begin + k];
-        mark_name(html_.substr(a.name_begin, a.name_end - a.name_begin));
+        const std::string_view lowered =
+            mark_name(html_.substr(a.name_begin, a.name_end - a.name_begin));
+        if (!as_written) continue;
+        if (lowered == "class") {
+          has_class = true;
+          class_value = html_.substr(a.value_begin, a.value_end - a.value_begin);
+        } else if (lowered == "id") {
+          has_id = true;
+          id_value = html_.substr(a.value_begin, a.value_end - a.value_begin);
+        }
       }
     }
-    for (const auto& kv : el.set_attrs) mark_name(kv.first);
-    std::string_view value;
+    if (el.overrides >= 0) {
+      for (const auto& kv : doc_.overrides[el.overrides].set_attrs) mark_name(kv.first);
+    }
+    if (!as_written) {
+      has_class = GetAttribute(doc_, e, "class", &class_value);
+      has_id = GetAttribute(doc_, e, "id", &id_value);
+    }
+    std::string_view value = class_value;
     class_key_begin_[e] = static_cast<uint32_t>(class_keys_.size());
-    if (GetAttribute(doc_, e, "class", &value)) {
+    if (has_class) {
       // Split on JS whitespace for css-select; when the value is single-space separated with
       // nothing around it, beasties' trim().split(" ") gives the same tokens: mark its cache
       // from the same probe.
@@ -381,7 +416,8 @@ void PageProcessor::MarkPage(const Plan& plan) {
         }
       }
     }
-    if (GetAttribute(doc_, e, "id", &value)) {
+    if (has_id) {
+      value = id_value;
       const int32_t entry = keys.Find(value);
       if (entry >= 0) mark_id(keys.Id(entry, KeyKind::kId), e);
       if (cached) {
@@ -476,7 +512,7 @@ std::string JoinLikePostcss(const std::vector<std::string_view>& parts, std::str
 class Writer {
  public:
   Writer(const Plan& plan, const std::vector<uint8_t>& keep,
-         const std::vector<uint32_t>& selector_slot, const std::vector<std::string>& written,
+         const std::vector<uint32_t>& selector_slot, const std::vector<std::string_view>& written,
          bool compress)
       : plan_(plan),
         text_(plan.tree.text),
@@ -500,7 +536,7 @@ class Writer {
   }
   // One builder() call: compress trims pieces; a piece boundary list serves the ";" rule.
   void Push(std::string_view piece) {
-    starts_.push_back(out_.size());
+    if (compress_) starts_.push_back(out_.size());
     if (compress_) {
       out_.append(TrimAscii(piece));
     } else {
@@ -508,8 +544,12 @@ class Writer {
     }
   }
   void PushRaw(std::string_view piece) {
-    starts_.push_back(out_.size());
+    if (compress_) starts_.push_back(out_.size());
     out_.append(piece);
+  }
+  // One builder() call written in parts straight into the output (no piece string).
+  void BeginPiece() {
+    if (compress_) starts_.push_back(out_.size());
   }
 
   void Body(NodeList all_children, int32_t parent) {
@@ -541,20 +581,19 @@ class Writer {
       case CssKind::kDecl: {
         if (plan_.style_end_decl[index]) return;
         const uint32_t text_end = node.own_semicolon ? node.end - 1 : node.end;
-        std::string piece;
+        BeginPiece();
         if (compress_) {
           std::string_view between = Slice(node.a_end, node.value_text_begin);
           while (!between.empty() && IsJsSpaceByte(static_cast<unsigned char>(between.back()))) {
             between.remove_suffix(1);
           }
-          piece.append(Slice(node.a_begin, node.a_end));
-          piece.append(between);
-          piece.append(Slice(node.value_text_begin, text_end));
+          out_.append(Slice(node.a_begin, node.a_end));
+          out_.append(between);
+          out_.append(Slice(node.value_text_begin, text_end));
         } else {
-          piece.append(Slice(node.begin, text_end));
+          out_.append(Slice(node.begin, text_end));
         }
-        if (semicolon) piece.push_back(';');
-        PushRaw(piece);
+        if (semicolon) out_.push_back(';');
         return;
       }
       case CssKind::kRule: {
@@ -572,16 +611,17 @@ class Writer {
             fallback.assign(raw);
           }
         }
-        const std::string& selector =
-            selector_slot_[index] == 0 ? fallback : written_[selector_slot_[index] - 1];
+        const std::string_view selector = selector_slot_[index] == 0
+                                              ? std::string_view(fallback)
+                                              : written_[selector_slot_[index] - 1];
         if (compress_) {
           PushRaw(selector);
           PushRaw("{");
         } else {
-          std::string start = selector;
-          start.append(Slice(node.a_end, node.open));
-          start.push_back('{');
-          PushRaw(start);
+          BeginPiece();
+          out_.append(selector);
+          out_.append(Slice(node.a_end, node.open));
+          out_.push_back('{');
         }
         Block(index);
         if (node.own_semicolon) Push(Slice(node.close + 1, node.end));
@@ -627,7 +667,7 @@ class Writer {
   const std::string& text_;
   const std::vector<uint8_t>& keep_;
   const std::vector<uint32_t>& selector_slot_;
-  const std::vector<std::string>& written_;
+  const std::vector<std::string_view>& written_;
   bool compress_;
   std::string out_;
   std::vector<size_t> starts_;
@@ -809,10 +849,17 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   keep.assign(count, 1);
   selector_slot.assign(count, 0);
 
-  // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none).
-  std::vector<std::string> written;
+  // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none). A
+  // selector kept whole is a view of the stylesheet; a joined one is kept in `joined`.
+  std::vector<std::string_view> written;
+  std::deque<std::string> joined;
   auto set_selector = [&](uint32_t index, std::string text) {
-    written.push_back(std::move(text));
+    joined.push_back(std::move(text));
+    written.push_back(joined.back());
+    selector_slot[index] = static_cast<uint32_t>(written.size());
+  };
+  auto set_selector_view = [&](uint32_t index, std::string_view text) {
+    written.push_back(text);
     selector_slot[index] = static_cast<uint32_t>(written.size());
   };
   std::vector<std::string_view> fonts;
@@ -877,7 +924,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
           return;
         }
         if (kept.size() == 1) {
-          set_selector(index, std::string(kept[0]));
+          set_selector_view(index, kept[0]);
           return;
         }
         const std::vector<std::string_view> parts = all_parts();
@@ -1043,18 +1090,36 @@ InlineResult PageProcessor::Run() {
   int32_t nonce_element = -1;
   std::string_view nonce;
   std::vector<int32_t> links;
+  // Names compared lowercased; the scanner kept the first of repeated attributes, and nothing
+  // is overridden yet, so one pass over each element's own attributes answers all three.
+  auto name_is = [&](const HtmlAttr& a, std::string_view lower) {
+    if (a.name_end - a.name_begin != lower.size()) return false;
+    for (size_t i = 0; i < lower.size(); ++i) {
+      char c = html_[a.name_begin + i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+      if (c != lower[i]) return false;
+    }
+    return true;
+  };
   for (int32_t e = 0; e < original_count; ++e) {
     const HtmlElement& el = doc_.elements[e];
     std::string_view value;
-    if (GetAttribute(doc_, e, "data-beasties-container", &value)) {
-      return skip("the page marks its own data-beasties-container");
+    bool has_rel = false;
+    for (uint32_t k = 0; k < el.attr_count; ++k) {
+      const HtmlAttr& a = doc_.attrs[el.attr_begin + k];
+      const std::string_view a_value = html_.substr(a.value_begin, a.value_end - a.value_begin);
+      if (name_is(a, "data-beasties-container")) {
+        return skip("the page marks its own data-beasties-container");
+      } else if (nonce_element < 0 && name_is(a, "ngcspnonce")) {
+        nonce_element = e;
+        nonce = a_value;
+      } else if (name_is(a, "rel")) {
+        has_rel = true;
+        value = a_value;
+      }
     }
     if (head < 0 && el.name == "head") head = e;
-    if (nonce_element < 0 && GetAttribute(doc_, e, "ngcspnonce", &value)) {
-      nonce_element = e;
-      nonce = value;
-    }
-    if (el.name == "link" && GetAttribute(doc_, e, "rel", &value) && value.size() == 10) {
+    if (has_rel && value.size() == 10 && el.name == "link") {
       bool same = true;
       for (size_t i = 0; i < 10; ++i) {
         char c = value[i];
@@ -1111,13 +1176,13 @@ InlineResult PageProcessor::Run() {
         clone.in_cache = false;
         clone.parent = w.noscript;
         clone.clone_of = L;
-        clone.removed_attrs.push_back("id");
         doc_.elements.push_back(std::move(clone));
         const int32_t c = static_cast<int32_t>(doc_.elements.size() - 1);
+        Edits(c).removed_attrs.push_back("id");
         doc_.elements[w.noscript].first_child = c;
         doc_.elements[w.noscript].last_child = c;
       }
-      HtmlElement& el = doc_.elements[L];
+      AttrOverrides& el = Edits(L);
       el.set_attrs.emplace_back("media", "print");
       el.set_attrs.emplace_back("onload", "this.media='" + media + "'");
     }
@@ -1125,7 +1190,7 @@ InlineResult PageProcessor::Run() {
       std::string onload_media;
       std::string_view onload;
       if (GetAttribute(doc_, L, "onload", &onload) && MatchMediaHandler(onload, &onload_media)) {
-        HtmlElement& el = doc_.elements[L];
+        AttrOverrides& el = Edits(L);
         for (auto it = el.set_attrs.begin(); it != el.set_attrs.end(); ++it) {
           if (it->first == "onload") {
             el.set_attrs.erase(it);
@@ -1145,7 +1210,7 @@ InlineResult PageProcessor::Run() {
           }
           if (!present) {
             w.script = AddSynthetic("script", parent, doc_.elements[L].prev, L);
-            doc_.elements[w.script].set_attrs.emplace_back("nonce", std::string(nonce));
+            Edits(w.script).set_attrs.emplace_back("nonce", std::string(nonce));
           }
         }
       }
@@ -1261,11 +1326,13 @@ InlineResult PageProcessor::Run() {
     for (const char* name : names) {
       const std::string_view lower(name);
       bool removed = false;
-      for (const std::string& r : L.removed_attrs) {
+      static const AttrOverrides kNone;
+      const AttrOverrides& edits = L.overrides >= 0 ? doc_.overrides[L.overrides] : kNone;
+      for (const std::string& r : edits.removed_attrs) {
         if (r == lower) removed = true;
       }
       const std::string* set_value = nullptr;
-      for (const auto& kv : L.set_attrs) {
+      for (const auto& kv : edits.set_attrs) {
         if (kv.first == lower) set_value = &kv.second;
       }
       const HtmlAttr* source = find_source_attr(w.element, lower);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -170,7 +171,9 @@ struct HtmlAttr {
 };
 
 struct HtmlElement {
-  std::string name;  // lowercased (htmlparser2), svg names adjusted
+  // Lowercased (htmlparser2), svg names adjusted: a view of the page, of a static name, or of
+  // HtmlDocument::names.
+  std::string_view name;
   int32_t parent = -1;
   int32_t prev = -1;  // previous element sibling
   int32_t next = -1;  // next element sibling (kept for the edits)
@@ -185,8 +188,13 @@ struct HtmlElement {
   uint32_t content_end = 0;  // raw-text elements: end of their text
   bool synthetic = false;    // inserted by the engine (not in the source, not in the caches)
   bool in_cache = true;
-  int32_t clone_of = -1;  // synthetic <link> inside <noscript>: the link it copies
-  // Attribute overrides of the engine's edits (synthetic and edited elements).
+  int32_t clone_of = -1;   // synthetic <link> inside <noscript>: the link it copies
+  int32_t overrides = -1;  // the engine's edits of its attributes: HtmlDocument::overrides
+};
+
+// Attribute overrides of the engine's edits (synthetic and edited elements: a few a page, so
+// kept beside the elements rather than in each).
+struct AttrOverrides {
   std::vector<std::pair<std::string, std::string>> set_attrs;
   std::vector<std::string> removed_attrs;
 };
@@ -202,6 +210,8 @@ struct HtmlDocument {
   std::vector<HtmlElement> elements;  // document order
   std::vector<HtmlAttr> attrs;
   std::vector<int32_t> top_level;  // elements whose parent is the document
+  std::deque<std::string> names;   // element names the page does not spell as they are read
+  std::deque<AttrOverrides> overrides;
   bool has_text_outside = false;
 };
 

@@ -283,21 +283,6 @@ Directive ParseDirective(std::string_view text) {
 
 }  // namespace
 
-int32_t KeyTable::Find(std::string_view text) const {
-  if (slots_.empty()) return -1;
-  const uint64_t h = HashText(text);
-  const uint64_t tag = h >> 32;
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
-    const uint64_t slot = slots_[i];
-    if (slot == 0) return -1;
-    if ((slot >> 32) == tag) {
-      const uint32_t entry = static_cast<uint32_t>(slot) - 1;
-      if (Text(entry) == text) return static_cast<int32_t>(entry);
-    }
-  }
-}
-
 void KeyTable::Grow() {
   const size_t size = slots_.empty() ? 64 : slots_.size() * 2;
   slots_.assign(size, 0);

@@ -52,6 +52,26 @@ class KeyTable {
   std::vector<uint64_t> slots_;    // (hash >> 32) << 32 | entry + 1; 0 is empty; power of two
 };
 
+// Inline: called for every tag, class token and attribute name of every page.
+inline int32_t KeyTable::Find(std::string_view text) const {
+  if (slots_.empty()) return -1;
+  const uint64_t h = HashText(text);
+  const uint64_t tag = h >> 32;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = slots_[i];
+    if (slot == 0) return -1;
+    if ((slot >> 32) == tag) {
+      const uint32_t entry = static_cast<uint32_t>(slot) - 1;
+      const uint32_t b = offsets_[entry];
+      if (offsets_[entry + 1] - b == text.size() &&
+          std::memcmp(chars_.data() + b, text.data(), text.size()) == 0) {
+        return static_cast<int32_t>(entry);
+      }
+    }
+  }
+}
+
 struct GroupIndex {
   std::vector<uint32_t> required;  // key ids, all must be present on the page
   int32_t trigger = -1;            // key id of the rightmost compound, -1: every element
