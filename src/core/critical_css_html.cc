@@ -279,6 +279,7 @@ struct TagTables {
   // Open addressing over the known names (a third full): one hash and usually one compare.
   static constexpr size_t kSlots = 256;
   uint8_t slots[kSlots] = {};
+  std::string_view names[kTagCount];
   uint64_t void_mask[2] = {0, 0};
   uint64_t integration_mask[2] = {0, 0};
   uint64_t closes[kTagCount][2] = {};
@@ -289,6 +290,7 @@ struct TagTables {
 
   TagTables() {
     static_assert(kTagCount * 2 < kSlots, "tag table too full");
+    for (int i = 0; i < kTagCount; ++i) names[i] = kKnownTags[i];
     for (int i = 1; i < kTagCount; ++i) {
       size_t k = HashText(kKnownTags[i]) & (kSlots - 1);
       while (slots[k] != 0) k = (k + 1) & (kSlots - 1);
@@ -310,7 +312,7 @@ struct TagTables {
   uint8_t Id(std::string_view name) const {
     for (size_t k = HashText(name) & (kSlots - 1);; k = (k + 1) & (kSlots - 1)) {
       const uint8_t id = slots[k];
-      if (id == 0 || name == kKnownTags[id]) return id;
+      if (id == 0 || name == names[id]) return id;
     }
   }
 };

@@ -259,6 +259,14 @@ class PageProcessor {
   }
   // `name` is a literal (the element keeps the view).
   int32_t AddSynthetic(std::string_view name, int32_t parent, int32_t prev, int32_t next);
+  struct ClassValue {
+    std::string_view text;
+    uint32_t token_begin = 0;  // into class_value_tokens_
+    uint32_t token_count = 0;
+    bool plain = false;  // single-space separated, nothing around: beasties' tokens too
+  };
+  // The key ids of a class attribute's tokens the plan knows, memoized per page by value.
+  const ClassValue& ResolveClassValue(const KeyTable& keys, std::string_view value);
   void MarkPage(const Plan& plan);
   bool SelectorMatches(const Plan& plan, uint32_t selector);
   std::string ProcessStyle(const Plan& plan);
@@ -280,7 +288,10 @@ class PageProcessor {
   // Per plan evaluation state.
   std::vector<uint8_t> marks_;
   std::vector<std::pair<uint32_t, int32_t>> triggered_;  // (trigger key, element) marks
-  std::vector<uint32_t> by_key_begin_;                   // trigger key -> its candidates in by_key_
+  std::vector<uint32_t> class_value_slots_;              // open addressing: class_values_ index + 1
+  std::vector<ClassValue> class_values_;
+  std::vector<std::pair<uint32_t, uint32_t>> class_value_tokens_;  // (class id, cache id)
+  std::vector<uint32_t> by_key_begin_;  // trigger key -> its candidates in by_key_
   std::vector<uint32_t> by_key_end_;
   std::vector<uint32_t> by_key_fill_;
   std::vector<int32_t> by_key_;
@@ -305,8 +316,55 @@ int32_t PageProcessor::AddSynthetic(std::string_view name, int32_t parent, int32
   return index;
 }
 
+const PageProcessor::ClassValue& PageProcessor::ResolveClassValue(const KeyTable& keys,
+                                                                  std::string_view value) {
+  const uint64_t h = HashText(value);
+  const size_t mask = class_value_slots_.size() - 1;
+  size_t i = static_cast<size_t>(h) & mask;
+  for (; class_value_slots_[i] != 0; i = (i + 1) & mask) {
+    const ClassValue& known = class_values_[class_value_slots_[i] - 1];
+    if (known.text == value) return known;
+  }
+  ClassValue resolved;
+  resolved.text = value;
+  resolved.token_begin = static_cast<uint32_t>(class_value_tokens_.size());
+  // Split on JS whitespace for css-select; when the value is single-space separated with
+  // nothing around it, beasties' trim().split(" ") gives the same tokens: its cache is marked
+  // from the same probe.
+  bool plain = !value.empty() && value.front() != ' ' && value.back() != ' ';
+  for (size_t k = 0; plain && k < value.size(); ++k) {
+    const unsigned char c = static_cast<unsigned char>(value[k]);
+    if (c == ' ' ? value[k + 1] == ' ' : IsJsSpaceByte(c)) plain = false;
+  }
+  resolved.plain = plain;
+  size_t p = 0;
+  while (p < value.size()) {
+    while (p < value.size() && IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
+    const size_t q = p;
+    while (p < value.size() && !IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
+    if (p == q) break;
+    const int32_t entry = keys.Find(value.substr(q, p - q));
+    if (entry < 0) continue;
+    class_value_tokens_.emplace_back(keys.Id(entry, KeyKind::kClass),
+                                     keys.Id(entry, KeyKind::kFastClass));
+  }
+  resolved.token_count = static_cast<uint32_t>(class_value_tokens_.size()) - resolved.token_begin;
+  // The table holds at most one value per element: sized for that, it never fills.
+  class_values_.push_back(resolved);
+  class_value_slots_[i] = static_cast<uint32_t>(class_values_.size());
+  return class_values_.back();
+}
+
 void PageProcessor::MarkPage(const Plan& plan) {
   const KeyTable& keys = plan.keys;
+  {
+    size_t slots = 64;
+    while (slots < doc_.elements.size() * 2 + 2) slots *= 2;
+    class_value_slots_.assign(slots, 0);
+    class_values_.clear();
+    class_values_.reserve(doc_.elements.size());  // no reallocation: returned references hold
+    class_value_tokens_.clear();
+  }
   marks_.assign(plan.key_count, 0);
   triggered_.clear();
   class_keys_.clear();
@@ -386,23 +444,15 @@ void PageProcessor::MarkPage(const Plan& plan) {
       // Split on JS whitespace for css-select; when the value is single-space separated with
       // nothing around it, beasties' trim().split(" ") gives the same tokens: mark its cache
       // from the same probe.
-      bool plain = !value.empty() && value.front() != ' ' && value.back() != ' ';
-      for (size_t i = 0; plain && i < value.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(value[i]);
-        if (c == ' ' ? value[i + 1] == ' ' : IsJsSpaceByte(c)) plain = false;
-      }
-      size_t p = 0;
-      while (p < value.size()) {
-        while (p < value.size() && IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
-        const size_t q = p;
-        while (p < value.size() && !IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
-        if (p == q) break;
-        const int32_t entry = keys.Find(value.substr(q, p - q));
-        if (entry < 0) continue;
-        const uint32_t id = keys.Id(entry, KeyKind::kClass);
+      // A class value seen before on this page (rows of a table, items of a list) replays
+      // the key ids its tokens resolved to.
+      const ClassValue& known = ResolveClassValue(keys, value);
+      const bool plain = known.plain;
+      for (uint32_t t = known.token_begin; t < known.token_begin + known.token_count; ++t) {
+        const uint32_t id = class_value_tokens_[t].first;
         mark_id(id, e);
         if (id != KeyTable::kNoKey) class_keys_.push_back(id);
-        if (cached && plain) mark_id(keys.Id(entry, KeyKind::kFastClass), -1);
+        if (cached && plain) mark_id(class_value_tokens_[t].second, -1);
       }
       if (cached && !plain) {
         // beasties: getAttribute("class").trim().split(" ")

@@ -117,3 +117,36 @@ TEST(CriticalCssClassCache, TokensAsBeastiesSplitsThem) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string StyleOfPage(const std::string& stylesheet, const std::string& page) {
+  css::CompileResult compiled = css::CompilePlan(stylesheet);
+  EXPECT_TRUE(compiled.plan) << compiled.error;
+  css::InlineResult result =
+      css::Inline(page, std::vector<const css::Plan*>{compiled.plan.get()}, css::InlineOptions());
+  EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
+  const size_t b = result.html.find("<style>");
+  if (b == std::string::npos) return "<none>";
+  return result.html.substr(b + 7, result.html.find("</style>") - b - 7);
+}
+
+// A class value is resolved once a page and replayed for every element that repeats it: each
+// element still counts for itself (here the first sighting is <html>, outside css-select's
+// search, and only the <p> further down can match `p.x`).
+TEST(CriticalCssClassCache, RepeatedClassValuesMarkEveryElement) {
+  const std::string head =
+      "<html class=\"x y\"><head><link rel=\"stylesheet\" href=\"s.css\">"
+      "</head><body>";
+  EXPECT_EQ(StyleOfPage("p.x{a:b}", head + "<p class=\"x y\"></p></body></html>"), "p.x{a:b}");
+  EXPECT_EQ(StyleOfPage("p.x{a:b}", head + "<div class=\"x y\"></div></body></html>"), "<none>");
+  EXPECT_EQ(
+      StyleOfPage("p.x{a:b}", head + "<p class=\"x\"></p><p class=\"x y\"></p></body></html>"),
+      "p.x{a:b}");
+  // The same value in a tab-separated spelling is another value (not in beasties' cache).
+  EXPECT_EQ(
+      StyleOfPage(".q{a:b}", head + "<p class=\"q\tr\"></p><p class=\"q\tr\"></p></body></html>"),
+      "<none>");
+}
+
+}  // namespace
