@@ -48,14 +48,18 @@ function metadataText(entry) {
   return JSON.stringify(meta);
 }
 
-/** The entry fields in `text`, or undefined for anything that is not an entry's metadata. */
-function parseMetadata(text) {
-  let meta;
+/** The value `text` holds as JSON, or undefined when it is not JSON (a store may hold any bytes). */
+function parseJson(text) {
   try {
-    meta = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/** The entry fields in `text`, or undefined for anything that is not an entry's metadata. */
+function parseMetadata(text) {
+  const meta = parseJson(text);
   if (meta === null || typeof meta !== 'object' || typeof meta.key !== 'string' || typeof meta.status !== 'number')
     return undefined;
   return meta;
@@ -151,4 +155,4 @@ function storedEntry(meta, body, key) {
   };
 }
 
-module.exports = { metadataText, parseMetadata, storedEntry, sendableHeaders };
+module.exports = { metadataText, parseMetadata, parseJson, storedEntry, sendableHeaders, FIELD_NAME };
