@@ -48,10 +48,21 @@ function format(value) {
 
 const ratio = (value) => (typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(2)}x` : '');
 
+/** The command that made `run` (its selection of scenarios and its mode). */
+function commandOf(run) {
+  const args = [];
+  if (run.selection === 'all') args.push('--all');
+  else if (run.selection === 'headline') args.push('--headline');
+  else if (run.selection === 'named') args.push(...run.scenarios.map((scenario) => scenario.name));
+  if (run.mode !== 'default') args.push(`--${run.mode}`);
+  return `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;
+}
+
 /** The table (intro line + Markdown rows) for the run in `dir`. */
 function gainsTable(dir) {
   const file = path.join(dir, 'latest.json');
   const run = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (run.partial) throw new Error(`gains-table: ${file} is a run that did not finish`);
   const lines = [];
   const missing = [];
   for (const [scenario, name, label] of ROWS) {
@@ -70,7 +81,7 @@ function gainsTable(dir) {
   const m = run.machine;
   const when = run.date.slice(0, 16).replace('T', ' ');
   const intro =
-    `From one \`npm run bench -- ${run.mode === 'default' ? '--all' : `--all --${run.mode}`}\` run ` +
+    `From one \`${commandOf(run)}\` run ` +
     `(${when} UTC, commit \`${run.commit}\`, ${m.cpu}, ${m.cpus} vCPUs, ${m.runtime} ${m.runtimeVersion}; ` +
     `${run.mode} mode, ${Math.round(run.seconds / 60)} minutes), every row from that run: ` +
     '`node scripts/gains-table.js <results dir>` builds this table. Ratio: ours over the baseline ' +

@@ -14,6 +14,7 @@ function runFolder(summary) {
     date: '2026-12-03T15:20:00.000Z',
     commit: 'abc123def456',
     mode: 'quick',
+    selection: 'all',
     seconds: 1200,
     machine: { cpu: 'Test CPU', cpus: 2, runtime: 'Node.js', runtimeVersion: 'v20.20.2' },
     summary,
@@ -45,10 +46,17 @@ test('every row comes from the one run, in ROWS order, with the run named', () =
     assert.ok(lines[i].includes(`base ${i}: ${(1000 + i).toLocaleString('en-US')}`), lines[i]);
     assert.ok(lines[i].includes(`| ${((2000 + i) / (1000 + i)).toFixed(2)}x |`), lines[i]);
   });
-  assert.match(table, /--all --quick/);
+  assert.match(table, /`npm run bench -- --all --quick` run/);
   assert.match(table, /abc123def456/);
   assert.match(table, /Test CPU, 2 vCPUs/);
   assert.match(table, /2026-12-03 15:20 UTC/);
+});
+
+test('a run that did not finish gives no table', () => {
+  const dir = runFolder(ROWS.map(rowOf));
+  const file = path.join(dir, 'latest.json');
+  fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), partial: true }));
+  assert.throws(() => gainsTable(dir), /did not finish/);
 });
 
 test('a row the run lacks (skipped, failed or renamed) stops the table and names it', () => {
