@@ -1,4 +1,7 @@
-// The named exports are the CommonJS module's own (Node and Bun read them from its
-// module.exports), so the list is written once, in index.js.
-export * from './index.js';
-export { default } from './index.js';
+// This entry's module.exports is a function: 'export *' would also give Bun's users its
+// length, name and prototype as named exports, so the names are listed (package.test.js checks
+// them against module.exports).
+import m from './index.js';
+
+export const { filter, compression, ContentCache, sharedCache, poolStats } = m;
+export default m;

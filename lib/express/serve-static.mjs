@@ -1,4 +1,7 @@
-// The named exports are the CommonJS module's own (Node and Bun read them from its
-// module.exports), so the list is written once, in serve-static.js.
-export * from './serve-static.js';
-export { default } from './serve-static.js';
+// This entry's module.exports is a function: 'export *' would also give Bun's users its
+// length, name and prototype as named exports, so the names are listed (package.test.js checks
+// them against module.exports).
+import m from './serve-static.js';
+
+export const { serveStatic, FileCache } = m;
+export default m;
