@@ -109,7 +109,7 @@ function main() {
   const from = text.indexOf(START);
   const to = text.indexOf(END);
   if (from === -1 || to < from) throw new Error(`gains-table: README.md has no ${START} ... ${END} block`);
-  fs.writeFileSync(README, text.slice(0, from + START.length) + '\n' + table + '\n' + text.slice(to));
+  fs.writeFileSync(README, text.slice(0, from + START.length) + '\n' + table + '\n\n' + text.slice(to));
   console.log(`README.md: gains table from ${path.relative(ROOT, dir) || '.'}/latest.json`);
 }
 
