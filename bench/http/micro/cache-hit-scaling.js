@@ -13,6 +13,10 @@
 // and, for information (not the property: it reads 50 times more data at 50,000 by design),
 //   walk  every key once per lap, 1,000 against 50,000 entries (a crawler)
 //
+// A plain Map of the same keys is measured the same way: the part of a ratio V8's Map itself
+// costs at that size (its hash table and the entries spread over more memory), which no cache
+// indexed by a Map can go below.
+//
 // Measurement: after warm-up rounds, every round takes the CPU time (not wall time: on a shared
 // machine a preempted batch would count another process's turn) of hits on the small cache and
 // on the large one in short ABBA cycles (small, large, large, small, then the other way round),
@@ -122,9 +126,22 @@ function contentCache(lib, bodies) {
   return { keys, hit: ({ body, crc }) => cache.encodeNow(body, crc, encoder).length };
 }
 
+// The floor any cache indexed by a Map has: V8's Map.get of the same keys, nothing else.
+function plainMap(lib, size) {
+  const map = new Map();
+  const keys = [];
+  for (let i = 0; i < size; i++) {
+    const key = `/page/${i}\n`;
+    keys.push(key);
+    map.set(key, { length: i + 1 });
+  }
+  return { keys, hit: (key) => map.get(key).length };
+}
+
 const CACHES = [
   ['memory store', memoryStore],
   ['content cache', contentCache],
+  ['plain Map (floor)', plainMap],
 ];
 // A batch's CPU time: long against the CPU clock's granularity, short enough to interleave.
 // Hits per batch are calibrated per pair, on its small side, before the warm-up.
