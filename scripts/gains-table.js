@@ -5,6 +5,8 @@
 //   npm run bench -- --all --quick [--results=<dir>]     (CI's quiet run does this)
 //   node scripts/gains-table.js [<results dir>]          prints the table (default: bench/results)
 //   node scripts/gains-table.js [<results dir>] --write  replaces it in README.md
+//   --note="<text>"                                      adds a sentence about the run (e.g. the
+//                                                        machine was shared with other jobs)
 //
 // The rows are each piece's case named in ROWS; a row the run does not have (a scenario skipped
 // or failed, a case renamed) stops the script with the cases the run has, so the table never
@@ -64,7 +66,7 @@ function commandOf(run) {
 }
 
 /** The table (intro line + Markdown rows) for the run in `dir`. */
-function gainsTable(dir) {
+function gainsTable(dir, note) {
   const file = path.join(dir, 'latest.json');
   const run = JSON.parse(fs.readFileSync(file, 'utf8'));
   if (run.partial) throw new Error(`gains-table: ${file} is a run that did not finish`);
@@ -91,7 +93,8 @@ function gainsTable(dir) {
     `${run.mode} mode, ${Math.round(run.seconds / 60)} minutes), every row from that run: ` +
     '`node scripts/gains-table.js <results dir>` builds this table. Ratio: ours over the baseline ' +
     '(speed-up for times); CPU ratio: requests per server CPU-second, the figure a shared machine ' +
-    'disturbs least.';
+    'disturbs least.' +
+    (note ? ` ${note}` : '');
   return [
     intro,
     '',
@@ -105,7 +108,8 @@ function main() {
   const args = process.argv.slice(2);
   const write = args.includes('--write');
   const dir = path.resolve(args.find((a) => !a.startsWith('--')) || path.join(ROOT, 'bench', 'results'));
-  const table = gainsTable(dir);
+  const noteArg = args.find((a) => a.startsWith('--note='));
+  const table = gainsTable(dir, noteArg && noteArg.slice('--note='.length));
   if (!write) {
     console.log(table);
     return;

@@ -50,6 +50,7 @@ test('every row comes from the one run, in ROWS order, with the run named', () =
   assert.match(table, /abc123def456/);
   assert.match(table, /Test CPU, 2 vCPUs/);
   assert.match(table, /2026-12-03 15:20 UTC/);
+  assert.match(gainsTable(dir, 'The machine was shared.'), /disturbs least\. The machine was shared\.\n/);
 });
 
 test('a run that did not finish gives no table', () => {
