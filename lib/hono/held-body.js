@@ -36,6 +36,15 @@ function heldBody(res) {
   return undefined;
 }
 
+/** Whether `res` holds its body as given (heldBody would answer it), without counting a route. */
+function holdsBody(res) {
+  const symbol = cacheSymbol !== undefined ? cacheSymbol : findCacheSymbol(res);
+  const held = symbol === undefined ? undefined : res[symbol];
+  if (!Array.isArray(held) || held.length < 2 || typeof held[0] !== 'number') return false;
+  const body = held[1];
+  return body === null || typeof body === 'string' || body instanceof Uint8Array;
+}
+
 function findCacheSymbol(res) {
   const symbols = Object.getOwnPropertySymbols(res);
   for (let i = 0; i < symbols.length; i++) {
@@ -49,4 +58,4 @@ function stats() {
   return { held: counts.held, notHeld: counts.notHeld };
 }
 
-module.exports = { heldBody, stats };
+module.exports = { heldBody, holdsBody, stats };
