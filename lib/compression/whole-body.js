@@ -47,10 +47,28 @@ function encodeText(cache, encoder, text, tag, callback) {
   return hit;
 }
 
+/**
+ * encodeText for a string, encodeWhole for bytes, for callers that can wait (Koa, Hono): the
+ * encoded body now (a cache hit), or a Promise of it.
+ */
+function encodeBody(cache, encoder, body, tag) {
+  let settle;
+  const whenDone = (err, result) => settle(err, result);
+  const hit =
+    typeof body === 'string'
+      ? encodeText(cache, encoder, body, tag, whenDone)
+      : encodeWhole(cache, encoder, body, tag, whenDone);
+  if (hit !== undefined) return hit;
+  // the callback never runs synchronously, so `settle` is set before it is called
+  return new Promise((resolve, reject) => {
+    settle = (err, result) => (err ? reject(err) : resolve(result));
+  });
+}
+
 /** The encoded body, from the cache or compressed now on this thread (encoder.compressNow). */
 function encodeWholeNow(cache, encoder, body, tag) {
   if (cache === null) return encoder.compressNow(body);
   return cache.encodeNow(body, crcOf(body, tag), encoder);
 }
 
-module.exports = { encodeWhole, encodeText, encodeWholeNow, crcOf };
+module.exports = { encodeWhole, encodeText, encodeBody, encodeWholeNow, crcOf };

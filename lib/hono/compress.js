@@ -16,7 +16,7 @@ const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { compressible } = require('../http/compressible');
-const { encodeWhole, encodeText } = require('../compression/whole-body');
+const { encodeBody } = require('../compression/whole-body');
 const { honoVary } = require('../http/vary');
 const { heldBody, holdsBody } = require('./held-body');
 const { tagOf } = require('./tags');
@@ -122,19 +122,9 @@ function compress(options) {
     const tag = tagOf.get(res) ?? res.headers.get('ETag');
     let encoded;
     try {
-      let settle;
-      const whenDone = (err, result) => settle(err, result);
-      // the callback never runs synchronously, so `settle` is set before it is called
-      const hit =
-        typeof held === 'string'
-          ? encodeText(cache, encoder, held, tag, whenDone)
-          : encodeWhole(cache, encoder, Buffer.from(held.buffer, held.byteOffset, held.byteLength), tag, whenDone);
-      encoded =
-        hit !== undefined
-          ? hit
-          : await new Promise((resolve, reject) => {
-              settle = (err, result) => (err ? reject(err) : resolve(result));
-            });
+      const body = typeof held === 'string' ? held : Buffer.from(held.buffer, held.byteOffset, held.byteLength);
+      encoded = encodeBody(cache, encoder, body, tag);
+      if (encoded instanceof Promise) encoded = await encoded;
     } catch {
       // the body goes out as it came rather than not at all
       addVary(c);
