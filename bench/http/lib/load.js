@@ -1,6 +1,7 @@
 'use strict';
 // One autocannon run, in its own process so the runner can pin it to a CPU of its own.
 // Usage: node load.js '<json options>'  -> prints one JSON line with the summary.
+// `http2: true` in the options: an h2c load from h2-load.js instead (autocannon has no HTTP/2).
 // The percentiles come from our own record of every response time, not from autocannon's
 // histogram: its summary has no p95, and with a rate limit (overallRate) autocannon 8 "corrects"
 // for coordinated omission with an expected interval of ceil(1 / rate-per-second) = 1 ms, so
@@ -10,6 +11,16 @@ const autocannon = require('autocannon');
 
 const options = JSON.parse(process.argv[2]);
 const responseTimes = [];
+
+if (options.http2) {
+  require('./h2-load')
+    .runH2Load(options)
+    .then((result) => {
+      process.stdout.write(JSON.stringify(result) + '\n');
+      process.exit(0);
+    });
+  return;
+}
 
 function percentile(sorted, q) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : 0;
