@@ -8,9 +8,20 @@
 // one 100 ms answer adds 99 made-up samples from 99 ms down to 1 ms: at 50 req/s for a few
 // seconds, one stall became the p99, and raised the p50 above the real p95.
 const autocannon = require('autocannon');
+const PipelinedRequestsQueue = require('autocannon/lib/pipelinedRequestsQueue');
 
 const options = JSON.parse(process.argv[2]);
 const responseTimes = [];
+
+// autocannon 8 appends every chunk of every response body to a string (`req.body += data`),
+// kept only for expectBody/verifyBody/onResponse, which no scenario uses. That decodes each body
+// as UTF-8: cheap for ASCII HTML, several times dearer for compressed bytes (invalid UTF-8 all
+// along) though they are a tenth the size, so a compressed variant ran at a fraction of the
+// uncompressed one's rate, and its server, below saturation, paid more CPU per request (figures:
+// docs/compression.md). Bodies are counted, not kept.
+if (!options.expectBody && !options.verifyBody && !(options.requests || []).some((r) => r.onResponse)) {
+  PipelinedRequestsQueue.prototype.addBody = function addBody() {};
+}
 
 if (options.http2) {
   require('./h2-load')
