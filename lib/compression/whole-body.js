@@ -43,7 +43,8 @@ function encodeText(cache, encoder, text, tag, callback) {
   const bytes = Buffer.from(text);
   const crc = crcOf(bytes, tag);
   const hit = cache.encode(bytes, crc, encoder, callback);
-  if (hit !== undefined) texts.remember(text, bytes, crc);
+  // the cache's own copy of the bytes: the next hit on it is found by identity, not compared
+  if (hit !== undefined) texts.remember(text, cache.originalOf(bytes, crc, encoder) || bytes, crc);
   return hit;
 }
 

@@ -18,7 +18,7 @@ const { cacheFrom } = require('../compression/content-cache');
 const { compressible } = require('../http/compressible');
 const { encodeBody } = require('../compression/whole-body');
 const { honoVary } = require('../http/vary');
-const { heldBody, holdsBody } = require('./held-body');
+const { heldBody, peekHeldBody } = require('./held-body');
 const { tagOf } = require('./tags');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const dictionaryHeaders = require('../compression/dictionary-headers');
@@ -41,14 +41,25 @@ function honoCompressibleTypes() {
 // hono/compress's Vary. c.header() on a finished response rebuilds it around its body as a
 // stream, so a body node-server held whole would be read back from that stream, and under Bun
 // its stream does not end within node-server's first reads: the answer went out chunked, without
-// the Content-Length it had. A held body's headers are set in place (node-server keeps them with
-// the body); any other response takes hono's own route, and so does a held body on a status
-// that has none (hono's rebuild throws there, as with hono/compress, and hono answers 500).
+// the Content-Length it had. A held body is rebuilt held: a new Response of the same body with a
+// copy of the headers (never the old response's Headers themselves: node-server's Response keeps
+// the Headers object it was given, which an app may share between responses). Any other response
+// takes hono's own route, and so does a held body on a status that has none (hono's rebuild
+// throws there, as with hono/compress, and hono answers 500).
 function addVary(c) {
-  const vary = honoVary(c.res.headers.get('Vary'));
+  const res = c.res;
+  const vary = honoVary(res.headers.get('Vary'));
   if (vary === undefined) return;
-  if (!NULL_BODY_STATUSES.has(c.res.status) && holdsBody(c.res)) c.res.headers.set('Vary', vary);
-  else c.header('Vary', vary);
+  const held = NULL_BODY_STATUSES.has(res.status) ? undefined : peekHeldBody(res);
+  if (held === undefined) {
+    c.header('Vary', vary);
+    return;
+  }
+  const headers = new Headers(res.headers);
+  headers.set('Vary', vary);
+  const { status, statusText } = res;
+  c.res = undefined; // as below: assigning over a response would read the held body as a stream
+  c.res = new Response(held, { status, statusText, headers });
 }
 
 function compress(options) {

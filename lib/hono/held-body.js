@@ -36,13 +36,13 @@ function heldBody(res) {
   return undefined;
 }
 
-/** Whether `res` holds its body as given (heldBody would answer it), without counting a route. */
-function holdsBody(res) {
+/** heldBody without counting a route (for a caller that only passes the body on). */
+function peekHeldBody(res) {
   const symbol = cacheSymbol !== undefined ? cacheSymbol : findCacheSymbol(res);
   const held = symbol === undefined ? undefined : res[symbol];
-  if (!Array.isArray(held) || held.length < 2 || typeof held[0] !== 'number') return false;
+  if (!Array.isArray(held) || held.length < 2 || typeof held[0] !== 'number') return undefined;
   const body = held[1];
-  return body === null || typeof body === 'string' || body instanceof Uint8Array;
+  return body === null || typeof body === 'string' || body instanceof Uint8Array ? body : undefined;
 }
 
 function findCacheSymbol(res) {
@@ -58,4 +58,4 @@ function stats() {
   return { held: counts.held, notHeld: counts.notHeld };
 }
 
-module.exports = { heldBody, holdsBody, stats };
+module.exports = { heldBody, peekHeldBody, stats };

@@ -61,6 +61,39 @@ test('a repeated string is answered from the memo once its compressed form was a
   assert.equal(cache.stats().compressions, 1);
 });
 
+test("the memo holds the cache's own copy of the bytes: its hit is found by identity, and stays right after an eviction", async () => {
+  const cache = new ContentCache({ minUses: 1 });
+  const text = page(2);
+  await encodeTextAsync(cache, text);
+  await encodeTextAsync(cache, text);
+  const known = textBodiesOf(cache).get(text);
+  const bytes = Buffer.from(text);
+  assert.equal(cache.originalOf(bytes, known.crc, gzip), known.bytes, 'the cache answers its stored copy');
+  // a hit on the stored copy itself needs no compare: Buffer#equals is not called
+  const equals = Buffer.prototype.equals;
+  let compares = 0;
+  Buffer.prototype.equals = function counted(other) {
+    compares++;
+    return equals.call(this, other);
+  };
+  try {
+    assert.equal((await encodeTextAsync(cache, text)).hit, true);
+  } finally {
+    Buffer.prototype.equals = equals;
+  }
+  assert.equal(compares, 0);
+  // other bytes under the same key are no copy of it; after the entry is gone the memo's bytes
+  // are compressed and stored again, and the answer is still the text
+  const other = Buffer.from(bytes);
+  other[10] ^= 1;
+  assert.equal(cache.originalOf(other, known.crc, gzip), undefined);
+  cache.clear();
+  const again = await encodeTextAsync(cache, text);
+  assert.equal(again.hit, false);
+  assert.equal(zlib.gunzipSync(again.out).toString(), text);
+  assert.equal((await encodeTextAsync(cache, text)).hit, true);
+});
+
 test('encodeText answers every string as encodeWhole answers its UTF-8 bytes (seeded, 300 strings)', async () => {
   const seed = 0x5eed37;
   const random = mulberry32(seed);

@@ -362,13 +362,17 @@ test('a body left uncompressed stays held by node-server, with its Content-Lengt
   });
   hono.use(compress({ threshold: 0 }));
   // an inner middleware (criticalCss, a rewrite) answering a new Response of bytes, no length
-  hono.use(async (ctx, next) => {
+  hono.use('/page', async (ctx, next) => {
     await next();
     const headers = new Headers(ctx.res.headers);
     ctx.res = undefined;
     ctx.res = new Response(page, { status: 200, headers });
   });
   hono.get('/page', (ctx) => ctx.html('<p>before the rewrite</p>'));
+  // node-server's Response keeps the Headers object it is given: an app's shared one must not
+  // collect the middleware's headers
+  const shared = new Headers({ 'content-type': 'text/html; charset=utf-8' });
+  hono.get('/shared', () => new Response(page, { headers: shared }));
   const server = createAdaptorServer({ fetch: hono.fetch });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = server.address().port;
@@ -385,6 +389,16 @@ test('a body left uncompressed stays held by node-server, with its Content-Lengt
     }
     assert.equal(held.length, 3);
     for (const body of held) assert.ok(body instanceof Uint8Array, `held: ${Object.prototype.toString.call(body)}`);
+    for (const acceptEncoding of ['identity', 'gzip', 'identity']) {
+      const res = await fetchRaw(port, '/shared', { headers: { 'accept-encoding': acceptEncoding } });
+      assert.equal(res.headers['content-encoding'], acceptEncoding === 'gzip' ? 'gzip' : undefined);
+      assert.equal(res.headers.vary, 'Accept-Encoding');
+      assert.deepEqual(
+        [...shared],
+        [['content-type', 'text/html; charset=utf-8']],
+        `shared headers: ${acceptEncoding}`,
+      );
+    }
   } finally {
     await close(server);
   }
