@@ -18,9 +18,7 @@ const { callNext } = require('./send-html');
 const { SendLookup } = require('./send-lookup');
 const engineModule = require('../files/engine');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
-const { acceptsDcz } = require('../compression/dictionary-transport');
-const { encodeWhole } = require('../compression/whole-body');
-const { sharedCache } = require('../compression/content-cache');
+const { assetDelta, encodeDelta, varyWith } = require('../compression/asset-delta');
 
 const { StaticEngine, nodePort, appendVary, streamStatus, statsOf, contentTypeOf, statTag } = engineModule;
 const { FULL, NOT_MODIFIED, PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE, BODYLESS } = engineModule;
@@ -46,7 +44,7 @@ function serveStatic(root, options) {
   const mount = { config, engine, fallthrough, redirect, found };
   // Opt-in: files with a content hash in their name offered as dictionaries for their next
   // versions, and dcz deltas against them (lib/compression/asset-dictionaries.js).
-  const assets = AssetDictionaries.from(opts.dictionary);
+  const assets = AssetDictionaries.from(opts.dictionary, 'serveStatic');
 
   function middleware(req, res, next) {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -87,7 +85,7 @@ function serveStatic(root, options) {
   // SendStream.send for a file held in memory
   function sendRecord(req, res, next, record) {
     if (res.headersSent) return headersAlreadySent(req, res, next);
-    if (assets !== null && isCompressible(record.type) && sendAsset(req, res, next, record)) return;
+    if (assets !== null && sendAsset(req, res, next, record)) return;
     let variant;
     if (record.compressible) {
       variant = engine.variant(record, req.headers['accept-encoding']);
@@ -104,35 +102,28 @@ function serveStatic(root, options) {
   }
 
   // With `dictionary`: Use-As-Dictionary on a hashed file, and a dcz delta when the request names
-  // one of the files offered before (not for a Range request: its bytes count the file's). True
-  // when the response is taken care of here.
+  // one of the files offered before (lib/compression/asset-delta.js). True when the response is
+  // taken care of here.
   function sendAsset(req, res, next, record) {
-    const pathname = parseUrl.original(req).pathname;
-    const useAsDictionary = assets.offer(pathname, record.body);
-    if (useAsDictionary === undefined) return false;
-    res.setHeader('Vary', 'Accept-Encoding, Available-Dictionary');
-    res.setHeader('Use-As-Dictionary', useAsDictionary);
-    const headers = req.headers;
-    const dictionary =
-      headers.range === undefined
-        ? assets.choose(headers['accept-encoding'], headers['available-dictionary'], acceptsDcz)
-        : null;
-    if (dictionary === null) return false;
+    const decision = assetDelta(assets, parseUrl.original(req).pathname, record, req.headers);
+    if (decision === null) return false;
+    res.setHeader('Vary', varyWith(res.getHeader('Vary'), decision.vary));
+    res.setHeader('Use-As-Dictionary', decision.useAsDictionary);
+    const delta = decision.delta;
+    if (delta === null) return false;
     const identity = record.body;
     const deliver = (encoded) => {
       if (res.headersSent) return;
       if (setHeaders) setHeaders(res, record.path, statsOf(record));
-      // the delta is another representation: its own validator
-      const tag = record.etag.replace(/"$/, `-dcz${dictionary.id.slice(0, 8)}"`);
-      engine.setFileHeaders(nodePort, res, config, record, tag);
-      res.setHeader('Content-Encoding', 'dcz');
-      const span = engine.respond(nodePort, res, headers, req.method, encoded.length, false);
+      engine.setFileHeaders(nodePort, res, config, record, delta.etag);
+      res.setHeader('Content-Encoding', delta.contentEncoding);
+      const span = engine.respond(nodePort, res, req.headers, req.method, encoded.length, false);
       if (span === FULL) {
         assets.record(identity.length, encoded.length);
         res.end(encoded);
       } else answered(req, res, next, span);
     };
-    const hit = encodeWhole(sharedCache(), dictionary.encoder, identity, undefined, (err, encoded) => {
+    const hit = encodeDelta(delta, identity, (err, encoded) => {
       if (res.destroyed) return;
       if (err) {
         // the file goes out as it is rather than not at all

@@ -9,6 +9,7 @@ const { fileRangeStream } = require('../files/file-stream');
 const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../files/engine');
 const { plan } = require('../files/plan');
 const { Lookup, resolveFile } = require('./send');
+const { sendAsset } = require('./asset-delta');
 const { configOf, addVaryAcceptEncoding } = require('./static-options');
 const { negotiateEncoding, ENCODING_EXTENSIONS } = require('./precompressed');
 const paths = require('./static-paths');
@@ -18,7 +19,7 @@ const { FST_STATIC_FORBIDDEN_PATH } = require('./errors');
  * The pump of one plugin registration. `mount`: { opts, sendOptions, baseConfig, engines (root ->
  * StaticEngine), fallbackEngine, routes (the RouteMemo), setHeaders }.
  */
-function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders }) {
+function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders, assets = null }) {
   const allowedPath = opts.allowedPath;
 
   async function pump(request, reply, pathname, rootPath, rootOffset = 0, pumpOptions, checkedEncodings, key) {
@@ -139,7 +140,14 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
   }
 
   // the file held in memory: @fastify/send's headers and decision, the bytes as a Buffer
-  function sendRecord(request, reply, record, config) {
+  function sendRecord(request, reply, record, config, plain = false) {
+    if (assets !== null && !plain) {
+      // `dictionary`: a hashed file offered, a dcz delta (lib/fastify/asset-delta.js)
+      const finish = (p) => finishHeaders(reply, p, record.path, statsOf(record), record);
+      const plainly = () => sendRecord(request, reply, record, config, true);
+      const pending = sendAsset(request, reply, record, { assets, config, finish, plain: plainly });
+      if (pending !== undefined) return pending;
+    }
     const p = plan(
       request.headers,
       request.raw.method,

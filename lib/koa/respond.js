@@ -10,6 +10,7 @@ const { etag: entityTag } = require('../etag');
 const { fileRangeStream } = require('../files/file-stream');
 const { statsOf, streamStatus } = require('../files/engine');
 const { varyAppend } = require('../http/vary');
+const { sendAsset } = require('./asset-delta');
 const { rangeUnlessFresh, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
 
 /**
@@ -17,8 +18,14 @@ const { rangeUnlessFresh, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE }
  * (ETag wanted) and acceptRanges.
  */
 class KoaFileResponse {
-  // koa-send's header step for a file held in memory (identity, sibling or compressed variant)
-  sendRecord(ctx, record) {
+  // koa-send's header step for a file held in memory (identity, sibling or compressed variant).
+  // Returns undefined, or a promise when `dictionary` answers a delta (asset-delta.js); `plain`
+  // skips that (the file itself).
+  sendRecord(ctx, record, plain = false) {
+    if (this.assets !== null && !plain) {
+      const pending = sendAsset(this, ctx, record);
+      if (pending !== undefined) return pending;
+    }
     const response = ctx.response;
     let body = record.body;
     let tag = record.etag;
@@ -47,6 +54,7 @@ class KoaFileResponse {
       if (span !== undefined) body = body.subarray(span.start, span.end + 1);
     }
     response.body = body;
+    return undefined;
   }
 
   // Files over maxFileSize: read from the descriptor whose fstat gave the headers, exactly the
