@@ -21,14 +21,14 @@ function crcOf(body, tag) {
  * The encoded body now (a cache hit), or undefined and callback(err, encoded) later.
  * `tag` is the response's ETag header value, if any.
  */
-function encodeWhole(cache, encoder, body, tag, callback) {
+function encodeWhole(cache, encoder, body, tag, callback, crc = undefined) {
   if (cache === null) {
     // compressed from the caller's buffer, as the peers' zlib streams and Node's own res.end()
     // use it: a caller may not change a buffer it has handed to end()
     encoder.compress(body, callback);
     return undefined;
   }
-  return cache.encode(body, crcOf(body, tag), encoder, callback);
+  return cache.encode(body, crc !== undefined ? crc : crcOf(body, tag), encoder, callback);
 }
 
 /**
@@ -67,9 +67,29 @@ function encodeBody(cache, encoder, body, tag) {
 }
 
 /** The encoded body, from the cache or compressed now on this thread (encoder.compressNow). */
-function encodeWholeNow(cache, encoder, body, tag) {
+function encodeWholeNow(cache, encoder, body, tag, crc = undefined) {
   if (cache === null) return encoder.compressNow(body);
-  return cache.encodeNow(body, crcOf(body, tag), encoder);
+  return cache.encodeNow(body, crc !== undefined ? crc : crcOf(body, tag), encoder);
 }
 
-module.exports = { encodeWhole, encodeText, encodeBody, encodeWholeNow, crcOf };
+/**
+ * A string body's UTF-8 bytes and their CRC-32 ({ bytes, crc }), for callers that look at the
+ * bytes before they ask the cache (Fastify checks a payload's leading bytes): the text memo's
+ * when it knows the string, with no encoding and no CRC; else made now, and remembered (the
+ * cache's own copy) when the cache already holds them, i.e. when this answer is a hit. `crc` is
+ * undefined without a cache. Hand both to encodeWhole / encodeWholeNow.
+ */
+function textBytes(cache, encoder, text, tag) {
+  if (cache === null) return { bytes: Buffer.from(text), crc: undefined };
+  const texts = textBodiesOf(cache);
+  const known = texts.get(text);
+  if (known !== undefined) return known;
+  const bytes = Buffer.from(text);
+  const crc = crcOf(bytes, tag);
+  const stored = cache.originalOf(bytes, crc, encoder);
+  if (stored === undefined) return { bytes, crc };
+  texts.remember(text, stored, crc);
+  return { bytes: stored, crc };
+}
+
+module.exports = { encodeWhole, encodeText, encodeBody, encodeWholeNow, textBytes, crcOf };

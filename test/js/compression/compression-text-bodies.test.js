@@ -21,12 +21,13 @@ function encodeTextAsync(cache, text, tag) {
   });
 }
 
-// Buffer.from calls made by fn (the encoding of a string to bytes).
-async function countingBufferFrom(fn) {
+// Buffer.from calls made by fn (the encoding of a string to bytes), of strings of at least
+// minLength characters (a framework encodes small strings of its own).
+async function countingBufferFrom(fn, minLength = 0) {
   const original = Buffer.from;
   let calls = 0;
   Buffer.from = function from(...args) {
-    if (typeof args[0] === 'string') calls++;
+    if (typeof args[0] === 'string' && args[0].length >= minLength) calls++;
     return original.apply(this, args);
   };
   try {
@@ -92,6 +93,31 @@ test("the memo holds the cache's own copy of the bytes: its hit is found by iden
   assert.equal(again.hit, false);
   assert.equal(zlib.gunzipSync(again.out).toString(), text);
   assert.equal((await encodeTextAsync(cache, text)).hit, true);
+});
+
+test('Fastify: a repeated string payload is compressed once and then answered with no encoding', async () => {
+  const Fastify = require('fastify');
+  const { fastifyCompress } = require('../../../lib/fastify');
+  const app = Fastify();
+  const cache = new ContentCache({ minUses: 1 });
+  await app.register(fastifyCompress, { cache });
+  const text = page(3);
+  app.get('/', (request, reply) => reply.type('text/html; charset=utf-8').send(text));
+  await app.ready();
+  try {
+    const ask = () => app.inject({ url: '/', headers: { 'accept-encoding': 'gzip' } });
+    for (let i = 0; i < 2; i++) await ask(); // compressed, then a hit (remembered)
+    let answer;
+    const encodings = await countingBufferFrom(async () => {
+      answer = await ask();
+    }, text.length);
+    assert.equal(encodings, 0, 'no Buffer.from of the page');
+    assert.equal(answer.headers['content-encoding'], 'gzip');
+    assert.equal(zlib.gunzipSync(answer.rawPayload).toString(), text);
+    assert.equal(cache.stats().compressions, 1);
+  } finally {
+    await app.close();
+  }
 });
 
 test('encodeText answers every string as encodeWhole answers its UTF-8 bytes (seeded, 300 strings)', async () => {
