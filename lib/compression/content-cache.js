@@ -122,10 +122,21 @@ class ContentCache {
     return encoded;
   }
 
+  /**
+   * The cache's own stored copy of `body` (whose CRC-32 is `crc`) under `encoder`, or undefined.
+   * A memo that hands that copy back (text-bodies.js) gets its hits without the compare: the
+   * copy is the cache's, never handed to a caller to write into.
+   */
+  originalOf(body, crc, encoder) {
+    const entry = this.entries.peek(`${encoder.id}|${body.length}|${crc}`);
+    if (entry === undefined || !(entry.original === body || entry.original.equals(body))) return undefined;
+    return entry.original;
+  }
+
   // The stored encoded form of `body` under `key` (most recently used from now on), or undefined.
   hit(key, body) {
     const entry = this.entries.get(key);
-    if (entry === undefined || !entry.original.equals(body)) return undefined;
+    if (entry === undefined || (entry.original !== body && !entry.original.equals(body))) return undefined;
     this.counts.hits++;
     return entry.encoded;
   }
