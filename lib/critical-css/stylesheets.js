@@ -26,12 +26,20 @@ class StylesheetSource {
 
   /** readStylesheet(absolutePath) for the engine: the file's bytes, or null. */
   read(filePath) {
+    // The version answered last, while the cache's generation has not moved since: the same
+    // bytes (an edit, a drop or an eviction moves it), found without a lookup, which builds a
+    // new result object, Buffer and stat on every call. touch() keeps the entry's LRU place.
+    const known = this.versions.get(filePath);
+    if (known !== undefined && this.cache.touch(known.id) === known.generation) return known.body;
+    const generation = this.cache.generation();
     const found = this.cache.lookup(filePath);
     if (found.status === 'hit') {
-      const known = this.versions.get(filePath);
-      if (known !== undefined && known.id === found.id && known.etag === found.etag) return known.body;
+      if (known !== undefined && known.id === found.id && known.etag === found.etag) {
+        known.generation = generation;
+        return known.body;
+      }
       if (this.versions.size >= MAX_VERSIONS) this.versions.clear();
-      this.versions.set(filePath, { id: found.id, etag: found.etag, body: found.body });
+      this.versions.set(filePath, { id: found.id, etag: found.etag, body: found.body, generation });
       return found.body;
     }
     if (this.collecting !== null) {
