@@ -21,6 +21,8 @@ const REMOTE_URL_RE = /^https?:\/\//;
 const FLAG_COMPRESS = 1;
 const FLAG_NOSCRIPT = 2;
 const FLAG_FONTS = 4;
+const MAX_HREFS = 256; // hrefs whose file is remembered (pages link the same few)
+const MAX_HREF_LENGTH = 1024;
 
 function bool(value, fallback, name) {
   if (value === undefined) return fallback;
@@ -88,13 +90,26 @@ class CriticalCssEngine {
     this.maxPlans = maxPlans;
     this.plans = new Map(); // content hash -> { handle, bytes, rules }; insertion order = age
     this.sources = new Map(); // file -> { data, plan } (the last content seen for the file)
+    this.files = new Map(); // href -> the file it names, or null (fileFor)
     this.counters = { pages: 0, inlined: 0, skipped: 0, compiled: 0, compileErrors: 0, readErrors: 0 };
     this.lastSkipReason = '';
     this.resolve = (href) => this.planFor(href);
   }
 
-  // beasties' getCssAsset without the read: the file an href names, or null.
+  // beasties' getCssAsset without the read: the file an href names, or null. Remembered per
+  // href (a site links a handful of stylesheets, every page the same ones): the regexes and
+  // path resolution run once, not on every page.
   fileFor(href) {
+    const known = this.files.get(href);
+    if (known !== undefined) return known;
+    const file = this.resolveFile(href);
+    if (href.length > MAX_HREF_LENGTH) return file; // bounded memory: a page's hrefs are its author's
+    if (this.files.size >= MAX_HREFS) this.files.clear();
+    this.files.set(href, file);
+    return file;
+  }
+
+  resolveFile(href) {
     let normalizedPath = href.replace(LEADING_SLASH_OR_QUERY_RE, '');
     const pathPrefix = `${this.publicPath.replace(PUBLIC_PATH_RE, '')}/`;
     if (normalizedPath.startsWith(pathPrefix) && !(pathPrefix === '/' && normalizedPath.startsWith('//'))) {
