@@ -15,6 +15,7 @@ function makeRecord(filePath, result, type, encoding, compressible) {
     path: filePath,
     file: result,
     body: result.body,
+    size: result.body.length,
     etag: result.etag,
     type,
     encoding,
