@@ -183,8 +183,8 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
           if (streamStatus(err) === 404) return resolvePromise(reply.callNotFound());
           return resolvePromise(reply.send(err));
         }
-        const file = { size: stat.size, etag: statTag(stat), lastModified: stat.mtime.toUTCString() };
-        file.type = contentTypeOf(filePath);
+        const lastModified = stat.mtime.toUTCString();
+        const file = { size: stat.size, etag: statTag(stat), lastModified, type: contentTypeOf(filePath) };
         const a = answer('fastify-send', request, file, config);
         const head = request.raw.method === 'HEAD';
         if (a.span === NONE || head || stat.size === 0) fs.close(fd, () => {});

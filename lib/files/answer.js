@@ -6,23 +6,86 @@
 // framework's error). `headers`: what the response must carry, in the order the peer sets them;
 // a name mapped to undefined is removed. `span`: WHOLE, NONE (no content: 304, 412, 416) or the
 // { start, end } (inclusive) the headers describe. HEAD gets the same status and headers as GET
-// unless the flavour says otherwise; the adapter writes no body for it.
+// unless the flavour says otherwise; the adapter writes no body for it. 200 means the whole
+// representation: an adapter whose peer keeps an earlier status (send, @fastify/static) keeps it.
 //
 // The peers differ on purpose in which headers they set, how they read conditional headers and
 // Range, what a 304 drops and what HEAD changes, so each is a named flavour over the shared
 // readings of http/conditional.js and http/range.js, side by side as compression/negotiate.js
 // keeps its peers:
+// - 'send': send 1.2 (under serve-static 2 and express.static): sets a header only where the
+//   response has none, reads its validators and status off the response, strips the content
+//   headers from a 304, cuts ranges with range-parser.
 // - 'fastify-send': @fastify/send 4 (under @fastify/static).
 //
 // Nothing here touches a framework object; `response` (a node ServerResponse, read only) is
 // read by the flavours whose peer looks at the headers already set.
-const { isConditional, fastifySend } = require('../http/conditional');
-const { parseBytesRange, contentRange, unsatisfiedRange, BYTES_RANGE_REGEXP } = require('../http/range');
+const { isConditional, isPreconditionFailure, isFresh, fastifySend } = require('../http/conditional');
+const {
+  rangeOf,
+  parseBytesRange,
+  contentRange,
+  unsatisfiedRange,
+  BYTES_RANGE_REGEXP,
+  WHOLE: WHOLE_RANGE,
+  UNSATISFIABLE,
+} = require('../http/range');
 
 /** span: the whole representation */
 const WHOLE = 'whole';
 /** span: no content (304, 412, 416) */
 const NONE = 'none';
+
+// the headers a 304 must not carry (send's removeContentHeaderFields)
+const CONTENT_HEADERS = ['Content-Encoding', 'Content-Language', 'Content-Length', 'Content-Range', 'Content-Type'];
+
+/**
+ * send 1.2 (SendStream.setHeader, then the rest of SendStream.send). `options`: send's options as
+ * files/send-config.js reads them. `response`: the response so far (node's ServerResponse,
+ * read only: getHeader, statusCode): a header it already has is left alone and, for ETag and
+ * Last-Modified, is the validator the conditional and If-Range tests read; only a 2xx (or 304)
+ * turns into a 304, which removes every content header, whoever set it. A file with an
+ * `encoding` (ours: an in-memory compressed variant, a dcz delta) gets its Content-Encoding.
+ */
+function sendAnswer(request, file, config, response) {
+  const requestHeaders = request.headers;
+  const headers = {};
+  if (config.acceptRanges && !response.getHeader('Accept-Ranges')) headers['Accept-Ranges'] = 'bytes';
+  if (config.cacheControl && !response.getHeader('Cache-Control')) headers['Cache-Control'] = config.cacheControlValue;
+  let lastModified = response.getHeader('Last-Modified');
+  if (config.lastModified && !lastModified) headers['Last-Modified'] = lastModified = file.lastModified;
+  let etag = response.getHeader('ETag');
+  if (config.etag && !etag) headers.ETag = etag = file.etag;
+  if (!response.getHeader('Content-Type')) headers['Content-Type'] = file.type;
+  if (file.encoding !== undefined) headers['Content-Encoding'] = file.encoding;
+  if (isConditional(requestHeaders)) {
+    if (isPreconditionFailure(requestHeaders, etag, lastModified)) return { status: 412, headers, span: NONE };
+    const status = response.statusCode;
+    if (((status >= 200 && status < 300) || status === 304) && isFresh(requestHeaders, etag, lastModified)) {
+      for (let i = 0; i < CONTENT_HEADERS.length; i++) headers[CONTENT_HEADERS[i]] = undefined;
+      return { status: 304, headers, span: NONE };
+    }
+  }
+  const size = file.size;
+  let status = 200;
+  let span = WHOLE;
+  let length = size;
+  if (config.acceptRanges && requestHeaders.range !== undefined) {
+    const range = rangeOf(requestHeaders, size, etag, lastModified);
+    if (range === UNSATISFIABLE) {
+      headers['Content-Range'] = unsatisfiedRange(size);
+      return { status: 416, headers, span: NONE };
+    }
+    if (range !== WHOLE_RANGE) {
+      status = 206;
+      headers['Content-Range'] = contentRange(range, size);
+      length = range.end - range.start + 1;
+      span = range;
+    }
+  }
+  headers['Content-Length'] = length;
+  return { status, headers, span };
+}
 
 /**
  * @fastify/send 4. `options`: @fastify/send's options as fastify/static-options.js configOf
@@ -75,6 +138,7 @@ function fastifySendAnswer(request, file, config) {
 }
 
 const FLAVOURS = {
+  send: sendAnswer,
   'fastify-send': fastifySendAnswer,
 };
 

@@ -13,6 +13,9 @@ const { answer, WHOLE, NONE, FLAVOURS } = require('../../../lib/files/answer');
 const { charsetContentTypeOf, statTag } = require('../../../lib/files/record');
 const { configOf } = require('../../../lib/fastify/static-options');
 const { mulberry32 } = require('../helpers/seeded-random');
+const { listen, request: httpRequest } = require('../helpers/http');
+const { sendConfig } = require('../../../lib/files/send-config');
+const { contentTypeOf } = require('../../../lib/files/record');
 
 const SEED = Number(process.env.SEED || 0xa5e7);
 const ROUNDS = 400;
@@ -90,7 +93,7 @@ function randomSendOptions(random) {
 }
 
 test('the flavours are named', () => {
-  assert.deepStrictEqual(FLAVOURS.slice().sort(), ['fastify-send'].sort());
+  assert.deepStrictEqual(FLAVOURS.slice().sort(), ['fastify-send', 'send'].sort());
   assert.throws(() => answer('nginx', { headers: {} }, fileOf('text/plain'), {}), TypeError);
 });
 
@@ -173,4 +176,128 @@ test('fastify-send: HEAD answers as GET (the adapter writes no body)', () => {
     answer('fastify-send', { method: 'HEAD', headers }, file, config),
     answer('fastify-send', { method: 'GET', headers }, file, config),
   );
+});
+
+// --- send 1.2 ---
+
+/** A node ServerResponse as the answer reads it: status and the headers set so far. */
+function responseWith(status, headers) {
+  const lower = {};
+  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+  return { statusCode: status, getHeader: (name) => lower[name.toLowerCase()] };
+}
+
+/** The headers a response ends with: `present`, then the answer's set and removed ones. */
+function finalHeaders(present, answered) {
+  const out = {};
+  for (const [name, value] of Object.entries(present)) out[name.toLowerCase()] = String(value);
+  for (const [name, value] of Object.entries(answered)) {
+    if (value === undefined) delete out[name.toLowerCase()];
+    else out[name.toLowerCase()] = String(value);
+  }
+  return out;
+}
+
+const SEND_HEADERS = [
+  'accept-ranges',
+  'cache-control',
+  'last-modified',
+  'etag',
+  'content-type',
+  'content-length',
+  'content-range',
+  'content-language',
+];
+
+test(`send: seeded requests answer as send 1.2 on a real server, earlier headers and status included (seed ${SEED})`, async () => {
+  const send = require('send');
+  const random = mulberry32(SEED ^ 0x5e4d);
+  let current;
+  const server = await listen((req, res) => {
+    const stream = send(req, '/a.txt', { root: dir, ...current.options });
+    // serve-static's setHeaders moment: before send sets its own
+    stream.on('headers', () => {
+      for (const [name, value] of Object.entries(current.present)) res.setHeader(name, value);
+    });
+    res.statusCode = current.status;
+    stream.pipe(res);
+  });
+  const seen = new Set();
+  try {
+    for (let i = 0; i < ROUNDS; i++) {
+      const request = randomRequest(random);
+      const options = randomSendOptions(random);
+      const present = {};
+      if (random() < 0.15) present.ETag = pick(random, ['"custom"', statTag(stat)]);
+      if (random() < 0.1) present['Last-Modified'] = new Date(stat.mtime.getTime() - 7200e3).toUTCString();
+      if (random() < 0.1) present['Cache-Control'] = 'no-store';
+      if (random() < 0.1) present['Content-Type'] = 'text/x-custom';
+      if (random() < 0.1) present['Content-Language'] = 'en';
+      const status = random() < 0.1 ? 404 : 200;
+      current = { options, present, status };
+      const peer = await httpRequest(server.url + '/a.txt', request);
+      const ours = answer(
+        'send',
+        request,
+        fileOf(contentTypeOf(filePath)),
+        sendConfig(options, dir),
+        responseWith(status, present),
+      );
+      const where = `seed ${SEED}, round ${i}: ${JSON.stringify(current)} ${JSON.stringify(request)}`;
+      seen.add(ours.status);
+      assert.strictEqual(ours.status === 200 ? status : ours.status, peer.status, where);
+      if (ours.status === 412) continue;
+      if (ours.status === 416) {
+        assert.strictEqual(ours.headers['Content-Range'], peer.headers['content-range'], where);
+        continue;
+      }
+      const expected = {};
+      const got = finalHeaders(present, ours.headers);
+      for (const name of SEND_HEADERS) {
+        if (peer.headers[name] !== undefined) expected[name] = peer.headers[name];
+        if (got[name] === undefined) delete got[name];
+      }
+      for (const name of Object.keys(got)) if (!SEND_HEADERS.includes(name)) delete got[name];
+      assert.deepStrictEqual(got, expected, where);
+      if (ours.status === 304) assert.strictEqual(ours.span, NONE, where);
+      else if (ours.status === 206 && request.method === 'GET')
+        assert.deepStrictEqual(BODY.subarray(ours.span.start, ours.span.end + 1), peer.body, where);
+      else if (request.method === 'GET') assert.strictEqual(ours.span, WHOLE, where);
+    }
+  } finally {
+    await server.close();
+  }
+  assert.deepStrictEqual([...seen].sort(), [200, 206, 304, 412, 416], `seed ${SEED}`);
+});
+
+test('send: a header the response has is kept and is the validator the 304 test reads', () => {
+  const file = fileOf('text/plain');
+  const config = sendConfig({}, dir);
+  const response = responseWith(200, { ETag: '"theirs"', 'Cache-Control': 'no-store' });
+  const fresh = answer('send', { method: 'GET', headers: { 'if-none-match': '"theirs"' } }, file, config, response);
+  assert.strictEqual(fresh.status, 304);
+  assert.strictEqual('ETag' in fresh.headers, false);
+  assert.strictEqual('Cache-Control' in fresh.headers, false);
+  const stale = answer('send', { method: 'GET', headers: { 'if-none-match': file.etag } }, file, config, response);
+  assert.strictEqual(stale.status, 200);
+});
+
+test('send: a 304 removes every content header, and only a 2xx or 304 becomes one', () => {
+  const file = { ...fileOf('text/plain'), encoding: 'br' };
+  const config = sendConfig({}, dir);
+  const request = { method: 'GET', headers: { 'if-none-match': file.etag } };
+  const ours = answer('send', request, file, config, responseWith(200, { 'Content-Language': 'en' }));
+  assert.strictEqual(ours.status, 304);
+  for (const name of ['Content-Encoding', 'Content-Language', 'Content-Length', 'Content-Range', 'Content-Type']) {
+    assert.ok(name in ours.headers && ours.headers[name] === undefined, name);
+  }
+  assert.strictEqual(answer('send', request, file, config, responseWith(404, {})).status, 200);
+});
+
+test('send: a passing If-Match hides If-Unmodified-Since, which @fastify/send still checks', () => {
+  const file = fileOf('text/plain');
+  const before = new Date(stat.mtime.getTime() - 3600e3).toUTCString();
+  const request = { method: 'GET', headers: { 'if-match': file.etag, 'if-unmodified-since': before } };
+  assert.strictEqual(answer('send', request, file, sendConfig({}, dir), responseWith(200, {})).status, 200);
+  assert.strictEqual(answer('fastify-send', request, file, configOf({ root: dir })).status, 412);
 });
