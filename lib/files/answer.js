@@ -17,12 +17,16 @@
 //   response has none, reads its validators and status off the response, strips the content
 //   headers from a 304, cuts ranges with range-parser.
 // - 'fastify-send': @fastify/send 4 (under @fastify/static).
+// - 'koa-send': koa-send 5 (under koa-static) and what ssr-native adds to it (the ETag, ranges):
+//   no conditional step (koa-conditional-get in front makes the 304), so a fresh request is
+//   answered whole rather than with a 206.
 //
 // Nothing here touches a framework object; `response` (a node ServerResponse, read only) is
 // read by the flavours whose peer looks at the headers already set.
 const { isConditional, isPreconditionFailure, isFresh, fastifySend } = require('../http/conditional');
 const {
   rangeOf,
+  rangeUnlessFresh,
   parseBytesRange,
   contentRange,
   unsatisfiedRange,
@@ -137,9 +141,39 @@ function fastifySendAnswer(request, file, config) {
   return { status, headers, span };
 }
 
+/**
+ * koa-send 5. `options`: { cacheControl (the header's value), etag (set the file's ETag),
+ * acceptRanges }. `response`: ctx.res, read as koa-send reads ctx.response: Last-Modified,
+ * Cache-Control, ETag and Accept-Ranges only where absent; Content-Length always. The
+ * Content-Type is Koa's (ctx.type = the extension), so the adapter sets it.
+ */
+function koaSendAnswer(request, file, options, response) {
+  const size = file.size;
+  const headers = { 'Content-Length': String(size) };
+  let lastModified = response.getHeader('Last-Modified');
+  if (!lastModified) headers['Last-Modified'] = lastModified = file.lastModified;
+  if (!response.getHeader('Cache-Control')) headers['Cache-Control'] = options.cacheControl;
+  if (file.encoding !== undefined) headers['Content-Encoding'] = file.encoding;
+  let etag = response.getHeader('ETag');
+  if (options.etag && !etag) headers.ETag = etag = file.etag;
+  if (!options.acceptRanges) return { status: 200, headers, span: WHOLE };
+  if (!response.getHeader('Accept-Ranges')) headers['Accept-Ranges'] = 'bytes';
+  // a fresh conditional request is koa-conditional-get's 304, not a 206
+  const range = rangeUnlessFresh(request.headers, size, etag, lastModified);
+  if (range === UNSATISFIABLE) {
+    headers['Content-Range'] = unsatisfiedRange(size);
+    return { status: 416, headers, span: NONE };
+  }
+  if (range === WHOLE_RANGE) return { status: 200, headers, span: WHOLE };
+  headers['Content-Range'] = contentRange(range, size);
+  headers['Content-Length'] = String(range.end - range.start + 1);
+  return { status: 206, headers, span: range };
+}
+
 const FLAVOURS = {
   send: sendAnswer,
   'fastify-send': fastifySendAnswer,
+  'koa-send': koaSendAnswer,
 };
 
 /**

@@ -93,7 +93,7 @@ function randomSendOptions(random) {
 }
 
 test('the flavours are named', () => {
-  assert.deepStrictEqual(FLAVOURS.slice().sort(), ['fastify-send', 'send'].sort());
+  assert.deepStrictEqual(FLAVOURS.slice().sort(), ['fastify-send', 'koa-send', 'send'].sort());
   assert.throws(() => answer('nginx', { headers: {} }, fileOf('text/plain'), {}), TypeError);
 });
 
@@ -300,4 +300,57 @@ test('send: a passing If-Match hides If-Unmodified-Since, which @fastify/send st
   const request = { method: 'GET', headers: { 'if-match': file.etag, 'if-unmodified-since': before } };
   assert.strictEqual(answer('send', request, file, sendConfig({}, dir), responseWith(200, {})).status, 200);
   assert.strictEqual(answer('fastify-send', request, file, configOf({ root: dir })).status, 412);
+});
+
+// --- koa-send 5 (+ ssr-native's ETag and ranges) ---
+
+const KOA = { cacheControl: 'max-age=0', etag: true, acceptRanges: true };
+
+test('koa-send: no conditional step, and a fresh request gets the whole body rather than a 206', () => {
+  const file = fileOf('.txt');
+  const fresh = { 'if-none-match': file.etag, range: 'bytes=0-3' };
+  const ours = answer('koa-send', { method: 'GET', headers: fresh }, file, KOA, responseWith(200, {}));
+  assert.strictEqual(ours.status, 200);
+  assert.strictEqual(ours.span, WHOLE);
+  assert.strictEqual(ours.headers['Content-Length'], String(file.size));
+  // send answers the same request with a 304
+  assert.strictEqual(
+    answer('send', { method: 'GET', headers: fresh }, file, sendConfig({}, dir), responseWith(200, {})).status,
+    304,
+  );
+  const stale = { 'if-none-match': '"other"', range: 'bytes=0-3' };
+  const ranged = answer('koa-send', { method: 'GET', headers: stale }, file, KOA, responseWith(200, {}));
+  assert.strictEqual(ranged.status, 206);
+  assert.deepStrictEqual([ranged.span.start, ranged.span.end], [0, 3]);
+  assert.strictEqual(ranged.headers['Content-Length'], '4');
+  assert.strictEqual(ranged.headers['Content-Range'], `bytes 0-3/${file.size}`);
+});
+
+test('koa-send: Content-Length always, the others only where absent; Content-Type is left to Koa', () => {
+  const file = { ...fileOf('.txt'), encoding: 'gzip' };
+  const present = { 'Content-Length': '1', 'Last-Modified': 'then', 'Cache-Control': 'no-store', ETag: '"x"' };
+  const ours = answer('koa-send', { method: 'GET', headers: {} }, file, KOA, responseWith(200, present));
+  assert.deepStrictEqual(ours.headers, {
+    'Content-Length': String(file.size),
+    'Content-Encoding': 'gzip',
+    'Accept-Ranges': 'bytes',
+  });
+  const bare = answer(
+    'koa-send',
+    { method: 'GET', headers: {} },
+    fileOf('.txt'),
+    { cacheControl: 'max-age=1' },
+    responseWith(200, {}),
+  );
+  assert.deepStrictEqual(Object.keys(bare.headers), ['Content-Length', 'Last-Modified', 'Cache-Control']);
+});
+
+test('koa-send: an unsatisfiable range is a 416 with its Content-Range, unless the copy is fresh', () => {
+  const file = fileOf('.txt');
+  const request = { method: 'GET', headers: { range: `bytes=${file.size}-` } };
+  const ours = answer('koa-send', request, file, KOA, responseWith(200, {}));
+  assert.strictEqual(ours.status, 416);
+  assert.strictEqual(ours.headers['Content-Range'], `bytes */${file.size}`);
+  request.headers['if-none-match'] = file.etag;
+  assert.strictEqual(answer('koa-send', request, file, KOA, responseWith(200, {})).status, 200);
 });
