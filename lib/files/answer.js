@@ -20,6 +20,8 @@
 // - 'koa-send': koa-send 5 (under koa-static) and what ssr-native adds to it (the ETag, ranges):
 //   no conditional step (koa-conditional-get in front makes the 304), so a fresh request is
 //   answered whole rather than with a 206.
+// - 'node-server': @hono/node-server 2.1's serveStatic: no conditional step, its own Range
+//   reading (any non-empty header), HEAD answered whole without reading Range.
 //
 // Nothing here touches a framework object; `response` (a node ServerResponse, read only) is
 // read by the flavours whose peer looks at the headers already set.
@@ -27,6 +29,7 @@ const { isConditional, isPreconditionFailure, isFresh, fastifySend } = require('
 const {
   rangeOf,
   rangeUnlessFresh,
+  nodeServerRange,
   parseBytesRange,
   contentRange,
   unsatisfiedRange,
@@ -170,10 +173,39 @@ function koaSendAnswer(request, file, options, response) {
   return { status: 206, headers, span: range };
 }
 
+/**
+ * @hono/node-server 2.1's serveStatic. No options, no response read: Content-Type, the
+ * Content-Encoding of a precompressed sibling and Last-Modified are always set (the adapter
+ * appends its Vary); HEAD and a request without a Range (or with an empty one) get the whole
+ * length and 200; a Range gets Accept-Ranges and node-server's reading (http/range.js
+ * nodeServerRange: a header it cannot parse reads as the whole body, as a 206).
+ */
+function nodeServerAnswer(request, file) {
+  const headers = { 'Content-Type': file.type };
+  if (file.encoding !== undefined) headers['Content-Encoding'] = file.encoding;
+  headers['Last-Modified'] = file.lastModified;
+  const size = file.size;
+  const range = request.headers.range;
+  if (request.method === 'HEAD' || !range) {
+    headers['Content-Length'] = String(size);
+    return { status: 200, headers, span: WHOLE };
+  }
+  headers['Accept-Ranges'] = 'bytes';
+  const span = nodeServerRange(range, size);
+  if (span === undefined) {
+    headers['Content-Range'] = unsatisfiedRange(size);
+    return { status: 416, headers, span: NONE };
+  }
+  headers['Content-Length'] = String(span.end - span.start + 1);
+  headers['Content-Range'] = contentRange(span, size);
+  return { status: 206, headers, span };
+}
+
 const FLAVOURS = {
   send: sendAnswer,
   'fastify-send': fastifySendAnswer,
   'koa-send': koaSendAnswer,
+  'node-server': nodeServerAnswer,
 };
 
 /**

@@ -93,7 +93,7 @@ function randomSendOptions(random) {
 }
 
 test('the flavours are named', () => {
-  assert.deepStrictEqual(FLAVOURS.slice().sort(), ['fastify-send', 'koa-send', 'send'].sort());
+  assert.deepStrictEqual(FLAVOURS.slice().sort(), ['fastify-send', 'koa-send', 'node-server', 'send'].sort());
   assert.throws(() => answer('nginx', { headers: {} }, fileOf('text/plain'), {}), TypeError);
 });
 
@@ -353,4 +353,64 @@ test('koa-send: an unsatisfiable range is a 416 with its Content-Range, unless t
   assert.strictEqual(ours.headers['Content-Range'], `bytes */${file.size}`);
   request.headers['if-none-match'] = file.etag;
   assert.strictEqual(answer('koa-send', request, file, KOA, responseWith(200, {})).status, 200);
+});
+
+// --- @hono/node-server 2.1 ---
+
+test(`node-server: seeded Range headers answer as @hono/node-server's serveStatic (seed ${SEED})`, async () => {
+  const { Hono } = require('hono');
+  const { serveStatic } = require('@hono/node-server/serve-static');
+  const { getMimeType } = require('hono/utils/mime');
+  const app = new Hono();
+  app.use('*', serveStatic({ root: dir }));
+  const random = mulberry32(SEED ^ 0x40e0);
+  const size = BODY.length;
+  const number = () => pick(random, [0, 1, 5, size - 1, size, size + 3, Math.floor(random() * size)]);
+  const forms = [
+    () => `bytes=${number()}-${number()}`,
+    () => `bytes=${number()}-`,
+    () => `bytes=-${number()}`,
+    () => `${number()}-${number()}`,
+    () => `bytes=${number()}-${number()},${number()}-${number()}`,
+    () => pick(random, ['bytes=-', 'bytes=', '', 'bytes=x-1', ' bytes=1-2', 'bytes=1-2 ', 'items=0-1', '-']),
+  ];
+  const seen = new Set();
+  for (let i = 0; i < ROUNDS; i++) {
+    const headers = random() < 0.85 ? { range: pick(random, forms)() } : {};
+    const method = random() < 0.2 ? 'HEAD' : 'GET';
+    const peer = await app.request('/a.txt', { method, headers });
+    const peerBody = Buffer.from(await peer.arrayBuffer());
+    const file = { size, etag: statTag(stat), lastModified: stat.mtime.toUTCString(), type: getMimeType(filePath) };
+    // a header value reaches a server without its surrounding whitespace (fetch's Headers, as
+    // node's HTTP parser, strips it)
+    const received = headers.range === undefined ? {} : { range: headers.range.trim() };
+    const ours = answer('node-server', { method, headers: received }, file);
+    const where = `seed ${SEED}, round ${i}: ${method} ${JSON.stringify(headers)}`;
+    seen.add(ours.status);
+    assert.strictEqual(ours.status, peer.status, where);
+    const got = {};
+    for (const [name, value] of Object.entries(ours.headers)) got[name.toLowerCase()] = value;
+    assert.deepStrictEqual(got, Object.fromEntries(peer.headers), where);
+    if (method === 'HEAD' || ours.status === 416) continue;
+    const sent = ours.span === WHOLE ? BODY : BODY.subarray(ours.span.start, ours.span.end + 1);
+    assert.deepStrictEqual(sent, peerBody, where);
+  }
+  assert.deepStrictEqual([...seen].sort(), [200, 206, 416], `seed ${SEED}`);
+});
+
+test('node-server: HEAD reads no Range, and an unparsable Range is the whole body as a 206', () => {
+  const file = fileOf('text/plain');
+  const head = answer('node-server', { method: 'HEAD', headers: { range: 'bytes=0-3' } }, file);
+  assert.strictEqual(head.status, 200);
+  assert.strictEqual(head.headers['Accept-Ranges'], undefined);
+  assert.strictEqual(head.headers['Content-Length'], String(file.size));
+  const odd = answer('node-server', { method: 'GET', headers: { range: 'nonsense' } }, file);
+  assert.strictEqual(odd.status, 206);
+  assert.deepStrictEqual(odd.span, { start: 0, end: file.size - 1 });
+  // send reads the same header as no range at all
+  assert.strictEqual(
+    answer('send', { method: 'GET', headers: { range: 'nonsense' } }, file, sendConfig({}, dir), responseWith(200, {}))
+      .status,
+    200,
+  );
 });
