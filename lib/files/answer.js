@@ -16,7 +16,9 @@
 // - 'send': send 1.2 (under serve-static 2 and express.static): sets a header only where the
 //   response has none, reads its validators and status off the response, strips the content
 //   headers from a 304, cuts ranges with range-parser.
-// - 'fastify-send': @fastify/send 4 (under @fastify/static).
+// - 'fastify-send': @fastify/send 4 (under @fastify/static): sets every header it knows, reads
+//   the conditional headers its own way (conditional.js fastifySend), its own range parser, a
+//   304 drops only the Content-Type it set.
 // - 'koa-send': koa-send 5 (under koa-static) and what ssr-native adds to it (the ETag, ranges):
 //   no conditional step (koa-conditional-get in front makes the 304), so a fresh request is
 //   answered whole rather than with a 206.
