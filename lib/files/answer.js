@@ -203,7 +203,9 @@ function nodeServerAnswer(request, file) {
   return { status: 206, headers, span };
 }
 
+// no prototype: a flavour name is a key here, never an inherited 'constructor'
 const FLAVOURS = {
+  __proto__: null,
   send: sendAnswer,
   'fastify-send': fastifySendAnswer,
   'koa-send': koaSendAnswer,

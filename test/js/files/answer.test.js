@@ -94,7 +94,9 @@ function randomSendOptions(random) {
 
 test('the flavours are named', () => {
   assert.deepStrictEqual(FLAVOURS.slice().sort(), ['fastify-send', 'koa-send', 'node-server', 'send'].sort());
-  assert.throws(() => answer('nginx', { headers: {} }, fileOf('text/plain'), {}), TypeError);
+  for (const name of ['nginx', 'constructor', '__proto__', 'toString']) {
+    assert.throws(() => answer(name, { headers: {} }, fileOf('text/plain'), {}), TypeError, name);
+  }
 });
 
 // --- @fastify/send 4 ---
