@@ -13,6 +13,7 @@ const crypto = require('crypto');
 const dcz = require('./dcz');
 const { DczDictionary } = dcz;
 const { invalidType } = require('../validate');
+const { addSource } = require('../stat-sources');
 
 const HASHED_NAME = /^(.*?[-.])([0-9A-Za-z_]{6,})((?:\.[0-9A-Za-z]+)+)$/;
 // characters a URLPattern reads literally in a pathname (no ( ) * + ? : { } \)
@@ -21,15 +22,18 @@ const AVAILABLE_DICTIONARY_LENGTH = 46;
 const DESTINATIONS = { '.js': 'script', '.mjs': 'script', '.css': 'style' };
 
 class AssetDictionaries {
-  /** Null when off (or where libzstd is missing); `true` or { maxEntries, maxBytes, level }. */
-  static from(option) {
+  /**
+   * Null when off (or where libzstd is missing); `true` or { maxEntries, maxBytes, level }.
+   * `name`: the adapter, the `name` label of its metrics (static_asset_dictionary).
+   */
+  static from(option, name = 'static') {
     if (option === undefined || option === false || option === null) return null;
     if (option !== true && typeof option !== 'object')
       throw invalidType('options.dictionary', 'a boolean or an object', option);
-    return dcz.available ? new AssetDictionaries(option === true ? {} : option) : null;
+    return dcz.available ? new AssetDictionaries(option === true ? {} : option, name) : null;
   }
 
-  constructor({ maxEntries = 64, maxBytes = 32 * 1024 * 1024, level = 3 } = {}) {
+  constructor({ maxEntries = 64, maxBytes = 32 * 1024 * 1024, level = 3 } = {}, name = 'static') {
     this.maxEntries = maxEntries;
     this.maxBytes = maxBytes;
     this.level = level;
@@ -37,6 +41,10 @@ class AssetDictionaries {
     this.bytes = 0;
     this.hashes = new WeakMap(); // body -> `:base64:` (a file version's hash, computed once)
     this.counts = { offered: 0, hits: 0, bytesSaved: 0 };
+    addSource('static_asset_dictionary', name, (assets) => assets.stats(), {
+      owner: this,
+      counters: ['offered', 'bytesSaved'],
+    });
   }
 
   /**

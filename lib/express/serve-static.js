@@ -18,12 +18,10 @@ const { callNext } = require('./send-html');
 const { SendLookup } = require('./send-lookup');
 const { StaticEngine, streamStatus, statsOf, contentTypeOf, statTag } = require('../files/engine');
 const { variantFileOf } = require('../files/record');
-const { answer, WHOLE } = require('../files/answer');
+const { answer, errorOf, WHOLE } = require('../files/answer');
 const { varyAppend } = require('../http/vary');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
-const { acceptsDcz } = require('../compression/dictionary-transport');
-const { encodeWhole } = require('../compression/whole-body');
-const { sharedCache } = require('../compression/content-cache');
+const { assetDelta, encodeDelta, varyWith } = require('../compression/asset-delta');
 
 function serveStatic(root, options) {
   if (!root) throw new TypeError('root path required');
@@ -46,7 +44,7 @@ function serveStatic(root, options) {
   const mount = { config, engine, fallthrough, redirect, found };
   // Opt-in: files with a content hash in their name offered as dictionaries for their next
   // versions, and dcz deltas against them (lib/compression/asset-dictionaries.js).
-  const assets = AssetDictionaries.from(opts.dictionary);
+  const assets = AssetDictionaries.from(opts.dictionary, 'serveStatic');
 
   function middleware(req, res, next) {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -87,7 +85,7 @@ function serveStatic(root, options) {
   // SendStream.send for a file held in memory (or its in-memory compressed variant)
   function sendRecord(req, res, next, record) {
     if (res.headersSent) return headersAlreadySent(req, res, next);
-    if (assets !== null && isCompressible(record.type) && sendAsset(req, res, next, record)) return;
+    if (assets !== null && sendAsset(req, res, next, record)) return;
     let file = record;
     if (record.compressible) {
       const variant = engine.variant(record, req.headers['accept-encoding']);
@@ -101,35 +99,28 @@ function serveStatic(root, options) {
   }
 
   // With `dictionary`: Use-As-Dictionary on a hashed file, and a dcz delta when the request names
-  // one of the files offered before (not for a Range request: its bytes count the file's). True
-  // when the response is taken care of here.
+  // one of the files offered before (lib/compression/asset-delta.js). True when the response is
+  // taken care of here.
   function sendAsset(req, res, next, record) {
-    const pathname = parseUrl.original(req).pathname;
-    const useAsDictionary = assets.offer(pathname, record.body);
-    if (useAsDictionary === undefined) return false;
-    res.setHeader('Vary', 'Accept-Encoding, Available-Dictionary');
-    res.setHeader('Use-As-Dictionary', useAsDictionary);
-    const headers = req.headers;
-    const dictionary =
-      headers.range === undefined
-        ? assets.choose(headers['accept-encoding'], headers['available-dictionary'], acceptsDcz)
-        : null;
-    if (dictionary === null) return false;
+    const decision = assetDelta(assets, parseUrl.original(req).pathname, record, req.headers);
+    if (decision === null) return false;
+    res.setHeader('Vary', varyWith(res.getHeader('Vary'), decision.vary));
+    res.setHeader('Use-As-Dictionary', decision.useAsDictionary);
+    const delta = decision.delta;
+    if (delta === null) return false;
     const identity = record.body;
     const deliver = (encoded) => {
       if (res.headersSent) return;
       if (setHeaders) setHeaders(res, record.path, statsOf(record));
-      // the delta is another representation: its own validator
-      const tag = record.etag.replace(/"$/, `-dcz${dictionary.id.slice(0, 8)}"`);
       const { lastModified, type } = record;
-      const file = { size: encoded.length, etag: tag, lastModified, type, encoding: 'dcz' };
+      const file = { size: encoded.length, etag: delta.etag, lastModified, type, encoding: delta.contentEncoding };
       // no Range here (a Range request gets no delta), so the answer is the whole delta or none
       if (!answered(req, res, next, answer('send', req, file, config, res))) {
         assets.record(identity.length, encoded.length);
         res.end(encoded);
       }
     };
-    const hit = encodeWhole(sharedCache(), dictionary.encoder, identity, undefined, (err, encoded) => {
+    const hit = encodeDelta(delta, identity, (err, encoded) => {
       if (res.destroyed) return;
       if (err) {
         // the file goes out as it is rather than not at all
@@ -197,11 +188,8 @@ function serveStatic(root, options) {
         res.statusCode = 304;
         res.end();
         return true;
-      case 412:
-        callNext(req, res, next, createError(412));
-        return true;
-      default:
-        callNext(req, res, next, createError(416, { headers: { 'Content-Range': headers['Content-Range'] } }));
+      default: // 412, 416
+        callNext(req, res, next, errorOf(a));
         return true;
     }
     if (req.method !== 'HEAD') return false;

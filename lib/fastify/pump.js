@@ -6,11 +6,11 @@
 // A URL whose answer depended on nothing but itself (and Accept-Encoding) is remembered.
 const fs = require('fs');
 const path = require('path');
-const createError = require('http-errors');
 const { fileRangeStream } = require('../files/file-stream');
 const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../files/engine');
-const { answer, WHOLE, NONE } = require('../files/answer');
+const { answer, errorOf, WHOLE, NONE } = require('../files/answer');
 const { Lookup, resolveFile } = require('./send');
+const { sendAsset } = require('./asset-delta');
 const { configOf, addVaryAcceptEncoding } = require('./static-options');
 const { negotiateEncoding, ENCODING_EXTENSIONS } = require('./precompressed');
 const paths = require('./static-paths');
@@ -20,7 +20,7 @@ const { FST_STATIC_FORBIDDEN_PATH } = require('./errors');
  * The pump of one plugin registration. `mount`: { opts, sendOptions, baseConfig, engines (root ->
  * StaticEngine), fallbackEngine, routes (the RouteMemo), setHeaders }.
  */
-function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders }) {
+function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders, assets = null }) {
   const allowedPath = opts.allowedPath;
 
   /**
@@ -144,7 +144,14 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
   }
 
   // the file held in memory: @fastify/send's headers and decision, the bytes as a Buffer
-  function sendRecord(request, reply, record, config) {
+  function sendRecord(request, reply, record, config, plain = false) {
+    if (assets !== null && !plain) {
+      // `dictionary`: a hashed file offered, a dcz delta (lib/fastify/asset-delta.js)
+      const finish = (a) => finishHeaders(reply, a, record.path, statsOf(record), record);
+      const plainly = () => sendRecord(request, reply, record, config, true);
+      const pending = sendAsset(request, reply, record, { assets, config, finish, plain: plainly });
+      if (pending !== undefined) return pending;
+    }
     // a precompressed sibling is answered as @fastify/send answers its own path (its type, which
     // finishHeaders then replaces with the original path's)
     const file = record.encoding === undefined ? record : siblingFile(record);
@@ -212,12 +219,6 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
   }
 
   return { pump, sendRecord };
-}
-
-// @fastify/send's 412 and 416 (with its Content-Range)
-function errorOf(a) {
-  if (a.status === 412) return createError(412);
-  return createError(416, { headers: { 'Content-Range': a.headers['Content-Range'] } });
 }
 
 // a precompressed sibling's record as @fastify/send sees the file: typed by its own path

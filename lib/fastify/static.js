@@ -9,6 +9,7 @@ const path = require('path');
 const contentDisposition = require('./content-disposition');
 const { FileCache } = require('../files/file-cache');
 const { StaticEngine } = require('../files/engine');
+const { AssetDictionaries } = require('../compression/asset-dictionaries');
 const errors = require('./errors');
 const { pumpOf } = require('./pump');
 const { memoKey, configOf, listFiles, normalizeRoot, checkRoot } = require('./static-options');
@@ -71,7 +72,10 @@ async function fastifyStatic(fastify, opts) {
   const allowedPath = opts.allowedPath;
   // a URL's answer may be remembered only when nothing but the URL (and Accept-Encoding) decides it
   const rememberable = allowedPath === undefined && opts.onFile === undefined;
-  const { pump, sendRecord } = pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders });
+  // `dictionary`: hashed files offered as dictionaries, dcz deltas (lib/fastify/asset-delta.js)
+  const assets = AssetDictionaries.from(opts.dictionary, 'fastifyStatic');
+  const mount = { opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders, assets };
+  const { pump, sendRecord } = pumpOf(mount);
   let prefix = (opts.prefix ??= '/');
   if (!opts.prefixAvoidTrailingSlash && prefix[prefix.length - 1] !== '/') prefix += '/';
   const routeOptions = {

@@ -27,6 +27,7 @@
 //
 // Nothing here touches a framework object; `response` (a node ServerResponse, read only) is
 // read by the flavours whose peer looks at the headers already set.
+const createError = require('http-errors');
 const { isConditional, isPreconditionFailure, isFresh, fastifySend } = require('../http/conditional');
 const {
   rangeOf,
@@ -224,4 +225,10 @@ function answer(flavour, request, file, options, response) {
   return step(request, file, options, response);
 }
 
-module.exports = { answer, WHOLE, NONE, FLAVOURS: Object.keys(FLAVOURS) };
+/** The error a 412 or 416 answer is raised as (http-errors; a 416 carries its Content-Range), as the peers raise it. */
+function errorOf(answered) {
+  if (answered.status === 412) return createError(412);
+  return createError(416, { headers: { 'Content-Range': answered.headers['Content-Range'] } });
+}
+
+module.exports = { answer, errorOf, WHOLE, NONE, FLAVOURS: Object.keys(FLAVOURS) };

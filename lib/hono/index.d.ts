@@ -19,6 +19,8 @@ export interface ServeStaticOptions<E extends Env = Env> {
   cache?: FileCache;
   maxBytes?: number;
   maxFileSize?: number;
+  /** Hashed files (main-81bd0e.js) offered as dictionaries for their next versions, answered with dcz deltas (RFC 9842); default false. */
+  dictionary?: boolean | { maxEntries?: number; maxBytes?: number; level?: number };
 }
 
 export interface ETagOptions {

@@ -15,6 +15,8 @@ const { Readable } = require('stream');
 const { tagOf } = require('./tags');
 const { decodeUriLenient } = require('../files/paths');
 const { answer: fileAnswer, WHOLE } = require('../files/answer');
+const { AssetDictionaries } = require('../compression/asset-dictionaries');
+const { sendAsset } = require('./asset-delta');
 
 const COMPRESSIBLE =
   /^\s*(?:text\/[^;\s]+|application\/(?:javascript|json|xml|xml-dtd|ecmascript|dart|postscript|rtf|tar|toml|vnd\.dart|vnd\.ms-fontobject|vnd\.ms-opentype|wasm|x-httpd-php|x-javascript|x-ns-proxy-autoconfig|x-sh|x-tar|x-virtualbox-hdd|x-virtualbox-ova|x-virtualbox-ovf|x-virtualbox-vbox|x-virtualbox-vdi|x-virtualbox-vhd|x-virtualbox-vmdk|x-www-form-urlencoded)|font\/(?:otf|ttf)|image\/(?:bmp|vnd\.adobe\.photoshop|vnd\.microsoft\.icon|vnd\.ms-dds|x-icon|x-ms-bmp)|message\/rfc822|model\/gltf-binary|x-shader\/x-fragment|x-shader\/x-vertex|[^;\s]+?\+(?:json|text|xml|yaml))(?:[;\s]|$)/i;
@@ -51,6 +53,7 @@ function serveStatic(options = { root: '' }) {
   const engine = new StaticEngine(cache, { top: path.resolve(root) });
   // the answer depends on the URL path (and Accept-Encoding) alone unless rewriteRequestPath decides
   const rememberable = typeof options.rewriteRequestPath !== 'function';
+  const assets = AssetDictionaries.from(options.dictionary, 'hono');
 
   async function stat(filePath) {
     let result = engine.get(filePath);
@@ -116,6 +119,15 @@ function serveStatic(options = { root: '' }) {
   };
 
   async function answer(c, record, method) {
+    if (assets !== null) {
+      // `dictionary`: a hashed file offered, a dcz delta (lib/hono/asset-delta.js)
+      c.header('Content-Type', record.type);
+      const delta = await sendAsset(c, record, method, assets);
+      if (delta !== undefined) {
+        await options.onFound?.(record.path, c);
+        return delta;
+      }
+    }
     const body = record.body;
     // a file past maxFileSize: its size and date from the stat of its load
     const file = body !== undefined ? record : streamedFile(record);

@@ -73,6 +73,8 @@ export interface KoaSendOptions {
   watch?: boolean;
   /** Share one FileCache between several serve() mounts and serveStatic: one memory budget. */
   cache?: FileCache;
+  /** Hashed files (main-81bd0e.js) offered as dictionaries for their next versions, answered with dcz deltas (RFC 9842); default false. */
+  dictionary?: boolean | { maxEntries?: number; maxBytes?: number; level?: number };
 }
 
 /** koa-static 5's options: koa-send's plus `defer`. */
@@ -81,11 +83,21 @@ export interface KoaServeOptions extends KoaSendOptions {
   defer?: boolean;
 }
 
+export interface AssetDictionaryStats {
+  offered: number;
+  hits: number;
+  bytesSaved: number;
+  entries: number;
+  bytes: number;
+}
+
 export interface KoaServeMiddleware {
   (ctx: KoaStaticContext, next: () => Promise<unknown>): Promise<void> | undefined;
   readonly cache: FileCache;
   /** The cache's counters, and `routes`: URL paths remembered (at most 8192). */
   stats(): FileCacheStats & { routes: number };
+  /** With `dictionary`: its counters (offered, hits, bytesSaved, entries, bytes); else null. */
+  readonly dictionary: { stats(): AssetDictionaryStats } | null;
   /** Releases the cache (unless it was passed in as `cache`, which its owner closes). */
   close(): void;
 }

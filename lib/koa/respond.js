@@ -11,16 +11,23 @@ const { etag: entityTag } = require('../etag');
 const { fileRangeStream } = require('../files/file-stream');
 const { statsOf, streamStatus } = require('../files/engine');
 const { variantFileOf } = require('../files/record');
-const { answer, WHOLE } = require('../files/answer');
+const { answer, errorOf, WHOLE } = require('../files/answer');
 const { varyAppend } = require('../http/vary');
+const { sendAsset } = require('./asset-delta');
 
 /**
  * FileSender's answering half. Reads the sender's engine, setHeaders, cacheControl and
  * answerOptions (the 'koa-send' flavour's: cacheControl, etag, acceptRanges).
  */
 class KoaFileResponse {
-  // a file held in memory (identity, sibling or compressed variant)
-  sendRecord(ctx, record) {
+  // a file held in memory (identity, sibling or compressed variant). Returns undefined, or a
+  // promise when `dictionary` answers a delta (asset-delta.js); `plain` skips that (the file
+  // itself).
+  sendRecord(ctx, record, plain = false) {
+    if (this.assets !== null && !plain) {
+      const pending = sendAsset(this, ctx, record);
+      if (pending !== undefined) return pending;
+    }
     const response = ctx.response;
     let file = record;
     if (record.compressible) {
@@ -37,6 +44,7 @@ class KoaFileResponse {
     copyAnswer(ctx, a);
     if (!response.type) setType(response, record);
     response.body = a.span === WHOLE ? file.body : file.body.subarray(a.span.start, a.span.end + 1);
+    return undefined;
   }
 
   // Files over maxFileSize: read from the descriptor whose fstat gave the headers, exactly the
@@ -80,7 +88,7 @@ function copyAnswer(ctx, a) {
   const headers = a.headers;
   for (const name in headers) response.set(name, headers[name]);
   if (a.status === 206) ctx.status = 206;
-  else if (a.status === 416) throw createError(416, { headers: { 'Content-Range': headers['Content-Range'] } });
+  else if (a.status === 416) throw errorOf(a);
 }
 
 // a failed open of a file that was found: koa-send's 404 if it vanished, else the fs error as a 500

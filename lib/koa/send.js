@@ -25,6 +25,7 @@ const { statError: fsStatError, statStatus } = require('../files/stat-error');
 const { StaticEngine } = require('../files/engine');
 const { decodePath, isHidden } = require('../files/paths');
 const { KoaFileResponse, setContentEncoding, typeOf } = require('./respond');
+const { AssetDictionaries } = require('../compression/asset-dictionaries');
 
 const { basename, normalize, parse, resolve } = path;
 
@@ -63,6 +64,8 @@ class FileSender extends KoaFileResponse {
     this.engine = new StaticEngine(cache, { routeSlots: 4, compress: this.compress });
     this.routes = this.engine.routes;
     this.acceptOutcomes = new Map(); // Accept-Encoding header -> ACCEPTS_* bits
+    // `dictionary`: hashed files offered as dictionaries, dcz deltas (lib/koa/asset-delta.js)
+    this.assets = AssetDictionaries.from(opts.dictionary, 'koa');
   }
 
   /** Which of koa-send's sibling encodings the request accepts (ACCEPTS_* bits). */
@@ -89,8 +92,9 @@ class FileSender extends KoaFileResponse {
     const record = this.routes.get(urlPath, bits);
     if (record === undefined) return false;
     if (record.encoding !== undefined) setContentEncoding(ctx, record.encoding);
-    this.sendRecord(ctx, record);
-    return true;
+    // a promise when a dcz delta is on its way (`dictionary`)
+    const pending = this.sendRecord(ctx, record);
+    return pending === undefined ? true : pending;
   }
 
   // memory first (no system call, no thread hop), then a load on the libuv pool
@@ -174,7 +178,8 @@ class FileSender extends KoaFileResponse {
     if (result.body !== undefined) {
       const record = this.makeRecord(p, encodingExt, encoding, result);
       if (result.cached && !throughDirectory) this.routes.set(urlPath, bits, record, generation);
-      this.sendRecord(ctx, record);
+      const pending = this.sendRecord(ctx, record);
+      if (pending !== undefined) await pending;
     } else if (result.status === 'tooLarge') {
       await this.sendStream(ctx, p, encodingExt);
     } else {
@@ -221,7 +226,11 @@ function send(ctx, urlPath, opts = {}) {
   }
   if (ctx && urlPath) {
     const bits = sender.encodingBits(ctx);
-    if (sender.sendRemembered(ctx, urlPath, bits)) return Promise.resolve(sender.routes.get(urlPath, bits).path);
+    const sent = sender.sendRemembered(ctx, urlPath, bits);
+    if (sent) {
+      const filePath = sender.routes.get(urlPath, bits).path;
+      return sent === true ? Promise.resolve(filePath) : sent.then(() => filePath);
+    }
     return sender.send(ctx, urlPath, bits);
   }
   return sender.send(ctx, urlPath, 0); // rejects with koa-send's AssertionError

@@ -32,7 +32,8 @@ function serve(root, options) {
         if (ctx.body != null || ctx.status !== 404) return;
         const bits = sender.encodingBits(ctx);
         const urlPath = ctx.path;
-        if (sender.sendRemembered(ctx, urlPath, bits)) return;
+        const sent = sender.sendRemembered(ctx, urlPath, bits);
+        if (sent) return sent === true ? undefined : sent;
         try {
           await sender.send(ctx, urlPath, bits);
         } catch (err) {
@@ -45,11 +46,13 @@ function serve(root, options) {
         const bits = sender.encodingBits(ctx);
         const urlPath = ctx.path;
         // a remembered file is answered synchronously: no promise, no system call
-        if (sender.sendRemembered(ctx, urlPath, bits)) return undefined;
+        const sent = sender.sendRemembered(ctx, urlPath, bits);
+        if (sent) return sent === true ? undefined : sent;
         return sendOrNext(ctx, next, urlPath, bits);
       };
 
   middleware.cache = sender.cache;
+  middleware.dictionary = sender.assets;
   // the cache's counters, and how many URL paths are remembered (bounded: MAX_ROUTES)
   middleware.stats = () => ({ ...sender.cache.stats(), routes: sender.routes.size });
   middleware.close = () => sender.cache.close();

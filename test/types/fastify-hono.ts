@@ -16,6 +16,7 @@ app.register(fastifyStatic, {
   preCompressed: true,
   maxAge: '1d',
   immutable: true,
+  dictionary: true,
 });
 app.register(fastifyStatic.default, { root: ['/srv/a', '/srv/b'], serve: false, decorateReply: false });
 app.get('/doc', (req, reply) => reply.sendFile('doc.html', { maxAge: 60000 }));
@@ -29,6 +30,7 @@ hono.use(
     root: './public',
     rewriteRequestPath: (p) => p.replace(/^\/static/, ''),
     onNotFound: (p, c) => console.log(p, c.req.path),
+    dictionary: { maxEntries: 32 },
   }),
 );
 hono.get('/', (c) => c.text('home'));

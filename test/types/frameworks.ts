@@ -28,9 +28,11 @@ const server = new Koa();
 server.use(koa.cache({ maxEntries: 1000 }));
 server.use(koa.conditional());
 server.use(koa.etag({ weak: true }));
-server.use(koa.serve('public', { maxage: 60000, cache }));
+const assets = koa.serve('public', { maxage: 60000, cache, dictionary: true });
+server.use(assets);
+const assetHits: number | undefined = assets.dictionary?.stats().hits;
 server.use(async (ctx, next) => {
-  const sent = await koa.send(ctx, ctx.path, { root: 'public', index: 'index.html' });
+  const sent = await koa.send(ctx, ctx.path, { root: 'public', index: 'index.html', dictionary: { level: 6 } });
   if (sent === undefined) await next();
 });
 server.use(argon2.koaMiddleware());

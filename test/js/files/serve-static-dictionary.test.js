@@ -17,22 +17,7 @@ const serveStatic = require('../../../lib/express/serve-static');
 const { available, unavailableReason } = require('../../../lib/compression/dcz');
 const native = require('../../../lib/native');
 const { request } = require('../helpers/http');
-const { mulberry32 } = require('../helpers/seeded-random');
-
-const SEED = 0x5eed;
-
-// A bundle of seeded modules, and its next version with a few of them changed.
-function bundles() {
-  const random = mulberry32(SEED);
-  const modules = Array.from({ length: 120 }, (_, i) => {
-    const names = Array.from({ length: 6 }, () => `v${Math.floor(random() * 1e6).toString(36)}`);
-    return `function module${i}(${names.join(', ')}) {\n  return [${names.join(' + ')}, "${names[0]}-${i}"];\n}\n`;
-  });
-  const v1 = modules.join('');
-  modules[7] = 'function module7() { return "changed in v2"; }\n';
-  modules[80] = modules[80].replace('return', 'return /* v2 */');
-  return { v1: Buffer.from(v1), v2: Buffer.from(modules.join('')) };
-}
+const { assetBundles } = require('../helpers/asset-bundles');
 
 function sha256(bytes) {
   return crypto.createHash('sha256').update(bytes).digest();
@@ -45,7 +30,7 @@ test(
   },
   async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'assets-'));
-    const { v1, v2 } = bundles();
+    const { v1, v2 } = assetBundles();
     fs.mkdirSync(path.join(root, 'js'));
     fs.writeFileSync(path.join(root, 'js', 'main-a1b2c3d4.js'), v1);
     fs.writeFileSync(path.join(root, 'js', 'main-e5f6a7b8.js'), v2);

@@ -1,0 +1,50 @@
+'use strict';
+// Koa's half of `dictionary` (serve() and send()): a hashed file offered as a dictionary for its
+// later versions, and a dcz delta against a file offered before, as the engine decides
+// (lib/compression/asset-delta.js), written in koa-send's shape. Conditional requests on a delta
+// are koa-conditional-get's, on the delta's own ETag; HEAD is Koa's (no body, the delta's length).
+const { assetDelta, encodeDeltaAsync, varyWith } = require('../compression/asset-delta');
+const { statsOf } = require('../files/engine');
+const { answer } = require('../files/answer');
+
+/**
+ * Sets the offer's headers on a file `sender` (a FileSender) is about to answer, and answers a
+ * delta. Returns undefined (answer the file as usual) or a promise settled once the delta (or,
+ * should encoding fail, the file) is the response's body.
+ */
+function sendAsset(sender, ctx, record) {
+  const decision = assetDelta(sender.assets, ctx.originalUrl, record, ctx.headers);
+  if (decision === null) return undefined;
+  const response = ctx.response;
+  response.set('Vary', varyWith(response.get('Vary'), decision.vary));
+  response.set('Use-As-Dictionary', decision.useAsDictionary);
+  return decision.delta === null ? undefined : sendDelta(sender, ctx, record, decision.delta);
+}
+
+async function sendDelta(sender, ctx, record, delta) {
+  const encoded = await encodeDeltaAsync(delta, record.body);
+  const response = ctx.response;
+  if (encoded === null) {
+    // the file goes out as it is rather than not at all
+    response.remove('Use-As-Dictionary');
+    return sender.sendRecord(ctx, record, true);
+  }
+  if (sender.setHeaders) sender.setHeaders(ctx.res, record.path, statsOf(record));
+  // koa-send's header step for the delta's bytes and validator (files/answer.js), no ranges
+  const { lastModified } = record;
+  const file = { size: encoded.length, etag: delta.etag, lastModified, encoding: delta.contentEncoding };
+  const answered = answer('koa-send', ctx.req, file, { ...sender.answerOptions, acceptRanges: false }, ctx.res);
+  for (const name in answered.headers) response.set(name, answered.headers[name]);
+  if (!response.type) response.type = record.type;
+  response.body = encoded;
+  // counted once sent: a conditional() mounted in front may still turn it into a 304
+  if (ctx.method === 'GET') {
+    const res = ctx.res;
+    res.once('finish', () => {
+      if (res.statusCode === 200) sender.assets.record(record.body.length, encoded.length);
+    });
+  }
+  return undefined;
+}
+
+module.exports = { sendAsset };
