@@ -9,7 +9,7 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { answer, WHOLE, NONE, FLAVOURS } = require('../../../lib/files/answer');
+const { answer, errorOf, WHOLE, NONE, FLAVOURS } = require('../../../lib/files/answer');
 const { charsetContentTypeOf, statTag } = require('../../../lib/files/record');
 const { configOf } = require('../../../lib/fastify/static-options');
 const { mulberry32 } = require('../helpers/seeded-random');
@@ -415,4 +415,17 @@ test('node-server: HEAD reads no Range, and an unparsable Range is the whole bod
       .status,
     200,
   );
+});
+
+test('errorOf: a 412 and a 416 as the peers raise them, the 416 with its Content-Range', () => {
+  const file = fileOf('text/plain');
+  const config = configOf({ root: dir });
+  const failed = answer('fastify-send', { headers: { 'if-match': '"other"' } }, file, config);
+  const err412 = errorOf(failed);
+  assert.strictEqual(err412.status, 412);
+  assert.strictEqual(err412.headers, undefined);
+  const unsatisfiable = answer('fastify-send', { headers: { range: `bytes=${file.size}-` } }, file, config);
+  const err416 = errorOf(unsatisfiable);
+  assert.strictEqual(err416.status, 416);
+  assert.deepStrictEqual(err416.headers, { 'Content-Range': `bytes */${file.size}` });
 });
