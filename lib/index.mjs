@@ -1,4 +1,4 @@
-import ssrNative from './index.js';
-
-export const { etag, crc32, contentType, serveStatic, FileCache } = ssrNative;
-export default ssrNative;
+// The named exports are the CommonJS module's own (Node and Bun read them from its
+// module.exports), so the list is written once, in index.js.
+export * from './index.js';
+export { default } from './index.js';

@@ -37,8 +37,6 @@ const NATIVE_PEERS = ['argon2', '@node-rs/argon2'];
 
 // Suites `bun test` does not run, and why (they run under every Node).
 const BUN_EXCLUDED = {
-  'frameworks.test.js':
-    "critical CSS: under Bun, Hono's compress() in front of criticalCss() answers a length that differs from Node's (one case of five; not yet diagnosed, open on issue 36); the engine and its other adapters run under Bun in middleware.test.js and critical-css-diff.test.js",
   'send-file-stream.test.js':
     "Bun's node:http does not abort a response destroyed after its headers were sent (the client sees an empty body, not a reset), so the shrinking-file guarantee is Node-only; see README",
   'serve-static-churn.test.js':

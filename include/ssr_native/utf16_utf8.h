@@ -19,8 +19,8 @@ Utf8Digest Crc32OfUtf16AsUtf8(uint32_t crc, const char16_t* text, size_t size);
 
 /// Whether Crc32OfUtf16AsUtf8 is expected to beat a one-character-at-a-time encoder such as V8's
 /// on `text`: always where the AVX-512 VBMI2 transcoder runs; elsewhere only if most of the text
-/// is ASCII, since the portable transcoder takes other text one character at a time (a CJK page:
-/// ~150 us against ~95 us through V8's writer, while an English page with a dash is ~5x faster).
+/// is ASCII, since the portable transcoder takes other text one character at a time (slower than
+/// V8's writer on a CJK page, much faster on an English page with a dash: docs/performance.md).
 bool Utf16TranscoderSuits(const char16_t* text, size_t size);
 
 namespace utf16_utf8_internal {

@@ -1,16 +1,4 @@
-import m from './index.js';
-
-export const {
-  argon2d,
-  argon2i,
-  argon2id,
-  hash,
-  verify,
-  needsRehash,
-  configure,
-  stats,
-  SemaphoreFullError,
-  expressErrorHandler,
-  koaMiddleware,
-} = m;
-export default m;
+// The named exports are the CommonJS module's own (Node and Bun read them from its
+// module.exports), so the list is written once, in index.js.
+export * from './index.js';
+export { default } from './index.js';

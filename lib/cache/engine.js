@@ -7,6 +7,7 @@
 const crypto = require('crypto');
 const { addSource } = require('../stat-sources');
 const rules = require('../http/cache-rules');
+const { HOP_BY_HOP } = require('../http/hop-by-hop');
 const { keyBuilder, variantKey, targetOf, hostOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
@@ -28,17 +29,7 @@ const DEFAULTS = {
 
 // Headers never stored: hop-by-hop ones (RFC 9110 7.6.1), the length (set from the stored body)
 // and Age (computed on every hit).
-const UNSTORED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'content-length',
-  'age',
-]);
+const UNSTORED = new Set([...HOP_BY_HOP, 'content-length', 'age']);
 
 // RFC 9110 15.4.5: the stored headers a 304 carries
 const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary', 'last-modified'];

@@ -6,6 +6,7 @@
 // What comes back from Redis is checked field by field (storedEntry): anyone who can write to
 // the store can put any bytes there, and an entry is sent to clients as it is read.
 const { targetOf } = require('./key');
+const { HOP_BY_HOP } = require('../http/hop-by-hop');
 
 const FIELDS = [
   'key',
@@ -33,17 +34,7 @@ const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 // Never sent from a stored entry: hop-by-hop fields (RFC 9110 7.6.1), Set-Cookie (never shared,
 // RFC 6265 8.5), the length (set from the stored body) and Age (computed on every hit).
-const NEVER_STORED = new Set([
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'set-cookie',
-  'content-length',
-  'age',
-]);
+const NEVER_STORED = new Set([...HOP_BY_HOP, 'set-cookie', 'content-length', 'age']);
 // Bounds no entry the cache writes comes near (parseTags keeps 64 tags of 256 characters).
 const MAX_HEADERS = 256;
 const MAX_VALUES = 256;
@@ -57,14 +48,18 @@ function metadataText(entry) {
   return JSON.stringify(meta);
 }
 
-/** The entry fields in `text`, or undefined for anything that is not an entry's metadata. */
-function parseMetadata(text) {
-  let meta;
+/** The value `text` holds as JSON, or undefined when it is not JSON (a store may hold any bytes). */
+function parseJson(text) {
   try {
-    meta = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/** The entry fields in `text`, or undefined for anything that is not an entry's metadata. */
+function parseMetadata(text) {
+  const meta = parseJson(text);
   if (meta === null || typeof meta !== 'object' || typeof meta.key !== 'string' || typeof meta.status !== 'number')
     return undefined;
   return meta;
@@ -160,4 +155,4 @@ function storedEntry(meta, body, key) {
   };
 }
 
-module.exports = { metadataText, parseMetadata, storedEntry, sendableHeaders };
+module.exports = { metadataText, parseMetadata, parseJson, storedEntry, sendableHeaders, FIELD_NAME };

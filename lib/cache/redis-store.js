@@ -27,7 +27,7 @@
 //   is waited for within the call's timeout, and a back-off taken while it was away ends once it is
 //   connected again.
 const crypto = require('crypto');
-const { metadataText, storedEntry } = require('./entry-metadata');
+const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
 
 const UNAVAILABLE = Symbol('unavailable');
 const PURGED = 0; // what the read script answers for an entry a purge reached
@@ -435,12 +435,7 @@ const isGeneration = (value) => typeof value === 'string' && /^\d{1,20}$/.test(v
 // A purge message from the channel, or undefined for anything that is not one of ours.
 function purgeMessage(text) {
   if (typeof text !== 'string' || text.length > MAX_PURGE_ARG * 2) return undefined;
-  let m;
-  try {
-    m = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const m = parseJson(text);
   if (m === null || typeof m !== 'object' || Array.isArray(m)) return undefined;
   const { op, arg, origin, generation } = m;
   if (!OPS.has(op) || typeof arg !== 'string' || arg.length > MAX_PURGE_ARG) return undefined;
@@ -451,14 +446,9 @@ function purgeMessage(text) {
 
 // Vary names from the primary's Vary key, or undefined.
 function varyNames(text) {
-  let names;
-  try {
-    names = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const names = parseJson(text);
   if (!Array.isArray(names) || names.length === 0 || names.length > 64) return undefined;
-  for (const name of names) if (typeof name !== 'string' || !/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) return undefined;
+  for (const name of names) if (typeof name !== 'string' || !FIELD_NAME.test(name)) return undefined;
   return names;
 }
 
@@ -498,12 +488,8 @@ function decode(blob, key, store) {
   const length = blob.readUInt32BE(at);
   at += 4;
   if (at + length > blob.length) return undefined;
-  let meta;
-  try {
-    meta = JSON.parse(blob.toString('utf8', at, at + length));
-  } catch {
-    return undefined;
-  }
+  const meta = parseJson(blob.toString('utf8', at, at + length));
+  if (meta === undefined) return undefined;
   at += length;
   const body = Buffer.allocUnsafeSlow(blob.length - at);
   blob.copy(body, 0, at);

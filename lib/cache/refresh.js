@@ -14,19 +14,14 @@
 const http = require('http');
 const http2 = require('http2');
 const https = require('https');
+const { HOP_BY_HOP } = require('../http/hop-by-hop');
 
 const REFRESH_HEADER = 'x-ssr-native-cache-refresh';
 
 // Request headers never sent with a refresh, whatever a custom key names: hop-by-hop ones, a
 // body's, the conditionals (the refresh needs the whole page) and the refresh header itself.
 const DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
+  ...HOP_BY_HOP,
   'expect',
   'content-length',
   'if-none-match',

@@ -15,8 +15,8 @@
 // (minUses 2, the default). A server of unique pages (a user's name, a CSRF token in every
 // render) would otherwise copy every body into the cache only to evict it unread: the copies
 // outlive the young generation, and the external memory they churn makes V8 run a full
-// mark-compact every few hundred responses (measured: the event loop's p99 under unique pages
-// about 3x that of `cache: false`). A body seen once leaves only its key in a bounded set; a
+// mark-compact every few hundred responses, which shows in the event loop's p99
+// (docs/performance.md). A body seen once leaves only its key in a bounded set; a
 // page that repeats once the cache is full pays one more compression, once.
 const { invalidType, outOfRange } = require('../validate');
 const { crc32 } = require('../etag');
@@ -122,10 +122,21 @@ class ContentCache {
     return encoded;
   }
 
+  /**
+   * The cache's own stored copy of `body` (whose CRC-32 is `crc`) under `encoder`, or undefined.
+   * A memo that hands that copy back (text-bodies.js) gets its hits without the compare: the
+   * copy is the cache's, never handed to a caller to write into.
+   */
+  originalOf(body, crc, encoder) {
+    const entry = this.entries.peek(`${encoder.id}|${body.length}|${crc}`);
+    if (entry === undefined || !(entry.original === body || entry.original.equals(body))) return undefined;
+    return entry.original;
+  }
+
   // The stored encoded form of `body` under `key` (most recently used from now on), or undefined.
   hit(key, body) {
     const entry = this.entries.get(key);
-    if (entry === undefined || !entry.original.equals(body)) return undefined;
+    if (entry === undefined || (entry.original !== body && !entry.original.equals(body))) return undefined;
     this.counts.hits++;
     return entry.encoded;
   }

@@ -1,6 +1,7 @@
 'use strict';
 // The compressors, one per coding and settings: a one-shot form for a body known whole (the
-// window sized to the body, on libuv's thread pool above a small size) and the streaming form
+// window sized to the body; on the JavaScript thread up to a size that holds the loop well under
+// a millisecond, on libuv's thread pool above it) and the streaming form
 // the peers use for everything else (a zlib stream per response, with the peer's options).
 //
 // Why one-shot with a sized window: a streaming Brotli encoder at its default window (4 MiB,
@@ -17,9 +18,10 @@ const zlib = require('zlib');
 const SYNC_LIMIT = 4 * 1024;
 // For the fast settings (the peers' defaults: Brotli quality 4, zstd level 3, deflate level 6 and
 // below), bodies up to these sizes are compressed on the JavaScript thread too: each holds the
-// loop for under a millisecond, and on a busy server the pool hop measured about twice the CPU
-// of the compression it carries (the worker and the JavaScript thread evicting each other's
-// state from the caches, the wake-ups, the copies). Slower settings keep SYNC_LIMIT.
+// loop for under a millisecond, and on a busy server the pool hop costs more CPU than the
+// compression it carries (the worker and the JavaScript thread evicting each other's state from
+// the caches, the wake-ups, the copies; figures in docs/performance.md). Slower settings keep
+// SYNC_LIMIT.
 const FAST_SYNC_LIMIT = { br: 128 * 1024, zstd: 128 * 1024, gzip: 32 * 1024, deflate: 32 * 1024 };
 const FAST_BROTLI_QUALITY = 4;
 const FAST_ZSTD_LEVEL = 3;
@@ -37,8 +39,7 @@ const hasZstd = typeof zlib.zstdCompress === 'function';
 
 // At most one compression per CPU on libuv's pool at a time, the rest waiting in order: twenty
 // Brotli encoders at once on a small machine spend their CPU evicting each other's state from
-// the caches (measured here: about twice the CPU per body at twenty at once than one at a time),
-// and the pool stays free for file system work. The queue is bounded by the requests in flight.
+// the caches (docs/performance.md), and the pool stays free for file system work. The queue is bounded by the requests in flight.
 const MAX_ACTIVE = Math.max(
   1,
   typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,

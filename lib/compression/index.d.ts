@@ -52,7 +52,18 @@ declare namespace compression {
     (req: IncomingMessage, res: ServerResponse): boolean;
   }
 
-  interface CompressionOptions extends Omit<ZlibOptions, 'dictionary'> {
+  /** What ssr-native adds to every compressing middleware's options (compression, Koa, Fastify, Hono). */
+  interface ContentCacheAndDictionaryOptions {
+    /** The content cache: the process-wide one (default, true), none (false), or another. */
+    cache?: boolean | ContentCache | ContentCacheOptions;
+    /**
+     * Compression Dictionary Transport (RFC 9842, `dcz`): true learns a dictionary from the
+     * site's shareable HTML; a Buffer or a file path supplies one; default off.
+     */
+    dictionary?: boolean | string | Uint8Array | DictionaryOptions;
+  }
+
+  interface CompressionOptions extends Omit<ZlibOptions, 'dictionary'>, ContentCacheAndDictionaryOptions {
     /** Decides whether a response is compressed; default: compression.filter (compressible types). */
     filter?: CompressionFilter;
     /** Minimum body size in bytes, or a string such as '1kb'; default 1024. */
@@ -63,13 +74,6 @@ declare namespace compression {
     enforceEncoding?: string;
     /** Offer Zstandard (first in preference) where the runtime's zlib has it; default off. */
     zstd?: boolean | ({ params?: Record<number, number> } & ZlibOptions);
-    /** The content cache: the process-wide one (default, true), none (false), or another. */
-    cache?: boolean | ContentCache | ContentCacheOptions;
-    /**
-     * Compression Dictionary Transport (RFC 9842, `dcz`): true learns a dictionary from the
-     * site's shareable HTML; a Buffer or a file path supplies one; default off.
-     */
-    dictionary?: boolean | string | Uint8Array | DictionaryOptions;
   }
 
   interface DictionaryOptions {

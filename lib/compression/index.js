@@ -7,8 +7,10 @@
 // response cache replaying a stored body) is known whole when the headers are decided. It is
 // compressed in one shot through the content cache (content-cache.js): a body seen before is
 // answered with its stored compressed bytes and their Content-Length, with no compression at
-// all; a new one is compressed once, off the JavaScript thread, with the window sized to it,
-// while the response holds its head back. Everything else (res.write, Server-Sent Events,
+// all; a new one is compressed once, with the window sized to it, while the response holds its
+// head back: on the JavaScript thread when it is small (or mid-sized at the fast settings the
+// peers default to), one per turn of the event loop, else on libuv's pool (encoders.js).
+// Everything else (res.write, Server-Sent Events,
 // res.flush(), an explicit res.writeHead before the body) streams through a zlib stream per
 // response exactly as the peer does.
 //

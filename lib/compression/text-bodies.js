@@ -8,8 +8,9 @@
 // socket write. A string seen before is found here first. A Map keyed by the string costs little:
 // V8 hashes a string longer than 16,383 characters by its length alone, so a lookup is a pointer
 // compare for the same string object (a page held by the app or a render cache) and a content
-// compare for an equal one (a page rendered again). The bytes and CRC found go to the content
-// cache, which still compares them with its stored original before answering.
+// compare for an equal one (a page rendered again). The bytes remembered are the content cache's
+// own stored copy where it has one (ContentCache.originalOf), so its hit on them is an identity
+// check; other bytes it still compares with its stored original before answering.
 //
 // Only strings whose compressed form was a content-cache hit are remembered (unique pages never
 // are), at most MAX_ENTRIES of them and MAX_CHARS characters in all, oldest out first: the memo

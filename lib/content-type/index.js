@@ -15,7 +15,7 @@ const {
   isTokenString,
   isTypeString,
 } = require('./scan');
-const { HeaderCache } = require('../bounded/header-cache');
+const { ParseCache } = require('./parse-cache');
 
 // The package's own expressions, used only where the argument is not a string and its
 // coercion rules (ToString on arbitrary values) must be reproduced exactly.
@@ -49,11 +49,8 @@ function scanAuto(header, forFormat) {
 }
 const SCANNERS = { auto: scanAuto, js: scanJs, native: scanNative };
 let scan = scanAuto;
-const cache = new HeaderCache(DEFAULT_CACHE_SIZE);
-let hits = 0;
-let misses = 0;
-let bypasses = 0;
-let stores = 0;
+const parseCache = new ParseCache(DEFAULT_CACHE_SIZE, 'content-type');
+const cache = parseCache.cache;
 
 // A cache entry: the parse result's pieces, never handed out (each hit builds a fresh object).
 class Template {
@@ -74,33 +71,33 @@ function fromTemplate(template, forFormat) {
 // Admission: a header enters the cache on its second sighting, not its first, so a stream of
 // headers that never repeat (multipart boundaries, a hostile client) costs no templates, no
 // insertions and no evictions. First sightings are remembered in `seenOnce`, a direct-mapped
-// table of header strings (2 x capacity slots, bounded like the cache) indexed by the low bits
-// of the sampled hash the cache lookup just computed: one array read and write, and `===`
-// makes it exact (a collision only makes a header wait for another sighting).
-let seenOnce = new Array(2 * DEFAULT_CACHE_SIZE).fill(undefined);
+// table of header strings (parse-cache.js: 2 x capacity slots, bounded like the cache) indexed by
+// the low bits of the sampled hash the cache lookup just computed: one array read and write, and
+// `===` makes it exact (a collision only makes a header wait for another sighting).
 
 function parseHeader(header, forFormat) {
   if (cache.capacity === 0) return scanned(header, scan(header, forFormat));
   const template = cache.get(header);
   if (template !== undefined) {
-    hits++;
+    parseCache.hits++;
     return fromTemplate(template, forFormat);
   }
+  const seenOnce = parseCache.seenOnce;
   const slot = cache.lastHash & (seenOnce.length - 1);
   const result = scanned(header, scan(header, forFormat));
   if (header.length > MAX_CACHED_LENGTH) {
-    bypasses++;
+    parseCache.bypasses++;
   } else if (seenOnce[slot] !== header) {
-    misses++;
+    parseCache.misses++;
     seenOnce[slot] = header;
   } else {
     seenOnce[slot] = undefined;
     const entry = new Template(result);
     if (entry.names.length > MAX_CACHED_PARAMETERS) {
-      bypasses++;
+      parseCache.bypasses++;
     } else {
-      misses++;
-      stores++;
+      parseCache.misses++;
+      parseCache.stores++;
       cache.set(header, entry);
     }
   }
@@ -280,9 +277,7 @@ function configure(options = {}) {
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {
       throw new RangeError(`options.cacheSize must be a non-negative integer, got ${String(cacheSize)}`);
     }
-    cache.resize(cacheSize);
-    // A power of two, about twice the capacity.
-    seenOnce = new Array(2 ** Math.ceil(Math.log2(Math.max(2, 2 * cacheSize)))).fill(undefined);
+    parseCache.resize(cacheSize);
     formatCapacity = Math.floor(cacheSize / 2);
     formatRoot = new Map();
     formatInsertions = 0;
@@ -303,25 +298,14 @@ function configure(options = {}) {
  * ratio of the headers the cache can hold.
  */
 function cacheStats() {
-  return { size: cache.size, capacity: cache.capacity, hits, misses, stores, bypasses };
+  return parseCache.stats();
 }
 
 /** Empties the cache and zeroes its counters. */
 function clearCache() {
-  cache.clear();
-  seenOnce.fill(undefined);
+  parseCache.clear();
   formatRoot = new Map();
   formatInsertions = 0;
-  hits = 0;
-  misses = 0;
-  stores = 0;
-  bypasses = 0;
 }
-
-// ssr-native/metrics reads the cache's counters at scrape time.
-require('../stat-sources').addSource('content_type_cache', 'content-type', () => {
-  const { size, ...counts } = cacheStats();
-  return { entries: size, ...counts };
-});
 
 module.exports = { parse, format, configure, cacheStats, clearCache };

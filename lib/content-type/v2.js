@@ -11,7 +11,7 @@
 // handing out a fresh result per call (callers mutate it: Express's setCharset sets
 // `parameters.charset`, negotiator overwrites `type`), and a cache of finished headers in front
 // of format.
-const { HeaderCache } = require('../bounded/header-cache');
+const { ParseCache } = require('./parse-cache');
 const { FormatTrie } = require('./format-trie');
 const { isTokenString, isTypeString } = require('./scan');
 
@@ -149,14 +149,10 @@ const MAX_CACHED_PARAMETERS = 8;
 // Start offsets cached per header (negotiator parses an Accept list entry by entry).
 const MAX_VARIANTS = 16;
 
-const cache = new HeaderCache(DEFAULT_CACHE_SIZE);
 // First sightings (see index.js): a header is cached on its second sighting, so a stream of
-// never-repeating headers costs no insertions. A direct-mapped table of strings, ~2x capacity.
-let seenOnce = new Array(2 * DEFAULT_CACHE_SIZE).fill(undefined);
-let hits = 0;
-let misses = 0;
-let bypasses = 0;
-let stores = 0;
+// never-repeating headers costs no insertions (parse-cache.js holds the table and the counters).
+const parseCache = new ParseCache(DEFAULT_CACHE_SIZE, 'content-type/v2');
+const cache = parseCache.cache;
 
 class Template {
   constructor(type, index, names, values) {
@@ -238,25 +234,26 @@ function parseCached(header, start, flags) {
   if (entry !== undefined) {
     const template = entry.get(flags, start);
     if (template !== undefined) {
-      hits++;
+      parseCache.hits++;
       return fromTemplate(template);
     }
   }
+  const seenOnce = parseCache.seenOnce;
   const slot = cache.lastHash & (seenOnce.length - 1);
   const result = scanResult(header, start, flags);
   if (header.length > MAX_CACHED_LENGTH) {
-    bypasses++;
+    parseCache.bypasses++;
   } else if (entry === undefined && seenOnce[slot] !== header) {
-    misses++;
+    parseCache.misses++;
     seenOnce[slot] = header;
   } else {
     const template = templateOf(result);
     if (template.names.length > MAX_CACHED_PARAMETERS) {
-      bypasses++;
+      parseCache.bypasses++;
       return result;
     }
-    misses++;
-    stores++;
+    parseCache.misses++;
+    parseCache.stores++;
     if (entry === undefined) {
       seenOnce[slot] = undefined;
       entry = new Entry();
@@ -427,8 +424,7 @@ function configure(options = {}) {
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {
       throw new RangeError(`options.cacheSize must be a non-negative integer, got ${String(cacheSize)}`);
     }
-    cache.resize(cacheSize);
-    seenOnce = new Array(2 ** Math.ceil(Math.log2(Math.max(2, 2 * cacheSize)))).fill(undefined);
+    parseCache.resize(cacheSize);
     formatCache.resize(Math.floor(cacheSize / 2));
   }
   return { cacheSize: cache.capacity };
@@ -436,24 +432,13 @@ function configure(options = {}) {
 
 /** hits; misses (scanned: not cached yet); stores (cached); bypasses (too long or too many parameters to cache). */
 function cacheStats() {
-  return { size: cache.size, capacity: cache.capacity, hits, misses, stores, bypasses };
+  return parseCache.stats();
 }
 
 /** Empties both caches and zeroes the counters. */
 function clearCache() {
-  cache.clear();
-  seenOnce.fill(undefined);
+  parseCache.clear();
   formatCache.clear();
-  hits = 0;
-  misses = 0;
-  stores = 0;
-  bypasses = 0;
 }
-
-// ssr-native/metrics reads the cache's counters at scrape time.
-require('../stat-sources').addSource('content_type_cache', 'content-type/v2', () => {
-  const { size, ...counts } = cacheStats();
-  return { entries: size, ...counts };
-});
 
 module.exports = { parse, format, isTypeValid, isTokenValid, configure, cacheStats, clearCache };

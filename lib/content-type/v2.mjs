@@ -1,4 +1,4 @@
-import contentType from './v2.js';
-
-export const { parse, format, isTypeValid, isTokenValid, configure, cacheStats, clearCache } = contentType;
-export default contentType;
+// The named exports are the CommonJS module's own (Node and Bun read them from its
+// module.exports), so the list is written once, in v2.js.
+export * from './v2.js';
+export { default } from './v2.js';

@@ -12,6 +12,7 @@ const parseUrl = require('parseurl');
 const { statError, statStatus } = require('../files/stat-error');
 const { createHtmlDocument, writeHtml, callNext } = require('./send-html');
 const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../files/paths');
+const { SettledLoads } = require('../files/settled-loads');
 
 const { extname, join, normalize, sep } = path;
 
@@ -26,14 +27,14 @@ class SendLookup {
     this.path = pathname;
     this.forwardError = !mount.fallthrough;
     this.generation = mount.engine.generation();
-    // every load so far answered `settled` (a miss may then be memoised)
-    this.settled = true;
+    // whether every load so far is `settled` (a miss may then be memoised)
+    this.loads = new SettledLoads(mount.engine);
   }
 
   error(status, err) {
     if (!this.forwardError && status < 500) {
       // serve-static calls next() without the error: no need to build it
-      if (this.settled) this.mount.engine.misses.add(this.path, this.generation);
+      if (this.loads.settled) this.mount.engine.misses.add(this.path, this.generation);
       return callNext(this.req, this.res, this.next);
     }
     const httpError = !err
@@ -72,10 +73,7 @@ class SendLookup {
 
   // memory first, then the libuv pool; notes whether the answer may be memoised
   load(filePath, callback) {
-    this.mount.engine.load(filePath, (result) => {
-      if (result.settled !== true) this.settled = false;
-      callback(result);
-    });
+    this.loads.load(filePath, callback);
   }
 
   sendFile(p) {

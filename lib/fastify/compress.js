@@ -21,7 +21,7 @@ const mimeDb = require('mime-db');
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
-const { encodeWhole, encodeWholeNow } = require('../compression/whole-body');
+const { encodeWhole, encodeWholeNow, textBytes } = require('../compression/whole-body');
 const { alreadyEncoded, isStream, zipStream, unzipStream, inflatable } = require('./compress-streams');
 const { decompressParams, addDecompressHook, byOrderOf, SUPPORTED } = require('./decompress');
 const { fastifyCompressVary } = require('../http/vary');
@@ -182,8 +182,12 @@ function sendCompressed(reply, coding, bytes, send, asStream) {
  * whose payload goes to reply.send rather than back to Fastify's hook.
  */
 function sendWhole(params, reply, payload, coding, send, fail, viaSend, dictionary = null) {
-  const bytes = toBuffer(payload);
   const encoder = dictionary !== null ? dictionary.encoder : params.encoders[coding];
+  const tag = reply.getHeader('etag');
+  // a string seen before: its bytes and CRC from the text memo, no encoding (whole-body.js)
+  const text = typeof payload === 'string' ? textBytes(params.cache, encoder, payload, tag) : undefined;
+  const bytes = text !== undefined ? text.bytes : toBuffer(payload);
+  const crc = text !== undefined ? text.crc : undefined;
   if (dictionary !== null) send = recordingDictionary(params.dictionaries, bytes, send);
   // where the peer compresses at once (else it streams)
   const now = bytes.length <= params.syncThreshold && encoder.canCompressNow;
@@ -198,29 +202,35 @@ function sendWhole(params, reply, payload, coding, send, fail, viaSend, dictiona
   }
   // data of this coding already goes out as it is (compress-streams.js: where the peer differs)
   if (alreadyEncoded(bytes, coding)) return sendCompressed(reply, coding, bytes, send, viaSend && !now);
-  const tag = reply.getHeader('etag');
   if (now) {
     let encoded;
     try {
-      encoded = encodeWholeNow(params.cache, encoder, bytes, tag);
+      encoded = encodeWholeNow(params.cache, encoder, bytes, tag, crc);
     } catch (err) {
       return fail(err);
     }
     return sendCompressed(reply, coding, encoded, send);
   }
   let out = null;
-  const hit = encodeWhole(params.cache, encoder, bytes, tag, (err, encoded) => {
-    if (out.destroyed) return;
-    if (err) {
-      reply.log.error(err);
-      // nothing has gone out yet: the body goes out as it came rather than not at all
-      if (reply.raw.headersSent) return void out.destroy(err);
-      reply.raw.removeHeader('Content-Encoding');
-      encoded = bytes;
-    }
-    out.push(encoded);
-    out.push(null);
-  });
+  const hit = encodeWhole(
+    params.cache,
+    encoder,
+    bytes,
+    tag,
+    (err, encoded) => {
+      if (out.destroyed) return;
+      if (err) {
+        reply.log.error(err);
+        // nothing has gone out yet: the body goes out as it came rather than not at all
+        if (reply.raw.headersSent) return void out.destroy(err);
+        reply.raw.removeHeader('Content-Encoding');
+        encoded = bytes;
+      }
+      out.push(encoded);
+      out.push(null);
+    },
+    crc,
+  );
   if (hit !== undefined) return sendCompressed(reply, coding, hit, send, viaSend);
   // a body not seen before, larger than syncThreshold: streamed once compressed, as the peer streams it
   out = new Readable({ read() {} });

@@ -12,6 +12,7 @@ import type { Stats } from 'fs';
 import type { Stream } from 'stream';
 import type { BrotliOptions, ZlibOptions } from 'zlib';
 import type { FileCache } from '../files/file-cache';
+import type { ContentCacheAndDictionaryOptions } from '../compression';
 
 export interface SetHeadersResponse {
   getHeader: FastifyReply['getHeader'];
@@ -73,7 +74,8 @@ export interface FastifyEtagOptions {
 
 export type CompressEncoding = 'zstd' | 'br' | 'deflate' | 'gzip' | 'identity';
 
-export interface FastifyCompressOptions {
+/** @fastify/compress's options, with ssr-native's content cache and dictionary. */
+export interface FastifyCompressOptions extends ContentCacheAndDictionaryOptions {
   brotliOptions?: BrotliOptions;
   /** Types compressed besides mime-db's compressible ones; default: text (not event streams), JSON, XML, octet-stream. */
   customTypes?: RegExp | ((contentType: string) => boolean);
@@ -99,10 +101,6 @@ export interface FastifyCompressOptions {
   threshold?: number;
   zlib?: unknown;
   zlibOptions?: ZlibOptions;
-  /** ssr-native: the content cache (default: the process-wide one), none (false), or another. */
-  cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
-  /** Compression Dictionary Transport (RFC 9842, `dcz`), as compression's `dictionary` option; default off. */
-  dictionary?: boolean | string | Uint8Array | import('../compression').DictionaryOptions;
 }
 
 export type RouteCompressOptions = Pick<

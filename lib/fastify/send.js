@@ -11,6 +11,7 @@ const path = require('path');
 const createError = require('http-errors');
 const { statError, statStatus } = require('../files/stat-error');
 const { UP_PATH_REGEXP, decodePath, containsDotFile } = require('../files/paths');
+const { SettledLoads } = require('../files/settled-loads');
 
 const { extname, join, normalize, resolve, sep } = path;
 const DOTFILES = { allow: 0, ignore: 1, deny: 2 };
@@ -29,20 +30,10 @@ function statErrorOf(err) {
   return errorOf(status, err);
 }
 
-/** Loads that report whether every miss behind an answer is `settled` (safe to remember). */
-class Lookup {
-  constructor(engine) {
-    this.engine = engine;
-    this.settled = true;
-  }
-
-  async load(filePath) {
-    let result = this.engine.get(filePath);
-    if (result.status !== 'hit') result = await result;
-    if (result.status === 'error' || result.status === 'outsideRoot') {
-      if (result.settled !== true) this.settled = false;
-    }
-    return result;
+/** SettledLoads whose load() is a promise: @fastify/send's steps await each load. */
+class Lookup extends SettledLoads {
+  load(filePath) {
+    return this.get(filePath);
   }
 }
 

@@ -6,16 +6,15 @@ const fs = require('fs');
 const path = require('path');
 const { fileURLToPath } = require('url');
 const { sendConfig } = require('../files/send-config');
+const { routeKey } = require('../files/route-memo');
 const { fastifyStaticVary } = require('../http/vary');
 const { DOTFILES } = require('./send');
 const { FST_STATIC_INVALID_OPTION, FST_STATIC_INVALID_OPTION_VALUE } = require('./errors');
 
-/** URL path (and Accept-Encoding, which may pick a sibling) -> remembered answer */
+/** The route-memo key of a raw URL: its path and Accept-Encoding (which may pick a sibling). */
 function memoKey(url, headers) {
   const query = url.indexOf('?');
-  const pathname = query === -1 ? url : url.slice(0, query);
-  const accept = headers['accept-encoding'];
-  return accept === undefined ? pathname : pathname + '\n' + accept;
+  return routeKey(query === -1 ? url : url.slice(0, query), headers['accept-encoding']);
 }
 
 function configOf(options) {

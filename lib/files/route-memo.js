@@ -9,6 +9,16 @@ const MAX_MISSES = 8192;
 const MAX_MISS_CHARS = 1 << 20;
 
 /**
+ * The key a resolution is remembered under: the URL path (no query), followed by the request's
+ * Accept-Encoding verbatim when the answer depends on it (@fastify/static's and
+ * @hono/node-server's precompressed siblings). serveStatic keys by the path alone (it picks a
+ * variant per request after the memo); koa-send by the path and a slot (its ACCEPTS_* outcome).
+ */
+function routeKey(pathname, acceptEncoding) {
+  return acceptEncoding === undefined ? pathname : pathname + '\n' + acceptEncoding;
+}
+
+/**
  * URL path (and a small slot number, e.g. an Accept-Encoding outcome) -> the file record it
  * resolved to. get() answers only while the cache generation has not moved.
  */
@@ -96,4 +106,4 @@ class MissMemo {
   }
 }
 
-module.exports = { RouteMemo, MissMemo };
+module.exports = { RouteMemo, MissMemo, routeKey };

@@ -16,9 +16,9 @@ const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { compressible } = require('../http/compressible');
-const { encodeWhole, encodeText } = require('../compression/whole-body');
+const { encodeBody } = require('../compression/whole-body');
 const { honoVary } = require('../http/vary');
-const { heldBody } = require('./held-body');
+const { heldBody, peekHeldBody } = require('./held-body');
 const { tagOf } = require('./tags');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const dictionaryHeaders = require('../compression/dictionary-headers');
@@ -38,9 +38,28 @@ function honoCompressibleTypes() {
   }
 }
 
+// hono/compress's Vary. c.header() on a finished response rebuilds it around its body as a
+// stream, so a body node-server held whole would be read back from that stream, and under Bun
+// its stream does not end within node-server's first reads: the answer went out chunked, without
+// the Content-Length it had. A held body is rebuilt held: a new Response of the same body with a
+// copy of the headers (never the old response's Headers themselves: node-server's Response keeps
+// the Headers object it was given, which an app may share between responses). Any other response
+// takes hono's own route, and so does a held body on a status that has none (hono's rebuild
+// throws there, as with hono/compress, and hono answers 500).
 function addVary(c) {
-  const vary = honoVary(c.res.headers.get('Vary'));
-  if (vary !== undefined) c.header('Vary', vary);
+  const res = c.res;
+  const vary = honoVary(res.headers.get('Vary'));
+  if (vary === undefined) return;
+  const held = NULL_BODY_STATUSES.has(res.status) ? undefined : peekHeldBody(res);
+  if (held === undefined) {
+    c.header('Vary', vary);
+    return;
+  }
+  const headers = new Headers(res.headers);
+  headers.set('Vary', vary);
+  const { status, statusText } = res;
+  c.res = undefined; // as below: assigning over a response would read the held body as a stream
+  c.res = new Response(held, { status, statusText, headers });
 }
 
 function compress(options) {
@@ -114,19 +133,9 @@ function compress(options) {
     const tag = tagOf.get(res) ?? res.headers.get('ETag');
     let encoded;
     try {
-      let settle;
-      const whenDone = (err, result) => settle(err, result);
-      // the callback never runs synchronously, so `settle` is set before it is called
-      const hit =
-        typeof held === 'string'
-          ? encodeText(cache, encoder, held, tag, whenDone)
-          : encodeWhole(cache, encoder, Buffer.from(held.buffer, held.byteOffset, held.byteLength), tag, whenDone);
-      encoded =
-        hit !== undefined
-          ? hit
-          : await new Promise((resolve, reject) => {
-              settle = (err, result) => (err ? reject(err) : resolve(result));
-            });
+      const body = typeof held === 'string' ? held : Buffer.from(held.buffer, held.byteOffset, held.byteLength);
+      encoded = encodeBody(cache, encoder, body, tag);
+      if (encoded instanceof Promise) encoded = await encoded;
     } catch {
       // the body goes out as it came rather than not at all
       addVary(c);

@@ -36,6 +36,15 @@ function heldBody(res) {
   return undefined;
 }
 
+/** heldBody without counting a route (for a caller that only passes the body on). */
+function peekHeldBody(res) {
+  const symbol = cacheSymbol !== undefined ? cacheSymbol : findCacheSymbol(res);
+  const held = symbol === undefined ? undefined : res[symbol];
+  if (!Array.isArray(held) || held.length < 2 || typeof held[0] !== 'number') return undefined;
+  const body = held[1];
+  return body === null || typeof body === 'string' || body instanceof Uint8Array ? body : undefined;
+}
+
 function findCacheSymbol(res) {
   const symbols = Object.getOwnPropertySymbols(res);
   for (let i = 0; i < symbols.length; i++) {
@@ -49,4 +58,4 @@ function stats() {
   return { held: counts.held, notHeld: counts.notHeld };
 }
 
-module.exports = { heldBody, stats };
+module.exports = { heldBody, peekHeldBody, stats };

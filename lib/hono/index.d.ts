@@ -1,6 +1,7 @@
 // ssr-native/hono: drop-ins for @hono/node-server/serve-static 2.1, hono/etag and hono/compress.
 import type { Context, Env, MiddlewareHandler } from 'hono';
 import type { FileCache } from '../files/file-cache';
+import type { ContentCacheAndDictionaryOptions } from '../compression';
 
 export interface ServeStaticOptions<E extends Env = Env> {
   /** Directory the request path is joined to (relative to the working directory, or absolute). */
@@ -30,17 +31,14 @@ export interface ETagOptions {
   generateDigest?: (body: Uint8Array) => ArrayBuffer | Promise<ArrayBuffer>;
 }
 
-export interface CompressionOptions {
+/** hono/compress's options, with ssr-native's content cache and dictionary. */
+export interface CompressionOptions extends ContentCacheAndDictionaryOptions {
   /** The one coding allowed; default: gzip or deflate, as the client prefers (gzip on a tie). */
   encoding?: 'gzip' | 'deflate';
   /** Responses whose Content-Length is below this are left alone; default 1024. */
   threshold?: number;
   /** Which Content-Types are compressed; default: hono's COMPRESSIBLE_CONTENT_TYPE_REGEX. */
   contentTypeFilter?: RegExp | ((contentType: string) => boolean);
-  /** ssr-native: the content cache (default: the process-wide one), none (false), or another. */
-  cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
-  /** Compression Dictionary Transport (RFC 9842, `dcz`), as compression's `dictionary` option; default off. */
-  dictionary?: boolean | string | Uint8Array | import('../compression').DictionaryOptions;
 }
 
 export declare const RETAINED_304_HEADERS: string[];

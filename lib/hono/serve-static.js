@@ -15,6 +15,7 @@ const { Readable } = require('stream');
 const { tagOf } = require('./tags');
 const { decodeUriLenient } = require('../files/paths');
 const { answer: fileAnswer, WHOLE } = require('../files/answer');
+const { routeKey } = require('../files/route-memo');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
 const { sendAsset } = require('./asset-delta');
 
@@ -67,7 +68,7 @@ function serveStatic(options = { root: '' }) {
     if (method !== 'GET' && method !== 'HEAD') return next();
     const reqPath = c.req.path;
     const accept = options.precompressed ? c.req.header('Accept-Encoding') : undefined;
-    const key = rememberable ? (accept === undefined ? reqPath : reqPath + '\n' + accept) : undefined;
+    const key = rememberable ? routeKey(reqPath, accept) : undefined;
     const remembered = key === undefined ? undefined : engine.routes.get(key);
     if (remembered !== undefined) return answer(c, remembered, method);
 

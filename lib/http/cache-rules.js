@@ -2,6 +2,7 @@
 // The HTTP caching rules a shared cache follows (RFC 9111, RFC 5861), each a small named function
 // with the section it implements. Header maps are Node's: lower-case names, values a string, a
 // number or an array of strings. Where a rule leaves room, these functions choose not to store.
+const { weakEtagMatches } = require('./conditional');
 
 // RFC 9111 5.2: Cache-Control is a list of directives, `name` or `name=value` (token or quoted
 // string), names case-insensitive. A directive given twice keeps its first value; its presence is
@@ -165,16 +166,7 @@ function requestAsksRevalidation(requestHeaders) {
 // If-None-Match), for GET/HEAD against a stored 2xx response.
 function isNotModified(requestHeaders, etag, lastModified) {
   const inm = requestHeaders['if-none-match'];
-  if (inm !== undefined) {
-    const list = headerText(inm);
-    if (list.trim() === '*') return true;
-    const bare = etag.startsWith('W/') ? etag.slice(2) : etag;
-    for (const item of list.split(',')) {
-      const tag = item.trim();
-      if (tag === bare || tag === `W/${bare}`) return true;
-    }
-    return false;
-  }
+  if (inm !== undefined) return weakEtagMatches(headerText(inm), etag);
   const ims = requestHeaders['if-modified-since'];
   if (ims !== undefined && lastModified !== undefined) {
     const since = Date.parse(headerText(ims));

@@ -10,7 +10,7 @@
 // If-Unmodified-Since even after If-Match. The ETag middlewares' If-None-Match tests are here too:
 // @fastify/etag 6 compares the whole header with the tag, hono/etag 4.13 looks for the tag among
 // the header's quoted strings. (Express's res.send and koa-conditional-get ask `fresh`, as send's
-// isFresh below does; the response cache has RFC 9110's weak comparison in lib/http/cache-rules.js.)
+// isFresh below does.) The response cache, which copies no peer, has RFC 9110's own reading.
 const fresh = require('fresh');
 
 /** A token list (`a, b`) has a token for which `match(token)` is true. */
@@ -129,6 +129,18 @@ const fastifySend = {
   },
 };
 
+// --- RFC 9110 (the response cache: lib/http/cache-rules.js) ---
+
+/**
+ * RFC 9110 13.1.2's weak comparison for If-None-Match: `*`, or a listed entity tag whose opaque
+ * part equals the response's (either side may be weak). Lists are read as send reads them.
+ */
+function weakEtagMatches(ifNoneMatch, etag) {
+  if (ifNoneMatch.trim() === '*') return true;
+  const bare = etag.startsWith('W/') ? etag.slice(2) : etag;
+  return someToken(ifNoneMatch, (tag) => tag === bare || tag === 'W/' + bare);
+}
+
 // --- the ETag middlewares ---
 
 /** @fastify/etag 6: the whole If-None-Match equals the tag, either side possibly weak. */
@@ -151,6 +163,7 @@ module.exports = {
   isFresh,
   isRangeFresh,
   fastifySend,
+  weakEtagMatches,
   fastifyEtagMatches,
   honoEtagMatches,
 };

@@ -16,7 +16,7 @@ const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
-const { encodeWhole, encodeText } = require('../compression/whole-body');
+const { encodeBody } = require('../compression/whole-body');
 const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { linkWith, isHtml } = require('../compression/dictionary-headers');
@@ -194,22 +194,10 @@ function compress(options = {}) {
       body.pipe(stream);
       return;
     }
-    let settle;
-    const whenDone = (err, result) => settle(err, result);
     const encoder = dictionary !== null ? dictionary.encoder : encoderFor(coding, option);
-    const tag = res.getHeader('ETag');
-    const hit =
-      typeof body === 'string'
-        ? encodeText(cache, encoder, body, tag, whenDone)
-        : encodeWhole(cache, encoder, body, tag, whenDone);
     try {
-      // the callback never runs synchronously, so `settle` is set before it is called
-      ctx.body =
-        hit !== undefined
-          ? hit
-          : await new Promise((resolve, reject) => {
-              settle = (err, result) => (err ? reject(err) : resolve(result));
-            });
+      const encoded = encodeBody(cache, encoder, body, res.getHeader('ETag'));
+      ctx.body = encoded instanceof Promise ? await encoded : encoded;
       if (dictionary !== null)
         dictionaries.record(typeof body === 'string' ? Buffer.byteLength(body) : body.length, ctx.body.length);
     } catch {

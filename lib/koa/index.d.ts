@@ -2,6 +2,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'http';
 import type { FileCache, FileCacheStats, StaticFileStats } from '../files/file-cache';
 import type { ResponseCacheOptions, ResponseCacheControls } from '../cache';
+import type { ContentCacheAndDictionaryOptions } from '../compression';
 
 /** The Koa context, as far as these middleware use it (Koa 2 and 3). */
 export interface KoaLikeContext {
@@ -126,7 +127,8 @@ export type KoaCompressCodingOption =
   | null
   | ((type: string, size: number | undefined, ctx: KoaLikeContext) => KoaCompressCodingOption);
 
-export interface KoaCompressOptions {
+/** koa-compress's options, with ssr-native's content cache and dictionary. */
+export interface KoaCompressOptions extends ContentCacheAndDictionaryOptions {
   /** Whether a Content-Type is compressed; default: mime-db's compressible. */
   filter?: (type: string) => boolean | undefined;
   /** Minimum size (bytes, '1kb', or a function of type, size, ctx); default 1024. */
@@ -141,10 +143,6 @@ export interface KoaCompressOptions {
   deflate?: KoaCompressCodingOption;
   br?: KoaCompressCodingOption;
   zstd?: KoaCompressCodingOption;
-  /** The content cache: the process-wide one (default, true), none (false), or another. */
-  cache?: boolean | import('../compression').ContentCache | import('../compression').ContentCacheOptions;
-  /** Compression Dictionary Transport (RFC 9842, `dcz`), as compression's `dictionary` option; default off. */
-  dictionary?: boolean | string | Uint8Array | import('../compression').DictionaryOptions;
 }
 
 /** A drop-in for koa-compress 5.2; `ctx.compress = true | false | options` overrides per response. */

@@ -16,6 +16,7 @@
 
 #include "bytes.h"
 #include "ssr_native/critical_css.h"
+#include "ssr_native/latin1_utf8.h"
 
 namespace ssr_native_addon {
 namespace {
@@ -105,6 +106,16 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
   if (result.status != css::Status::kDone) return Skipped(env, result.reason);
   if (buffer_in) {
     return Napi::Buffer<char>::Copy(env, result.html.data(), result.html.size());
+  }
+  // A page in ASCII (most are: markup and CSS) is handed to V8 as Latin-1, a plain copy into
+  // a one-byte string, instead of through its UTF-8 decoder.
+  const uint8_t* out = reinterpret_cast<const uint8_t*>(result.html.data());
+  if (ssr_native::IsAscii(out, result.html.size())) {
+    napi_value value = nullptr;
+    if (napi_create_string_latin1(env, result.html.data(), result.html.size(), &value) != napi_ok) {
+      throw Napi::Error::New(env, "cannot make the page's string");
+    }
+    return Napi::Value(env, value);
   }
   return Napi::String::New(env, result.html.data(), result.html.size());
 }

@@ -4,8 +4,9 @@
 //
 // A body Buffer keeps its whole block alive until V8 collects it and Node runs its finalizer (on
 // a later turn of the event loop), so only a hit makes one: evictions and purges read the
-// metadata as a string. When they read it through a Buffer, 100,000 stores into a 512 MB cache
-// in one synchronous loop left 2 GB resident, every evicted block waiting for its finalizer.
+// metadata as a string. When they read it through a Buffer, a long synchronous loop of stores
+// kept every evicted block resident, each waiting for its finalizer, far past the cache's bound
+// (docs/cache.md; test/js/cache/cache-response-slots.test.js).
 #include "response_slots_binding.h"
 
 #include <string>

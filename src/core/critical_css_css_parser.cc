@@ -133,18 +133,21 @@ class Parser {
     node.before_begin = static_cast<uint32_t>(before_begin);
     node.begin = static_cast<uint32_t>(begin);
     node.parent = parent;
-    tree_->nodes.push_back(std::move(node));
+    tree_->nodes.push_back(node);
+    last_child_.push_back(-1);
     const uint32_t index = static_cast<uint32_t>(tree_->nodes.size() - 1);
     if (parent < 0) {
       tree_->roots.push_back(index);
     } else {
-      tree_->nodes[parent].children.push_back(index);
+      ++tree_->nodes[parent].child_count;
+      last_child_[parent] = static_cast<int32_t>(index);
     }
     return index;
   }
   void FillDecl(uint32_t index, size_t begin, const Scan& scan, size_t end);
 
   CssTree* tree_;
+  std::vector<int32_t> last_child_;  // per node, while parsing (the tree's lists come after)
   const std::string& s_;
   size_t n_;
 };
@@ -253,7 +256,6 @@ void Parser::FillDecl(uint32_t index, size_t begin, const Scan& scan, size_t end
   // No word after ":" (only spaces / comments): postcss keeps those spaces in the value.
   if (v == value_limit) v = scan.colon_at + 1;
   node.value_text_begin = static_cast<uint32_t>(v);
-  node.value_text_end = static_cast<uint32_t>(value_limit);
   // Semantic value: without a trailing !important.
   size_t ve = value_limit;
   {
@@ -294,7 +296,7 @@ void Parser::Run() {
     node.close = static_cast<uint32_t>(close_at);
     node.closed = closed;
     node.end = static_cast<uint32_t>(closed ? close_at + 1 : close_at);
-    node.semicolon = !node.children.empty() && last_semicolon;
+    node.semicolon = node.child_count != 0 && last_semicolon;
     current = node.parent;
     last_semicolon = false;
   };
@@ -307,10 +309,11 @@ void Parser::Run() {
     if (c == ';') {
       // postcss freeSemicolon: the first ";" after a rule becomes the rule's ownSemicolon
       // (with the spaces before it); any other joins the spaces before the next node.
-      const std::vector<uint32_t>& siblings =
-          current < 0 ? tree_->roots : tree_->nodes[current].children;
-      if (!siblings.empty()) {
-        CssNode& prev = tree_->nodes[siblings.back()];
+      const int32_t last =
+          current < 0 ? (tree_->roots.empty() ? -1 : static_cast<int32_t>(tree_->roots.back()))
+                      : last_child_[current];
+      if (last >= 0) {
+        CssNode& prev = tree_->nodes[last];
         if (prev.kind == CssKind::kRule && !prev.own_semicolon && prev.closed &&
             before_begin == prev.end) {
           prev.own_semicolon = true;
@@ -436,8 +439,24 @@ void ParseCss(std::string_view css, CssTree* tree) {
   tree->text.assign(css.data(), css.size());
   tree->nodes.clear();
   tree->roots.clear();
+  tree->child_list.clear();
   Parser parser(tree);
   parser.Run();
+  // Children as one flat list: a node's children are [child_begin, child_begin + child_count)
+  // in document order (nodes are numbered in document order, so a counting pass places them).
+  uint32_t offset = 0;
+  for (CssNode& node : tree->nodes) {
+    node.child_begin = offset;
+    offset += node.child_count;
+  }
+  tree->child_list.assign(offset, 0);
+  std::vector<uint32_t> fill;
+  fill.reserve(tree->nodes.size());
+  for (const CssNode& node : tree->nodes) fill.push_back(node.child_begin);
+  for (uint32_t i = 0; i < tree->nodes.size(); ++i) {
+    const int32_t parent = tree->nodes[i].parent;
+    if (parent >= 0) tree->child_list[fill[parent]++] = i;
+  }
 }
 
 }  // namespace critical_css

@@ -276,7 +276,10 @@ const char* const kKnownTags[] = {"",
 constexpr int kTagCount = sizeof(kKnownTags) / sizeof(kKnownTags[0]);
 
 struct TagTables {
-  std::unordered_map<std::string_view, uint8_t> ids;
+  // Open addressing over the known names (a third full): one hash and usually one compare.
+  static constexpr size_t kSlots = 256;
+  uint8_t slots[kSlots] = {};
+  std::string_view names[kTagCount];
   uint64_t void_mask[2] = {0, 0};
   uint64_t integration_mask[2] = {0, 0};
   uint64_t closes[kTagCount][2] = {};
@@ -286,7 +289,13 @@ struct TagTables {
   static void Set(uint64_t* mask, uint8_t id) { mask[id >> 6] |= uint64_t{1} << (id & 63); }
 
   TagTables() {
-    for (int i = 1; i < kTagCount; ++i) ids.emplace(kKnownTags[i], static_cast<uint8_t>(i));
+    static_assert(kTagCount * 2 < kSlots, "tag table too full");
+    for (int i = 0; i < kTagCount; ++i) names[i] = kKnownTags[i];
+    for (int i = 1; i < kTagCount; ++i) {
+      size_t k = HashText(kKnownTags[i]) & (kSlots - 1);
+      while (slots[k] != 0) k = (k + 1) & (kSlots - 1);
+      slots[k] = static_cast<uint8_t>(i);
+    }
     for (const char* v : kVoid) Set(void_mask, Id(v));
     for (const char* v : kIntegration) Set(integration_mask, Id(v));
     for (const auto& rule : kImpliesClose) {
@@ -301,8 +310,10 @@ struct TagTables {
     br = Id("br");
   }
   uint8_t Id(std::string_view name) const {
-    auto it = ids.find(name);
-    return it == ids.end() ? 0 : it->second;
+    for (size_t k = HashText(name) & (kSlots - 1);; k = (k + 1) & (kSlots - 1)) {
+      const uint8_t id = slots[k];
+      if (id == 0 || name == names[id]) return id;
+    }
   }
 };
 
@@ -324,11 +335,27 @@ class HtmlParser {
  private:
   bool InForeign() const { return foreign_.back() != Foreign::kNone; }
 
-  std::string ReadTagName(size_t b, size_t e, bool closing) const {
-    std::string name(s_.substr(b, e - b));
-    for (char& c : name) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  // The lowercased (and adjusted) name: a view of the page where it is written in lowercase,
+  // of a static table for adjusted names, else of a copy kept by the document.
+  std::string_view ReadTagName(size_t b, size_t e, bool /*closing*/) const {
+    std::string_view name = s_.substr(b, e - b);
+    bool upper = false;
+    for (char c : name) upper |= c >= 'A' && c <= 'Z';
+    std::string lowered;
+    if (upper) {
+      lowered.assign(name.data(), name.size());
+      for (char& c : lowered) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+      }
+      name = lowered;
     }
+    std::string_view adjusted = Adjust(name);
+    if (adjusted.data() != name.data() || !upper) return adjusted;
+    doc_->names.push_back(std::move(lowered));
+    return doc_->names.back();
+  }
+
+  std::string_view Adjust(std::string_view name) const {
     if (foreign_.back() == Foreign::kSvg) {
       for (const auto& a : kSvgAdjust) {
         if (name == a[0]) return a[1];
@@ -344,13 +371,12 @@ class HtmlParser {
         }
       }
     }
-    (void)closing;
-    if (!InForeign()) return name == "image" ? "img" : name;
+    if (!InForeign() && name == "image") return "img";
     return name;
   }
 
   // Parser callbacks.
-  void EmitOpenTag(std::string name, size_t tag_begin, size_t name_end);
+  void EmitOpenTag(std::string_view name, size_t tag_begin, size_t name_end);
   void EndOpenTag(size_t tag_end);
   void OnCloseTag(size_t b, size_t e);
   void PopElement();
@@ -358,7 +384,7 @@ class HtmlParser {
   void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve, size_t end);
 
   // domhandler
-  void HandlerOpen(const std::string& name, size_t tag_begin, size_t name_end, size_t attrs_end,
+  void HandlerOpen(std::string_view name, size_t tag_begin, size_t name_end, size_t attrs_end,
                    size_t tag_end, bool with_attrs);
   void HandlerClose(size_t at) {
     if (!handler_.empty()) {
@@ -372,7 +398,7 @@ class HtmlParser {
   const Limits& limits_;
   HtmlDocument* doc_;
   struct Open {
-    std::string name;
+    std::string_view name;
     uint8_t id;
   };
   std::vector<Open> stack_;  // parser stack, innermost last
@@ -381,7 +407,7 @@ class HtmlParser {
   std::vector<Foreign> foreign_;
   std::vector<int32_t> handler_;  // domhandler's tag stack
   // The open tag being read.
-  std::string tagname_;
+  std::string_view tagname_;
   bool have_attribs_ = false;
   size_t open_tag_begin_ = 0, open_name_end_ = 0, open_attrs_end_ = 0;
   std::vector<HtmlAttr> pending_attrs_;
@@ -389,17 +415,17 @@ class HtmlParser {
   std::string reason_;
 };
 
-void HtmlParser::EmitOpenTag(std::string name, size_t tag_begin, size_t name_end) {
+void HtmlParser::EmitOpenTag(std::string_view name, size_t tag_begin, size_t name_end) {
   const TagTables& tags = Tags();
   const uint8_t id = tags.Id(name);
-  tagname_ = std::move(name);
+  tagname_ = name;
   tag_id_ = id;
   open_tag_begin_ = tag_begin;
   open_name_end_ = name_end;
   open_attrs_end_ = name_end;
   pending_attrs_.clear();
   if (id != 0 && id == tags.form && open_forms_ > 0) {
-    tagname_.clear();
+    tagname_ = std::string_view();
     tag_id_ = 0;
     have_attribs_ = false;
     return;
@@ -428,7 +454,7 @@ void HtmlParser::EndOpenTag(size_t tag_end) {
     have_attribs_ = false;
   }
   if (tag_id_ != 0 && TagTables::Has(Tags().void_mask, tag_id_)) HandlerClose(tag_end);
-  tagname_.clear();
+  tagname_ = std::string_view();
   tag_id_ = 0;
 }
 
@@ -445,14 +471,14 @@ void HtmlParser::PopElement() {
 }
 
 void HtmlParser::CloseCurrentTag(size_t at) {
-  const std::string name = tagname_;
+  const std::string_view name = tagname_;
   EndOpenTag(at);
   if (!stack_.empty() && stack_.back().name == name) PopElement();
 }
 
 void HtmlParser::OnCloseTag(size_t b, size_t e) {
   const TagTables& tags = Tags();
-  const std::string name = ReadTagName(b, e, true);
+  const std::string_view name = ReadTagName(b, e, true);
   const uint8_t id = tags.Id(name);
   if (!TagTables::Has(tags.void_mask, id)) {
     size_t pos = stack_.size();
@@ -510,7 +536,7 @@ void HtmlParser::OnAttribEnd(size_t nb, size_t ne, bool has_value, size_t vb, si
   pending_attrs_.push_back(a);
 }
 
-void HtmlParser::HandlerOpen(const std::string& name, size_t tag_begin, size_t name_end,
+void HtmlParser::HandlerOpen(std::string_view name, size_t tag_begin, size_t name_end,
                              size_t attrs_end, size_t tag_end, bool with_attrs) {
   if (handler_.size() >= limits_.max_depth) {
     failed_ = true;
@@ -964,6 +990,8 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
   doc->attrs.clear();
   doc->top_level.clear();
   doc->texts.clear();
+  doc->names.clear();
+  doc->overrides.clear();
   if (html.size() > limits.max_html_bytes) {
     *reason = "page larger than the limit";
     return false;
@@ -977,10 +1005,12 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
 bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view lower_name,
                   std::string_view* value) {
   const HtmlElement& el = doc.elements[element];
-  for (const std::string& r : el.removed_attrs) {
+  static const AttrOverrides kNone;
+  const AttrOverrides& o = el.overrides >= 0 ? doc.overrides[el.overrides] : kNone;
+  for (const std::string& r : o.removed_attrs) {
     if (r == lower_name) return false;
   }
-  for (const auto& kv : el.set_attrs) {
+  for (const auto& kv : o.set_attrs) {
     if (kv.first == lower_name) {
       *value = kv.second;
       return true;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <deque>
 #include <functional>
 
 #include "critical_css_plan.h"
@@ -71,6 +72,10 @@ struct Edit {
   uint32_t remove = 0;
   uint32_t order = 0;  // insertion order among edits at the same offset
   std::string text;
+  // Written after text without a copy into it (a <style>'s CSS), then tail.
+  const std::string* body = nullptr;
+  std::string tail;
+  size_t size() const { return text.size() + (body ? body->size() : 0) + tail.size(); }
 };
 
 // beasties' validateMediaQuery + isSafeMediaValue for a `media` attribute.
@@ -243,9 +248,26 @@ class PageProcessor {
   };
 
   bool BuildDocument(std::string* reason);
-  int32_t AddSynthetic(const std::string& name, int32_t parent, int32_t prev, int32_t next);
-  void MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
-                std::vector<std::vector<int32_t>>* by_key);
+  // The engine's attribute edits of `element`, made on first use.
+  AttrOverrides& Edits(int32_t element) {
+    HtmlElement& el = doc_.elements[element];
+    if (el.overrides < 0) {
+      el.overrides = static_cast<int32_t>(doc_.overrides.size());
+      doc_.overrides.emplace_back();
+    }
+    return doc_.overrides[el.overrides];
+  }
+  // `name` is a literal (the element keeps the view).
+  int32_t AddSynthetic(std::string_view name, int32_t parent, int32_t prev, int32_t next);
+  struct ClassValue {
+    std::string_view text;
+    uint32_t token_begin = 0;  // into class_value_tokens_
+    uint32_t token_count = 0;
+    bool plain = false;  // single-space separated, nothing around: beasties' tokens too
+  };
+  // The key ids of a class attribute's tokens the plan knows, memoized per page by value.
+  const ClassValue& ResolveClassValue(const KeyTable& keys, std::string_view value);
+  void MarkPage(const Plan& plan);
   bool SelectorMatches(const Plan& plan, uint32_t selector);
   std::string ProcessStyle(const Plan& plan);
   const DocumentChars& Chars();
@@ -265,13 +287,20 @@ class PageProcessor {
   MatchContext match_;
   // Per plan evaluation state.
   std::vector<uint8_t> marks_;
-  std::vector<std::vector<int32_t>> by_key_;
+  std::vector<std::pair<uint32_t, int32_t>> triggered_;  // (trigger key, element) marks
+  std::vector<uint32_t> class_value_slots_;              // open addressing: class_values_ index + 1
+  std::vector<ClassValue> class_values_;
+  std::vector<std::pair<uint32_t, uint32_t>> class_value_tokens_;  // (class id, cache id)
+  std::vector<uint32_t> by_key_begin_;  // trigger key -> its candidates in by_key_
+  std::vector<uint32_t> by_key_end_;
+  std::vector<uint32_t> by_key_fill_;
+  std::vector<int32_t> by_key_;
   std::vector<int8_t> memo_;
   std::vector<uint32_t> class_keys_;       // per element's classes: plan key ids (flat)
   std::vector<uint32_t> class_key_begin_;  // element -> offset into class_keys_
 };
 
-int32_t PageProcessor::AddSynthetic(const std::string& name, int32_t parent, int32_t prev,
+int32_t PageProcessor::AddSynthetic(std::string_view name, int32_t parent, int32_t prev,
                                     int32_t next) {
   HtmlElement el;
   el.name = name;
@@ -287,83 +316,183 @@ int32_t PageProcessor::AddSynthetic(const std::string& name, int32_t parent, int
   return index;
 }
 
-void PageProcessor::MarkPage(const Plan& plan, std::vector<uint8_t>* marks,
-                             std::vector<std::vector<int32_t>>* by_key) {
-  marks->assign(plan.key_count, 0);
-  by_key->assign(plan.key_count, {});
+const PageProcessor::ClassValue& PageProcessor::ResolveClassValue(const KeyTable& keys,
+                                                                  std::string_view value) {
+  const uint64_t h = HashText(value);
+  const size_t mask = class_value_slots_.size() - 1;
+  size_t i = static_cast<size_t>(h) & mask;
+  for (; class_value_slots_[i] != 0; i = (i + 1) & mask) {
+    const ClassValue& known = class_values_[class_value_slots_[i] - 1];
+    if (known.text == value) return known;
+  }
+  ClassValue resolved;
+  resolved.text = value;
+  resolved.token_begin = static_cast<uint32_t>(class_value_tokens_.size());
+  // Split on JS whitespace for css-select; when the value is single-space separated with
+  // nothing around it, beasties' trim().split(" ") gives the same tokens: its cache is marked
+  // from the same probe.
+  bool plain = !value.empty() && value.front() != ' ' && value.back() != ' ';
+  for (size_t k = 0; plain && k < value.size(); ++k) {
+    const unsigned char c = static_cast<unsigned char>(value[k]);
+    if (c == ' ' ? value[k + 1] == ' ' : IsJsSpaceByte(c)) plain = false;
+  }
+  resolved.plain = plain;
+  size_t p = 0;
+  while (p < value.size()) {
+    while (p < value.size() && IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
+    const size_t q = p;
+    while (p < value.size() && !IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
+    if (p == q) break;
+    const int32_t entry = keys.Find(value.substr(q, p - q));
+    if (entry < 0) continue;
+    class_value_tokens_.emplace_back(keys.Id(entry, KeyKind::kClass),
+                                     keys.Id(entry, KeyKind::kFastClass));
+  }
+  resolved.token_count = static_cast<uint32_t>(class_value_tokens_.size()) - resolved.token_begin;
+  // The table holds at most one value per element: sized for that, it never fills.
+  class_values_.push_back(resolved);
+  class_value_slots_[i] = static_cast<uint32_t>(class_values_.size());
+  return class_values_.back();
+}
+
+void PageProcessor::MarkPage(const Plan& plan) {
+  const KeyTable& keys = plan.keys;
+  {
+    size_t slots = 64;
+    while (slots < doc_.elements.size() * 2 + 2) slots *= 2;
+    class_value_slots_.assign(slots, 0);
+    class_values_.clear();
+    class_values_.reserve(doc_.elements.size());  // no reallocation: returned references hold
+    class_value_tokens_.clear();
+  }
+  marks_.assign(plan.key_count, 0);
+  triggered_.clear();
   class_keys_.clear();
   class_key_begin_.assign(doc_.elements.size() + 1, 0);
-  auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
-    const auto& map = plan.keys[static_cast<int>(kind)];
-    if (map.empty()) return;
-    auto it = map.find(value);
-    if (it == map.end()) return;
-    (*marks)[it->second] = 1;
-    if (element >= 0 && in_domain_[element] && plan.is_trigger[it->second]) {
-      auto& list = (*by_key)[it->second];
-      if (list.empty() || list.back() != element) list.push_back(element);
+  // One probe of the interned table answers for every kind of key the text may be.
+  auto mark_id = [&](uint32_t id, int32_t element) {
+    if (id == KeyTable::kNoKey) return;
+    marks_[id] = 1;
+    if (element >= 0 && in_domain_[element] && plan.is_trigger[id]) {
+      triggered_.emplace_back(id, element);
     }
   };
+  auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
+    const int32_t entry = keys.Find(value);
+    if (entry >= 0) mark_id(keys.Id(entry, kind), element);
+  };
   const int32_t count = static_cast<int32_t>(doc_.elements.size());
-  std::string lower;
+  char lower[64];
   for (int32_t e = 0; e < count; ++e) {
     const HtmlElement& el = doc_.elements[e];
+    const bool cached = in_cache_[e] != 0;
     // Every element marks the prefilter (a compound on the left may match an ancestor outside
     // the search domain, <html> itself); only the domain feeds the candidate lists.
-    {
-      mark(KeyKind::kTag, el.name, e);
-      // Attribute names (source attributes, then the engine's own).
-      auto mark_name = [&](std::string_view name) {
-        lower.assign(name.data(), name.size());
-        for (char& c : lower) {
+    mark(KeyKind::kTag, el.name, e);
+    // Attribute names (source attributes, then the engine's own), lowercased.
+    // Returns the lowercased name (valid until the next call; empty when longer than the
+    // buffer, never "class" or "id" then).
+    auto mark_name = [&](std::string_view name) -> std::string_view {
+      if (name.size() > sizeof(lower)) {
+        std::string long_name(name);
+        for (char& c : long_name) {
           if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
         }
-        mark(KeyKind::kAttr, lower, e);
-      };
-      const int32_t source = el.clone_of >= 0 ? el.clone_of : (el.synthetic ? -1 : e);
-      if (source >= 0) {
-        const HtmlElement& s = doc_.elements[source];
-        for (uint32_t k = 0; k < s.attr_count; ++k) {
-          const HtmlAttr& a = doc_.attrs[s.attr_begin + k];
-          mark_name(html_.substr(a.name_begin, a.name_end - a.name_begin));
+        mark(KeyKind::kAttr, long_name, e);
+        return std::string_view();
+      }
+      for (size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+      }
+      const std::string_view lowered(lower, name.size());
+      mark(KeyKind::kAttr, lowered, e);
+      return lowered;
+    };
+    // An element as the page wrote it (no engine edit) reads its class and id in the same
+    // pass over its attributes; an edited or synthetic one asks GetAttribute.
+    const bool as_written = !el.synthetic && el.clone_of < 0 && el.overrides < 0;
+    bool has_class = false, has_id = false;
+    std::string_view class_value, id_value;
+    const int32_t source = el.clone_of >= 0 ? el.clone_of : (el.synthetic ? -1 : e);
+    if (source >= 0) {
+      const HtmlElement& s = doc_.elements[source];
+      for (uint32_t k = 0; k < s.attr_count; ++k) {
+        const HtmlAttr& a = doc_.attrs[s.attr_begin + k];
+        const std::string_view lowered =
+            mark_name(html_.substr(a.name_begin, a.name_end - a.name_begin));
+        if (!as_written) continue;
+        if (lowered == "class") {
+          has_class = true;
+          class_value = html_.substr(a.value_begin, a.value_end - a.value_begin);
+        } else if (lowered == "id") {
+          has_id = true;
+          id_value = html_.substr(a.value_begin, a.value_end - a.value_begin);
         }
       }
-      for (const auto& kv : el.set_attrs) mark_name(kv.first);
-      std::string_view value;
-      class_key_begin_[e] = static_cast<uint32_t>(class_keys_.size());
-      if (GetAttribute(doc_, e, "class", &value)) {
-        const auto& class_map = plan.keys[static_cast<int>(KeyKind::kClass)];
-        size_t p = 0;
-        while (p < value.size()) {
-          while (p < value.size() && IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
-          const size_t q = p;
-          while (p < value.size() && !IsJsSpaceByte(static_cast<unsigned char>(value[p]))) ++p;
-          if (p > q) {
-            mark(KeyKind::kClass, value.substr(q, p - q), e);
-            auto it = class_map.find(value.substr(q, p - q));
-            if (it != class_map.end()) class_keys_.push_back(it->second);
-          }
-        }
-      }
-      if (GetAttribute(doc_, e, "id", &value)) mark(KeyKind::kId, value, e);
     }
-    if (in_cache_[e]) {
-      std::string_view value;
-      if (GetAttribute(doc_, e, "class", &value)) {
+    if (el.overrides >= 0) {
+      for (const auto& kv : doc_.overrides[el.overrides].set_attrs) mark_name(kv.first);
+    }
+    if (!as_written) {
+      has_class = GetAttribute(doc_, e, "class", &class_value);
+      has_id = GetAttribute(doc_, e, "id", &id_value);
+    }
+    std::string_view value = class_value;
+    class_key_begin_[e] = static_cast<uint32_t>(class_keys_.size());
+    if (has_class) {
+      // Split on JS whitespace for css-select; when the value is single-space separated with
+      // nothing around it, beasties' trim().split(" ") gives the same tokens: mark its cache
+      // from the same probe.
+      // A class value seen before on this page (rows of a table, items of a list) replays
+      // the key ids its tokens resolved to.
+      const ClassValue& known = ResolveClassValue(keys, value);
+      const bool plain = known.plain;
+      for (uint32_t t = known.token_begin; t < known.token_begin + known.token_count; ++t) {
+        const uint32_t id = class_value_tokens_[t].first;
+        mark_id(id, e);
+        if (id != KeyTable::kNoKey) class_keys_.push_back(id);
+        if (cached && plain) mark_id(class_value_tokens_[t].second, -1);
+      }
+      if (cached && !plain) {
         // beasties: getAttribute("class").trim().split(" ")
         std::string_view t = TrimAscii(value);
-        size_t p = 0;
+        size_t b = 0;
         for (;;) {
-          const size_t sp = t.find(' ', p);
-          mark(KeyKind::kFastClass, t.substr(p, sp == std::string_view::npos ? sp : sp - p), -1);
+          const size_t sp = t.find(' ', b);
+          mark(KeyKind::kFastClass, t.substr(b, sp == std::string_view::npos ? sp : sp - b), -1);
           if (sp == std::string_view::npos) break;
-          p = sp + 1;
+          b = sp + 1;
         }
       }
-      if (GetAttribute(doc_, e, "id", &value)) mark(KeyKind::kFastId, TrimAscii(value), -1);
+    }
+    if (has_id) {
+      value = id_value;
+      const int32_t entry = keys.Find(value);
+      if (entry >= 0) mark_id(keys.Id(entry, KeyKind::kId), e);
+      if (cached) {
+        const std::string_view trimmed = TrimAscii(value);
+        if (trimmed.size() == value.size()) {
+          if (entry >= 0) mark_id(keys.Id(entry, KeyKind::kFastId), -1);
+        } else {
+          mark(KeyKind::kFastId, trimmed, -1);
+        }
+      }
     }
   }
   class_key_begin_[count] = static_cast<uint32_t>(class_keys_.size());
+  // Candidate lists per trigger key, flat: elements in document order, each once per key.
+  by_key_begin_.assign(static_cast<size_t>(plan.key_count) + 1, 0);
+  for (const auto& t : triggered_) ++by_key_begin_[t.first + 1];
+  for (size_t k = 1; k < by_key_begin_.size(); ++k) by_key_begin_[k] += by_key_begin_[k - 1];
+  by_key_.resize(triggered_.size());
+  by_key_fill_.assign(by_key_begin_.begin(), by_key_begin_.end() - 1);
+  for (const auto& t : triggered_) {
+    uint32_t& at = by_key_fill_[t.first];
+    if (at > by_key_begin_[t.first] && by_key_[at - 1] == t.second) continue;
+    by_key_[at++] = t.second;
+  }
+  by_key_end_.swap(by_key_fill_);
 }
 
 bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
@@ -395,9 +524,12 @@ bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
           }
         }
         if (!possible) continue;
-        const std::vector<int32_t>& candidates =
-            index.trigger >= 0 ? by_key_[index.trigger] : domain_;
-        result = MatchesSomewhere(u.compiled.groups[g], candidates, &match_);
+        if (index.trigger >= 0) {
+          const uint32_t b = by_key_begin_[index.trigger], e = by_key_end_[index.trigger];
+          result = MatchesSomewhere(u.compiled.groups[g], by_key_.data() + b, e - b, &match_);
+        } else {
+          result = MatchesSomewhere(u.compiled.groups[g], domain_.data(), domain_.size(), &match_);
+        }
       }
       break;
   }
@@ -430,7 +562,7 @@ std::string JoinLikePostcss(const std::vector<std::string_view>& parts, std::str
 class Writer {
  public:
   Writer(const Plan& plan, const std::vector<uint8_t>& keep,
-         const std::vector<uint32_t>& selector_slot, const std::vector<std::string>& written,
+         const std::vector<uint32_t>& selector_slot, const std::vector<std::string_view>& written,
          bool compress)
       : plan_(plan),
         text_(plan.tree.text),
@@ -441,7 +573,7 @@ class Writer {
 
   std::string Run() {
     const CssTree& tree = plan_.tree;
-    Body(tree.roots, -1);
+    Body(tree.Roots(), -1);
     const std::string_view after =
         Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
     if (!after.empty()) Push(after);
@@ -454,7 +586,7 @@ class Writer {
   }
   // One builder() call: compress trims pieces; a piece boundary list serves the ";" rule.
   void Push(std::string_view piece) {
-    starts_.push_back(out_.size());
+    if (compress_) starts_.push_back(out_.size());
     if (compress_) {
       out_.append(TrimAscii(piece));
     } else {
@@ -462,11 +594,15 @@ class Writer {
     }
   }
   void PushRaw(std::string_view piece) {
-    starts_.push_back(out_.size());
+    if (compress_) starts_.push_back(out_.size());
     out_.append(piece);
   }
+  // One builder() call written in parts straight into the output (no piece string).
+  void BeginPiece() {
+    if (compress_) starts_.push_back(out_.size());
+  }
 
-  void Body(const std::vector<uint32_t>& all_children, int32_t parent) {
+  void Body(NodeList all_children, int32_t parent) {
     const bool parent_semicolon =
         parent < 0 ? plan_.tree.root_semicolon : plan_.tree.nodes[parent].semicolon;
     size_t last = all_children.size();
@@ -495,20 +631,19 @@ class Writer {
       case CssKind::kDecl: {
         if (plan_.style_end_decl[index]) return;
         const uint32_t text_end = node.own_semicolon ? node.end - 1 : node.end;
-        std::string piece;
+        BeginPiece();
         if (compress_) {
           std::string_view between = Slice(node.a_end, node.value_text_begin);
           while (!between.empty() && IsJsSpaceByte(static_cast<unsigned char>(between.back()))) {
             between.remove_suffix(1);
           }
-          piece.append(Slice(node.a_begin, node.a_end));
-          piece.append(between);
-          piece.append(Slice(node.value_text_begin, text_end));
+          out_.append(Slice(node.a_begin, node.a_end));
+          out_.append(between);
+          out_.append(Slice(node.value_text_begin, text_end));
         } else {
-          piece.append(Slice(node.begin, text_end));
+          out_.append(Slice(node.begin, text_end));
         }
-        if (semicolon) piece.push_back(';');
-        PushRaw(piece);
+        if (semicolon) out_.push_back(';');
         return;
       }
       case CssKind::kRule: {
@@ -526,16 +661,17 @@ class Writer {
             fallback.assign(raw);
           }
         }
-        const std::string& selector =
-            selector_slot_[index] == 0 ? fallback : written_[selector_slot_[index] - 1];
+        const std::string_view selector = selector_slot_[index] == 0
+                                              ? std::string_view(fallback)
+                                              : written_[selector_slot_[index] - 1];
         if (compress_) {
           PushRaw(selector);
           PushRaw("{");
         } else {
-          std::string start = selector;
-          start.append(Slice(node.a_end, node.open));
-          start.push_back('{');
-          PushRaw(start);
+          BeginPiece();
+          out_.append(selector);
+          out_.append(Slice(node.a_end, node.open));
+          out_.push_back('{');
         }
         Block(index);
         if (node.own_semicolon) Push(Slice(node.close + 1, node.end));
@@ -557,12 +693,12 @@ class Writer {
 
   void Block(uint32_t index) {
     const CssNode& node = plan_.tree.nodes[index];
-    Body(node.children, static_cast<int32_t>(index));
+    Body(plan_.tree.Children(node), static_cast<int32_t>(index));
     const std::string_view after = Slice(node.after_begin, node.close);
     if (!after.empty()) Push(after);
     if (compress_ && node.semicolon) {
       int32_t last = -1;
-      for (uint32_t c : node.children) {
+      for (uint32_t c : plan_.tree.Children(node)) {
         if (keep_[c]) last = static_cast<int32_t>(c);
       }
       if (last >= 0 && plan_.tree.nodes[last].kind == CssKind::kDecl && starts_.size() >= 2) {
@@ -581,7 +717,7 @@ class Writer {
   const std::string& text_;
   const std::vector<uint8_t>& keep_;
   const std::vector<uint32_t>& selector_slot_;
-  const std::vector<std::string>& written_;
+  const std::vector<std::string_view>& written_;
   bool compress_;
   std::string out_;
   std::vector<size_t> starts_;
@@ -656,15 +792,17 @@ std::string Dirname(std::string_view path) {
 }
 
 // beasties' rewriteCssUrls (/url\((?:'([^']*)'|"([^"]*)"|([^()]*))\)/gi).
-std::string RewriteCssUrls(const std::string& css, std::string_view href) {
+// Rewrites *sheet in place; leaves it untouched (no copy) when no url() changes.
+void RewriteCssUrls(std::string* sheet, std::string_view href) {
+  const std::string& css = *sheet;
   std::string_view base = href.substr(0, href.find('?'));
   base = base.substr(0, base.find('#'));
   if (base.compare(0, 7, "http://") == 0 || base.compare(0, 8, "https://") == 0 ||
       base.compare(0, 2, "//") == 0) {
-    return css;  // remote stylesheets are never read (beasties' `remote` is off)
+    return;  // remote stylesheets are never read (beasties' `remote` is off)
   }
   const std::string dir = Dirname(base);
-  if (dir == "." || dir.empty()) return css;
+  if (dir == "." || dir.empty()) return;
   std::string out;
   size_t cursor = 0;
   size_t i = 0;
@@ -720,9 +858,9 @@ std::string RewriteCssUrls(const std::string& css, std::string_view href) {
     }
     i = match_end;
   }
-  if (cursor == 0) return css;
+  if (cursor == 0) return;
   out.append(css, cursor, std::string::npos);
-  return out;
+  *sheet = std::move(out);
 }
 
 bool MatchMediaHandler(std::string_view onload, std::string* media) {
@@ -751,7 +889,7 @@ bool MatchMediaHandler(std::string_view onload, std::string* media) {
 std::string PageProcessor::ProcessStyle(const Plan& plan) {
   const CssTree& tree = plan.tree;
   const size_t count = tree.nodes.size();
-  MarkPage(plan, &marks_, &by_key_);
+  MarkPage(plan);
   memo_.assign(plan.selectors.size(), -1);
   // Per-node scratch, reused by the thread from page to page (no fresh pages to fault in).
   thread_local std::vector<uint8_t> removed;  // $$remove after pass 1
@@ -761,10 +899,17 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   keep.assign(count, 1);
   selector_slot.assign(count, 0);
 
-  // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none).
-  std::vector<std::string> written;
+  // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none). A
+  // selector kept whole is a view of the stylesheet; a joined one is kept in `joined`.
+  std::vector<std::string_view> written;
+  std::deque<std::string> joined;
   auto set_selector = [&](uint32_t index, std::string text) {
-    written.push_back(std::move(text));
+    joined.push_back(std::move(text));
+    written.push_back(joined.back());
+    selector_slot[index] = static_cast<uint32_t>(written.size());
+  };
+  auto set_selector_view = [&](uint32_t index, std::string_view text) {
+    written.push_back(text);
     selector_slot[index] = static_cast<uint32_t>(written.size());
   };
   std::vector<std::string_view> fonts;
@@ -802,7 +947,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     }
     if (node.kind == CssKind::kDecl) return false;
     auto children_alive = [&]() {
-      for (uint32_t c : node.children) {
+      for (uint32_t c : tree.Children(node)) {
         if (!removed[c]) return true;
       }
       return false;
@@ -829,7 +974,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
           return;
         }
         if (kept.size() == 1) {
-          set_selector(index, std::string(kept[0]));
+          set_selector_view(index, kept[0]);
           return;
         }
         const std::vector<std::string_view> parts = all_parts();
@@ -875,65 +1020,63 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   };
 
   // Pass 1: beasties' walkStyleRules with markOnly, children before their parent.
-  std::function<void(const std::vector<uint32_t>&)> pass1 =
-      [&](const std::vector<uint32_t>& children) {
-        for (uint32_t index : children) {
-          if (plan.has_nested[index]) pass1(tree.nodes[index].children);
-          if (!predicate(index)) removed[index] = 1;
-        }
-      };
-  pass1(tree.roots);
+  std::function<void(NodeList)> pass1 = [&](NodeList children) {
+    for (uint32_t index : children) {
+      if (plan.has_nested[index]) pass1(tree.Children(tree.nodes[index]));
+      if (!predicate(index)) removed[index] = 1;
+    }
+  };
+  pass1(tree.Roots());
 
   // Pass 2: drop marked rules, unused @keyframes and @font-face.
-  std::function<void(const std::vector<uint32_t>&)> pass2 =
-      [&](const std::vector<uint32_t>& children) {
-        for (uint32_t index : children) {
-          if (plan.has_nested[index]) pass2(tree.nodes[index].children);
-          if (removed[index]) {
-            keep[index] = 0;
-            continue;
+  std::function<void(NodeList)> pass2 = [&](NodeList children) {
+    for (uint32_t index : children) {
+      if (plan.has_nested[index]) pass2(tree.Children(tree.nodes[index]));
+      if (removed[index]) {
+        keep[index] = 0;
+        continue;
+      }
+      const CssNode& node = tree.nodes[index];
+      if (node.kind != CssKind::kAtRule) continue;
+      const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
+      if (name == "keyframes") {
+        const std::string_view params = text.substr(node.b_begin, node.b_end - node.b_begin);
+        bool used = false;
+        for (std::string_view a : animations) {
+          if (a == params) used = true;
+        }
+        if (!used) keep[index] = 0;
+      } else if (name == "font-face") {
+        bool used = false;
+        const int32_t ff = plan.font_face[index];
+        if (ff >= 0) {
+          const FontFaceFacts& facts = plan.font_faces[ff];
+          if (facts.has_family) {
+            for (std::string_view f : fonts) {
+              if (f == facts.family) used = true;
+            }
           }
-          const CssNode& node = tree.nodes[index];
-          if (node.kind != CssKind::kAtRule) continue;
-          const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
-          if (name == "keyframes") {
-            const std::string_view params = text.substr(node.b_begin, node.b_end - node.b_begin);
-            bool used = false;
-            for (std::string_view a : animations) {
-              if (a == params) used = true;
-            }
-            if (!used) keep[index] = 0;
-          } else if (name == "font-face") {
-            bool used = false;
-            const int32_t ff = plan.font_face[index];
-            if (ff >= 0) {
-              const FontFaceFacts& facts = plan.font_faces[ff];
-              if (facts.has_family) {
-                for (std::string_view f : fonts) {
-                  if (f == facts.family) used = true;
-                }
-              }
-              if (used && facts.has_ranges) {
-                const DocumentChars& chars = Chars();
-                if (chars.complete) {
-                  bool in_range = false;
-                  for (size_t r = 0; r + 1 < facts.ranges.size() && !in_range; r += 2) {
-                    for (uint32_t cp = facts.ranges[r]; cp <= facts.ranges[r + 1]; ++cp) {
-                      if (chars.Has(cp)) {
-                        in_range = true;
-                        break;
-                      }
-                    }
+          if (used && facts.has_ranges) {
+            const DocumentChars& chars = Chars();
+            if (chars.complete) {
+              bool in_range = false;
+              for (size_t r = 0; r + 1 < facts.ranges.size() && !in_range; r += 2) {
+                for (uint32_t cp = facts.ranges[r]; cp <= facts.ranges[r + 1]; ++cp) {
+                  if (chars.Has(cp)) {
+                    in_range = true;
+                    break;
                   }
-                  used = in_range;
                 }
               }
+              used = in_range;
             }
-            if (!options_.inline_fonts || !used) keep[index] = 0;
           }
         }
-      };
-  pass2(tree.roots);
+        if (!options_.inline_fonts || !used) keep[index] = 0;
+      }
+    }
+  };
+  pass2(tree.Roots());
 
   Writer writer(plan, keep, selector_slot, written, options_.compress);
   return writer.Run();
@@ -997,18 +1140,36 @@ InlineResult PageProcessor::Run() {
   int32_t nonce_element = -1;
   std::string_view nonce;
   std::vector<int32_t> links;
+  // Names compared lowercased; the scanner kept the first of repeated attributes, and nothing
+  // is overridden yet, so one pass over each element's own attributes answers all three.
+  auto name_is = [&](const HtmlAttr& a, std::string_view lower) {
+    if (a.name_end - a.name_begin != lower.size()) return false;
+    for (size_t i = 0; i < lower.size(); ++i) {
+      char c = html_[a.name_begin + i];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+      if (c != lower[i]) return false;
+    }
+    return true;
+  };
   for (int32_t e = 0; e < original_count; ++e) {
     const HtmlElement& el = doc_.elements[e];
     std::string_view value;
-    if (GetAttribute(doc_, e, "data-beasties-container", &value)) {
-      return skip("the page marks its own data-beasties-container");
+    bool has_rel = false;
+    for (uint32_t k = 0; k < el.attr_count; ++k) {
+      const HtmlAttr& a = doc_.attrs[el.attr_begin + k];
+      const std::string_view a_value = html_.substr(a.value_begin, a.value_end - a.value_begin);
+      if (name_is(a, "data-beasties-container")) {
+        return skip("the page marks its own data-beasties-container");
+      } else if (nonce_element < 0 && name_is(a, "ngcspnonce")) {
+        nonce_element = e;
+        nonce = a_value;
+      } else if (name_is(a, "rel")) {
+        has_rel = true;
+        value = a_value;
+      }
     }
     if (head < 0 && el.name == "head") head = e;
-    if (nonce_element < 0 && GetAttribute(doc_, e, "ngcspnonce", &value)) {
-      nonce_element = e;
-      nonce = value;
-    }
-    if (el.name == "link" && GetAttribute(doc_, e, "rel", &value) && value.size() == 10) {
+    if (has_rel && value.size() == 10 && el.name == "link") {
       bool same = true;
       for (size_t i = 0; i < 10; ++i) {
         char c = value[i];
@@ -1065,13 +1226,13 @@ InlineResult PageProcessor::Run() {
         clone.in_cache = false;
         clone.parent = w.noscript;
         clone.clone_of = L;
-        clone.removed_attrs.push_back("id");
         doc_.elements.push_back(std::move(clone));
         const int32_t c = static_cast<int32_t>(doc_.elements.size() - 1);
+        Edits(c).removed_attrs.push_back("id");
         doc_.elements[w.noscript].first_child = c;
         doc_.elements[w.noscript].last_child = c;
       }
-      HtmlElement& el = doc_.elements[L];
+      AttrOverrides& el = Edits(L);
       el.set_attrs.emplace_back("media", "print");
       el.set_attrs.emplace_back("onload", "this.media='" + media + "'");
     }
@@ -1079,7 +1240,7 @@ InlineResult PageProcessor::Run() {
       std::string onload_media;
       std::string_view onload;
       if (GetAttribute(doc_, L, "onload", &onload) && MatchMediaHandler(onload, &onload_media)) {
-        HtmlElement& el = doc_.elements[L];
+        AttrOverrides& el = Edits(L);
         for (auto it = el.set_attrs.begin(); it != el.set_attrs.end(); ++it) {
           if (it->first == "onload") {
             el.set_attrs.erase(it);
@@ -1099,7 +1260,7 @@ InlineResult PageProcessor::Run() {
           }
           if (!present) {
             w.script = AddSynthetic("script", parent, doc_.elements[L].prev, L);
-            doc_.elements[w.script].set_attrs.emplace_back("nonce", std::string(nonce));
+            Edits(w.script).set_attrs.emplace_back("nonce", std::string(nonce));
           }
         }
       }
@@ -1131,7 +1292,8 @@ InlineResult PageProcessor::Run() {
   match_.max_steps = limits_.max_match_steps;
 
   std::vector<std::pair<const Plan*, std::string>> done;
-  for (LinkWork& w : work) {
+  for (size_t k = 0; k < work.size(); ++k) {
+    LinkWork& w = work[k];
     if (w.plan == nullptr) continue;
     const std::string* cached = nullptr;
     for (const auto& d : done) {
@@ -1139,8 +1301,16 @@ InlineResult PageProcessor::Run() {
     }
     std::string sheet = cached ? *cached : ProcessStyle(*w.plan);
     if (match_.exhausted) return skip("selector matching exceeded its work limit");
-    if (!cached) done.emplace_back(w.plan, sheet);
-    sheet = RewriteCssUrls(sheet, w.href);
+    if (!cached) {
+      // Kept (a copy) only for a later link to the same stylesheet.
+      for (size_t j = k + 1; j < work.size(); ++j) {
+        if (work[j].plan == w.plan) {
+          done.emplace_back(w.plan, sheet);
+          break;
+        }
+      }
+    }
+    RewriteCssUrls(&sheet, w.href);
     if (TrimAscii(sheet).empty()) {
       w.style_removed = true;
     } else {
@@ -1187,11 +1357,11 @@ InlineResult PageProcessor::Run() {
       std::string s = "<style";
       if (!nonce.empty() && L.parent == head && head >= 0) s += nonce_attr;
       s.push_back('>');
-      s += w.sheet;
-      s += "</style>";
       result.inlined_bytes += w.sheet.size();
       ++result.styles_inlined;
       add(L.tag_begin, 0, std::move(s));
+      edits.back().body = &w.sheet;
+      edits.back().tail = "</style>";
     }
     if (w.script >= 0) {
       std::string s = "<script";
@@ -1206,11 +1376,13 @@ InlineResult PageProcessor::Run() {
     for (const char* name : names) {
       const std::string_view lower(name);
       bool removed = false;
-      for (const std::string& r : L.removed_attrs) {
+      static const AttrOverrides kNone;
+      const AttrOverrides& edits = L.overrides >= 0 ? doc_.overrides[L.overrides] : kNone;
+      for (const std::string& r : edits.removed_attrs) {
         if (r == lower) removed = true;
       }
       const std::string* set_value = nullptr;
-      for (const auto& kv : L.set_attrs) {
+      for (const auto& kv : edits.set_attrs) {
         if (kv.first == lower) set_value = &kv.second;
       }
       const HtmlAttr* source = find_source_attr(w.element, lower);
@@ -1268,12 +1440,14 @@ InlineResult PageProcessor::Run() {
   });
   std::string out;
   size_t extra = 0;
-  for (const Edit& e : edits) extra += e.text.size();
+  for (const Edit& e : edits) extra += e.size();
   out.reserve(html_.size() + extra);
   size_t cursor = 0;
   for (const Edit& e : edits) {
     if (e.at > cursor) out.append(html_.substr(cursor, e.at - cursor));
     out.append(e.text);
+    if (e.body != nullptr) out.append(*e.body);
+    out.append(e.tail);
     cursor = std::max<size_t>(cursor, static_cast<size_t>(e.at) + e.remove);
   }
   out.append(html_.substr(std::min(cursor, html_.size())));

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,6 +16,33 @@
 
 namespace ssr_native {
 namespace critical_css {
+
+// A fast hash of the short texts the engine looks up per page (tag names, class tokens,
+// attribute names): eight bytes a step, multiply-xorshift mixing. Not for hostile collision
+// resistance: the tables it serves hold the stylesheet's keys, and a probe sequence is bounded
+// by their load factor.
+inline uint64_t HashText(std::string_view s) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = 0x2545F4914F6CDD1Dull ^ (s.size() * kMul);
+  const char* p = s.data();
+  size_t n = s.size();
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  }
+  h *= kMul;
+  return h ^ (h >> 32);
+}
 
 // ---------------------------------------------------------------------------------------------
 // CSS (critical_css_css_parser.cc): postcss's node tree as offsets into the stylesheet text.
@@ -35,19 +64,40 @@ struct CssNode {
   // Declaration: prop [a_begin, a_end); value [b_begin, b_end) (without !important, trimmed).
   uint32_t a_begin = 0, a_end = 0;
   uint32_t b_begin = 0, b_end = 0;
-  uint32_t open = 0;              // offset of "{" (blocks)
-  uint32_t after_begin = 0;       // raws.after = [after_begin, close) (blocks)
-  uint32_t close = 0;             // offset of "}" (blocks; == end - 1 when closed)
-  uint32_t value_text_begin = 0;  // declaration: first byte after between (raw value start)
-  uint32_t value_text_end = 0;    // declaration: end of raw value incl. !important, before ";"
+  // A block's "{" and a declaration's raw value never meet in one node: one field holds either
+  // (the plan keeps one node per rule, declaration and comment of the stylesheet).
+  union {
+    uint32_t open = 0;          // offset of "{" (blocks)
+    uint32_t value_text_begin;  // declaration: first byte after between (raw value start)
+  };
+  uint32_t after_begin = 0;  // raws.after = [after_begin, close) (blocks)
+  uint32_t close = 0;        // offset of "}" (blocks; == end - 1 when closed)
   int32_t parent = -1;
-  std::vector<uint32_t> children;
+  uint32_t child_begin = 0;  // into CssTree::child_list
+  uint32_t child_count = 0;
+};
+
+// A run of node indices (a node's children, the roots) without owning them.
+struct NodeList {
+  const uint32_t* first = nullptr;
+  const uint32_t* last = nullptr;
+  const uint32_t* begin() const { return first; }
+  const uint32_t* end() const { return last; }
+  size_t size() const { return static_cast<size_t>(last - first); }
+  bool empty() const { return first == last; }
+  uint32_t operator[](size_t i) const { return first[i]; }
 };
 
 struct CssTree {
   std::string text;  // BOM removed
   std::vector<CssNode> nodes;
+  std::vector<uint32_t> child_list;  // every node's children, node after node
   std::vector<uint32_t> roots;
+  NodeList Children(const CssNode& node) const {
+    const uint32_t* b = child_list.data() + node.child_begin;
+    return NodeList{b, b + node.child_count};
+  }
+  NodeList Roots() const { return NodeList{roots.data(), roots.data() + roots.size()}; }
   uint32_t root_after_begin = 0;  // raws.after of the root = [root_after_begin, text.size())
   bool root_semicolon = false;
 };
@@ -121,7 +171,9 @@ struct HtmlAttr {
 };
 
 struct HtmlElement {
-  std::string name;  // lowercased (htmlparser2), svg names adjusted
+  // Lowercased (htmlparser2), svg names adjusted: a view of the page, of a static name, or of
+  // HtmlDocument::names.
+  std::string_view name;
   int32_t parent = -1;
   int32_t prev = -1;  // previous element sibling
   int32_t next = -1;  // next element sibling (kept for the edits)
@@ -136,8 +188,13 @@ struct HtmlElement {
   uint32_t content_end = 0;  // raw-text elements: end of their text
   bool synthetic = false;    // inserted by the engine (not in the source, not in the caches)
   bool in_cache = true;
-  int32_t clone_of = -1;  // synthetic <link> inside <noscript>: the link it copies
-  // Attribute overrides of the engine's edits (synthetic and edited elements).
+  int32_t clone_of = -1;   // synthetic <link> inside <noscript>: the link it copies
+  int32_t overrides = -1;  // the engine's edits of its attributes: HtmlDocument::overrides
+};
+
+// Attribute overrides of the engine's edits (synthetic and edited elements: a few a page, so
+// kept beside the elements rather than in each).
+struct AttrOverrides {
   std::vector<std::pair<std::string, std::string>> set_attrs;
   std::vector<std::string> removed_attrs;
 };
@@ -153,6 +210,8 @@ struct HtmlDocument {
   std::vector<HtmlElement> elements;  // document order
   std::vector<HtmlAttr> attrs;
   std::vector<int32_t> top_level;  // elements whose parent is the document
+  std::deque<std::string> names;   // element names the page does not spell as they are read
+  std::deque<AttrOverrides> overrides;
   bool has_text_outside = false;
 };
 
@@ -181,7 +240,7 @@ struct MatchContext {
 };
 
 // css-select's selectOne(group, root) != null for one compiled group.
-bool MatchesSomewhere(const ComplexSelector& selector, const std::vector<int32_t>& candidates,
+bool MatchesSomewhere(const ComplexSelector& selector, const int32_t* candidates, size_t count,
                       MatchContext* context);
 bool MatchesElement(const ComplexSelector& selector, int32_t element, MatchContext* context);
 

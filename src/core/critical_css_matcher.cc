@@ -146,9 +146,10 @@ bool MatchesElement(const ComplexSelector& selector, int32_t element, MatchConte
   return MatchFrom(selector, selector.compounds.size() - 1, element, context);
 }
 
-bool MatchesSomewhere(const ComplexSelector& selector, const std::vector<int32_t>& candidates,
+bool MatchesSomewhere(const ComplexSelector& selector, const int32_t* candidates, size_t count,
                       MatchContext* context) {
-  for (const int32_t element : candidates) {
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t element = candidates[i];
     if (MatchesElement(selector, element, context)) return true;
     if (context->exhausted) return false;
   }

@@ -281,20 +281,68 @@ Directive ParseDirective(std::string_view text) {
   return Directive::kNone;
 }
 
+}  // namespace
+
+void KeyTable::Grow() {
+  const size_t size = slots_.empty() ? 64 : slots_.size() * 2;
+  slots_.assign(size, 0);
+  const size_t mask = size - 1;
+  for (uint32_t entry = 0; entry < entries(); ++entry) {
+    const uint64_t h = HashText(Text(entry));
+    size_t i = static_cast<size_t>(h) & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = ((h >> 32) << 32) | (uint64_t{entry} + 1);
+  }
+}
+
+uint32_t KeyTable::Intern(KeyKind kind, std::string_view text, uint32_t* next_id, bool* added) {
+  int32_t entry = Find(text);
+  if (entry < 0) {
+    if (offsets_.empty()) offsets_.push_back(0);
+    entry = static_cast<int32_t>(entries());
+    chars_.append(text.data(), text.size());
+    offsets_.push_back(static_cast<uint32_t>(chars_.size()));
+    ids_.insert(ids_.end(), kKeyKinds, kNoKey);
+    // Load factor at most 1/2: a miss (most page tokens) ends within a few slots.
+    if ((entries() + 1) * 2 > slots_.size()) {
+      Grow();
+    } else {
+      const uint64_t h = HashText(text);
+      const size_t mask = slots_.size() - 1;
+      size_t i = static_cast<size_t>(h) & mask;
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = ((h >> 32) << 32) | (static_cast<uint64_t>(entry) + 1);
+    }
+  }
+  uint32_t& id = ids_[static_cast<size_t>(entry) * kKeyKinds + static_cast<size_t>(kind)];
+  *added = id == kNoKey;
+  if (*added) id = (*next_id)++;
+  return id;
+}
+
+void KeyTable::ShrinkToFit() {
+  chars_.shrink_to_fit();
+  offsets_.shrink_to_fit();
+  ids_.shrink_to_fit();
+}
+
+size_t KeyTable::MemoryBytes() const {
+  return chars_.capacity() + offsets_.capacity() * sizeof(uint32_t) +
+         ids_.capacity() * sizeof(uint32_t) + slots_.capacity() * sizeof(uint64_t);
+}
+
+namespace {
+
 class Compiler {
  public:
   Compiler(Plan* plan, const Limits& limits) : plan_(plan), limits_(limits) {}
   bool Run(std::string* error);
 
  private:
-  uint32_t Key(KeyKind kind, const std::string& value) {
-    auto& map = plan_->keys[static_cast<int>(kind)];
-    auto it = map.find(value);
-    if (it != map.end()) return it->second;
-    const uint32_t id = plan_->key_count++;
-    plan_->key_storage.push_back(value);
-    map.emplace(std::string_view(plan_->key_storage.back()), id);
-    plan_->is_trigger.push_back(false);
+  uint32_t Key(KeyKind kind, std::string_view value) {
+    bool added = false;
+    const uint32_t id = plan_->keys.Intern(kind, value, &plan_->key_count, &added);
+    if (added) plan_->is_trigger.push_back(false);
     return id;
   }
   uint32_t SelectorFor(std::string_view piece);
@@ -404,14 +452,14 @@ bool Compiler::Run(std::string* error) {
       const std::string_view name = sv(node.a_begin, node.a_end);
       const bool keyframes = name == "keyframes" || name == "-webkit-keyframes";
       if (!keyframes) {
-        for (uint32_t child : node.children) {
+        for (uint32_t child : tree.Children(node)) {
           const CssKind k = tree.nodes[child].kind;
           if (k == CssKind::kRule || k == CssKind::kAtRule) plan_->has_nested[i] = true;
         }
       }
       if (name == "font-face" && node.has_block) {
         FontFaceFacts facts;
-        for (uint32_t child : node.children) {
+        for (uint32_t child : tree.Children(node)) {
           const CssNode& d = tree.nodes[child];
           if (d.kind != CssKind::kDecl) continue;
           const std::string_view prop = sv(d.a_begin, d.a_end);
@@ -430,7 +478,7 @@ bool Compiler::Run(std::string* error) {
       continue;
     }
     // Style rule.
-    for (uint32_t child : node.children) {
+    for (uint32_t child : tree.Children(node)) {
       const CssKind k = tree.nodes[child].kind;
       if (k == CssKind::kRule || k == CssKind::kAtRule) plan_->has_nested[i] = true;
     }
@@ -443,7 +491,7 @@ bool Compiler::Run(std::string* error) {
     facts.piece_count = static_cast<uint32_t>(plan_->pieces.size()) - facts.piece_begin;
     facts.font_begin = static_cast<uint32_t>(plan_->fonts.size());
     facts.anim_begin = static_cast<uint32_t>(plan_->animations.size());
-    for (uint32_t child : node.children) {
+    for (uint32_t child : tree.Children(node)) {
       const CssNode& d = tree.nodes[child];
       if (d.kind != CssKind::kDecl) continue;
       const std::string_view prop = sv(d.a_begin, d.a_end);
@@ -467,7 +515,7 @@ bool Compiler::Run(std::string* error) {
   }
   // The plan lives as long as the stylesheet: give back the vectors' growth slack.
   tree.nodes.shrink_to_fit();
-  for (CssNode& n : tree.nodes) n.children.shrink_to_fit();
+  tree.child_list.shrink_to_fit();
   tree.roots.shrink_to_fit();
   plan_->pieces.shrink_to_fit();
   plan_->piece_selector.shrink_to_fit();
@@ -476,9 +524,10 @@ bool Compiler::Run(std::string* error) {
   plan_->animations.shrink_to_fit();
   plan_->font_faces.shrink_to_fit();
   plan_->is_trigger.shrink_to_fit();
+  plan_->keys.ShrinkToFit();
   // Approximate footprint.
   size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
-  for (const CssNode& n : tree.nodes) bytes += n.children.capacity() * sizeof(uint32_t);
+  bytes += tree.child_list.capacity() * sizeof(uint32_t) + tree.roots.capacity() * sizeof(uint32_t);
   bytes += plan_->pieces.capacity() * (sizeof(std::string_view) + sizeof(uint32_t));
   bytes += count * (sizeof(RuleFacts) + sizeof(Directive) + sizeof(int32_t) + 1);
   for (const UniqueSelector& u : plan_->selectors) {
@@ -492,7 +541,7 @@ bool Compiler::Run(std::string* error) {
     }
     for (const GroupIndex& g : u.groups) bytes += sizeof(GroupIndex) + g.required.capacity() * 4;
   }
-  for (const auto& map : plan_->keys) bytes += map.size() * (2 * sizeof(std::string) + 32);
+  bytes += plan_->keys.MemoryBytes();
   for (const std::string& f : plan_->fonts) bytes += sizeof(std::string) + f.capacity();
   for (const std::string& a : plan_->animations) bytes += sizeof(std::string) + a.capacity();
   plan_->bytes = bytes;

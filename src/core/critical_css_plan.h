@@ -4,7 +4,6 @@
 #ifndef SSR_NATIVE_CRITICAL_CSS_PLAN_H_
 #define SSR_NATIVE_CRITICAL_CSS_PLAN_H_
 
-#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,6 +17,60 @@ namespace critical_css {
 // What a page must hold for a selector to be worth matching, and where matching starts.
 enum class KeyKind : uint8_t { kTag, kClass, kId, kAttr, kFastClass, kFastId };
 constexpr int kKeyKinds = 6;
+
+// The plan's keys, interned: one entry per distinct text, holding that text's key id for each
+// kind (a class token and an id may share the text). A page token is hashed once and one probe
+// answers for every kind; a token the stylesheet never names costs nothing more. Open
+// addressing over flat arrays: no node per key, nothing to allocate on lookup.
+class KeyTable {
+ public:
+  static constexpr uint32_t kNoKey = 0xFFFFFFFFu;
+
+  // The entry holding `text`, or -1.
+  int32_t Find(std::string_view text) const;
+  // The key id of `text` as `kind`, kNoKey when the stylesheet has none.
+  uint32_t Id(int32_t entry, KeyKind kind) const {
+    return ids_[static_cast<size_t>(entry) * kKeyKinds + static_cast<size_t>(kind)];
+  }
+  // The key id of `text` as `kind`; a new one (*next_id, then incremented) when absent.
+  // *added tells which.
+  uint32_t Intern(KeyKind kind, std::string_view text, uint32_t* next_id, bool* added);
+  size_t entries() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+  bool empty() const { return entries() == 0; }
+  void ShrinkToFit();
+  size_t MemoryBytes() const;
+
+ private:
+  std::string_view Text(uint32_t entry) const {
+    return std::string_view(chars_).substr(offsets_[entry], offsets_[entry + 1] - offsets_[entry]);
+  }
+  void Grow();
+
+  std::string chars_;              // the entries' texts, back to back
+  std::vector<uint32_t> offsets_;  // entry i is [offsets_[i], offsets_[i + 1]) of chars_
+  std::vector<uint32_t> ids_;      // entries x kKeyKinds key ids
+  std::vector<uint64_t> slots_;    // (hash >> 32) << 32 | entry + 1; 0 is empty; power of two
+};
+
+// Inline: called for every tag, class token and attribute name of every page.
+inline int32_t KeyTable::Find(std::string_view text) const {
+  if (slots_.empty()) return -1;
+  const uint64_t h = HashText(text);
+  const uint64_t tag = h >> 32;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = slots_[i];
+    if (slot == 0) return -1;
+    if ((slot >> 32) == tag) {
+      const uint32_t entry = static_cast<uint32_t>(slot) - 1;
+      const uint32_t b = offsets_[entry];
+      if (offsets_[entry + 1] - b == text.size() &&
+          std::memcmp(chars_.data() + b, text.data(), text.size()) == 0) {
+        return static_cast<int32_t>(entry);
+      }
+    }
+  }
+}
 
 struct GroupIndex {
   std::vector<uint32_t> required;  // key ids, all must be present on the page
@@ -70,9 +123,8 @@ class Plan {
   std::vector<UniqueSelector> selectors;
   std::vector<std::string> fonts;       // normalized families used by rules
   std::vector<std::string> animations;  // tokens of animation / animation-name values
-  // Key index: one map per kind, key ids are global.
-  std::deque<std::string> key_storage;  // stable storage for the keys' views
-  std::unordered_map<std::string_view, uint32_t> keys[kKeyKinds];
+  // Key index: key ids are global over the kinds.
+  KeyTable keys;
   uint32_t key_count = 0;
   std::vector<bool> is_trigger;  // per key id
   size_t bytes = 0;

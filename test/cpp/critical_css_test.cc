@@ -132,7 +132,8 @@ TEST(CriticalCssHtml, BuildsHtmlparser2sTree) {
   ASSERT_TRUE(css::ParseHtml("<p><div></div></p><ul><li>a<li>b</ul><input><br></br>", css::Limits(),
                              &doc, &reason));
   std::vector<std::string> names;
-  for (const auto& e : doc.elements) names.push_back(e.name + ":" + std::to_string(e.parent));
+  for (const auto& e : doc.elements)
+    names.push_back(std::string(e.name) + ":" + std::to_string(e.parent));
   // <p> is closed by <div>; "</p>" alone makes an empty <p>; <li> closes <li>; "</br>" is a <br>.
   const std::vector<std::string> expected = {"p:-1", "div:-1",   "p:-1",  "ul:-1", "li:3",
                                              "li:3", "input:-1", "br:-1", "br:-1"};

@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bool any_group = false;
     for (const css::ComplexSelector& group : compiled.groups) {
       css::MatchContext one = context;
-      if (css::MatchesSomewhere(group, all, &one)) any_group = true;
+      if (css::MatchesSomewhere(group, all.data(), all.size(), &one)) any_group = true;
       Check(one.steps <= limits.max_match_steps + 1 || one.exhausted);
     }
     (void)any_group;

@@ -8,14 +8,16 @@
 // only), ssr-native's, and on Express shrink-ray-current when it installs with `npm install
 // --ignore-scripts` into a temporary directory (skipped with a message otherwise).
 // SSR_NATIVE_BENCH_COMPRESSION_FRAMEWORKS=fastify,hono (any of express, koa, fastify, hono)
-// runs those frameworks alone; SSR_NATIVE_BENCH_COMPRESSION_REQUESTS=/page (a comma list of the
+// runs those frameworks alone (koa and hono include their HTTP/2 case: koa-h2, hono-h2 name it
+// alone); SSR_NATIVE_BENCH_COMPRESSION_REQUESTS=/page (a comma list of the
 // paths below) runs those requests alone; SSR_NATIVE_BENCH_COMPRESSION_ALSO=<checkout> adds ours
 // once more, its server script and lib/ from that checkout (another commit: before and after in
 // the same interleaved rounds); SSR_NATIVE_BENCH_COMPRESSION_RATE=<requests/s> paces every
 // variant's load at that rate instead of saturating it (on a loaded machine a saturated variant that
 // runs below the others' rate pays more per request for the loop's own turns). Each variant is its own server process pinned to
 // one CPU, loaded in turn (order rotated every round) from autocannon pinned to the other.
-// Reported per variant: server CPU per request (the figure to trust on a shared machine),
+// Koa and Hono are also measured on node:http2's compatibility API (h2c, the repeated page,
+// loaded by bench/http/lib/h2-load.js: one session, 20 streams in flight). Reported per variant: server CPU per request (the figure to trust on a shared machine),
 // requests per server CPU-second against no compression, bytes on the wire per response, and
 // the event loop's delay p99 inside the server under that load. Every server of the case must be
 // idle before a variant is measured (a peer's compressions queued on libuv's pool would otherwise
@@ -24,6 +26,7 @@
 // saturated server's loop delay is its backlog of parsed requests, the paced one is what a
 // compression holds the loop for.
 const fs = require('fs');
+const http2 = require('http2');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
@@ -63,8 +66,25 @@ function installShrinkRay(log) {
 }
 
 async function getStats(server) {
-  const res = await fetch(`${server.url}/__stats`);
-  return res.json();
+  if (!server.http2) {
+    const res = await fetch(`${server.url}/__stats`);
+    return res.json();
+  }
+  const session = http2.connect(server.url);
+  try {
+    return await new Promise((resolve, reject) => {
+      const stream = session.request({ ':path': '/__stats' });
+      let text = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk) => (text += chunk));
+      stream.on('end', () => resolve(JSON.parse(text)));
+      stream.on('error', reject);
+      session.on('error', reject);
+      stream.end();
+    });
+  } finally {
+    session.close();
+  }
 }
 
 module.exports = {
@@ -121,6 +141,19 @@ module.exports = {
               ],
             },
             {
+              name: 'Koa 3 over HTTP/2 (h2c)',
+              framework: 'koa',
+              id: 'koa-h2',
+              http2: true,
+              requests: [REQUESTS[0]],
+              variants: [
+                { name: 'no compression', mode: 'none' },
+                { name: 'koa-compress 5.2.2', mode: 'peer' },
+                ...alsoOurs('ssr-native compress'),
+                { name: 'ssr-native compress', mode: 'ours' },
+              ],
+            },
+            {
               name: 'Fastify 5',
               framework: 'fastify',
               requests: PAGES,
@@ -143,8 +176,22 @@ module.exports = {
                 { name: 'ssr-native compress', mode: 'ours' },
               ],
             },
+            {
+              name: 'Hono 4 (node-server) over HTTP/2 (h2c)',
+              framework: 'hono',
+              id: 'hono-h2',
+              http2: true,
+              requests: [REQUESTS[0]],
+              note: 'hono/compress offers gzip and deflate only: both compress with gzip here.',
+              variants: [
+                { name: 'no compression', mode: 'none' },
+                { name: 'hono/compress', mode: 'peer' },
+                ...alsoOurs('ssr-native compress'),
+                { name: 'ssr-native compress', mode: 'ours' },
+              ],
+            },
           ]),
-    ].filter((f) => !only || only.split(',').includes(f.framework));
+    ].filter((f) => !only || only.split(',').some((name) => name === f.framework || name === f.id));
     const tables = [];
     // a headline run (the default) measures only its one case
     for (const fw of frameworks.filter((f) => !headline || headline.startsWith(`${f.name}, `))) {
@@ -156,8 +203,10 @@ module.exports = {
               COMPRESSION: v.mode,
               FRAMEWORK: fw.framework,
               SHRINK_RAY_DIR: shrinkRay || '',
+              HTTP2: fw.http2 ? '1' : '',
             }),
           );
+          servers.at(-1).http2 = Boolean(fw.http2);
         }
         const onlyPaths = process.env.SSR_NATIVE_BENCH_COMPRESSION_REQUESTS;
         for (const request of fw.requests) {
@@ -168,6 +217,7 @@ module.exports = {
             headers: { 'accept-encoding': ACCEPT_ENCODING },
             connections: 20,
             duration,
+            ...(fw.http2 ? { http2: true } : {}),
             ...(rate ? { overallRate: rate } : {}),
           });
           const pids = servers.map((s) => s.pid);

@@ -7,10 +7,12 @@
 //   /sse     a Server-Sent Events stream: 20 events, each written and flushed, then the end (Express, Koa)
 // COMPRESSION: none | peer (compression 1.8.2 / koa-compress 5.2.2 / @fastify/compress 9.2.0 /
 // hono/compress) | ours | shrink-ray (SHRINK_RAY_DIR: where shrink-ray-current was installed).
-// FRAMEWORK: express | koa | fastify | hono.
+// FRAMEWORK: express | koa | fastify | hono. HTTP2=1: Koa and Hono on node:http2's compatibility
+// API (h2c, http2.createServer) instead of node:http.
 // GET /__stats answers the server's own figures: bytes written to sockets, requests served, and
 // the event loop's delay p99 since the previous /__stats (perf_hooks.monitorEventLoopDelay).
 const http = require('http');
+const http2 = require('http2');
 const path = require('path');
 const { monitorEventLoopDelay } = require('perf_hooks');
 const { listen } = require('../lib/server');
@@ -18,6 +20,7 @@ const { renderPage } = require('../lib/page');
 
 const mode = process.env.COMPRESSION || 'none';
 const framework = process.env.FRAMEWORK || 'express';
+const overHttp2 = process.env.HTTP2 === '1';
 const page = renderPage(75 * 1024);
 const json = JSON.stringify({
   items: Array.from({ length: 24 }, (_, i) => ({
@@ -112,7 +115,7 @@ function koaApp() {
       stream.end();
     }
   });
-  return http.createServer(app.callback());
+  return (overHttp2 ? http2 : http).createServer(app.callback());
 }
 
 // Fastify and Hono: requests counted by the server (when answered), /__stats answered by a route.
@@ -143,7 +146,9 @@ function honoApp() {
   else if (mode === 'ours') app.use(require('../../../lib/hono').compress());
   app.get('/page', (c) => c.html(page));
   app.get('/unique', (c) => c.html(uniquePage()));
-  return countRequests(createAdaptorServer({ fetch: app.fetch }));
+  return countRequests(
+    createAdaptorServer({ fetch: app.fetch, ...(overHttp2 ? { createServer: http2.createServer } : {}) }),
+  );
 }
 
 const apps = { express: expressApp, koa: koaApp, fastify: fastifyApp, hono: honoApp };

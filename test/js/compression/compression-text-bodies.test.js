@@ -21,12 +21,13 @@ function encodeTextAsync(cache, text, tag) {
   });
 }
 
-// Buffer.from calls made by fn (the encoding of a string to bytes).
-async function countingBufferFrom(fn) {
+// Buffer.from calls made by fn (the encoding of a string to bytes), of strings of at least
+// minLength characters (a framework encodes small strings of its own).
+async function countingBufferFrom(fn, minLength = 0) {
   const original = Buffer.from;
   let calls = 0;
   Buffer.from = function from(...args) {
-    if (typeof args[0] === 'string') calls++;
+    if (typeof args[0] === 'string' && args[0].length >= minLength) calls++;
     return original.apply(this, args);
   };
   try {
@@ -59,6 +60,64 @@ test('a repeated string is answered from the memo once its compressed form was a
     assert.equal(zlib.gunzipSync(answer.out).toString(), text);
   }
   assert.equal(cache.stats().compressions, 1);
+});
+
+test("the memo holds the cache's own copy of the bytes: its hit is found by identity, and stays right after an eviction", async () => {
+  const cache = new ContentCache({ minUses: 1 });
+  const text = page(2);
+  await encodeTextAsync(cache, text);
+  await encodeTextAsync(cache, text);
+  const known = textBodiesOf(cache).get(text);
+  const bytes = Buffer.from(text);
+  assert.equal(cache.originalOf(bytes, known.crc, gzip), known.bytes, 'the cache answers its stored copy');
+  // a hit on the stored copy itself needs no compare: Buffer#equals is not called
+  const equals = Buffer.prototype.equals;
+  let compares = 0;
+  Buffer.prototype.equals = function counted(other) {
+    compares++;
+    return equals.call(this, other);
+  };
+  try {
+    assert.equal((await encodeTextAsync(cache, text)).hit, true);
+  } finally {
+    Buffer.prototype.equals = equals;
+  }
+  assert.equal(compares, 0);
+  // other bytes under the same key are no copy of it; after the entry is gone the memo's bytes
+  // are compressed and stored again, and the answer is still the text
+  const other = Buffer.from(bytes);
+  other[10] ^= 1;
+  assert.equal(cache.originalOf(other, known.crc, gzip), undefined);
+  cache.clear();
+  const again = await encodeTextAsync(cache, text);
+  assert.equal(again.hit, false);
+  assert.equal(zlib.gunzipSync(again.out).toString(), text);
+  assert.equal((await encodeTextAsync(cache, text)).hit, true);
+});
+
+test('Fastify: a repeated string payload is compressed once and then answered with no encoding', async () => {
+  const Fastify = require('fastify');
+  const { fastifyCompress } = require('../../../lib/fastify');
+  const app = Fastify();
+  const cache = new ContentCache({ minUses: 1 });
+  await app.register(fastifyCompress, { cache });
+  const text = page(3);
+  app.get('/', (request, reply) => reply.type('text/html; charset=utf-8').send(text));
+  await app.ready();
+  try {
+    const ask = () => app.inject({ url: '/', headers: { 'accept-encoding': 'gzip' } });
+    for (let i = 0; i < 2; i++) await ask(); // compressed, then a hit (remembered)
+    let answer;
+    const encodings = await countingBufferFrom(async () => {
+      answer = await ask();
+    }, text.length);
+    assert.equal(encodings, 0, 'no Buffer.from of the page');
+    assert.equal(answer.headers['content-encoding'], 'gzip');
+    assert.equal(zlib.gunzipSync(answer.rawPayload).toString(), text);
+    assert.equal(cache.stats().compressions, 1);
+  } finally {
+    await app.close();
+  }
 });
 
 test('encodeText answers every string as encodeWhole answers its UTF-8 bytes (seeded, 300 strings)', async () => {

@@ -34,6 +34,24 @@ test('ESM wrappers re-export the CommonJS API', async () => {
   }
 });
 
+// Every entry's ESM wrapper (except register's, which installs hooks) re-exports the CommonJS
+// module: the same names, no more, no fewer, each the same value, and the module as default.
+test('every ESM entry exports exactly the CommonJS module.exports names', async () => {
+  const { exports } = require('../../../package.json');
+  const entries = Object.entries(exports).filter(([key, e]) => e.import && key !== './register');
+  assert.ok(entries.length >= 13, `${entries.length} entries`);
+  for (const [key, entry] of entries) {
+    const cjs = require(path.join(ROOT, entry.require));
+    const esm = await import(path.join(ROOT, entry.import));
+    const named = Object.keys(esm).filter((name) => name !== 'default');
+    // serve-static's module is the function itself, with a `default` property (ESM's default).
+    const cjsNames = Object.keys(cjs).filter((name) => name !== 'default');
+    assert.deepEqual(named.sort(), cjsNames.sort(), key);
+    for (const name of named) assert.equal(esm[name], cjs[name], `${key} ${name}`);
+    assert.equal(esm.default, cjs, key);
+  }
+});
+
 // The pinned 5.9 and 7.0.2 (what `npm install typescript` gives today: the native compiler),
 // each with Node's module resolution and with a bundler's (Angular CLI, Vite, esbuild users), and
 // with Express's and Koa's own declarations (@types/express 5 / 4, @types/koa 3 / 2) receiving

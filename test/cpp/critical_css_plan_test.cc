@@ -1,0 +1,152 @@
+// The compiled plan's own structures: the interned key table a page is checked against, the
+// flat child lists of the CSS tree, and the class-token marking that feeds both css-select's
+// keys and beasties' class cache from one probe.
+#include "../../src/core/critical_css_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ssr_native/critical_css.h"
+
+namespace css = ssr_native::critical_css;
+
+namespace {
+
+TEST(CriticalCssKeyTable, OneEntryPerTextWithAnIdPerKind) {
+  css::KeyTable table;
+  uint32_t next = 0;
+  bool added = false;
+  const uint32_t cls = table.Intern(css::KeyKind::kClass, "btn", &next, &added);
+  EXPECT_TRUE(added);
+  const uint32_t again = table.Intern(css::KeyKind::kClass, "btn", &next, &added);
+  EXPECT_FALSE(added);
+  EXPECT_EQ(again, cls);
+  const uint32_t fast = table.Intern(css::KeyKind::kFastClass, "btn", &next, &added);
+  EXPECT_TRUE(added);
+  EXPECT_NE(fast, cls);
+  EXPECT_EQ(table.entries(), 1u);
+  EXPECT_EQ(next, 2u);
+
+  const int32_t entry = table.Find("btn");
+  ASSERT_GE(entry, 0);
+  EXPECT_EQ(table.Id(entry, css::KeyKind::kClass), cls);
+  EXPECT_EQ(table.Id(entry, css::KeyKind::kFastClass), fast);
+  EXPECT_EQ(table.Id(entry, css::KeyKind::kId), css::KeyTable::kNoKey);
+  EXPECT_EQ(table.Find("btn-primary"), -1);
+  EXPECT_EQ(table.Find("bt"), -1);
+  EXPECT_EQ(table.Find(""), -1);
+}
+
+TEST(CriticalCssKeyTable, FindsEveryKeyAfterGrowing) {
+  css::KeyTable table;
+  uint32_t next = 0;
+  bool added = false;
+  std::vector<uint32_t> ids;
+  // Texts of every length around the hash's 8-byte steps, more than the first table holds.
+  for (int i = 0; i < 5000; ++i) {
+    const std::string text =
+        "k" + std::string(static_cast<size_t>(i % 19), 'x') + std::to_string(i);
+    ids.push_back(table.Intern(css::KeyKind::kTag, text, &next, &added));
+    ASSERT_TRUE(added) << text;
+  }
+  for (int i = 0; i < 5000; ++i) {
+    const std::string text =
+        "k" + std::string(static_cast<size_t>(i % 19), 'x') + std::to_string(i);
+    const int32_t entry = table.Find(text);
+    ASSERT_GE(entry, 0) << text;
+    EXPECT_EQ(table.Id(entry, css::KeyKind::kTag), ids[static_cast<size_t>(i)]) << text;
+    EXPECT_EQ(table.Find(text + "y"), -1) << text;
+  }
+  table.ShrinkToFit();
+  EXPECT_GE(table.Find("k0"), 0);
+}
+
+TEST(CriticalCssTree, ChildListsKeepDocumentOrder) {
+  css::CssTree tree;
+  css::ParseCss("a{color:red}@media print{b{c:d}@supports (x:y){i{j:k}}e{f:g}}h{}/* c */", &tree);
+  std::vector<std::string> roots;
+  for (uint32_t r : tree.Roots()) {
+    const css::CssNode& n = tree.nodes[r];
+    roots.push_back(tree.text.substr(n.begin, n.end - n.begin).substr(0, 6));
+  }
+  EXPECT_EQ(roots, (std::vector<std::string>{"a{colo", "@media", "h{}", "/* c *"}));
+  const css::CssNode& media = tree.nodes[tree.roots[1]];
+  std::vector<std::string> inner;
+  for (uint32_t c : tree.Children(media)) {
+    const css::CssNode& n = tree.nodes[c];
+    EXPECT_EQ(n.parent, static_cast<int32_t>(tree.roots[1]));
+    inner.push_back(tree.text.substr(n.a_begin, n.a_end - n.a_begin));
+  }
+  EXPECT_EQ(inner, (std::vector<std::string>{"b", "supports", "e"}));
+  const css::CssNode& supports = tree.nodes[tree.Children(media)[1]];
+  ASSERT_EQ(tree.Children(supports).size(), 1u);
+  const css::CssNode& i = tree.nodes[tree.Children(supports)[0]];
+  EXPECT_EQ(tree.text.substr(i.a_begin, i.a_end - i.a_begin), "i");
+  EXPECT_EQ(tree.Children(tree.nodes[tree.roots[0]]).size(), 1u);  // color:red
+  EXPECT_TRUE(tree.Children(tree.nodes[tree.roots[2]]).empty());   // h{}
+}
+
+std::string StyleFor(const std::string& class_value) {
+  const std::string page =
+      "<html><head><link rel=\"stylesheet\" href=\"s.css\"></head><body>"
+      "<div class=\"" +
+      class_value + "\"></div></body></html>";
+  css::CompileResult compiled = css::CompilePlan(".a{color:red}");
+  EXPECT_TRUE(compiled.plan) << compiled.error;
+  css::InlineResult result =
+      css::Inline(page, std::vector<const css::Plan*>{compiled.plan.get()}, css::InlineOptions());
+  EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
+  const size_t b = result.html.find("<style>");
+  if (b == std::string::npos) return "<none>";
+  return result.html.substr(b + 7, result.html.find("</style>") - b - 7);
+}
+
+// `.a` takes beasties' cache path: getAttribute("class").trim().split(" "), so a class
+// separated by a tab or a newline is not in its cache although css-select would match it.
+// Each answer is beasties 0.5.4's with Angular's options.
+TEST(CriticalCssClassCache, TokensAsBeastiesSplitsThem) {
+  EXPECT_EQ(StyleFor("a b"), ".a{color:red}");
+  EXPECT_EQ(StyleFor("b a"), ".a{color:red}");
+  EXPECT_EQ(StyleFor("  a  b "), ".a{color:red}");
+  EXPECT_EQ(StyleFor("a\tb"), "<none>");
+  EXPECT_EQ(StyleFor("b\na"), "<none>");
+  EXPECT_EQ(StyleFor("a\t"), ".a{color:red}");  // trim() takes the tab off
+  EXPECT_EQ(StyleFor("ab"), "<none>");
+}
+
+}  // namespace
+
+namespace {
+
+std::string StyleOfPage(const std::string& stylesheet, const std::string& page) {
+  css::CompileResult compiled = css::CompilePlan(stylesheet);
+  EXPECT_TRUE(compiled.plan) << compiled.error;
+  css::InlineResult result =
+      css::Inline(page, std::vector<const css::Plan*>{compiled.plan.get()}, css::InlineOptions());
+  EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
+  const size_t b = result.html.find("<style>");
+  if (b == std::string::npos) return "<none>";
+  return result.html.substr(b + 7, result.html.find("</style>") - b - 7);
+}
+
+// A class value is resolved once a page and replayed for every element that repeats it: each
+// element still counts for itself (here the first sighting is <html>, outside css-select's
+// search, and only the <p> further down can match `p.x`).
+TEST(CriticalCssClassCache, RepeatedClassValuesMarkEveryElement) {
+  const std::string head =
+      "<html class=\"x y\"><head><link rel=\"stylesheet\" href=\"s.css\">"
+      "</head><body>";
+  EXPECT_EQ(StyleOfPage("p.x{a:b}", head + "<p class=\"x y\"></p></body></html>"), "p.x{a:b}");
+  EXPECT_EQ(StyleOfPage("p.x{a:b}", head + "<div class=\"x y\"></div></body></html>"), "<none>");
+  EXPECT_EQ(
+      StyleOfPage("p.x{a:b}", head + "<p class=\"x\"></p><p class=\"x y\"></p></body></html>"),
+      "p.x{a:b}");
+  // The same value in a tab-separated spelling is another value (not in beasties' cache).
+  EXPECT_EQ(
+      StyleOfPage(".q{a:b}", head + "<p class=\"q\tr\"></p><p class=\"q\tr\"></p></body></html>"),
+      "<none>");
+}
+
+}  // namespace
