@@ -18,7 +18,7 @@
 const path = require('path');
 const { startServer } = require('./lib/server');
 const { runLoad } = require('./lib/autocannon');
-const { cpuSeconds, cpuTimes, quiet } = require('./lib/cpu-time');
+const { cpuSeconds, cpuTimes, settleCpu: quiet } = require('./lib/cpu-time');
 const { median } = require('./lib/median');
 const { describeMachine } = require('./lib/cpu');
 

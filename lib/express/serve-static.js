@@ -3,7 +3,7 @@
 // serves files from native memory (lib/files/file-cache.js over the C++ FileCache). The request flow,
 // options, headers, statuses and errors follow serve-static 2.2.1 + send 1.2.1 step by step:
 // send's URL resolution is send-lookup.js, answering with the file found is the shared
-// engine's (lib/files/engine.js). What differs is where the bytes come from and the ETag (a CRC-32 of
+// engine's (lib/files/engine.js, and lib/files/answer.js's 'send' flavour). What differs is where the bytes come from and the ETag (a CRC-32 of
 // the content, the same on every machine, instead of size + mtime). Files over maxFileSize are
 // streamed from disk.
 const fs = require('fs');
@@ -16,12 +16,12 @@ const { isCompressible, compressVariants } = require('../files/encoding');
 const { sendConfig, cacheOptions } = require('../files/send-config');
 const { callNext } = require('./send-html');
 const { SendLookup } = require('./send-lookup');
-const engineModule = require('../files/engine');
+const { StaticEngine, streamStatus, statsOf, contentTypeOf, statTag } = require('../files/engine');
+const { variantFileOf } = require('../files/record');
+const { answer, errorOf, WHOLE } = require('../files/answer');
+const { varyAppend } = require('../http/vary');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
 const { assetDelta, encodeDelta, varyWith } = require('../compression/asset-delta');
-
-const { StaticEngine, nodePort, appendVary, streamStatus, statsOf, contentTypeOf, statTag } = engineModule;
-const { FULL, NOT_MODIFIED, PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE, BODYLESS } = engineModule;
 
 function serveStatic(root, options) {
   if (!root) throw new TypeError('root path required');
@@ -82,23 +82,20 @@ function serveStatic(root, options) {
     sendRecord(transfer.req, transfer.res, transfer.next, record);
   }
 
-  // SendStream.send for a file held in memory
+  // SendStream.send for a file held in memory (or its in-memory compressed variant)
   function sendRecord(req, res, next, record) {
     if (res.headersSent) return headersAlreadySent(req, res, next);
     if (assets !== null && sendAsset(req, res, next, record)) return;
-    let variant;
+    let file = record;
     if (record.compressible) {
-      variant = engine.variant(record, req.headers['accept-encoding']);
-      appendVary(nodePort, res);
+      const variant = engine.variant(record, req.headers['accept-encoding']);
+      if (variant !== undefined) file = variantFileOf(record, variant);
+      appendVary(res);
     }
     if (setHeaders) setHeaders(res, record.path, statsOf(record));
-    const chosen = variant === undefined ? record : variant;
-    engine.setFileHeaders(nodePort, res, config, record, chosen.etag);
-    if (variant !== undefined) res.setHeader('Content-Encoding', variant.encoding);
-    const body = chosen.body;
-    const span = engine.respond(nodePort, res, req.headers, req.method, body.length, config.acceptRanges);
-    if (span === FULL) res.end(body);
-    else if (!answered(req, res, next, span)) res.end(body.subarray(span.start, span.end + 1));
+    const a = answer('send', req, file, config, res);
+    if (!answered(req, res, next, a))
+      res.end(a.span === WHOLE ? file.body : file.body.subarray(a.span.start, a.span.end + 1));
   }
 
   // With `dictionary`: Use-As-Dictionary on a hashed file, and a dcz delta when the request names
@@ -115,13 +112,13 @@ function serveStatic(root, options) {
     const deliver = (encoded) => {
       if (res.headersSent) return;
       if (setHeaders) setHeaders(res, record.path, statsOf(record));
-      engine.setFileHeaders(nodePort, res, config, record, delta.etag);
-      res.setHeader('Content-Encoding', delta.contentEncoding);
-      const span = engine.respond(nodePort, res, req.headers, req.method, encoded.length, false);
-      if (span === FULL) {
+      const { lastModified, type } = record;
+      const file = { size: encoded.length, etag: delta.etag, lastModified, type, encoding: delta.contentEncoding };
+      // no Range here (a Range request gets no delta), so the answer is the whole delta or none
+      if (!answered(req, res, next, answer('send', req, file, config, res))) {
         assets.record(identity.length, encoded.length);
         res.end(encoded);
-      } else answered(req, res, next, span);
+      }
     };
     const hit = encodeDelta(delta, identity, (err, encoded) => {
       if (res.destroyed) return;
@@ -138,10 +135,9 @@ function serveStatic(root, options) {
 
   function sendRecordPlain(req, res, next, record) {
     if (setHeaders) setHeaders(res, record.path, statsOf(record));
-    engine.setFileHeaders(nodePort, res, config, record, record.etag);
-    const span = engine.respond(nodePort, res, req.headers, req.method, record.body.length, config.acceptRanges);
-    if (span === FULL) res.end(record.body);
-    else if (!answered(req, res, next, span)) res.end(record.body.subarray(span.start, span.end + 1));
+    const a = answer('send', req, record, config, res);
+    if (!answered(req, res, next, a))
+      res.end(a.span === WHOLE ? record.body : record.body.subarray(a.span.start, a.span.end + 1));
   }
 
   // send's streaming path for files over maxFileSize (and FIFOs and the like). The file is opened
@@ -160,40 +156,45 @@ function serveStatic(root, options) {
         fs.close(fd, () => {});
         return headersAlreadySent(req, res, next);
       }
-      const record = {
-        path: filePath,
-        stats: stat,
-        type: contentTypeOf(filePath),
-        lastModified: stat.mtime.toUTCString(),
-      };
       if (setHeaders) setHeaders(res, filePath, stat);
-      engine.setFileHeaders(nodePort, res, config, record, statTag(stat));
-      const span = engine.respond(nodePort, res, req.headers, req.method, stat.size, config.acceptRanges);
-      if (span !== FULL && answered(req, res, next, span)) return fs.close(fd, () => {});
+      const lastModified = stat.mtime.toUTCString();
+      const file = { size: stat.size, etag: statTag(stat), lastModified, type: contentTypeOf(filePath) };
+      const a = answer('send', req, file, config, res);
+      if (answered(req, res, next, a)) return fs.close(fd, () => {});
       if (stat.size === 0) {
         fs.close(fd, () => {});
         return res.end();
       }
-      sendFileStream(fd, stat, span === FULL ? { start: 0, end: stat.size - 1 } : span, res);
+      sendFileStream(fd, stat, a.span === WHOLE ? { start: 0, end: stat.size - 1 } : a.span, res);
     });
   }
 
-  // The answers respond() leaves to the adapter: true when the response is done.
-  function answered(req, res, next, span) {
-    switch (span) {
-      case NOT_MODIFIED:
-      case BODYLESS:
+  // Copies an answer's headers and status onto res and finishes the answers without a body
+  // (304, 412, 416, HEAD): true when the response is done, else the caller writes a.span.
+  function answered(req, res, next, a) {
+    const headers = a.headers;
+    for (const name in headers) {
+      const value = headers[name];
+      if (value === undefined) res.removeHeader(name);
+      else res.setHeader(name, value);
+    }
+    switch (a.status) {
+      case 200:
+        break;
+      case 206:
+        res.statusCode = 206;
+        break;
+      case 304:
+        res.statusCode = 304;
         res.end();
         return true;
-      case PRECONDITION_FAILED:
-        callNext(req, res, next, createError(412));
+      default: // 412, 416
+        callNext(req, res, next, errorOf(a));
         return true;
-      case RANGE_NOT_SATISFIABLE:
-        callNext(req, res, next, createError(416, { headers: { 'Content-Range': res.getHeader('Content-Range') } }));
-        return true;
-      default:
-        return false;
     }
+    if (req.method !== 'HEAD') return false;
+    res.end();
+    return true;
   }
 
   middleware.cache = cache;
@@ -209,6 +210,12 @@ function serveStatic(root, options) {
     cache.preload(config.root, { dotfiles: config.dotfiles === 'allow', onFile });
   }
   return middleware;
+}
+
+/** Vary gains Accept-Encoding (unless it already names it or `*`). */
+function appendVary(res) {
+  const vary = varyAppend(res.getHeader('Vary'));
+  if (vary !== undefined) res.setHeader('Vary', vary);
 }
 
 // SendStream.headersAlreadySent: an error once the file is known is always forwarded

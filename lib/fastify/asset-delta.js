@@ -1,14 +1,14 @@
 'use strict';
 // Fastify's half of `dictionary` (fastifyStatic): a hashed file offered as a dictionary for its
 // later versions, and a dcz delta against a file offered before, as the engine decides
-// (lib/compression/asset-delta.js), answered with @fastify/send's plan (lib/files/plan.js) for
-// the delta's bytes and validator: its conditional rules, its HEAD, no ranges.
+// (lib/compression/asset-delta.js), answered with @fastify/send's answer (lib/files/answer.js,
+// 'fastify-send') for the delta's bytes and validator: its conditional rules, its HEAD, no ranges.
 const { assetDelta, encodeDeltaAsync, varyWith } = require('../compression/asset-delta');
-const { plan } = require('../files/plan');
+const { answer, errorOf } = require('../files/answer');
 
 /**
  * Sets the offer's headers on a file about to be answered, and answers a delta. `how`: { assets,
- * config (the send options' config), finish(p) (the adapter's header step for a plan), plain()
+ * config (the send options' config), finish(a) (the adapter's header step for an answer), plain()
  * (answers the file itself) }. Returns undefined (answer the file as usual) or a promise of the
  * reply once the delta (or, should encoding fail, the file) is sent.
  */
@@ -28,18 +28,11 @@ async function sendDelta(request, reply, record, delta, how) {
     return how.plain();
   }
   const config = how.config;
-  const p = plan(
-    request.headers,
-    request.raw.method,
-    config,
-    record.type,
-    encoded.length,
-    record.lastModified,
-    delta.etag,
-  );
-  if (p.error) return reply.send(p.error);
-  how.finish(p);
-  if (p.status === 304) return reply.send();
+  const { lastModified, type } = record;
+  const a = answer('fastify-send', request, { size: encoded.length, etag: delta.etag, lastModified, type }, config);
+  if (a.status === 412 || a.status === 416) return reply.send(errorOf(a));
+  how.finish(a);
+  if (a.status === 304) return reply.send();
   reply.header('content-encoding', delta.contentEncoding);
   if (request.raw.method === 'GET') how.assets.record(record.body.length, encoded.length);
   // HEAD gets the bytes too, as for the file: Fastify's HEAD route counts the announced length

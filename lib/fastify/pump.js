@@ -1,13 +1,14 @@
 'use strict';
 // @fastify/static's pumpSendToReply over the shared engine: one root at a time, precompressed
 // siblings first, allowedPath and onFile, then the file found answered with @fastify/send's plan
-// (lib/files/plan.js) from memory, or streamed from the descriptor that was fstat'ed.
+// answer (lib/files/answer.js, 'fastify-send') from memory, or streamed from the descriptor that
+// was fstat'ed.
 // A URL whose answer depended on nothing but itself (and Accept-Encoding) is remembered.
 const fs = require('fs');
 const path = require('path');
 const { fileRangeStream } = require('../files/file-stream');
 const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../files/engine');
-const { plan } = require('../files/plan');
+const { answer, errorOf, WHOLE, NONE } = require('../files/answer');
 const { Lookup, resolveFile } = require('./send');
 const { sendAsset } = require('./asset-delta');
 const { configOf, addVaryAcceptEncoding } = require('./static-options');
@@ -22,7 +23,15 @@ const { FST_STATIC_FORBIDDEN_PATH } = require('./errors');
 function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders, assets = null }) {
   const allowedPath = opts.allowedPath;
 
-  async function pump(request, reply, pathname, rootPath, rootOffset = 0, pumpOptions, checkedEncodings, key) {
+  /**
+   * Answers `request` with the file `what.pathname` names. `what`: { pathname, rootPath (a root
+   * or a list of roots), rootOffset (the root of the list tried now), options (a sendFile /
+   * download call's own @fastify/send options), checkedEncodings (precompressed encodings found
+   * missing), key (the route memo's key of a URL that may be remembered) }.
+   */
+  async function pump(request, reply, what) {
+    const { rootPath, rootOffset = 0, options: pumpOptions, key } = what;
+    let { pathname, checkedEncodings } = what;
     const pathnameOrig = pathname;
     const normalizedPathname = paths.normalizeRequestPathname(pathname);
     const options = pumpOptions === undefined ? sendOptions : Object.assign({}, sendOptions, pumpOptions);
@@ -77,7 +86,7 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
     if (found.type === 'directory') {
       if (opts.redirect === true) return reply.redirect(paths.redirectUrl(request.raw.url), 301);
       if (!pathname.endsWith('/') && (await findIndexFile(lookup, resolvedRoot, pathname, options.index))) {
-        return pump(request, reply, pathname + '/', rootPath, undefined, pumpOptions, checkedEncodings);
+        return pump(request, reply, { pathname: pathname + '/', rootPath, options: pumpOptions, checkedEncodings });
       }
       return reply.callNotFound();
     }
@@ -88,32 +97,27 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
         opts.redirect !== true &&
         (await findIndexFile(lookup, resolvedRoot, pathname, options.index))
       ) {
-        return pump(request, reply, pathname + '/', rootPath, undefined, pumpOptions, checkedEncodings);
+        return pump(request, reply, { pathname: pathname + '/', rootPath, options: pumpOptions, checkedEncodings });
       }
       if (encoding) {
         checkedEncodings.add(encoding);
-        return pump(
-          request,
-          reply,
-          pathnameOrig,
+        return pump(request, reply, {
+          pathname: pathnameOrig,
           rootPath,
           rootOffset,
-          pumpOptions,
+          options: pumpOptions,
           checkedEncodings,
-          lookup.settled ? key : undefined,
-        );
+          key: lookup.settled ? key : undefined,
+        });
       }
       if (Array.isArray(rootPath) && rootOffset < rootPath.length - 1) {
-        return pump(
-          request,
-          reply,
+        return pump(request, reply, {
           pathname,
           rootPath,
-          rootOffset + 1,
-          pumpOptions,
-          undefined,
-          lookup.settled ? key : undefined,
-        );
+          rootOffset: rootOffset + 1,
+          options: pumpOptions,
+          key: lookup.settled ? key : undefined,
+        });
       }
       return reply.callNotFound();
     }
@@ -143,37 +147,32 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
   function sendRecord(request, reply, record, config, plain = false) {
     if (assets !== null && !plain) {
       // `dictionary`: a hashed file offered, a dcz delta (lib/fastify/asset-delta.js)
-      const finish = (p) => finishHeaders(reply, p, record.path, statsOf(record), record);
+      const finish = (a) => finishHeaders(reply, a, record.path, statsOf(record), record);
       const plainly = () => sendRecord(request, reply, record, config, true);
       const pending = sendAsset(request, reply, record, { assets, config, finish, plain: plainly });
       if (pending !== undefined) return pending;
     }
-    const p = plan(
-      request.headers,
-      request.raw.method,
-      config,
-      record.encoding ? contentTypeOf(record.path) : record.type,
-      record.body.length,
-      record.lastModified,
-      record.etag,
-    );
-    if (p.error) return reply.send(p.error);
-    finishHeaders(reply, p, record.path, statsOf(record), record);
+    // a precompressed sibling is answered as @fastify/send answers its own path (its type, which
+    // finishHeaders then replaces with the original path's)
+    const file = record.encoding === undefined ? record : siblingFile(record);
+    const a = answer('fastify-send', request, file, config);
+    if (a.status === 412 || a.status === 416) return reply.send(errorOf(a));
+    finishHeaders(reply, a, record.path, statsOf(record), record);
     // HEAD gets the bytes too (node writes no body for HEAD): Fastify's HEAD route then counts
     // the Content-Length @fastify/send announced, as it does not for a stream
-    const span = p.span === null && p.status !== 304 ? p.range : p.span;
+    const span = a.span;
     const body =
-      p.status === 304
+      span === NONE
         ? undefined
-        : span === undefined || span === null
+        : typeof span === 'string'
           ? record.body
           : record.body.subarray(span.start, span.end + 1);
     return reply.send(body);
   }
 
-  function finishHeaders(reply, p, filePath, stats, record) {
-    reply.code(reply.statusCode !== 200 ? reply.statusCode : p.status);
-    reply.headers(p.headers);
+  function finishHeaders(reply, a, filePath, stats, record) {
+    reply.code(reply.statusCode !== 200 ? reply.statusCode : a.status);
+    reply.headers(a.headers);
     if (setHeaders) setHeaders(reply, filePath, stats);
     if (record.vary) addVaryAcceptEncoding(reply);
     if (record.encoding) {
@@ -191,25 +190,20 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
           if (streamStatus(err) === 404) return resolvePromise(reply.callNotFound());
           return resolvePromise(reply.send(err));
         }
-        const p = plan(
-          request.headers,
-          request.raw.method,
-          config,
-          contentTypeOf(filePath),
-          stat.size,
-          stat.mtime.toUTCString(),
-          statTag(stat),
-        );
-        if (p.error || p.span === null || stat.size === 0) fs.close(fd, () => {});
-        if (p.error) return resolvePromise(reply.send(p.error));
+        const lastModified = stat.mtime.toUTCString();
+        const file = { size: stat.size, etag: statTag(stat), lastModified, type: contentTypeOf(filePath) };
+        const a = answer('fastify-send', request, file, config);
+        const head = request.raw.method === 'HEAD';
+        if (a.span === NONE || head || stat.size === 0) fs.close(fd, () => {});
+        if (a.status === 412 || a.status === 416) return resolvePromise(reply.send(errorOf(a)));
         const record = {
           encoding,
           type: originalPathname !== undefined ? contentTypeOf(originalPathname) : undefined,
           vary: opts.preCompressed === true,
         };
-        finishHeaders(reply, p, filePath, stat, record);
-        if (p.span === null || stat.size === 0) return resolvePromise(reply.send());
-        const span = p.span || { start: 0, end: stat.size - 1 };
+        finishHeaders(reply, a, filePath, stat, record);
+        if (a.span === NONE || head || stat.size === 0) return resolvePromise(reply.send());
+        const span = a.span === WHOLE ? { start: 0, end: stat.size - 1 } : a.span;
         resolvePromise(reply.send(fileRangeStream(fd, { start: span.start, end: span.end, res: reply.raw })));
       });
     });
@@ -225,6 +219,11 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
   }
 
   return { pump, sendRecord };
+}
+
+// a precompressed sibling's record as @fastify/send sees the file: typed by its own path
+function siblingFile(record) {
+  return { size: record.size, etag: record.etag, lastModified: record.lastModified, type: contentTypeOf(record.path) };
 }
 
 function statsOfResult(result) {

@@ -92,14 +92,18 @@ async function fastifyStatic(fastify, opts) {
     fastify.decorateReply('sendFile', function sendFile(filePath, rootPath, options) {
       const o = typeof rootPath === 'object' ? rootPath : options;
       const root = typeof rootPath === 'string' ? rootPath : o?.root;
-      pump(this.request, this, filePath, root || sendOptions.root, 0, o).catch((error) => this.send(error));
+      pump(this.request, this, { pathname: filePath, rootPath: root || sendOptions.root, options: o }).catch((error) =>
+        this.send(error),
+      );
       return this;
     });
     fastify.decorateReply('download', function download(filePath, fileName, options = {}) {
       const { root, ...o } = typeof fileName === 'object' ? fileName : options;
       fileName = typeof fileName === 'string' ? fileName : filePath;
       this.header('content-disposition', contentDisposition(path.basename(fileName)));
-      pump(this.request, this, filePath, root || sendOptions.root, 0, o).catch((error) => this.send(error));
+      pump(this.request, this, { pathname: filePath, rootPath: root || sendOptions.root, options: o }).catch((error) =>
+        this.send(error),
+      );
       return this;
     });
   }
@@ -125,7 +129,7 @@ async function fastifyStatic(fastify, opts) {
           // @fastify/static checks each segment's spelling against readdir(); on a case-sensitive
           // file system only a name stat() rejects (a NUL, too long) fails that check (403)
           if (paths.unspellable(pathname, sendOptions.root)) return reply.send(new FST_STATIC_FORBIDDEN_PATH());
-          return pump(req, reply, pathname, sendOptions.root, 0, undefined, undefined, key);
+          return pump(req, reply, { pathname, rootPath: sendOptions.root, key });
         },
       });
       if (opts.redirect === true && prefix !== opts.prefix) {
@@ -147,7 +151,7 @@ async function fastifyStatic(fastify, opts) {
         method: ['HEAD', 'GET'],
         url,
         config: { file, rootPath },
-        handler: (req, reply) => pump(req, reply, file, rootPath),
+        handler: (req, reply) => pump(req, reply, { pathname: file, rootPath }),
       });
     for (let rootPath of roots) {
       rootPath = rootPath.split(path.win32.sep).join('/');

@@ -15,12 +15,14 @@ function makeRecord(filePath, result, type, encoding, compressible) {
     path: filePath,
     file: result,
     body: result.body,
+    size: result.body.length,
     etag: result.etag,
     type,
     encoding,
     compressible,
     vary: false, // set by adapters whose answer depends on Accept-Encoding
     lastModified: lastModifiedOf(result.stat), // rounded as fs.Stats rounds it
+    variantFiles: undefined, // encoding -> the answer's file of an in-memory compressed variant (variantFileOf)
     stats: undefined, // fs.Stats-shaped, built on demand (statsOf) for setHeaders callbacks
     typeMemo: undefined, // a value an adapter derives from `type` once (Koa: the header ctx.type made)
     typeMemoOwner: undefined, // ... and what it was derived for (Koa: the app)
@@ -30,6 +32,27 @@ function makeRecord(filePath, result, type, encoding, compressible) {
 /** fs.Stats-shaped view of a record's stat, made once. */
 function statsOf(record) {
   return record.stats || (record.stats = new FileStats(record.file.stat));
+}
+
+/**
+ * The file files/answer.js answers with when `record` goes out as its in-memory compressed
+ * `variant` (files/encoding.js): made once per variant, so a warm hit builds nothing.
+ */
+function variantFileOf(record, variant) {
+  const files = record.variantFiles || (record.variantFiles = {});
+  let file = files[variant.encoding];
+  if (file === undefined || file.body !== variant.body) {
+    file = {
+      body: variant.body,
+      size: variant.body.length,
+      etag: variant.etag,
+      lastModified: record.lastModified,
+      type: record.type,
+      encoding: variant.encoding,
+    };
+    files[variant.encoding] = file;
+  }
+  return file;
 }
 
 /** send's Content-Type: mime-types by extension, application/octet-stream when unknown. */
@@ -56,4 +79,4 @@ function statTag(stat) {
   return 'W/"' + stat.size.toString(16) + '-' + stat.mtime.getTime().toString(16) + '"';
 }
 
-module.exports = { makeRecord, statsOf, contentTypeOf, charsetContentTypeOf, statTag };
+module.exports = { makeRecord, variantFileOf, statsOf, contentTypeOf, charsetContentTypeOf, statTag };

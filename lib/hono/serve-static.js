@@ -4,7 +4,8 @@
 // from native memory through the shared static engine (lib/files/engine.js): no stat and no read
 // stream per request, and the body is the cached Buffer itself (node-server writes a Uint8Array
 // body with one res.end, no copy). Same path refusals, Content-Type (hono's mime table), sibling
-// choice (br, zstd, gzip), Last-Modified, HEAD and Range handling as node-server's.
+// choice (br, zstd, gzip), Last-Modified, HEAD and Range handling as node-server's (the answer is
+// lib/files/answer.js's 'node-server' flavour).
 const path = require('path');
 const { FileCache } = require('../files/file-cache');
 const { StaticEngine } = require('../files/engine');
@@ -13,8 +14,8 @@ const { fileRangeStream, openFileForStream } = require('../files/file-stream');
 const { Readable } = require('stream');
 const { tagOf } = require('./tags');
 const { decodeUriLenient } = require('../files/paths');
+const { answer: fileAnswer, WHOLE } = require('../files/answer');
 const { routeKey } = require('../files/route-memo');
-const { nodeServerRange } = require('../http/range');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
 const { sendAsset } = require('./asset-delta');
 
@@ -119,50 +120,47 @@ function serveStatic(options = { root: '' }) {
   };
 
   async function answer(c, record, method) {
-    c.header('Content-Type', record.type);
-    // `dictionary`: a hashed file offered, a dcz delta (lib/hono/asset-delta.js)
-    const delta = assets === null ? undefined : await sendAsset(c, record, method, assets);
-    if (delta !== undefined) {
-      await options.onFound?.(record.path, c);
-      return delta;
-    }
-    if (record.encoding !== undefined) {
-      c.header('Content-Encoding', record.encoding);
-      c.header('Vary', 'Accept-Encoding', { append: true });
+    if (assets !== null) {
+      // `dictionary`: a hashed file offered, a dcz delta (lib/hono/asset-delta.js)
+      c.header('Content-Type', record.type);
+      const delta = await sendAsset(c, record, method, assets);
+      if (delta !== undefined) {
+        await options.onFound?.(record.path, c);
+        return delta;
+      }
     }
     const body = record.body;
-    const size = body !== undefined ? body.length : record.file.stat.size;
-    c.header('Last-Modified', body !== undefined ? record.lastModified : lastModifiedOf(record.file.stat));
-    const range = c.req.header('range') || '';
+    // a file past maxFileSize: its size and date from the stat of its load
+    const file = body !== undefined ? record : streamedFile(record);
+    const a = fileAnswer('node-server', { method, headers: { range: c.req.header('range') } }, file);
+    const headers = a.headers;
+    for (const name in headers) c.header(name, headers[name]);
+    if (record.encoding !== undefined) c.header('Vary', 'Accept-Encoding', { append: true });
     let result;
     if (method === 'HEAD') {
-      c.header('Content-Length', String(size));
       c.status(200);
       result = c.body(null);
-    } else if (!range) {
-      c.header('Content-Length', String(size));
-      result = c.body(body !== undefined ? body : await streamOf(record.path, 0, size - 1), 200);
+    } else if (a.status === 416) {
+      result = c.body(null, 416);
+    } else if (a.span === WHOLE) {
+      result = c.body(body !== undefined ? body : await streamOf(record.path, 0, file.size - 1), 200);
       if (body !== undefined) tagOf.set(result, record.etag);
     } else {
-      c.header('Accept-Ranges', 'bytes');
-      const span = nodeServerRange(range, size);
-      if (!span) {
-        c.header('Content-Range', `bytes */${size}`);
-        result = c.body(null, 416);
-      } else {
-        c.header('Content-Length', String(span.end - span.start + 1));
-        c.header('Content-Range', `bytes ${span.start}-${span.end}/${size}`);
-        result = c.body(
-          body !== undefined
-            ? body.subarray(span.start, span.end + 1)
-            : await streamOf(record.path, span.start, span.end),
-          206,
-        );
-      }
+      const { start, end } = a.span;
+      result = c.body(
+        body !== undefined ? body.subarray(start, end + 1) : await streamOf(record.path, start, end),
+        206,
+      );
     }
     await options.onFound?.(record.path, c);
     return result;
   }
+}
+
+// the answer's file for a file streamed from disk
+function streamedFile(record) {
+  const stat = record.file.stat;
+  return { size: stat.size, lastModified: lastModifiedOf(stat), type: record.type, encoding: record.encoding };
 }
 
 // past maxFileSize: a web stream over the descriptor opened now

@@ -5,6 +5,7 @@
 // are koa-conditional-get's, on the delta's own ETag; HEAD is Koa's (no body, the delta's length).
 const { assetDelta, encodeDeltaAsync, varyWith } = require('../compression/asset-delta');
 const { statsOf } = require('../files/engine');
+const { answer } = require('../files/answer');
 
 /**
  * Sets the offer's headers on a file `sender` (a FileSender) is about to answer, and answers a
@@ -29,12 +30,12 @@ async function sendDelta(sender, ctx, record, delta) {
     return sender.sendRecord(ctx, record, true);
   }
   if (sender.setHeaders) sender.setHeaders(ctx.res, record.path, statsOf(record));
-  response.set('Content-Length', String(encoded.length));
-  if (!response.get('Last-Modified')) response.set('Last-Modified', record.lastModified);
-  if (!response.get('Cache-Control')) response.set('Cache-Control', sender.cacheControl);
+  // koa-send's header step for the delta's bytes and validator (files/answer.js), no ranges
+  const { lastModified } = record;
+  const file = { size: encoded.length, etag: delta.etag, lastModified, encoding: delta.contentEncoding };
+  const answered = answer('koa-send', ctx.req, file, { ...sender.answerOptions, acceptRanges: false }, ctx.res);
+  for (const name in answered.headers) response.set(name, answered.headers[name]);
   if (!response.type) response.type = record.type;
-  response.set('Content-Encoding', delta.contentEncoding);
-  if (sender.setEtag && !response.get('ETag')) response.set('ETag', delta.etag);
   response.body = encoded;
   // counted once sent: a conditional() mounted in front may still turn it into a 304
   if (ctx.method === 'GET') {

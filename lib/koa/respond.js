@@ -1,41 +1,38 @@
 'use strict';
-// koa-send's answer step over the shared engine (lib/files/engine.js), once FileSender (send.js) has
-// found the file: its headers (setHeaders, Content-Length, Last-Modified, Cache-Control, ctx.type)
-// and, beyond koa-send, the cache's ETag, the in-memory compressed variant and ranges. A cached
-// file's body is its Buffer; a file past maxFileSize streams from the descriptor that was fstat'ed.
+// koa-send's answer step over the shared engine, once FileSender (send.js) has found the file:
+// the in-memory compressed variant, Vary and setHeaders, then files/answer.js's 'koa-send'
+// flavour (Content-Length, Last-Modified, Cache-Control and, beyond koa-send, the cache's ETag
+// and ranges) copied onto the response, and Koa's ctx.type. A cached file's body is its Buffer;
+// a file past maxFileSize streams from the descriptor that was fstat'ed.
 const fs = require('fs');
 const { basename, extname } = require('path');
 const createError = require('http-errors');
 const { etag: entityTag } = require('../etag');
 const { fileRangeStream } = require('../files/file-stream');
 const { statsOf, streamStatus } = require('../files/engine');
+const { variantFileOf } = require('../files/record');
+const { answer, errorOf, WHOLE } = require('../files/answer');
 const { varyAppend } = require('../http/vary');
 const { sendAsset } = require('./asset-delta');
-const { rangeUnlessFresh, contentRange, unsatisfiedRange, WHOLE, UNSATISFIABLE } = require('../http/range');
 
 /**
- * FileSender's answering half. Reads the sender's engine, setHeaders, cacheControl, setEtag
- * (ETag wanted) and acceptRanges.
+ * FileSender's answering half. Reads the sender's engine, setHeaders, cacheControl and
+ * answerOptions (the 'koa-send' flavour's: cacheControl, etag, acceptRanges).
  */
 class KoaFileResponse {
-  // koa-send's header step for a file held in memory (identity, sibling or compressed variant).
-  // Returns undefined, or a promise when `dictionary` answers a delta (asset-delta.js); `plain`
-  // skips that (the file itself).
+  // a file held in memory (identity, sibling or compressed variant). Returns undefined, or a
+  // promise when `dictionary` answers a delta (asset-delta.js); `plain` skips that (the file
+  // itself).
   sendRecord(ctx, record, plain = false) {
     if (this.assets !== null && !plain) {
       const pending = sendAsset(this, ctx, record);
       if (pending !== undefined) return pending;
     }
     const response = ctx.response;
-    let body = record.body;
-    let tag = record.etag;
-    let variant;
+    let file = record;
     if (record.compressible) {
-      variant = this.engine.variant(record, ctx.headers['accept-encoding']);
-      if (variant !== undefined) {
-        body = variant.body;
-        tag = variant.etag;
-      }
+      const variant = this.engine.variant(record, ctx.headers['accept-encoding']);
+      if (variant !== undefined) file = variantFileOf(record, variant);
     }
     if (record.vary) {
       const vary = varyAppend(response.get('Vary'));
@@ -43,17 +40,10 @@ class KoaFileResponse {
     }
     const setHeaders = this.setHeaders;
     if (setHeaders) setHeaders(ctx.res, record.path, statsOf(record));
-    response.set('Content-Length', String(body.length));
-    if (!response.get('Last-Modified')) response.set('Last-Modified', record.lastModified);
-    if (!response.get('Cache-Control')) response.set('Cache-Control', this.cacheControl);
+    const a = answer('koa-send', ctx.req, file, this.answerOptions, ctx.res);
+    copyAnswer(ctx, a);
     if (!response.type) setType(response, record);
-    if (variant !== undefined) response.set('Content-Encoding', variant.encoding);
-    if (this.setEtag && !response.get('ETag')) response.set('ETag', tag);
-    if (this.acceptRanges) {
-      const span = this.rangeOf(ctx, body.length);
-      if (span !== undefined) body = body.subarray(span.start, span.end + 1);
-    }
-    response.body = body;
+    response.body = a.span === WHOLE ? file.body : file.body.subarray(a.span.start, a.span.end + 1);
     return undefined;
   }
 
@@ -63,17 +53,14 @@ class KoaFileResponse {
     const { fd, stats } = await this.engine.openStreamAsync(filePath).catch(streamError);
     let stream;
     try {
-      this.setDiskHeaders(ctx, filePath, encodingExt, stats);
+      if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
       // the stat-based tag koa-etag would have made from the stream's path
-      if (this.setEtag && !ctx.response.get('ETag')) ctx.set('ETag', entityTag(stats, { weak: true }));
-      let span = { start: 0, end: stats.size - 1 };
-      if (this.acceptRanges) {
-        const range = this.rangeOf(ctx, stats.size);
-        if (range !== undefined) {
-          span = range;
-          ctx.set('Content-Length', String(span.end - span.start + 1));
-        }
-      }
+      const etag = entityTag(stats, { weak: true });
+      const file = { size: stats.size, etag, lastModified: stats.mtime.toUTCString() };
+      const a = answer('koa-send', ctx.req, file, this.answerOptions, ctx.res);
+      copyAnswer(ctx, a);
+      if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
+      const span = a.span === WHOLE ? { start: 0, end: stats.size - 1 } : a.span;
       // a short read (the file shrank) destroys ctx.res: Koa would leave the connection waiting
       stream = fileRangeStream(fd, { start: span.start, end: span.end, res: ctx.res });
     } catch (err) {
@@ -84,33 +71,24 @@ class KoaFileResponse {
   }
 
   // koa-send's own streaming, kept for what the cache does not hold as a regular file (FIFOs,
-  // an index that is a directory...): same headers, same stream, same errors.
+  // an index that is a directory...): koa-send's headers, its stream, its errors.
   sendAsKoaSend(ctx, filePath, encodingExt, stats) {
-    this.setDiskHeaders(ctx, filePath, encodingExt, stats);
-    ctx.body = fs.createReadStream(filePath);
-  }
-
-  // koa-send's header step for a file read from disk (stats: its fs.Stats)
-  setDiskHeaders(ctx, filePath, encodingExt, stats) {
     if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
     ctx.set('Content-Length', String(stats.size));
     if (!ctx.response.get('Last-Modified')) ctx.set('Last-Modified', stats.mtime.toUTCString());
     if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', this.cacheControl);
     if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
+    ctx.body = fs.createReadStream(filePath);
   }
+}
 
-  // Range (acceptRanges: true), as serveStatic: one range -> 206, several or malformed -> the
-  // whole body, unsatisfiable -> 416 unless the client's copy is fresh. Returns { start, end }.
-  rangeOf(ctx, length) {
-    if (!ctx.response.get('Accept-Ranges')) ctx.set('Accept-Ranges', 'bytes');
-    // a fresh conditional request is koa-conditional-get's 304, not a 206
-    const span = rangeUnlessFresh(ctx.headers, length, ctx.response.get('ETag'), ctx.response.get('Last-Modified'));
-    if (span === UNSATISFIABLE) throw createError(416, { headers: { 'Content-Range': unsatisfiedRange(length) } });
-    if (span === WHOLE) return undefined;
-    ctx.status = 206;
-    ctx.set('Content-Range', contentRange(span, length));
-    return { start: span.start, end: span.end };
-  }
+// An answer's headers and status onto Koa's response; a 416 is thrown as koa-send's errors are.
+function copyAnswer(ctx, a) {
+  const response = ctx.response;
+  const headers = a.headers;
+  for (const name in headers) response.set(name, headers[name]);
+  if (a.status === 206) ctx.status = 206;
+  else if (a.status === 416) throw errorOf(a);
 }
 
 // a failed open of a file that was found: koa-send's 404 if it vanished, else the fs error as a 500

@@ -56,6 +56,8 @@ class FileSender extends KoaFileResponse {
     this.setEtag = opts.etag !== false;
     this.compress = Boolean(opts.compress);
     this.acceptRanges = Boolean(opts.acceptRanges);
+    // the options of files/answer.js's 'koa-send' flavour
+    this.answerOptions = { cacheControl: this.cacheControl, etag: this.setEtag, acceptRanges: this.acceptRanges };
     this.cache = cache;
     // URL path -> [record per Accept-Encoding outcome]; loads name no top directory (koa-send
     // memoises no misses)
