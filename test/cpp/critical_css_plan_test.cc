@@ -88,12 +88,8 @@ TEST(CriticalCssTree, ChildListsKeepDocumentOrder) {
   EXPECT_TRUE(tree.Children(tree.nodes[tree.roots[2]]).empty());   // h{}
 }
 
-std::string StyleFor(const std::string& class_value) {
-  const std::string page =
-      "<html><head><link rel=\"stylesheet\" href=\"s.css\"></head><body>"
-      "<div class=\"" +
-      class_value + "\"></div></body></html>";
-  css::CompileResult compiled = css::CompilePlan(".a{color:red}");
+std::string StyleOfPage(const std::string& stylesheet, const std::string& page) {
+  css::CompileResult compiled = css::CompilePlan(stylesheet);
   EXPECT_TRUE(compiled.plan) << compiled.error;
   css::InlineResult result =
       css::Inline(page, std::vector<const css::Plan*>{compiled.plan.get()}, css::InlineOptions());
@@ -101,6 +97,13 @@ std::string StyleFor(const std::string& class_value) {
   const size_t b = result.html.find("<style>");
   if (b == std::string::npos) return "<none>";
   return result.html.substr(b + 7, result.html.find("</style>") - b - 7);
+}
+
+std::string StyleFor(const std::string& class_value) {
+  return StyleOfPage(".a{color:red}",
+                     "<html><head><link rel=\"stylesheet\" href=\"s.css\"></head><body>"
+                     "<div class=\"" +
+                         class_value + "\"></div></body></html>");
 }
 
 // `.a` takes beasties' cache path: getAttribute("class").trim().split(" "), so a class
@@ -119,17 +122,6 @@ TEST(CriticalCssClassCache, TokensAsBeastiesSplitsThem) {
 }  // namespace
 
 namespace {
-
-std::string StyleOfPage(const std::string& stylesheet, const std::string& page) {
-  css::CompileResult compiled = css::CompilePlan(stylesheet);
-  EXPECT_TRUE(compiled.plan) << compiled.error;
-  css::InlineResult result =
-      css::Inline(page, std::vector<const css::Plan*>{compiled.plan.get()}, css::InlineOptions());
-  EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
-  const size_t b = result.html.find("<style>");
-  if (b == std::string::npos) return "<none>";
-  return result.html.substr(b + 7, result.html.find("</style>") - b - 7);
-}
 
 // A class value is resolved once a page and replayed for every element that repeats it: each
 // element still counts for itself (here the first sighting is <html>, outside css-select's
