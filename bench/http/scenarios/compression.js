@@ -113,6 +113,13 @@ module.exports = {
             },
           ]
         : [];
+    // none, the peer, then ours (the tables read ours as the last variant)
+    const variantsOf = (peer, ours) => [
+      { name: 'no compression', mode: 'none' },
+      { name: peer, mode: 'peer' },
+      ...alsoOurs(ours),
+      { name: ours, mode: 'ours' },
+    ];
     const frameworks = [
       {
         name: 'Express 5.3',
@@ -133,12 +140,7 @@ module.exports = {
               name: 'Koa 3',
               framework: 'koa',
               requests: REQUESTS,
-              variants: [
-                { name: 'no compression', mode: 'none' },
-                { name: 'koa-compress 5.2.2', mode: 'peer' },
-                ...alsoOurs('ssr-native compress'),
-                { name: 'ssr-native compress', mode: 'ours' },
-              ],
+              variants: variantsOf('koa-compress 5.2.2', 'ssr-native compress'),
             },
             {
               name: 'Koa 3 over HTTP/2 (h2c)',
@@ -146,35 +148,20 @@ module.exports = {
               id: 'koa-h2',
               http2: true,
               requests: [REQUESTS[0]],
-              variants: [
-                { name: 'no compression', mode: 'none' },
-                { name: 'koa-compress 5.2.2', mode: 'peer' },
-                ...alsoOurs('ssr-native compress'),
-                { name: 'ssr-native compress', mode: 'ours' },
-              ],
+              variants: variantsOf('koa-compress 5.2.2', 'ssr-native compress'),
             },
             {
               name: 'Fastify 5',
               framework: 'fastify',
               requests: PAGES,
-              variants: [
-                { name: 'no compression', mode: 'none' },
-                { name: '@fastify/compress 9.2.0', mode: 'peer' },
-                ...alsoOurs('ssr-native fastifyCompress'),
-                { name: 'ssr-native fastifyCompress', mode: 'ours' },
-              ],
+              variants: variantsOf('@fastify/compress 9.2.0', 'ssr-native fastifyCompress'),
             },
             {
               name: 'Hono 4 (node-server)',
               framework: 'hono',
               requests: PAGES,
               note: 'hono/compress offers gzip and deflate only: both compress with gzip here.',
-              variants: [
-                { name: 'no compression', mode: 'none' },
-                { name: 'hono/compress', mode: 'peer' },
-                ...alsoOurs('ssr-native compress'),
-                { name: 'ssr-native compress', mode: 'ours' },
-              ],
+              variants: variantsOf('hono/compress', 'ssr-native compress'),
             },
             {
               name: 'Hono 4 (node-server) over HTTP/2 (h2c)',
@@ -183,12 +170,7 @@ module.exports = {
               http2: true,
               requests: [REQUESTS[0]],
               note: 'hono/compress offers gzip and deflate only: both compress with gzip here.',
-              variants: [
-                { name: 'no compression', mode: 'none' },
-                { name: 'hono/compress', mode: 'peer' },
-                ...alsoOurs('ssr-native compress'),
-                { name: 'ssr-native compress', mode: 'ours' },
-              ],
+              variants: variantsOf('hono/compress', 'ssr-native compress'),
             },
           ]),
     ].filter((f) => !only || only.split(',').some((name) => name === f.framework || name === f.id));
