@@ -312,7 +312,7 @@ struct TagTables {
   uint8_t Id(std::string_view name) const {
     for (size_t k = HashText(name) & (kSlots - 1);; k = (k + 1) & (kSlots - 1)) {
       const uint8_t id = slots[k];
-      if (id == 0 || name == names[id]) return id;
+      if (id == 0 || SameText(name, names[id])) return id;
     }
   }
 };
@@ -338,19 +338,16 @@ class HtmlParser {
   // The lowercased (and adjusted) name: a view of the page where it is written in lowercase,
   // of a static table for adjusted names, else of a copy kept by the document.
   std::string_view ReadTagName(size_t b, size_t e, bool /*closing*/) const {
-    std::string_view name = s_.substr(b, e - b);
+    const std::string_view name(s_.data() + b, e - b);
     bool upper = false;
     for (char c : name) upper |= c >= 'A' && c <= 'Z';
-    std::string lowered;
-    if (upper) {
-      lowered.assign(name.data(), name.size());
-      for (char& c : lowered) {
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-      }
-      name = lowered;
+    if (!upper) return Adjust(name);  // most pages: a view of the page, no string made
+    std::string lowered(name);
+    for (char& c : lowered) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
     }
-    std::string_view adjusted = Adjust(name);
-    if (adjusted.data() != name.data() || !upper) return adjusted;
+    const std::string_view adjusted = Adjust(lowered);
+    if (adjusted.data() != lowered.data()) return adjusted;
     doc_->names.push_back(std::move(lowered));
     return doc_->names.back();
   }
@@ -384,8 +381,8 @@ class HtmlParser {
   void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve, size_t end);
 
   // domhandler
-  void HandlerOpen(std::string_view name, size_t tag_begin, size_t name_end, size_t attrs_end,
-                   size_t tag_end, bool with_attrs);
+  void HandlerOpen(std::string_view name, uint8_t id, size_t tag_begin, size_t name_end,
+                   size_t attrs_end, size_t tag_end, bool with_attrs);
   void HandlerClose(size_t at) {
     if (!handler_.empty()) {
       doc_->elements[handler_.back()].content_end = static_cast<uint32_t>(at);
@@ -450,7 +447,7 @@ void HtmlParser::EmitOpenTag(std::string_view name, size_t tag_begin, size_t nam
 
 void HtmlParser::EndOpenTag(size_t tag_end) {
   if (have_attribs_) {
-    HandlerOpen(tagname_, open_tag_begin_, open_name_end_, open_attrs_end_, tag_end, true);
+    HandlerOpen(tagname_, tag_id_, open_tag_begin_, open_name_end_, open_attrs_end_, tag_end, true);
     have_attribs_ = false;
   }
   if (tag_id_ != 0 && TagTables::Has(Tags().void_mask, tag_id_)) HandlerClose(tag_end);
@@ -483,7 +480,7 @@ void HtmlParser::OnCloseTag(size_t b, size_t e) {
   if (!TagTables::Has(tags.void_mask, id)) {
     size_t pos = stack_.size();
     for (size_t i = stack_.size(); i > 0; --i) {
-      if (stack_[i - 1].id == id && stack_[i - 1].name == name) {
+      if (stack_[i - 1].id == id && SameText(stack_[i - 1].name, name)) {
         pos = i - 1;
         break;
       }
@@ -497,7 +494,7 @@ void HtmlParser::OnCloseTag(size_t b, size_t e) {
       CloseCurrentTag(e);
     }
   } else if (id == tags.br) {
-    HandlerOpen("br", b >= 2 ? b - 2 : b, e, e, e, true);
+    HandlerOpen("br", tags.br, b >= 2 ? b - 2 : b, e, e, e, true);
     HandlerClose(e);
   }
 }
@@ -536,7 +533,7 @@ void HtmlParser::OnAttribEnd(size_t nb, size_t ne, bool has_value, size_t vb, si
   pending_attrs_.push_back(a);
 }
 
-void HtmlParser::HandlerOpen(std::string_view name, size_t tag_begin, size_t name_end,
+void HtmlParser::HandlerOpen(std::string_view name, uint8_t id, size_t tag_begin, size_t name_end,
                              size_t attrs_end, size_t tag_end, bool with_attrs) {
   if (handler_.size() >= limits_.max_depth) {
     failed_ = true;
@@ -545,6 +542,7 @@ void HtmlParser::HandlerOpen(std::string_view name, size_t tag_begin, size_t nam
   }
   HtmlElement el;
   el.name = name;
+  el.tag_id = id;
   el.tag_begin = static_cast<uint32_t>(tag_begin);
   el.name_end = static_cast<uint32_t>(name_end);
   el.attrs_end = static_cast<uint32_t>(attrs_end);

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <iterator>
 
 #include "critical_css_plan.h"
 
@@ -382,13 +383,23 @@ void PageProcessor::MarkPage(const Plan& plan) {
     if (entry >= 0) mark_id(keys.Id(entry, kind), element);
   };
   const int32_t count = static_cast<int32_t>(doc_.elements.size());
+  // The plan's entry of each known tag name, found on its first element.
+  constexpr int32_t kUnresolved = -2;
+  int32_t tag_entries[256];
+  std::fill(std::begin(tag_entries), std::end(tag_entries), kUnresolved);
   char lower[64];
   for (int32_t e = 0; e < count; ++e) {
     const HtmlElement& el = doc_.elements[e];
     const bool cached = in_cache_[e] != 0;
     // Every element marks the prefilter (a compound on the left may match an ancestor outside
     // the search domain, <html> itself); only the domain feeds the candidate lists.
-    mark(KeyKind::kTag, el.name, e);
+    if (el.tag_id != 0) {
+      int32_t& entry = tag_entries[el.tag_id];
+      if (entry == kUnresolved) entry = keys.Find(el.name);
+      if (entry >= 0) mark_id(keys.Id(entry, KeyKind::kTag), e);
+    } else {
+      mark(KeyKind::kTag, el.name, e);
+    }
     // Attribute names (source attributes, then the engine's own), lowercased.
     // Returns the lowercased name (valid until the next call; empty when longer than the
     // buffer, never "class" or "id" then).

@@ -34,14 +34,60 @@ inline uint64_t HashText(std::string_view s) {
     p += 8;
     n -= 8;
   }
+  // The tail in fixed-size loads (a memcpy of a variable length is a loop or a call per key,
+  // and most keys are shorter than eight bytes): the last eight bytes again when the text had
+  // eight or more, two overlapping four-byte loads for 4-7, three bytes for 1-3.
   if (n > 0) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, n);
+    uint64_t w;
+    if (s.size() >= 8) {
+      std::memcpy(&w, s.data() + s.size() - 8, 8);
+    } else if (n >= 4) {
+      uint32_t lo, hi;
+      std::memcpy(&lo, p, 4);
+      std::memcpy(&hi, p + n - 4, 4);
+      w = lo | (static_cast<uint64_t>(hi) << 32);
+    } else {
+      w = static_cast<uint64_t>(static_cast<unsigned char>(p[0])) |
+          (static_cast<uint64_t>(static_cast<unsigned char>(p[n >> 1])) << 8) |
+          (static_cast<uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16);
+    }
     h = (h ^ w) * kMul;
     h ^= h >> 29;
   }
   h *= kMul;
   return h ^ (h >> 32);
+}
+
+// Whether two byte runs of the same length n are equal, in fixed-size loads (names and keys are
+// short: a memcmp call per probe costs more than the compare). Never reads outside either run.
+inline bool SameBytes(const char* a, const char* b, size_t n) {
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      uint64_t x, y;
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    uint64_t x, y;
+    std::memcpy(&x, a + n - 8, 8);
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
+  }
+  if (n >= 4) {
+    uint32_t x0, y0, x1, y1;
+    std::memcpy(&x0, a, 4);
+    std::memcpy(&y0, b, 4);
+    std::memcpy(&x1, a + n - 4, 4);
+    std::memcpy(&y1, b + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+inline bool SameText(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && SameBytes(a.data(), b.data(), a.size());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,6 +234,9 @@ struct HtmlElement {
   uint32_t content_end = 0;  // raw-text elements: end of their text
   bool synthetic = false;    // inserted by the engine (not in the source, not in the caches)
   bool in_cache = true;
+  // The scanner's id of a known tag name (the same name, the same id; 0: not one of them, or
+  // an element the engine made), so a page resolves each known name once, not per element.
+  uint8_t tag_id = 0;
   int32_t clone_of = -1;   // synthetic <link> inside <noscript>: the link it copies
   int32_t overrides = -1;  // the engine's edits of its attributes: HtmlDocument::overrides
 };

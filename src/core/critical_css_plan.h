@@ -65,7 +65,7 @@ inline int32_t KeyTable::Find(std::string_view text) const {
       const uint32_t entry = static_cast<uint32_t>(slot) - 1;
       const uint32_t b = offsets_[entry];
       if (offsets_[entry + 1] - b == text.size() &&
-          std::memcmp(chars_.data() + b, text.data(), text.size()) == 0) {
+          SameBytes(chars_.data() + b, text.data(), text.size())) {
         return static_cast<int32_t>(entry);
       }
     }

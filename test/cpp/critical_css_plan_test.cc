@@ -63,6 +63,28 @@ TEST(CriticalCssKeyTable, FindsEveryKeyAfterGrowing) {
   EXPECT_GE(table.Find("k0"), 0);
 }
 
+TEST(CriticalCssKeyTable, TextsOneByteApartAreDifferentKeysAtEveryLength) {
+  // The hash and the compare read short texts in overlapping fixed-size loads: a byte they
+  // skipped would make two keys one.
+  for (size_t n = 1; n <= 20; ++n) {
+    const std::string base(n, 'a');
+    for (size_t at = 0; at < n; ++at) {
+      std::string other = base;
+      other[at] = 'b';
+      EXPECT_TRUE(css::SameText(base, base)) << n;
+      EXPECT_FALSE(css::SameText(base, other)) << n << " " << at;
+      css::KeyTable table;
+      uint32_t next = 0;
+      bool added = false;
+      table.Intern(css::KeyKind::kClass, base, &next, &added);
+      EXPECT_EQ(table.Find(other), -1) << n << " " << at;
+      table.Intern(css::KeyKind::kClass, other, &next, &added);
+      EXPECT_TRUE(added) << n << " " << at;
+      EXPECT_NE(table.Find(base), table.Find(other)) << n << " " << at;
+    }
+  }
+}
+
 TEST(CriticalCssTree, ChildListsKeepDocumentOrder) {
   css::CssTree tree;
   css::ParseCss("a{color:red}@media print{b{c:d}@supports (x:y){i{j:k}}e{f:g}}h{}/* c */", &tree);
