@@ -340,7 +340,12 @@ class HtmlParser {
   std::string_view ReadTagName(size_t b, size_t e, bool /*closing*/) const {
     const std::string_view name(s_.data() + b, e - b);
     bool upper = false;
-    for (char c : name) upper |= c >= 'A' && c <= 'Z';
+    for (char c : name) {
+      if (c >= 'A' && c <= 'Z') {  // names are short: a plain loop that stops at the first
+        upper = true;
+        break;
+      }
+    }
     if (!upper) return Adjust(name);  // most pages: a view of the page, no string made
     std::string lowered(name);
     for (char& c : lowered) {

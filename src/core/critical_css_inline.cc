@@ -368,6 +368,7 @@ void PageProcessor::MarkPage(const Plan& plan) {
   }
   marks_.assign(plan.key_count, 0);
   triggered_.clear();
+  triggered_.reserve(doc_.elements.size() * 4);
   class_keys_.clear();
   class_key_begin_.assign(doc_.elements.size() + 1, 0);
   // One probe of the interned table answers for every kind of key the text may be.
@@ -965,8 +966,6 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     };
     if (node.kind == CssKind::kRule) {
       const RuleFacts& facts = plan.rule_facts[index];
-      const std::string_view s0 = text.substr(node.a_begin, node.a_end - node.a_begin);
-      const std::string_view between = text.substr(node.a_end, node.open - node.a_end);
       auto all_parts = [&]() {
         std::vector<std::string_view> parts;
         for (uint32_t p = 0; p < facts.piece_count; ++p) {
@@ -988,6 +987,9 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
           set_selector_view(index, kept[0]);
           return;
         }
+        // Only a rule that keeps some of several selectors reads its source text.
+        const std::string_view s0 = text.substr(node.a_begin, node.a_end - node.a_begin);
+        const std::string_view between = text.substr(node.a_end, node.open - node.a_end);
         const std::vector<std::string_view> parts = all_parts();
         const std::string s1 = JoinLikePostcss(kept, s0, between);
         const std::string s2 = JoinLikePostcss(parts, s1, between);
@@ -1283,10 +1285,15 @@ InlineResult PageProcessor::Run() {
   in_domain_.assign(count, 0);
   in_cache_.assign(count, 0);
   for (int32_t e = 0; e < count; ++e) {
+    const int32_t parent = doc_.elements[e].parent;
     if (root_ < 0) {
       in_domain_[e] = 1;
+    } else if (parent >= 0 && parent < e) {
+      // A parent before its child (the scanner's order) already knows whether the root is
+      // above it: no walk up the chain per element.
+      in_domain_[e] = parent == root_ || in_domain_[parent];
     } else {
-      for (int32_t p = doc_.elements[e].parent; p >= 0; p = doc_.elements[p].parent) {
+      for (int32_t p = parent; p >= 0; p = doc_.elements[p].parent) {
         if (p == root_) {
           in_domain_[e] = 1;
           break;

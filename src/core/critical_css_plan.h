@@ -112,11 +112,11 @@ struct FontFaceFacts {
 class Plan {
  public:
   CssTree tree;
-  std::vector<RuleFacts> rule_facts;  // per node (only rules use it)
-  std::vector<Directive> directives;  // per node (comments)
-  std::vector<bool> has_nested;       // per node: beasties' hasNestedRules
-  std::vector<bool> style_end_decl;   // per node: a declaration whose value has </style>
-  std::vector<int32_t> font_face;     // per node: index into font_faces or -1
+  std::vector<RuleFacts> rule_facts;    // per node (only rules use it)
+  std::vector<Directive> directives;    // per node (comments)
+  std::vector<uint8_t> has_nested;      // per node: beasties' hasNestedRules
+  std::vector<uint8_t> style_end_decl;  // per node: a declaration whose value has </style>
+  std::vector<int32_t> font_face;       // per node: index into font_faces or -1
   std::vector<FontFaceFacts> font_faces;
   std::vector<std::string_view> pieces;  // selector pieces (views into tree.text)
   std::vector<uint32_t> piece_selector;  // piece -> unique selector
@@ -126,7 +126,7 @@ class Plan {
   // Key index: key ids are global over the kinds.
   KeyTable keys;
   uint32_t key_count = 0;
-  std::vector<bool> is_trigger;  // per key id
+  std::vector<uint8_t> is_trigger;  // per key id
   size_t bytes = 0;
 };
 
