@@ -43,7 +43,10 @@ test('every ESM entry exports exactly the CommonJS module.exports names', async 
   for (const [key, entry] of entries) {
     const cjs = require(path.join(ROOT, entry.require));
     const esm = await import(path.join(ROOT, entry.import));
-    const named = Object.keys(esm).filter((name) => name !== 'default');
+    // Node 23+ gives a CommonJS module's namespace a 'module.exports' name (the module itself),
+    // and `export *` passes it on: the same value a direct import of the CommonJS file has.
+    if ('module.exports' in esm) assert.equal(esm['module.exports'], cjs, `${key} module.exports`);
+    const named = Object.keys(esm).filter((name) => name !== 'default' && name !== 'module.exports');
     // serve-static's module is the function itself, with a `default` property (ESM's default).
     const cjsNames = Object.keys(cjs).filter((name) => name !== 'default');
     assert.deepEqual(named.sort(), cjsNames.sort(), key);
