@@ -288,6 +288,7 @@ class PageProcessor {
   MatchContext match_;
   // Per plan evaluation state.
   std::vector<uint8_t> marks_;
+  std::vector<uint32_t> marked_keys_;                    // the keys marks_ holds, each once
   std::vector<std::pair<uint32_t, int32_t>> triggered_;  // (trigger key, element) marks
   std::vector<uint32_t> class_value_slots_;              // open addressing: class_values_ index + 1
   std::vector<ClassValue> class_values_;
@@ -367,6 +368,7 @@ void PageProcessor::MarkPage(const Plan& plan) {
     class_value_tokens_.clear();
   }
   marks_.assign(plan.key_count, 0);
+  marked_keys_.clear();
   triggered_.clear();
   triggered_.reserve(doc_.elements.size() * 4);
   class_keys_.clear();
@@ -374,7 +376,10 @@ void PageProcessor::MarkPage(const Plan& plan) {
   // One probe of the interned table answers for every kind of key the text may be.
   auto mark_id = [&](uint32_t id, int32_t element) {
     if (id == KeyTable::kNoKey) return;
-    marks_[id] = 1;
+    if (!marks_[id]) {
+      marks_[id] = 1;
+      marked_keys_.push_back(id);
+    }
     if (element >= 0 && in_domain_[element] && plan.is_trigger[id]) {
       triggered_.emplace_back(id, element);
     }
@@ -573,15 +578,22 @@ std::string JoinLikePostcss(const std::vector<std::string_view>& parts, std::str
 // Serializes the kept tree the way beasties' serializeStylesheet drives postcss.
 class Writer {
  public:
-  Writer(const Plan& plan, const std::vector<uint8_t>& keep,
+  Writer(const Plan& plan, const std::vector<uint8_t>& removed,
          const std::vector<uint32_t>& selector_slot, const std::vector<std::string_view>& written,
          bool compress)
       : plan_(plan),
         text_(plan.tree.text),
-        keep_(keep),
+        removed_(removed),
         selector_slot_(selector_slot),
         written_(written),
         compress_(compress) {}
+
+  // RuleBody alone, for the plan's check of what it writes.
+  std::string RuleBodyText(uint32_t index) {
+    out_.clear();
+    RuleBody(index);
+    return std::move(out_);
+  }
 
   std::string Run() {
     const CssTree& tree = plan_.tree;
@@ -622,14 +634,14 @@ class Writer {
         parent < 0 ? plan_.tree.root_semicolon : plan_.tree.nodes[parent].semicolon;
     size_t last = all_children.size();
     for (size_t i = all_children.size(); i > 0; --i) {
-      if (keep_[all_children[i - 1]]) {
+      if (!removed_[all_children[i - 1]]) {
         last = i - 1;
         break;
       }
     }
     for (size_t i = 0; i < all_children.size(); ++i) {
       const uint32_t index = all_children[i];
-      if (!keep_[index]) continue;
+      if (removed_[index]) continue;
       const CssNode& child = plan_.tree.nodes[index];
       const std::string_view before = Slice(child.before_begin, child.begin);
       if (!before.empty()) Push(before);
@@ -681,15 +693,15 @@ class Writer {
                                               : written_[selector_slot_[index] - 1];
         if (compress_) {
           PushRaw(selector);
-          PushRaw("{");
         } else {
           BeginPiece();
           out_.append(selector);
-          out_.append(Slice(node.a_end, node.open));
-          out_.push_back('{');
+          if (plan_.node_flags[index] & Plan::kBodyIsSource) {
+            out_.append(Slice(node.a_end, node.end));
+            return;
+          }
         }
-        Block(index);
-        if (node.own_semicolon) Push(Slice(node.close + 1, node.end));
+        RuleBody(index);
         return;
       }
       case CssKind::kAtRule: {
@@ -706,6 +718,20 @@ class Writer {
     }
   }
 
+  // A style rule after its selector: between and "{" (compress: the "{" piece), the block,
+  // what follows the "}" up to the rule's ";".
+  void RuleBody(uint32_t index) {
+    const CssNode& node = plan_.tree.nodes[index];
+    if (compress_) {
+      PushRaw("{");
+    } else {
+      out_.append(Slice(node.a_end, node.open));
+      out_.push_back('{');
+    }
+    Block(index);
+    if (node.own_semicolon) Push(Slice(node.close + 1, node.end));
+  }
+
   void Block(uint32_t index) {
     const CssNode& node = plan_.tree.nodes[index];
     Body(plan_.tree.Children(node), static_cast<int32_t>(index));
@@ -714,7 +740,7 @@ class Writer {
     if (compress_ && node.semicolon) {
       int32_t last = -1;
       for (uint32_t c : plan_.tree.Children(node)) {
-        if (keep_[c]) last = static_cast<int32_t>(c);
+        if (!removed_[c]) last = static_cast<int32_t>(c);
       }
       if (last >= 0 && plan_.tree.nodes[last].kind == CssKind::kDecl && starts_.size() >= 2) {
         const size_t k = starts_.size() - 2;
@@ -730,13 +756,33 @@ class Writer {
 
   const Plan& plan_;
   const std::string& text_;
-  const std::vector<uint8_t>& keep_;
+  const std::vector<uint8_t>& removed_;  // per node: not written
   const std::vector<uint32_t>& selector_slot_;
   const std::vector<std::string_view>& written_;
   bool compress_;
   std::string out_;
   std::vector<size_t> starts_;
 };
+
+}  // namespace
+
+void FlagRuleBodiesAsSource(Plan* plan) {
+  const CssTree& tree = plan->tree;
+  const std::vector<uint8_t> none_removed(tree.nodes.size(), 0);
+  const std::vector<uint32_t> no_slots;
+  const std::vector<std::string_view> no_selectors;
+  Writer writer(*plan, none_removed, no_slots, no_selectors, /*compress=*/false);
+  for (uint32_t i = 0; i < tree.nodes.size(); ++i) {
+    const CssNode& node = tree.nodes[i];
+    if (node.kind != CssKind::kRule || plan->has_nested[i]) continue;
+    if (writer.RuleBodyText(i) ==
+        std::string_view(tree.text).substr(node.a_end, node.end - node.a_end)) {
+      plan->node_flags[i] |= Plan::kBodyIsSource;
+    }
+  }
+}
+
+namespace {
 
 // path.posix.normalize-like join of a directory and a relative URL (path.posix.join).
 std::string PosixJoin(std::string_view dir, std::string_view url) {
@@ -907,11 +953,9 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   MarkPage(plan);
   memo_.assign(plan.selectors.size(), -1);
   // Per-node scratch, reused by the thread from page to page (no fresh pages to fault in).
-  thread_local std::vector<uint8_t> removed;  // $$remove after pass 1
-  thread_local std::vector<uint8_t> keep;     // what pass 2 leaves
+  thread_local std::vector<uint8_t> removed;  // $$remove after pass 1, then what pass 2 drops
   thread_local std::vector<uint32_t> selector_slot;
   removed.assign(count, 0);
-  keep.assign(count, 1);
   selector_slot.assign(count, 0);
 
   // Final selector text of the rules pass 1 rewrote: slot k + 1 of `written` (0: none). A
@@ -1035,66 +1079,72 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     return children_alive();
   };
 
-  // Pass 1: beasties' walkStyleRules with markOnly, children before their parent.
-  std::function<void(NodeList)> pass1 = [&](NodeList children) {
-    for (uint32_t index : children) {
-      if (plan.has_nested[index]) pass1(tree.Children(tree.nodes[index]));
-      if (!predicate(index)) removed[index] = 1;
+  // Rules a page can keep a selector of: those a key of the page opens, and the open ones.
+  thread_local std::vector<uint8_t> live;
+  live.assign(count, 0);
+  for (uint32_t key : marked_keys_) {
+    for (uint32_t g = plan.gate_begin[key]; g < plan.gate_begin[key + 1]; ++g) {
+      live[plan.gate_rules[g]] = 1;
     }
-  };
-  pass1(tree.Roots());
+  }
 
-  // Pass 2: drop marked rules, unused @keyframes and @font-face.
-  std::function<void(NodeList)> pass2 = [&](NodeList children) {
-    for (uint32_t index : children) {
-      if (plan.has_nested[index]) pass2(tree.Children(tree.nodes[index]));
-      if (removed[index]) {
-        keep[index] = 0;
-        continue;
+  // Pass 1: beasties' walkStyleRules with markOnly, children before their parent (the plan's
+  // walk). A rule no key opens keeps no selector: removed without matching, unless a comment
+  // directive decides it.
+  for (uint32_t index : plan.walk) {
+    if (tree.nodes[index].kind == CssKind::kRule && !live[index] &&
+        !(plan.node_flags[index] & Plan::kOpenRule) && !include_next && !exclude_next &&
+        !include_all && !exclude_all) {
+      removed[index] = 1;
+      continue;
+    }
+    if (!predicate(index)) removed[index] = 1;
+  }
+
+  // Pass 2: drop unused @keyframes and @font-face (the marked rules are dropped with them:
+  // the writer skips what `removed` holds).
+  for (uint32_t index : plan.walk_at_rules) {
+    if (removed[index]) continue;
+    const CssNode& node = tree.nodes[index];
+    const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
+    if (name == "keyframes") {
+      const std::string_view params = text.substr(node.b_begin, node.b_end - node.b_begin);
+      bool used = false;
+      for (std::string_view a : animations) {
+        if (a == params) used = true;
       }
-      const CssNode& node = tree.nodes[index];
-      if (node.kind != CssKind::kAtRule) continue;
-      const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
-      if (name == "keyframes") {
-        const std::string_view params = text.substr(node.b_begin, node.b_end - node.b_begin);
-        bool used = false;
-        for (std::string_view a : animations) {
-          if (a == params) used = true;
-        }
-        if (!used) keep[index] = 0;
-      } else if (name == "font-face") {
-        bool used = false;
-        const int32_t ff = plan.font_face[index];
-        if (ff >= 0) {
-          const FontFaceFacts& facts = plan.font_faces[ff];
-          if (facts.has_family) {
-            for (std::string_view f : fonts) {
-              if (f == facts.family) used = true;
-            }
+      if (!used) removed[index] = 1;
+    } else {
+      bool used = false;
+      const int32_t ff = plan.font_face[index];
+      if (ff >= 0) {
+        const FontFaceFacts& facts = plan.font_faces[ff];
+        if (facts.has_family) {
+          for (std::string_view f : fonts) {
+            if (f == facts.family) used = true;
           }
-          if (used && facts.has_ranges) {
-            const DocumentChars& chars = Chars();
-            if (chars.complete) {
-              bool in_range = false;
-              for (size_t r = 0; r + 1 < facts.ranges.size() && !in_range; r += 2) {
-                for (uint32_t cp = facts.ranges[r]; cp <= facts.ranges[r + 1]; ++cp) {
-                  if (chars.Has(cp)) {
-                    in_range = true;
-                    break;
-                  }
+        }
+        if (used && facts.has_ranges) {
+          const DocumentChars& chars = Chars();
+          if (chars.complete) {
+            bool in_range = false;
+            for (size_t r = 0; r + 1 < facts.ranges.size() && !in_range; r += 2) {
+              for (uint32_t cp = facts.ranges[r]; cp <= facts.ranges[r + 1]; ++cp) {
+                if (chars.Has(cp)) {
+                  in_range = true;
+                  break;
                 }
               }
-              used = in_range;
             }
+            used = in_range;
           }
         }
-        if (!options_.inline_fonts || !used) keep[index] = 0;
       }
+      if (!options_.inline_fonts || !used) removed[index] = 1;
     }
-  };
-  pass2(tree.Roots());
+  }
 
-  Writer writer(plan, keep, selector_slot, written, options_.compress);
+  Writer writer(plan, removed, selector_slot, written, options_.compress);
   return writer.Run();
 }
 

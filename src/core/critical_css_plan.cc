@@ -342,16 +342,114 @@ class Compiler {
   uint32_t Key(KeyKind kind, std::string_view value) {
     bool added = false;
     const uint32_t id = plan_->keys.Intern(kind, value, &plan_->key_count, &added);
-    if (added) plan_->is_trigger.push_back(false);
+    if (added) {
+      plan_->is_trigger.push_back(false);
+      key_kind_.push_back(kind);
+    }
     return id;
   }
   uint32_t SelectorFor(std::string_view piece);
   void IndexSelector(UniqueSelector* unique);
+  void Walk(NodeList children);
+  // Adds the gate keys of `selector` to *gates; false when it needs none (may match any page).
+  bool SelectorGates(uint32_t selector, std::vector<uint32_t>* gates) const;
+  void BuildRulePass();
 
   Plan* plan_;
   const Limits& limits_;
   std::unordered_map<std::string_view, uint32_t> by_text_;
+  std::vector<KeyKind> key_kind_;  // per key id
 };
+
+void Compiler::Walk(NodeList children) {
+  for (uint32_t index : children) {
+    if (plan_->has_nested[index]) Walk(plan_->tree.Children(plan_->tree.nodes[index]));
+    plan_->walk.push_back(index);
+  }
+}
+
+bool Compiler::SelectorGates(uint32_t selector, std::vector<uint32_t>* gates) const {
+  const UniqueSelector& u = plan_->selectors[selector];
+  switch (u.compiled.mode) {
+    case SelectorMode::kAlways:
+      return false;
+    case SelectorMode::kNever:
+      return true;
+    case SelectorMode::kFastPath:
+      if (u.fast_keys.empty()) return false;
+      gates->push_back(u.fast_keys[0]);
+      return true;
+    case SelectorMode::kMatch:
+      for (const GroupIndex& group : u.groups) {
+        if (group.required.empty()) return false;
+        // The rarest kind on a page: an id or a class before an attribute name, a tag last.
+        auto rank = [&](uint32_t key) {
+          switch (key_kind_[key]) {
+            case KeyKind::kId:
+            case KeyKind::kFastId:
+              return 4;
+            case KeyKind::kClass:
+            case KeyKind::kFastClass:
+              return 3;
+            case KeyKind::kAttr:
+              return 2;
+            case KeyKind::kTag:
+              return 1;
+          }
+          return 0;
+        };
+        uint32_t best = group.required[0];
+        for (uint32_t key : group.required) {
+          if (rank(key) > rank(best)) best = key;
+        }
+        gates->push_back(best);
+      }
+      return true;
+  }
+  return false;
+}
+
+void Compiler::BuildRulePass() {
+  CssTree& tree = plan_->tree;
+  const size_t count = tree.nodes.size();
+  Walk(tree.Roots());
+  plan_->node_flags.assign(count, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> opens;  // (key, rule)
+  std::vector<uint32_t> gates;
+  for (uint32_t index : plan_->walk) {
+    const CssNode& node = tree.nodes[index];
+    if (node.kind == CssKind::kAtRule) {
+      const std::string_view name =
+          std::string_view(tree.text).substr(node.a_begin, node.a_end - node.a_begin);
+      if (name == "keyframes" || name == "font-face") plan_->walk_at_rules.push_back(index);
+      continue;
+    }
+    if (node.kind != CssKind::kRule) continue;
+    const RuleFacts& facts = plan_->rule_facts[index];
+    gates.clear();
+    bool open = false;
+    for (uint32_t p = 0; p < facts.piece_count && !open; ++p) {
+      open = !SelectorGates(plan_->piece_selector[facts.piece_begin + p], &gates);
+    }
+    if (open) {
+      plan_->node_flags[index] |= Plan::kOpenRule;
+      continue;
+    }
+    std::sort(gates.begin(), gates.end());
+    gates.erase(std::unique(gates.begin(), gates.end()), gates.end());
+    for (uint32_t key : gates) opens.emplace_back(key, index);
+  }
+  plan_->gate_begin.assign(static_cast<size_t>(plan_->key_count) + 1, 0);
+  for (const auto& o : opens) ++plan_->gate_begin[o.first + 1];
+  for (size_t k = 1; k < plan_->gate_begin.size(); ++k) {
+    plan_->gate_begin[k] += plan_->gate_begin[k - 1];
+  }
+  plan_->gate_rules.resize(opens.size());
+  std::vector<uint32_t> fill(plan_->gate_begin.begin(), plan_->gate_begin.end() - 1);
+  for (const auto& o : opens) plan_->gate_rules[fill[o.first]++] = o.second;
+  // Every rule the writer may meet, walked or not (keyframe selectors are not).
+  FlagRuleBodiesAsSource(plan_);
+}
 
 uint32_t Compiler::SelectorFor(std::string_view piece) {
   auto it = by_text_.find(piece);
@@ -513,6 +611,7 @@ bool Compiler::Run(std::string* error) {
     facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
     facts.anim_count = static_cast<uint32_t>(plan_->animations.size()) - facts.anim_begin;
   }
+  BuildRulePass();
   // The plan lives as long as the stylesheet: give back the vectors' growth slack.
   tree.nodes.shrink_to_fit();
   tree.child_list.shrink_to_fit();
@@ -525,6 +624,8 @@ bool Compiler::Run(std::string* error) {
   plan_->font_faces.shrink_to_fit();
   plan_->is_trigger.shrink_to_fit();
   plan_->keys.ShrinkToFit();
+  plan_->walk.shrink_to_fit();
+  plan_->walk_at_rules.shrink_to_fit();
   // Approximate footprint.
   size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
   bytes += tree.child_list.capacity() * sizeof(uint32_t) + tree.roots.capacity() * sizeof(uint32_t);
@@ -542,6 +643,10 @@ bool Compiler::Run(std::string* error) {
     for (const GroupIndex& g : u.groups) bytes += sizeof(GroupIndex) + g.required.capacity() * 4;
   }
   bytes += plan_->keys.MemoryBytes();
+  bytes += (plan_->walk.capacity() + plan_->walk_at_rules.capacity() +
+            plan_->gate_begin.capacity() + plan_->gate_rules.capacity()) *
+               sizeof(uint32_t) +
+           plan_->node_flags.capacity();
   for (const std::string& f : plan_->fonts) bytes += sizeof(std::string) + f.capacity();
   for (const std::string& a : plan_->animations) bytes += sizeof(std::string) + a.capacity();
   plan_->bytes = bytes;

@@ -127,8 +127,30 @@ class Plan {
   KeyTable keys;
   uint32_t key_count = 0;
   std::vector<uint8_t> is_trigger;  // per key id
+
+  // The per-page rule pass, laid out once. `walk`: the nodes beasties' walkStyleRules visits,
+  // in its order (children before their parent). `walk_at_rules`: the @keyframes and
+  // @font-face among them, the only nodes pass 2 judges beyond pass 1's marks.
+  std::vector<uint32_t> walk;
+  std::vector<uint32_t> walk_at_rules;
+  // Rule gates: a rule can keep a selector only when one of its gate keys is on the page (each
+  // piece's selector needs that key: a fast-path token, or a key its group requires). Key id k
+  // opens the rules gate_rules[gate_begin[k], gate_begin[k + 1]); rules flagged kOpenRule have a
+  // piece needing no key (always critical, `*`) and are always evaluated.
+  std::vector<uint32_t> gate_begin;  // key_count + 1
+  std::vector<uint32_t> gate_rules;  // node indices
+  static constexpr uint8_t kOpenRule = 1;
+  // Compress off, every child kept: the rule's text after its selector is its source text
+  // (between, block, trailing ";"), so the writer copies [a_end, end) in one append.
+  static constexpr uint8_t kBodyIsSource = 2;
+  std::vector<uint8_t> node_flags;  // per node
   size_t bytes = 0;
 };
+
+// Flags kBodyIsSource on every style rule without nested rules whose text after the selector
+// the writer (every child kept, compress off) writes as the source's [a_end, end): the writer
+// itself decides, so the flag cannot drift from it (critical_css_inline.cc).
+void FlagRuleBodiesAsSource(Plan* plan);
 
 }  // namespace critical_css
 }  // namespace ssr_native

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,92 @@ TEST(CriticalCssClassCache, RepeatedClassValuesMarkEveryElement) {
   EXPECT_EQ(
       StyleOfPage(".q{a:b}", head + "<p class=\"q\tr\"></p><p class=\"q\tr\"></p></body></html>"),
       "<none>");
+}
+
+}  // namespace
+
+namespace {
+
+std::string SelectorOf(const css::Plan& plan, uint32_t index) {
+  const css::CssNode& n = plan.tree.nodes[index];
+  if (n.kind == css::CssKind::kAtRule) {
+    return "@" + plan.tree.text.substr(n.a_begin, n.a_end - n.a_begin);
+  }
+  return plan.tree.text.substr(n.a_begin, n.a_end - n.a_begin);
+}
+
+// The rule pass visits what beasties' walkStyleRules visits, in its order: a node's nested
+// rules before the node, declarations of plain rules and keyframe selectors never.
+TEST(CriticalCssRulePass, WalkIsWalkStyleRulesOrder) {
+  css::CompileResult compiled = css::CompilePlan(
+      "a{color:red}@media print{b{c:d}@supports (x:y){i{j:k}}e{f:g}}"
+      "@keyframes k{from{o:0}}@font-face{font-family:F}h{}");
+  ASSERT_TRUE(compiled.plan);
+  const css::Plan& plan = *compiled.plan;
+  std::vector<std::string> walk;
+  for (uint32_t index : plan.walk) walk.push_back(SelectorOf(plan, index));
+  EXPECT_EQ(walk, (std::vector<std::string>{"a", "b", "i", "@supports", "e", "@media", "@keyframes",
+                                            "@font-face", "h"}));
+  std::vector<std::string> at_rules;
+  for (uint32_t index : plan.walk_at_rules) at_rules.push_back(SelectorOf(plan, index));
+  EXPECT_EQ(at_rules, (std::vector<std::string>{"@keyframes", "@font-face"}));
+}
+
+// Which rules a key opens: every piece's selector needs its gate key on the page; a rule with
+// a piece that needs none (always critical, `*`) is open.
+TEST(CriticalCssRulePass, GatesOpenEveryRuleThatCanMatch) {
+  css::CompileResult compiled = css::CompilePlan(
+      "div .x>p{a:b}.y,#z{a:b}html{a:b}*{a:b}.w:hover{a:b}[data-q]{a:b}:root{a:b}"
+      "p{a:b}");
+  ASSERT_TRUE(compiled.plan);
+  const css::Plan& plan = *compiled.plan;
+  std::vector<std::string> open;
+  std::map<std::string, std::vector<std::string>> opened_by;  // rule -> the keys that open it
+  for (uint32_t index : plan.walk) {
+    if (plan.node_flags[index] & css::Plan::kOpenRule) open.push_back(SelectorOf(plan, index));
+  }
+  for (const char* token : {"x", "y", "z", "w", "data-q", "p", "div"}) {
+    const int32_t entry = plan.keys.Find(token);
+    ASSERT_GE(entry, 0) << token;
+    for (int kind = 0; kind < css::kKeyKinds; ++kind) {
+      const uint32_t key = plan.keys.Id(entry, static_cast<css::KeyKind>(kind));
+      if (key == css::KeyTable::kNoKey) continue;
+      for (uint32_t g = plan.gate_begin[key]; g < plan.gate_begin[key + 1]; ++g) {
+        opened_by[SelectorOf(plan, plan.gate_rules[g])].push_back(token);
+      }
+    }
+  }
+  EXPECT_EQ(open, (std::vector<std::string>{"html", "*", ":root"}));
+  // The class before the tags; each fast-path token of `.y,#z` opens it.
+  EXPECT_EQ(opened_by["div .x>p"], (std::vector<std::string>{"x"}));
+  EXPECT_EQ(opened_by[".y,#z"], (std::vector<std::string>{"y", "z"}));
+  EXPECT_EQ(opened_by[".w:hover"], (std::vector<std::string>{"w"}));
+  EXPECT_EQ(opened_by["[data-q]"], (std::vector<std::string>{"data-q"}));
+  EXPECT_EQ(opened_by["p"], (std::vector<std::string>{"p"}));
+  // A page with the gate key keeps the rule, and a directive keeps a rule nothing opens.
+  EXPECT_EQ(StyleOfPage("div .x>p{a:b}.q{c:d}/* beasties:include */.never{e:f}",
+                        "<html><head><link rel=stylesheet href=s.css></head><body><div>"
+                        "<i class=x><p></p></i></div></body></html>"),
+            "div .x>p{a:b}.never{e:f}");
+}
+
+// The writer copies a rule's source after its selector only where it would write those very
+// bytes: not when a declaration holding `</style>` is dropped, nor when a missing ";" before
+// the "}" of a parent with one is written.
+TEST(CriticalCssRulePass, BodyIsSourceOnlyWhereTheWriterAgrees) {
+  css::CompileResult compiled =
+      css::CompilePlan("a{color:red}b{c:d;}i{content:\"</style>\";e:f}s{g:h;i:j}u{}");
+  ASSERT_TRUE(compiled.plan);
+  const css::Plan& plan = *compiled.plan;
+  std::vector<std::string> flagged;
+  for (uint32_t r : plan.tree.Roots()) {
+    if (plan.node_flags[r] & css::Plan::kBodyIsSource) flagged.push_back(SelectorOf(plan, r));
+  }
+  EXPECT_EQ(flagged, (std::vector<std::string>{"a", "b", "s", "u"}));
+  EXPECT_EQ(StyleOfPage("a{color:red}i{content:\"</style>\";e:f}",
+                        "<html><head><link rel=stylesheet href=s.css></head><body><a></a><i></i>"
+                        "</body></html>"),
+            "a{color:red}i{e:f}");
 }
 
 }  // namespace
