@@ -57,6 +57,43 @@ std::string_view TrimAscii(std::string_view s) {
   return s.substr(b, e - b);
 }
 
+// Whether `s` holds a byte in 'A'..'Z', eight bytes a step (attribute names are short and
+// almost always lowercase already): per byte, bit 7 of (b & 0x7F) + (0x80 - 'A') is set when
+// b >= 'A', of (b & 0x7F) + (0x80 - 'Z' - 1) when b > 'Z'; bytes >= 0x80 are masked out.
+bool HasAsciiUpper(std::string_view s) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  auto upper_in = [](uint64_t w) {
+    const uint64_t x = w & ~kHigh;
+    const uint64_t ge_a = x + (0x80 - 'A') * kOnes;
+    const uint64_t gt_z = x + (0x80 - 'Z' - 1) * kOnes;
+    return (ge_a & ~gt_z & ~w & kHigh) != 0;
+  };
+  const char* p = s.data();
+  size_t n = s.size();
+  if (n >= 8) {
+    for (; n >= 8; p += 8, n -= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      if (upper_in(w)) return true;
+    }
+    if (n == 0) return false;
+    uint64_t w;
+    std::memcpy(&w, s.data() + s.size() - 8, 8);
+    return upper_in(w);
+  }
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return upper_in(lo | (static_cast<uint64_t>(hi) << 32));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] >= 'A' && p[i] <= 'Z') return true;
+  }
+  return false;
+}
+
 // dom-serializer with decodeEntities: false writes `"` in attribute values as &quot;.
 void AppendAttributeValue(std::string_view v, std::string* out) {
   for (char c : v) {
@@ -282,24 +319,59 @@ class PageProcessor {
   const Limits& limits_;
   HtmlDocument doc_;
   int32_t root_ = -1;
-  std::vector<int32_t> domain_;  // elements css-select searches (descendants of the root)
-  std::vector<uint8_t> in_domain_;
-  std::vector<uint8_t> in_cache_;  // elements of beasties' class / id caches
+  // The per-page working arrays, kept by the thread from page to page: sized for a page once,
+  // they are reused instead of allocated (and faulted in) again for every page. Each is reset
+  // where a page starts using it.
+  struct Scratch {
+    std::vector<int32_t> domain;
+    std::vector<uint8_t> in_domain;
+    std::vector<uint8_t> in_cache;
+    std::vector<uint8_t> marks;
+    std::vector<uint32_t> marked_keys;
+    std::vector<std::pair<uint32_t, int32_t>> triggered;
+    std::vector<uint32_t> class_value_slots;
+    std::vector<ClassValue> class_values;
+    std::vector<std::pair<uint32_t, uint32_t>> class_value_tokens;
+    std::vector<uint32_t> by_key_begin;
+    std::vector<uint32_t> by_key_end;
+    std::vector<uint32_t> by_key_fill;
+    std::vector<int32_t> by_key;
+    std::vector<int8_t> memo;
+    std::vector<uint32_t> chain_stamp;
+    std::vector<uint8_t> chain_value;
+    std::vector<uint32_t> class_keys;
+    std::vector<uint32_t> class_key_begin;
+  };
+  static Scratch& ThreadScratch() {
+    thread_local Scratch scratch;
+    return scratch;
+  }
+  Scratch& scratch_ = ThreadScratch();
+  std::vector<int32_t>& domain_ = scratch_.domain;  // elements css-select searches (below root)
+  std::vector<uint8_t>& in_domain_ = scratch_.in_domain;
+  std::vector<uint8_t>& in_cache_ = scratch_.in_cache;  // elements of beasties' class / id caches
   MatchContext match_;
   // Per plan evaluation state.
-  std::vector<uint8_t> marks_;
-  std::vector<uint32_t> marked_keys_;                    // the keys marks_ holds, each once
-  std::vector<std::pair<uint32_t, int32_t>> triggered_;  // (trigger key, element) marks
-  std::vector<uint32_t> class_value_slots_;              // open addressing: class_values_ index + 1
-  std::vector<ClassValue> class_values_;
-  std::vector<std::pair<uint32_t, uint32_t>> class_value_tokens_;  // (class id, cache id)
-  std::vector<uint32_t> by_key_begin_;  // trigger key -> its candidates in by_key_
-  std::vector<uint32_t> by_key_end_;
-  std::vector<uint32_t> by_key_fill_;
-  std::vector<int32_t> by_key_;
-  std::vector<int8_t> memo_;
-  std::vector<uint32_t> class_keys_;       // per element's classes: plan key ids (flat)
-  std::vector<uint32_t> class_key_begin_;  // element -> offset into class_keys_
+  std::vector<uint8_t>& marks_ = scratch_.marks;
+  std::vector<uint32_t>& marked_keys_ = scratch_.marked_keys;  // the keys marks_ holds, once each
+  // (trigger key, element) marks: the first triggered_count_ entries.
+  std::vector<std::pair<uint32_t, int32_t>>& triggered_ = scratch_.triggered;
+  size_t triggered_count_ = 0;
+  // Open addressing: class_values_ index + 1.
+  std::vector<uint32_t>& class_value_slots_ = scratch_.class_value_slots;
+  std::vector<ClassValue>& class_values_ = scratch_.class_values;
+  // (class id, cache id)
+  std::vector<std::pair<uint32_t, uint32_t>>& class_value_tokens_ = scratch_.class_value_tokens;
+  std::vector<uint32_t>& by_key_begin_ = scratch_.by_key_begin;  // trigger key -> by_key_ range
+  std::vector<uint32_t>& by_key_end_ = scratch_.by_key_end;
+  std::vector<uint32_t>& by_key_fill_ = scratch_.by_key_fill;
+  std::vector<int32_t>& by_key_ = scratch_.by_key;
+  std::vector<int8_t>& memo_ = scratch_.memo;
+  // The matcher's combinator memo (MatchContext).
+  std::vector<uint32_t>& chain_stamp_ = scratch_.chain_stamp;
+  std::vector<uint8_t>& chain_value_ = scratch_.chain_value;
+  std::vector<uint32_t>& class_keys_ = scratch_.class_keys;  // per element's classes (flat)
+  std::vector<uint32_t>& class_key_begin_ = scratch_.class_key_begin;  // element -> class_keys_
 };
 
 int32_t PageProcessor::AddSynthetic(std::string_view name, int32_t parent, int32_t prev,
@@ -369,8 +441,8 @@ void PageProcessor::MarkPage(const Plan& plan) {
   }
   marks_.assign(plan.key_count, 0);
   marked_keys_.clear();
-  triggered_.clear();
-  triggered_.reserve(doc_.elements.size() * 4);
+  triggered_count_ = 0;
+  if (triggered_.size() < doc_.elements.size() * 4) triggered_.resize(doc_.elements.size() * 4);
   class_keys_.clear();
   class_key_begin_.assign(doc_.elements.size() + 1, 0);
   // One probe of the interned table answers for every kind of key the text may be.
@@ -381,7 +453,8 @@ void PageProcessor::MarkPage(const Plan& plan) {
       marked_keys_.push_back(id);
     }
     if (element >= 0 && in_domain_[element] && plan.is_trigger[id]) {
-      triggered_.emplace_back(id, element);
+      if (triggered_count_ == triggered_.size()) triggered_.resize(triggered_.size() * 2);
+      triggered_[triggered_count_++] = {id, element};
     }
   };
   auto mark = [&](KeyKind kind, std::string_view value, int32_t element) {
@@ -410,6 +483,10 @@ void PageProcessor::MarkPage(const Plan& plan) {
     // Returns the lowercased name (valid until the next call; empty when longer than the
     // buffer, never "class" or "id" then).
     auto mark_name = [&](std::string_view name) -> std::string_view {
+      if (!HasAsciiUpper(name)) {  // the common spelling: no copy
+        mark(KeyKind::kAttr, name, e);
+        return name;
+      }
       if (name.size() > sizeof(lower)) {
         std::string long_name(name);
         for (char& c : long_name) {
@@ -500,11 +577,13 @@ void PageProcessor::MarkPage(const Plan& plan) {
   class_key_begin_[count] = static_cast<uint32_t>(class_keys_.size());
   // Candidate lists per trigger key, flat: elements in document order, each once per key.
   by_key_begin_.assign(static_cast<size_t>(plan.key_count) + 1, 0);
-  for (const auto& t : triggered_) ++by_key_begin_[t.first + 1];
+  const std::pair<uint32_t, int32_t>* const triggered = triggered_.data();
+  for (size_t i = 0; i < triggered_count_; ++i) ++by_key_begin_[triggered[i].first + 1];
   for (size_t k = 1; k < by_key_begin_.size(); ++k) by_key_begin_[k] += by_key_begin_[k - 1];
-  by_key_.resize(triggered_.size());
+  if (by_key_.size() < triggered_count_) by_key_.resize(triggered_count_);
   by_key_fill_.assign(by_key_begin_.begin(), by_key_begin_.end() - 1);
-  for (const auto& t : triggered_) {
+  for (size_t i = 0; i < triggered_count_; ++i) {
+    const std::pair<uint32_t, int32_t>& t = triggered[i];
     uint32_t& at = by_key_fill_[t.first];
     if (at > by_key_begin_[t.first] && by_key_[at - 1] == t.second) continue;
     by_key_[at++] = t.second;
@@ -542,7 +621,15 @@ bool PageProcessor::SelectorMatches(const Plan& plan, uint32_t selector) {
         }
         if (!possible) continue;
         if (index.trigger >= 0) {
-          const uint32_t b = by_key_begin_[index.trigger], e = by_key_end_[index.trigger];
+          // Elements matching the compound hold both keys: either list is every candidate.
+          uint32_t key = static_cast<uint32_t>(index.trigger);
+          if (index.alternative >= 0) {
+            const uint32_t other = static_cast<uint32_t>(index.alternative);
+            if (by_key_end_[other] - by_key_begin_[other] < by_key_end_[key] - by_key_begin_[key]) {
+              key = other;
+            }
+          }
+          const uint32_t b = by_key_begin_[key], e = by_key_end_[key];
           result = MatchesSomewhere(u.compiled.groups[g], by_key_.data() + b, e - b, &match_);
         } else {
           result = MatchesSomewhere(u.compiled.groups[g], domain_.data(), domain_.size(), &match_);
@@ -1337,6 +1424,7 @@ InlineResult PageProcessor::Run() {
   const int32_t count = static_cast<int32_t>(doc_.elements.size());
   in_domain_.assign(count, 0);
   in_cache_.assign(count, 0);
+  domain_.clear();
   for (int32_t e = 0; e < count; ++e) {
     const int32_t parent = doc_.elements[e].parent;
     if (root_ < 0) {
@@ -1361,6 +1449,10 @@ InlineResult PageProcessor::Run() {
   match_.class_key_begin = &class_key_begin_;
   match_.root = root_;
   match_.max_steps = limits_.max_match_steps;
+  chain_stamp_.assign(count, 0);
+  chain_value_.assign(count, 0);
+  match_.chain_stamp = chain_stamp_.data();
+  match_.chain_value = chain_value_.data();
 
   std::vector<std::pair<const Plan*, std::string>> done;
   for (size_t k = 0; k < work.size(); ++k) {

@@ -286,6 +286,13 @@ struct MatchContext {
   uint64_t steps = 0;  // work done, checked against the limit
   uint64_t max_steps = 0;
   bool exhausted = false;
+  // Optional memo of descendant / sibling combinators (size elements each, zeroed per page;
+  // nullptr: none): for one (group, compound) query id, whether the element or one before it
+  // on the combinator's chain (ancestors, previous siblings) matches the compounds to the
+  // left. Candidates sharing ancestors (table cells) then walk each ancestor once.
+  uint32_t* chain_stamp = nullptr;
+  uint8_t* chain_value = nullptr;
+  uint32_t next_query = 1;
 };
 
 // css-select's selectOne(group, root) != null for one compiled group.

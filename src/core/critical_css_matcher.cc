@@ -98,9 +98,54 @@ bool CompoundMatches(const Compound& compound, int32_t element, MatchContext* co
   return true;
 }
 
-// Does compounds[0..index] match with compounds[index] at `element`?
 bool MatchFrom(const ComplexSelector& selector, size_t index, int32_t element,
-               MatchContext* context) {
+               MatchContext* context, uint32_t query);
+
+// Does compounds[0..index - 1] match at `first` or an element after it on the chain `link`
+// walks (parents, previous siblings)? With the memo, each element's answer for this query is
+// kept: the answer below an element is that element's match or the answer above it.
+template <typename Link>
+bool ChainMatches(const ComplexSelector& selector, size_t index, int32_t first, Link link,
+                  MatchContext* context, uint32_t query) {
+  if (context->chain_stamp == nullptr) {
+    for (int32_t p = first; p >= 0; p = link(p)) {
+      if (MatchFrom(selector, index - 1, p, context, query)) return true;
+      if (context->exhausted) return false;
+    }
+    return false;
+  }
+  const uint32_t id = query + static_cast<uint32_t>(index);
+  uint32_t* stamp = context->chain_stamp;
+  uint8_t* value = context->chain_value;
+  bool result = false;
+  int32_t stop = -1;
+  for (int32_t p = first; p >= 0; p = link(p)) {
+    if (stamp[p] == id) {
+      result = value[p] != 0;
+      stop = p;
+      break;
+    }
+    if (MatchFrom(selector, index - 1, p, context, query)) {
+      result = true;
+      stamp[p] = id;
+      value[p] = 1;
+      stop = p;
+      break;
+    }
+    if (context->exhausted) return false;
+  }
+  // The elements walked before the answer: none matched itself, so each has the answer above.
+  for (int32_t p = first; p != stop; p = link(p)) {
+    stamp[p] = id;
+    value[p] = result ? 1 : 0;
+  }
+  return result;
+}
+
+// Does compounds[0..index] match with compounds[index] at `element`? `query`: the memo's id
+// of this group's search (its compound i uses query + i).
+bool MatchFrom(const ComplexSelector& selector, size_t index, int32_t element,
+               MatchContext* context, uint32_t query) {
   if (context->steps > context->max_steps) {
     context->exhausted = true;
     return false;
@@ -116,41 +161,44 @@ bool MatchFrom(const ComplexSelector& selector, size_t index, int32_t element,
   switch (combinator) {
     case Combinator::kChild: {
       const int32_t parent = doc.elements[element].parent;
-      return parent >= 0 && MatchFrom(selector, index - 1, parent, context);
+      return parent >= 0 && MatchFrom(selector, index - 1, parent, context, query);
     }
-    case Combinator::kDescendant: {
-      for (int32_t p = doc.elements[element].parent; p >= 0; p = doc.elements[p].parent) {
-        if (MatchFrom(selector, index - 1, p, context)) return true;
-        if (context->exhausted) return false;
-      }
-      return false;
-    }
+    case Combinator::kDescendant:
+      return ChainMatches(
+          selector, index, doc.elements[element].parent,
+          [&doc](int32_t p) { return doc.elements[p].parent; }, context, query);
     case Combinator::kAdjacent: {
       const int32_t prev = doc.elements[element].prev;
-      return prev >= 0 && MatchFrom(selector, index - 1, prev, context);
+      return prev >= 0 && MatchFrom(selector, index - 1, prev, context, query);
     }
-    case Combinator::kSibling: {
-      for (int32_t p = doc.elements[element].prev; p >= 0; p = doc.elements[p].prev) {
-        if (MatchFrom(selector, index - 1, p, context)) return true;
-        if (context->exhausted) return false;
-      }
-      return false;
-    }
+    case Combinator::kSibling:
+      return ChainMatches(
+          selector, index, doc.elements[element].prev,
+          [&doc](int32_t p) { return doc.elements[p].prev; }, context, query);
   }
   return false;
+}
+
+// A fresh memo id per compound of the group for one search.
+uint32_t NewQuery(const ComplexSelector& selector, MatchContext* context) {
+  const uint32_t query = context->next_query;
+  context->next_query += static_cast<uint32_t>(selector.compounds.size());
+  return query;
 }
 
 }  // namespace
 
 bool MatchesElement(const ComplexSelector& selector, int32_t element, MatchContext* context) {
-  return MatchFrom(selector, selector.compounds.size() - 1, element, context);
+  return MatchFrom(selector, selector.compounds.size() - 1, element, context,
+                   NewQuery(selector, context));
 }
 
 bool MatchesSomewhere(const ComplexSelector& selector, const int32_t* candidates, size_t count,
                       MatchContext* context) {
+  const uint32_t query = NewQuery(selector, context);
   for (size_t i = 0; i < count; ++i) {
     const int32_t element = candidates[i];
-    if (MatchesElement(selector, element, context)) return true;
+    if (MatchFrom(selector, selector.compounds.size() - 1, element, context, query)) return true;
     if (context->exhausted) return false;
   }
   return false;

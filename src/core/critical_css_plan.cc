@@ -478,13 +478,19 @@ void Compiler::IndexSelector(UniqueSelector* unique) {
     for (size_t ci = 0; ci < group.compounds.size(); ++ci) {
       Compound& compound = group.compounds[ci];
       const bool rightmost = ci + 1 == group.compounds.size();
-      int32_t best = -1;
-      int best_rank = 0;
+      int32_t best = -1, alternative = -1;
+      int best_rank = 0, alternative_rank = 0;
       auto consider = [&](uint32_t key, int rank) {
         index.required.push_back(key);
-        if (rightmost && rank > best_rank) {
+        if (!rightmost || static_cast<int32_t>(key) == best) return;
+        if (rank > best_rank) {
+          alternative = best;
+          alternative_rank = best_rank;
           best = static_cast<int32_t>(key);
           best_rank = rank;
+        } else if (rank > alternative_rank) {
+          alternative = static_cast<int32_t>(key);
+          alternative_rank = rank;
         }
       };
       for (const std::string& tag : compound.tags) consider(Key(KeyKind::kTag, tag), 2);
@@ -503,6 +509,12 @@ void Compiler::IndexSelector(UniqueSelector* unique) {
       if (rightmost && best >= 0) {
         index.trigger = best;
         plan_->is_trigger[best] = true;
+        // A second class or id of the compound (`.btn.active`): the page starts from whichever
+        // of the two has fewer elements.
+        if (alternative >= 0 && alternative_rank >= 3) {
+          index.alternative = alternative;
+          plan_->is_trigger[alternative] = true;
+        }
       }
     }
     std::sort(index.required.begin(), index.required.end());

@@ -75,6 +75,7 @@ inline int32_t KeyTable::Find(std::string_view text) const {
 struct GroupIndex {
   std::vector<uint32_t> required;  // key ids, all must be present on the page
   int32_t trigger = -1;            // key id of the rightmost compound, -1: every element
+  int32_t alternative = -1;        // another class / id of that compound, -1: none
 };
 
 struct UniqueSelector {

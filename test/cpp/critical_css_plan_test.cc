@@ -251,3 +251,47 @@ TEST(CriticalCssRulePass, BodyIsSourceOnlyWhereTheWriterAgrees) {
 }
 
 }  // namespace
+
+namespace {
+
+// A group whose rightmost compound holds two classes or ids can start from either's elements
+// (whichever the page has fewer of): the alternative is that compound's, never a key further
+// left, and a tag or attribute is no alternative.
+TEST(CriticalCssRulePass, AlternativeTriggerIsOfTheRightmostCompound) {
+  css::CompileResult compiled = css::CompilePlan(".a .b.c{x:y}#d.e{x:y}p.f{x:y}.g .h{x:y}");
+  ASSERT_TRUE(compiled.plan);
+  const css::Plan& plan = *compiled.plan;
+  auto key = [&](const char* text, css::KeyKind kind) {
+    return static_cast<int32_t>(plan.keys.Id(plan.keys.Find(text), kind));
+  };
+  auto group = [&](const char* piece) -> const css::GroupIndex& {
+    for (size_t p = 0; p < plan.pieces.size(); ++p) {
+      if (plan.pieces[p] == piece) return plan.selectors[plan.piece_selector[p]].groups.at(0);
+    }
+    ADD_FAILURE() << piece;
+    return plan.selectors[0].groups.at(0);
+  };
+  const css::GroupIndex& bc = group(".a .b.c");
+  EXPECT_EQ(std::min(bc.trigger, bc.alternative),
+            std::min(key("b", css::KeyKind::kClass), key("c", css::KeyKind::kClass)));
+  EXPECT_EQ(std::max(bc.trigger, bc.alternative),
+            std::max(key("b", css::KeyKind::kClass), key("c", css::KeyKind::kClass)));
+  EXPECT_EQ(group("#d.e").trigger, key("d", css::KeyKind::kId));
+  EXPECT_EQ(group("#d.e").alternative, key("e", css::KeyKind::kClass));
+  EXPECT_EQ(group("p.f").alternative, -1);
+  EXPECT_EQ(group(".g .h").alternative, -1);
+  // Fewer elements of one class than of the other: either start finds the match.
+  const std::string head = "<html><head><link rel=stylesheet href=s.css></head><body>";
+  EXPECT_EQ(StyleOfPage(".a .b.c{x:y}", head + "<p class=c></p><p class=c></p><div class=a>"
+                                               "<p class=\"b c\"></p></div></body></html>"),
+            ".a .b.c{x:y}");
+  EXPECT_EQ(StyleOfPage(".a .b.c{x:y}",
+                        head + "<p class=b></p><p class=b></p><div class=a><p class=\"b c\"></p>"
+                               "</div></body></html>"),
+            ".a .b.c{x:y}");
+  EXPECT_EQ(StyleOfPage(".a .b.c{x:y}", head + "<p class=b></p><div class=a><p class=c></p>"
+                                               "</div></body></html>"),
+            "<none>");
+}
+
+}  // namespace

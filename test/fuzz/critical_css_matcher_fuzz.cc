@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../../src/core/critical_css_internal.h"
 
@@ -38,11 +39,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     css::MatchContext context;
     context.doc = &doc;
     context.max_steps = limits.max_match_steps;
+    // The combinator memo (kept across the groups, as a page keeps it across selectors) must
+    // answer as the plain walk does.
+    std::vector<uint32_t> stamps(doc.elements.size(), 0);
+    std::vector<uint8_t> values(doc.elements.size(), 0);
+    css::MatchContext memo = context;
+    memo.chain_stamp = stamps.data();
+    memo.chain_value = values.data();
     bool any_group = false;
     for (const css::ComplexSelector& group : compiled.groups) {
       css::MatchContext one = context;
-      if (css::MatchesSomewhere(group, all.data(), all.size(), &one)) any_group = true;
+      const bool plain = css::MatchesSomewhere(group, all.data(), all.size(), &one);
+      if (plain) any_group = true;
       Check(one.steps <= limits.max_match_steps + 1 || one.exhausted);
+      memo.steps = 0;
+      memo.exhausted = false;
+      const bool memoized = css::MatchesSomewhere(group, all.data(), all.size(), &memo);
+      Check(memoized == plain || one.exhausted || memo.exhausted);
+      // Per element too: the memo's answers persist across searches under fresh query ids.
+      const int32_t checked = static_cast<int32_t>(all.size() < 64 ? all.size() : 64);
+      for (int32_t e = 0; e < checked && !one.exhausted; ++e) {
+        css::MatchContext single = context;
+        memo.steps = 0;
+        const bool a = css::MatchesElement(group, e, &single);
+        const bool b = css::MatchesElement(group, e, &memo);
+        Check(a == b || single.exhausted || memo.exhausted);
+      }
     }
     (void)any_group;
   }
