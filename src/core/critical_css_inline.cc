@@ -1169,23 +1169,42 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   // Rules a page can keep a selector of: those a key of the page opens, and the open ones.
   thread_local std::vector<uint8_t> live;
   live.assign(count, 0);
-  for (uint32_t key : marked_keys_) {
-    for (uint32_t g = plan.gate_begin[key]; g < plan.gate_begin[key + 1]; ++g) {
-      live[plan.gate_rules[g]] = 1;
+  if (!plan.has_directives) {
+    // Pass 1, beasties' walkStyleRules with markOnly, in the order that matters without
+    // directives: a rule is decided by its own selectors (what it collects, fonts and
+    // animation names, is a set), an at-rule by its children, decided before it. So the rules
+    // the page's keys open go first, the rest of the walk after, in its order (children
+    // before their parent); a rule no key opens keeps no selector and stays removed.
+    removed.assign(plan.gated_removed.begin(), plan.gated_removed.end());
+    for (uint32_t key : marked_keys_) {
+      for (uint32_t g = plan.gate_begin[key]; g < plan.gate_begin[key + 1]; ++g) {
+        const uint32_t rule = plan.gate_rules[g];
+        if (live[rule] || !plan.gated_removed[rule]) continue;  // nested ones: in the walk
+        live[rule] = 1;
+        removed[rule] = predicate(rule) ? 0 : 1;
+      }
     }
-  }
-
-  // Pass 1: beasties' walkStyleRules with markOnly, children before their parent (the plan's
-  // walk). A rule no key opens keeps no selector: removed without matching, unless a comment
-  // directive decides it.
-  for (uint32_t index : plan.walk) {
-    if (tree.nodes[index].kind == CssKind::kRule && !live[index] &&
-        !(plan.node_flags[index] & Plan::kOpenRule) && !include_next && !exclude_next &&
-        !include_all && !exclude_all) {
-      removed[index] = 1;
-      continue;
+    for (uint32_t index : plan.walk_ungated) {
+      if (!predicate(index)) removed[index] = 1;
     }
-    if (!predicate(index)) removed[index] = 1;
+  } else {
+    for (uint32_t key : marked_keys_) {
+      for (uint32_t g = plan.gate_begin[key]; g < plan.gate_begin[key + 1]; ++g) {
+        live[plan.gate_rules[g]] = 1;
+      }
+    }
+    // Pass 1 in the walk's order (children before their parent): the directives' state runs
+    // through it. A rule no key opens keeps no selector: removed without matching, unless a
+    // directive decides it.
+    for (uint32_t index : plan.walk) {
+      if (tree.nodes[index].kind == CssKind::kRule && !live[index] &&
+          !(plan.node_flags[index] & Plan::kOpenRule) && !include_next && !exclude_next &&
+          !include_all && !exclude_all) {
+        removed[index] = 1;
+        continue;
+      }
+      if (!predicate(index)) removed[index] = 1;
+    }
   }
 
   // Pass 2: drop unused @keyframes and @font-face (the marked rules are dropped with them:

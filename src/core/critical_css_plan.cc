@@ -416,8 +416,13 @@ void Compiler::BuildRulePass() {
   plan_->node_flags.assign(count, 0);
   std::vector<std::pair<uint32_t, uint32_t>> opens;  // (key, rule)
   std::vector<uint32_t> gates;
+  plan_->gated_removed.assign(count, 0);
   for (uint32_t index : plan_->walk) {
     const CssNode& node = tree.nodes[index];
+    if (node.kind == CssKind::kComment && plan_->directives[index] != Directive::kNone) {
+      plan_->has_directives = true;
+    }
+    if (node.kind != CssKind::kRule) plan_->walk_ungated.push_back(index);
     if (node.kind == CssKind::kAtRule) {
       const std::string_view name =
           std::string_view(tree.text).substr(node.a_begin, node.a_end - node.a_begin);
@@ -431,10 +436,14 @@ void Compiler::BuildRulePass() {
     for (uint32_t p = 0; p < facts.piece_count && !open; ++p) {
       open = !SelectorGates(plan_->piece_selector[facts.piece_begin + p], &gates);
     }
-    if (open) {
-      plan_->node_flags[index] |= Plan::kOpenRule;
-      continue;
+    if (open) plan_->node_flags[index] |= Plan::kOpenRule;
+    // A rule with nested rules is decided after them: it keeps its place in the walk.
+    if (open || plan_->has_nested[index]) {
+      plan_->walk_ungated.push_back(index);
+    } else {
+      plan_->gated_removed[index] = 1;
     }
+    if (open) continue;
     std::sort(gates.begin(), gates.end());
     gates.erase(std::unique(gates.begin(), gates.end()), gates.end());
     for (uint32_t key : gates) opens.emplace_back(key, index);
@@ -638,6 +647,7 @@ bool Compiler::Run(std::string* error) {
   plan_->keys.ShrinkToFit();
   plan_->walk.shrink_to_fit();
   plan_->walk_at_rules.shrink_to_fit();
+  plan_->walk_ungated.shrink_to_fit();
   // Approximate footprint.
   size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
   bytes += tree.child_list.capacity() * sizeof(uint32_t) + tree.roots.capacity() * sizeof(uint32_t);
@@ -655,10 +665,11 @@ bool Compiler::Run(std::string* error) {
     for (const GroupIndex& g : u.groups) bytes += sizeof(GroupIndex) + g.required.capacity() * 4;
   }
   bytes += plan_->keys.MemoryBytes();
-  bytes += (plan_->walk.capacity() + plan_->walk_at_rules.capacity() +
-            plan_->gate_begin.capacity() + plan_->gate_rules.capacity()) *
-               sizeof(uint32_t) +
-           plan_->node_flags.capacity();
+  bytes +=
+      (plan_->walk.capacity() + plan_->walk_at_rules.capacity() + plan_->gate_begin.capacity() +
+       plan_->gate_rules.capacity() + plan_->walk_ungated.capacity()) *
+          sizeof(uint32_t) +
+      plan_->node_flags.capacity() + plan_->gated_removed.capacity();
   for (const std::string& f : plan_->fonts) bytes += sizeof(std::string) + f.capacity();
   for (const std::string& a : plan_->animations) bytes += sizeof(std::string) + a.capacity();
   plan_->bytes = bytes;

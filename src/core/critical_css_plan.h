@@ -140,6 +140,14 @@ class Plan {
   // piece needing no key (always critical, `*`) and are always evaluated.
   std::vector<uint32_t> gate_begin;  // key_count + 1
   std::vector<uint32_t> gate_rules;  // node indices
+  // Without comment directives (nothing then depends on the walk's order but an at-rule's
+  // children being decided before it), a page decides the rules its keys open first and then
+  // walks only the rest: `walk_ungated` (the walk without the gated rules; a gated rule with
+  // nested rules stays in it, decided after them), with every other gated rule removed to begin
+  // with (`gated_removed`, per node).
+  bool has_directives = false;
+  std::vector<uint32_t> walk_ungated;
+  std::vector<uint8_t> gated_removed;
   static constexpr uint8_t kOpenRule = 1;
   // Compress off, every child kept: the rule's text after its selector is its source text
   // (between, block, trailing ";"), so the writer copies [a_end, end) in one append.

@@ -295,3 +295,32 @@ TEST(CriticalCssRulePass, AlternativeTriggerIsOfTheRightmostCompound) {
 }
 
 }  // namespace
+
+namespace {
+
+// Without directives a page decides the rules its keys open before the rest of the walk: an
+// at-rule (or a rule with nested rules) still sees its children decided, and what kept rules
+// collect (animation names) still keeps its @keyframes wherever it stands. A directive that
+// changes nothing (`exclude end` before any start) sends the same sheet through the walk in
+// its order: both must write the same.
+TEST(CriticalCssRulePass, OpenedRulesAreDecidedBeforeTheirParents) {
+  const std::string head = "<html><head><link rel=stylesheet href=s.css></head><body>";
+  const std::string sheet =
+      "@keyframes k{from{o:0}}@media print{.a{animation:k 1s}.b{x:y}}.c{d:e;.a &{f:g}}"
+      "@supports (x:y){@media print{.b{x:y}}.d{animation:k 2s}}.d .c{h:i;.b{j:k}}";
+  const std::string ordered = "/* beasties:exclude end */" + sheet;
+  EXPECT_FALSE(css::CompilePlan(sheet).plan->has_directives);
+  EXPECT_TRUE(css::CompilePlan(ordered).plan->has_directives);
+  EXPECT_EQ(StyleOfPage(sheet, head + "<p class=a></p></body></html>"),
+            "@keyframes k{from{o:0}}@media print{.a{animation:k 1s}}");
+  EXPECT_EQ(StyleOfPage(sheet, head + "<p class=x></p></body></html>"), "<none>");
+  for (const char* body :
+       {"<p class=a></p>", "<p class=b></p>", "<i class=a><p class=c></p></i>", "<p class=d></p>",
+        "<i class=d><p class=c><b class=b></b></p></i>", "<i class=d><p class=c></p></i>",
+        "<p class=\"a b c d\"></p>", "<p class=x></p>"}) {
+    const std::string page = head + body + "</body></html>";
+    EXPECT_EQ(StyleOfPage(sheet, page), StyleOfPage(ordered, page)) << body;
+  }
+}
+
+}  // namespace
