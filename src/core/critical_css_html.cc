@@ -7,7 +7,8 @@
 // ignored, self-closing tags honoured only inside <svg> / <math>, svg tag names adjusted.
 // Attribute values stay undecoded, as beasties asks. Only elements are kept, with offsets.
 #include <cstring>
-#include <unordered_map>
+#include <string>
+#include <vector>
 
 #include "critical_css_internal.h"
 
@@ -324,12 +325,66 @@ const TagTables& Tags() {
 
 enum class Foreign : uint8_t { kNone, kSvg, kMath };
 
+struct OpenTag {
+  std::string_view name;
+  uint8_t id;
+};
+
+// What a thread keeps from one page to the next: the last document's and parser's storage,
+// emptied. A document takes it when made and gives it back when destroyed (a page inlined
+// while another is alive on the same thread, through a resolver calling back into the
+// engine, finds it taken and grows its own).
+struct KeptStorage {
+  std::vector<HtmlTextRun> texts;
+  std::vector<HtmlElement> elements;
+  std::vector<HtmlAttr> attrs;
+  std::vector<int32_t> top_level;
+  std::vector<OpenTag> stack;
+  std::vector<Foreign> foreign;
+  std::vector<int32_t> handler;
+  std::vector<HtmlAttr> pending_attrs;
+};
+
+// A vector grown beyond this by a large page is freed with its document instead of kept, so
+// that one huge page does not pin its memory for the thread's life.
+constexpr size_t kMaxKeptBytes = size_t{1} << 20;
+
+KeptStorage& Kept() {
+  thread_local KeptStorage kept;
+  return kept;
+}
+
+template <typename T>
+void GiveBack(std::vector<T>* mine, std::vector<T>* kept) {
+  if (mine->capacity() * sizeof(T) > kMaxKeptBytes || mine->capacity() <= kept->capacity()) {
+    return;  // freed with its owner
+  }
+  mine->clear();
+  mine->swap(*kept);
+}
+
 class HtmlParser {
  public:
   HtmlParser(std::string_view src, const Limits& limits, HtmlDocument* doc)
-      : s_(src), n_(src.size()), limits_(limits), doc_(doc) {
+      : s_(src), n_(src.size()), limits_(limits), doc_(doc), kept_(&Kept()) {
+    stack_.swap(kept_->stack);
+    foreign_.swap(kept_->foreign);
+    handler_.swap(kept_->handler);
+    pending_attrs_.swap(kept_->pending_attrs);
+    stack_.clear();
+    foreign_.clear();
+    handler_.clear();
+    pending_attrs_.clear();
     foreign_.push_back(Foreign::kNone);
   }
+  ~HtmlParser() {
+    GiveBack(&stack_, &kept_->stack);
+    GiveBack(&foreign_, &kept_->foreign);
+    GiveBack(&handler_, &kept_->handler);
+    GiveBack(&pending_attrs_, &kept_->pending_attrs);
+  }
+  HtmlParser(const HtmlParser&) = delete;
+  HtmlParser& operator=(const HtmlParser&) = delete;
   bool Run(std::string* reason);
 
  private:
@@ -367,7 +422,7 @@ class HtmlParser {
     if (foreign_.size() > 1) {
       for (const auto& a : kSvgAdjust) {
         if (name == a[0]) {
-          for (const Open& open : stack_) {
+          for (const OpenTag& open : stack_) {
             if (open.name == a[1]) return a[1];
           }
         }
@@ -399,11 +454,8 @@ class HtmlParser {
   size_t n_;
   const Limits& limits_;
   HtmlDocument* doc_;
-  struct Open {
-    std::string_view name;
-    uint8_t id;
-  };
-  std::vector<Open> stack_;  // parser stack, innermost last
+  KeptStorage* kept_;
+  std::vector<OpenTag> stack_;  // parser stack, innermost last
   int open_forms_ = 0;
   uint8_t tag_id_ = 0;
   std::vector<Foreign> foreign_;
@@ -437,7 +489,7 @@ void HtmlParser::EmitOpenTag(std::string_view name, size_t tag_begin, size_t nam
     while (!stack_.empty() && TagTables::Has(closes, stack_.back().id)) PopElement();
   }
   if (!TagTables::Has(tags.void_mask, id)) {
-    stack_.push_back(Open{tagname_, id});
+    stack_.push_back(OpenTag{tagname_, id});
     if (id == tags.form) ++open_forms_;
     if (id == tags.svg) {
       foreign_.push_back(Foreign::kSvg);
@@ -985,6 +1037,31 @@ bool HtmlParser::Run(std::string* reason) {
 }
 
 }  // namespace
+
+HtmlDocument::HtmlDocument() {
+  KeptStorage& kept = Kept();
+  texts.swap(kept.texts);
+  elements.swap(kept.elements);
+  attrs.swap(kept.attrs);
+  top_level.swap(kept.top_level);
+}
+
+HtmlDocument::~HtmlDocument() {
+  KeptStorage& kept = Kept();
+  GiveBack(&texts, &kept.texts);
+  GiveBack(&elements, &kept.elements);
+  GiveBack(&attrs, &kept.attrs);
+  GiveBack(&top_level, &kept.top_level);
+}
+
+size_t KeptDocumentBytes() {
+  const KeptStorage& kept = Kept();
+  return kept.texts.capacity() * sizeof(HtmlTextRun) +
+         kept.elements.capacity() * sizeof(HtmlElement) + kept.attrs.capacity() * sizeof(HtmlAttr) +
+         kept.top_level.capacity() * sizeof(int32_t) + kept.stack.capacity() * sizeof(OpenTag) +
+         kept.foreign.capacity() * sizeof(Foreign) + kept.handler.capacity() * sizeof(int32_t) +
+         kept.pending_attrs.capacity() * sizeof(HtmlAttr);
+}
 
 bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
                std::string* reason) {
