@@ -22,6 +22,35 @@ bool IsWhite(unsigned char c) {
 bool IsEndOfTagSection(unsigned char c) { return c == '/' || c == '>' || IsWhite(c); }
 bool IsAlpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
+// Byte classes of the tokenizer's runs (tag and attribute names, whitespace, unquoted values),
+// so a run is skipped by a table lookup a byte instead of a trip through the state switch.
+enum ByteClass : uint8_t {
+  kWhiteByte = 1,   // ' ' \n \t \f \r
+  kSlashByte = 2,   // '/'
+  kGtByte = 4,      // '>'
+  kEqByte = 8,      // '='
+  kUpperByte = 16,  // 'A'-'Z'
+  kEndOfTagSection = kWhiteByte | kSlashByte | kGtByte,
+  kEndOfAttributeName = kEndOfTagSection | kEqByte,
+  kEndOfUnquotedValue = kWhiteByte | kGtByte,
+};
+
+struct ByteClasses {
+  uint8_t of[256] = {};
+  ByteClasses() {
+    for (int c = 0; c < 256; ++c) {
+      uint8_t f = 0;
+      if (IsWhite(static_cast<unsigned char>(c))) f |= kWhiteByte;
+      if (c == '/') f |= kSlashByte;
+      if (c == '>') f |= kGtByte;
+      if (c == '=') f |= kEqByte;
+      if (c >= 'A' && c <= 'Z') f |= kUpperByte;
+      of[c] = f;
+    }
+  }
+};
+const ByteClasses kByteClasses;
+
 enum class State : uint8_t {
   kText,
   kBeforeTagName,
@@ -342,7 +371,6 @@ struct KeptStorage {
   std::vector<OpenTag> stack;
   std::vector<Foreign> foreign;
   std::vector<int32_t> handler;
-  std::vector<HtmlAttr> pending_attrs;
 };
 
 // A vector grown beyond this by a large page is freed with its document instead of kept, so
@@ -370,18 +398,15 @@ class HtmlParser {
     stack_.swap(kept_->stack);
     foreign_.swap(kept_->foreign);
     handler_.swap(kept_->handler);
-    pending_attrs_.swap(kept_->pending_attrs);
     stack_.clear();
     foreign_.clear();
     handler_.clear();
-    pending_attrs_.clear();
     foreign_.push_back(Foreign::kNone);
   }
   ~HtmlParser() {
     GiveBack(&stack_, &kept_->stack);
     GiveBack(&foreign_, &kept_->foreign);
     GiveBack(&handler_, &kept_->handler);
-    GiveBack(&pending_attrs_, &kept_->pending_attrs);
   }
   HtmlParser(const HtmlParser&) = delete;
   HtmlParser& operator=(const HtmlParser&) = delete;
@@ -392,15 +417,9 @@ class HtmlParser {
 
   // The lowercased (and adjusted) name: a view of the page where it is written in lowercase,
   // of a static table for adjusted names, else of a copy kept by the document.
-  std::string_view ReadTagName(size_t b, size_t e, bool /*closing*/) const {
+  // `upper`: the name holds a byte in A-Z (known from the scan that found its end).
+  std::string_view ReadTagName(size_t b, size_t e, bool upper) const {
     const std::string_view name(s_.data() + b, e - b);
-    bool upper = false;
-    for (char c : name) {
-      if (c >= 'A' && c <= 'Z') {  // names are short: a plain loop that stops at the first
-        upper = true;
-        break;
-      }
-    }
     if (!upper) return Adjust(name);  // most pages: a view of the page, no string made
     std::string lowered(name);
     for (char& c : lowered) {
@@ -435,7 +454,51 @@ class HtmlParser {
   // Parser callbacks.
   void EmitOpenTag(std::string_view name, size_t tag_begin, size_t name_end);
   void EndOpenTag(size_t tag_end);
-  void OnCloseTag(size_t b, size_t e);
+  void OnCloseTag(size_t b, size_t e, bool upper);
+  // The first index from i on whose byte is in one of `stop`'s classes (n_ when none), and
+  // the classes of the bytes skipped.
+  size_t SkipUntil(size_t i, uint8_t stop, uint8_t* seen) const {
+    uint8_t acc = 0;
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s_.data());
+    for (; i < n_; ++i) {
+      const uint8_t f = kByteClasses.of[p[i]];
+      if (f & stop) break;
+      acc |= f;
+    }
+    *seen = acc;
+    return i;
+  }
+  size_t SkipUntil(size_t i, uint8_t stop) const {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s_.data());
+    while (i < n_ && !(kByteClasses.of[p[i]] & stop)) ++i;
+    return i;
+  }
+  // From i in kBeforeAttributeName: the attributes written `name="value"` or `name='value'`
+  // (most tags), each reported as the states would report it, and whitespace between them.
+  // Returns where the state machine resumes, still in kBeforeAttributeName: the first byte
+  // that is not part of such an attribute.
+  size_t QuotedAttributes(size_t i) {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s_.data());
+    while (!failed_) {
+      const size_t name_b = SkipWhite(i);
+      if (name_b >= n_ || p[name_b] == '>' || p[name_b] == '/') return name_b;
+      const size_t name_e = SkipUntil(name_b + 1, kEndOfAttributeName);
+      if (name_e + 2 >= n_ || p[name_e] != '=') return name_b;
+      const unsigned char q = p[name_e + 1];
+      if (q != '"' && q != '\'') return name_b;
+      const void* close = std::memchr(p + name_e + 2, q, n_ - name_e - 2);
+      if (close == nullptr) return name_b;
+      const size_t value_e = static_cast<size_t>(static_cast<const unsigned char*>(close) - p);
+      OnAttribEnd(name_b, name_e, true, name_e + 2, value_e, value_e + 1);
+      i = value_e + 1;
+    }
+    return i;
+  }
+  size_t SkipWhite(size_t i) const {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s_.data());
+    while (i < n_ && (kByteClasses.of[p[i]] & kWhiteByte)) ++i;
+    return i;
+  }
   void PopElement();
   void CloseCurrentTag(size_t at);
   void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve, size_t end);
@@ -455,6 +518,7 @@ class HtmlParser {
   const Limits& limits_;
   HtmlDocument* doc_;
   KeptStorage* kept_;
+  const TagTables& tags_ = Tags();
   std::vector<OpenTag> stack_;  // parser stack, innermost last
   int open_forms_ = 0;
   uint8_t tag_id_ = 0;
@@ -464,20 +528,22 @@ class HtmlParser {
   std::string_view tagname_;
   bool have_attribs_ = false;
   size_t open_tag_begin_ = 0, open_name_end_ = 0, open_attrs_end_ = 0;
-  std::vector<HtmlAttr> pending_attrs_;
+  // The open tag's attributes are appended to the document's as they are read: those from
+  // pending_begin_ on belong to the element HandlerOpen makes next.
+  size_t pending_begin_ = 0;
   bool failed_ = false;
   std::string reason_;
 };
 
 void HtmlParser::EmitOpenTag(std::string_view name, size_t tag_begin, size_t name_end) {
-  const TagTables& tags = Tags();
+  const TagTables& tags = tags_;
   const uint8_t id = tags.Id(name);
   tagname_ = name;
   tag_id_ = id;
   open_tag_begin_ = tag_begin;
   open_name_end_ = name_end;
   open_attrs_end_ = name_end;
-  pending_attrs_.clear();
+  pending_begin_ = doc_->attrs.size();
   if (id != 0 && id == tags.form && open_forms_ > 0) {
     tagname_ = std::string_view();
     tag_id_ = 0;
@@ -507,13 +573,13 @@ void HtmlParser::EndOpenTag(size_t tag_end) {
     HandlerOpen(tagname_, tag_id_, open_tag_begin_, open_name_end_, open_attrs_end_, tag_end, true);
     have_attribs_ = false;
   }
-  if (tag_id_ != 0 && TagTables::Has(Tags().void_mask, tag_id_)) HandlerClose(tag_end);
+  if (tag_id_ != 0 && TagTables::Has(tags_.void_mask, tag_id_)) HandlerClose(tag_end);
   tagname_ = std::string_view();
   tag_id_ = 0;
 }
 
 void HtmlParser::PopElement() {
-  const TagTables& tags = Tags();
+  const TagTables& tags = tags_;
   const uint8_t id = stack_.back().id;
   stack_.pop_back();
   if (id == tags.form) --open_forms_;
@@ -530,9 +596,17 @@ void HtmlParser::CloseCurrentTag(size_t at) {
   if (!stack_.empty() && stack_.back().name == name) PopElement();
 }
 
-void HtmlParser::OnCloseTag(size_t b, size_t e) {
-  const TagTables& tags = Tags();
-  const std::string_view name = ReadTagName(b, e, true);
+void HtmlParser::OnCloseTag(size_t b, size_t e, bool upper) {
+  const TagTables& tags = tags_;
+  const std::string_view raw(s_.data() + b, e - b);
+  // Most end tags close the innermost open element, written as it was opened: its name as
+  // read (lowercase, not adjusted) is the raw name, and the search below would find it on top.
+  if (!upper && !stack_.empty() && SameText(raw, stack_.back().name) &&
+      Adjust(raw).data() == raw.data()) {
+    PopElement();
+    return;
+  }
+  const std::string_view name = ReadTagName(b, e, upper);
   const uint8_t id = tags.Id(name);
   if (!TagTables::Has(tags.void_mask, id)) {
     size_t pos = stack_.size();
@@ -561,7 +635,9 @@ void HtmlParser::OnAttribEnd(size_t nb, size_t ne, bool has_value, size_t vb, si
   open_attrs_end_ = end;
   if (!have_attribs_) return;
   // First occurrence wins (names compared lowercased).
-  for (const HtmlAttr& a : pending_attrs_) {
+  std::vector<HtmlAttr>& attrs = doc_->attrs;
+  for (size_t k = pending_begin_; k < attrs.size(); ++k) {
+    const HtmlAttr& a = attrs[k];
     if (a.name_end - a.name_begin != ne - nb) continue;
     bool same = true;
     for (size_t i = 0; i < ne - nb; ++i) {
@@ -575,19 +651,18 @@ void HtmlParser::OnAttribEnd(size_t nb, size_t ne, bool has_value, size_t vb, si
     }
     if (same) return;
   }
-  if (pending_attrs_.size() >= limits_.max_attributes) {
+  if (attrs.size() - pending_begin_ >= limits_.max_attributes) {
     failed_ = true;
     reason_ = "too many attributes on one element";
     return;
   }
-  HtmlAttr a;
+  HtmlAttr& a = attrs.emplace_back();
   a.name_begin = static_cast<uint32_t>(nb);
   a.name_end = static_cast<uint32_t>(ne);
   a.has_value = has_value;
   a.value_begin = static_cast<uint32_t>(vb);
   a.value_end = static_cast<uint32_t>(ve);
   a.end = static_cast<uint32_t>(end);
-  pending_attrs_.push_back(a);
 }
 
 void HtmlParser::HandlerOpen(std::string_view name, uint8_t id, size_t tag_begin, size_t name_end,
@@ -597,34 +672,35 @@ void HtmlParser::HandlerOpen(std::string_view name, uint8_t id, size_t tag_begin
     reason_ = "elements nested too deep";
     return;
   }
-  HtmlElement el;
+  std::vector<HtmlElement>& elements = doc_->elements;
+  const int32_t index = static_cast<int32_t>(elements.size());
+  HtmlElement& el = elements.emplace_back();  // references into elements are taken after it
   el.name = name;
   el.tag_id = id;
   el.tag_begin = static_cast<uint32_t>(tag_begin);
   el.name_end = static_cast<uint32_t>(name_end);
   el.attrs_end = static_cast<uint32_t>(attrs_end);
   el.tag_end = static_cast<uint32_t>(tag_end);
-  el.attr_begin = static_cast<uint32_t>(doc_->attrs.size());
+  el.attr_begin = static_cast<uint32_t>(pending_begin_);
   if (with_attrs) {
-    el.attr_count = static_cast<uint32_t>(pending_attrs_.size());
-    doc_->attrs.insert(doc_->attrs.end(), pending_attrs_.begin(), pending_attrs_.end());
+    el.attr_count = static_cast<uint32_t>(doc_->attrs.size() - pending_begin_);
+  } else {
+    doc_->attrs.resize(pending_begin_);
   }
-  pending_attrs_.clear();
-  const int32_t index = static_cast<int32_t>(doc_->elements.size());
+  pending_begin_ = doc_->attrs.size();
   const int32_t parent = handler_.empty() ? -1 : handler_.back();
   el.parent = parent;
   if (parent >= 0) {
-    HtmlElement& p = doc_->elements[parent];
+    HtmlElement& p = elements[parent];
     el.prev = p.last_child;
-    if (p.last_child >= 0) doc_->elements[p.last_child].next = index;
+    if (p.last_child >= 0) elements[p.last_child].next = index;
     if (p.first_child < 0) p.first_child = index;
     p.last_child = index;
   } else {
     el.prev = doc_->top_level.empty() ? -1 : doc_->top_level.back();
-    if (el.prev >= 0) doc_->elements[el.prev].next = index;
+    if (el.prev >= 0) elements[el.prev].next = index;
     doc_->top_level.push_back(index);
   }
-  doc_->elements.push_back(std::move(el));
   handler_.push_back(index);
 }
 
@@ -661,8 +737,26 @@ bool HtmlParser::Run(std::string* reason) {
     text_start = end;
   };
   size_t i = 0;
+  // A tag name from its first letter (the bytes the states before read are letters) to the
+  // end of its section, then the open tag (state kBeforeAttributeName, i at the byte after
+  // the name) or the close tag (kAfterClosingTagName). False at the end of the input.
+  auto read_open_tag_name = [&]() {
+    uint8_t seen = 0;
+    i = SkipUntil(name_begin, kEndOfTagSection, &seen);
+    if (i == n_) return false;
+    EmitOpenTag(ReadTagName(name_begin, i, (seen & kUpperByte) != 0), tag_lt, i);
+    return true;
+  };
+  auto read_close_tag_name = [&]() {
+    uint8_t seen = 0;
+    i = SkipUntil(section, kEndOfTagSection, &seen);
+    if (i == n_) return false;
+    OnCloseTag(section, i, (seen & kUpperByte) != 0);
+    state = State::kAfterClosingTagName;
+    return true;
+  };
   while (i < n_ && !failed_) {
-    const unsigned char c = static_cast<unsigned char>(s_[i]);
+    unsigned char c = static_cast<unsigned char>(s_[i]);
     const State state_before = state;
     switch (state) {
       case State::kText: {
@@ -718,6 +812,8 @@ bool HtmlParser::Run(std::string* reason) {
           }
           if (sp == kSeqNone) {
             state = State::kInTagName;
+            if (read_open_tag_name()) state = State::kBeforeAttributeName;
+            continue;  // at the byte after the name
           } else {
             special = true;
             seq = sp;
@@ -768,13 +864,15 @@ bool HtmlParser::Run(std::string* reason) {
         continue;  // reconsume
       }
       case State::kInTagName:
-        if (IsEndOfTagSection(c)) {
-          EmitOpenTag(ReadTagName(name_begin, i, false), tag_lt, i);
-          state = State::kBeforeAttributeName;
-          continue;
+        if (read_open_tag_name()) state = State::kBeforeAttributeName;
+        continue;
+      case State::kBeforeAttributeName: {
+        const size_t after = QuotedAttributes(i);
+        if (after != i) {
+          i = after;
+          if (i >= n_) continue;
+          c = static_cast<unsigned char>(s_[i]);
         }
-        break;
-      case State::kBeforeAttributeName:
         if (c == '>') {
           EndOpenTag(i + 1);
           enter_tag_body();
@@ -783,8 +881,14 @@ bool HtmlParser::Run(std::string* reason) {
         } else if (!IsWhite(c)) {
           state = State::kInAttributeName;
           attr_name_b = i;
+          i = SkipUntil(i + 1, kEndOfAttributeName);
+          continue;
+        } else {
+          i = SkipWhite(i + 1);
+          continue;
         }
         break;
+      }
       case State::kInSelfClosingTag:
         if (c == '>') {
           if (InForeign()) {
@@ -807,7 +911,8 @@ bool HtmlParser::Run(std::string* reason) {
           state = State::kAfterAttributeName;
           continue;
         }
-        break;
+        i = SkipUntil(i + 1, kEndOfAttributeName);
+        continue;
       case State::kAfterAttributeName:
         if (c == '=') {
           state = State::kBeforeAttributeValue;
@@ -819,6 +924,9 @@ bool HtmlParser::Run(std::string* reason) {
           OnAttribEnd(attr_name_b, attr_name_e, false, attr_name_e, attr_name_e, attr_name_e);
           state = State::kInAttributeName;
           attr_name_b = i;
+        } else {
+          i = SkipWhite(i + 1);
+          continue;
         }
         break;
       case State::kBeforeAttributeValue:
@@ -831,6 +939,9 @@ bool HtmlParser::Run(std::string* reason) {
         } else if (!IsWhite(c)) {
           value_b = i;
           state = State::kInAttributeValueNq;
+          continue;
+        } else {
+          i = SkipWhite(i + 1);
           continue;
         }
         break;
@@ -853,25 +964,28 @@ bool HtmlParser::Run(std::string* reason) {
           state = State::kBeforeAttributeName;
           continue;
         }
-        break;
+        i = SkipUntil(i + 1, kEndOfUnquotedValue);
+        continue;
       case State::kBeforeClosingTagName:
         if (IsWhite(c)) {
           state = State::kInSpecialComment;
           section = i;
         } else if (c == '>') {
           state = State::kText;
+        } else if (IsAlpha(c)) {
+          section = i;
+          state = State::kInClosingTagName;
+          if (!read_close_tag_name()) continue;
+          if (s_[i] != '>') continue;  // reconsumed in kAfterClosingTagName
+          state = State::kText;
         } else {
-          state = IsAlpha(c) ? State::kInClosingTagName : State::kInSpecialComment;
+          state = State::kInSpecialComment;
           section = i;
         }
         break;
       case State::kInClosingTagName:
-        if (IsEndOfTagSection(c)) {
-          OnCloseTag(section, i);
-          state = State::kAfterClosingTagName;
-          continue;
-        }
-        break;
+        read_close_tag_name();
+        continue;
       case State::kAfterClosingTagName: {
         if (c == '>') {
           state = State::kText;
@@ -1028,6 +1142,7 @@ bool HtmlParser::Run(std::string* reason) {
       (state == State::kInSpecialTag && seq_index == 0) || state == State::kBeforeTagName) {
     emit_text(n_);
   }
+  doc_->attrs.resize(pending_begin_);  // an open tag the input ended in makes no element
   if (failed_) {
     *reason = reason_;
     return false;
@@ -1059,8 +1174,7 @@ size_t KeptDocumentBytes() {
   return kept.texts.capacity() * sizeof(HtmlTextRun) +
          kept.elements.capacity() * sizeof(HtmlElement) + kept.attrs.capacity() * sizeof(HtmlAttr) +
          kept.top_level.capacity() * sizeof(int32_t) + kept.stack.capacity() * sizeof(OpenTag) +
-         kept.foreign.capacity() * sizeof(Foreign) + kept.handler.capacity() * sizeof(int32_t) +
-         kept.pending_attrs.capacity() * sizeof(HtmlAttr);
+         kept.foreign.capacity() * sizeof(Foreign) + kept.handler.capacity() * sizeof(int32_t);
 }
 
 bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
