@@ -769,11 +769,12 @@ bool HtmlParser::Run(std::string* reason) {
         state = State::kBeforeTagName;
         tag_lt = i;
         section = i;
-        break;
+        if (i + 1 == n_) break;
+        // The byte after "<" right away, as the next trip would (the text bookkeeping after
+        // the switch treats kText and kBeforeTagName before alike).
+        c = static_cast<unsigned char>(s_[++i]);
+        [[fallthrough]];
       }
-      case State::kInPlainText:
-        i = n_;
-        continue;
       case State::kBeforeTagName:
         if (c == '!' || c == '?' || IsAlpha(c) || c == '/') emit_text(tag_lt);
         if (c == '!') {
@@ -827,6 +828,9 @@ bool HtmlParser::Run(std::string* reason) {
           continue;  // reconsume as text
         }
         break;
+      case State::kInPlainText:
+        i = n_;
+        continue;
       case State::kSpecialStartSequence: {
         const unsigned char lower = c | 0x20;
         const char* text = SeqText(seq);
@@ -1199,15 +1203,16 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
 bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view lower_name,
                   std::string_view* value) {
   const HtmlElement& el = doc.elements[element];
-  static const AttrOverrides kNone;
-  const AttrOverrides& o = el.overrides >= 0 ? doc.overrides[el.overrides] : kNone;
-  for (const std::string& r : o.removed_attrs) {
-    if (r == lower_name) return false;
-  }
-  for (const auto& kv : o.set_attrs) {
-    if (kv.first == lower_name) {
-      *value = kv.second;
-      return true;
+  if (el.overrides >= 0) {  // the engine's edits (a few elements a page)
+    const AttrOverrides& o = doc.overrides[el.overrides];
+    for (const std::string& r : o.removed_attrs) {
+      if (r == lower_name) return false;
+    }
+    for (const auto& kv : o.set_attrs) {
+      if (kv.first == lower_name) {
+        *value = kv.second;
+        return true;
+      }
     }
   }
   const int32_t source = el.clone_of >= 0 ? el.clone_of : element;
