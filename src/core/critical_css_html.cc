@@ -6,6 +6,7 @@
 // close everything above their match, `</p>` and `</br>` without a start tag, a nested <form>
 // ignored, self-closing tags honoured only inside <svg> / <math>, svg tag names adjusted.
 // Attribute values stay undecoded, as beasties asks. Only elements are kept, with offsets.
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -354,6 +355,16 @@ const TagTables& Tags() {
 
 enum class Foreign : uint8_t { kNone, kSvg, kMath };
 
+// A step of every tag, kept inside the scanner's loop whatever the inliner's budget.
+#if defined(__GNUC__)
+#define SSR_NATIVE_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define SSR_NATIVE_ALWAYS_INLINE inline
+#endif
+
+// Off only in tests (SetHtmlScanShortcuts), which compare the trees built with and without.
+std::atomic<bool> g_shortcuts{true};
+
 struct OpenTag {
   std::string_view name;
   uint8_t id;
@@ -410,7 +421,10 @@ class HtmlParser {
   }
   HtmlParser(const HtmlParser&) = delete;
   HtmlParser& operator=(const HtmlParser&) = delete;
+  // kShortcuts: a template argument rather than a flag read per tag (the tests turn them off).
+  template <bool kShortcuts>
   bool Run(std::string* reason);
+  bool Run(std::string* reason) { return shortcuts_ ? Run<true>(reason) : Run<false>(reason); }
 
  private:
   bool InForeign() const { return foreign_.back() != Foreign::kNone; }
@@ -418,7 +432,7 @@ class HtmlParser {
   // The lowercased (and adjusted) name: a view of the page where it is written in lowercase,
   // of a static table for adjusted names, else of a copy kept by the document.
   // `upper`: the name holds a byte in A-Z (known from the scan that found its end).
-  std::string_view ReadTagName(size_t b, size_t e, bool upper) const {
+  SSR_NATIVE_ALWAYS_INLINE std::string_view ReadTagName(size_t b, size_t e, bool upper) const {
     const std::string_view name(s_.data() + b, e - b);
     if (!upper) return Adjust(name);  // most pages: a view of the page, no string made
     std::string lowered(name);
@@ -519,6 +533,7 @@ class HtmlParser {
   HtmlDocument* doc_;
   KeptStorage* kept_;
   const TagTables& tags_ = Tags();
+  const bool shortcuts_ = g_shortcuts.load(std::memory_order_relaxed);
   std::vector<OpenTag> stack_;  // parser stack, innermost last
   int open_forms_ = 0;
   uint8_t tag_id_ = 0;
@@ -601,7 +616,7 @@ void HtmlParser::OnCloseTag(size_t b, size_t e, bool upper) {
   const std::string_view raw(s_.data() + b, e - b);
   // Most end tags close the innermost open element, written as it was opened: its name as
   // read (lowercase, not adjusted) is the raw name, and the search below would find it on top.
-  if (!upper && !stack_.empty() && SameText(raw, stack_.back().name) &&
+  if (shortcuts_ && !upper && !stack_.empty() && SameText(raw, stack_.back().name) &&
       Adjust(raw).data() == raw.data()) {
     PopElement();
     return;
@@ -704,6 +719,7 @@ void HtmlParser::HandlerOpen(std::string_view name, uint8_t id, size_t tag_begin
   handler_.push_back(index);
 }
 
+template <bool kShortcuts>
 bool HtmlParser::Run(std::string* reason) {
   State state = State::kText;
   size_t section = 0;
@@ -769,7 +785,7 @@ bool HtmlParser::Run(std::string* reason) {
         state = State::kBeforeTagName;
         tag_lt = i;
         section = i;
-        if (i + 1 == n_) break;
+        if (i + 1 == n_ || !kShortcuts) break;
         // The byte after "<" right away, as the next trip would (the text bookkeeping after
         // the switch treats kText and kBeforeTagName before alike).
         c = static_cast<unsigned char>(s_[++i]);
@@ -813,6 +829,7 @@ bool HtmlParser::Run(std::string* reason) {
           }
           if (sp == kSeqNone) {
             state = State::kInTagName;
+            if (!kShortcuts) break;
             if (read_open_tag_name()) state = State::kBeforeAttributeName;
             continue;  // at the byte after the name
           } else {
@@ -871,7 +888,7 @@ bool HtmlParser::Run(std::string* reason) {
         if (read_open_tag_name()) state = State::kBeforeAttributeName;
         continue;
       case State::kBeforeAttributeName: {
-        const size_t after = QuotedAttributes(i);
+        const size_t after = kShortcuts ? QuotedAttributes(i) : i;
         if (after != i) {
           i = after;
           if (i >= n_) continue;
@@ -979,6 +996,7 @@ bool HtmlParser::Run(std::string* reason) {
         } else if (IsAlpha(c)) {
           section = i;
           state = State::kInClosingTagName;
+          if (!kShortcuts) break;
           if (!read_close_tag_name()) continue;
           if (s_[i] != '>') continue;  // reconsumed in kAfterClosingTagName
           state = State::kText;
@@ -1172,6 +1190,8 @@ HtmlDocument::~HtmlDocument() {
   GiveBack(&attrs, &kept.attrs);
   GiveBack(&top_level, &kept.top_level);
 }
+
+void SetHtmlScanShortcuts(bool on) { g_shortcuts.store(on, std::memory_order_relaxed); }
 
 size_t KeptDocumentBytes() {
   const KeptStorage& kept = Kept();

@@ -277,6 +277,11 @@ struct HtmlDocument {
 // per vector, whatever pages it has seen).
 size_t KeptDocumentBytes();
 
+// The scanner's shortcuts (a tag name or an end tag read where its first letter is seen,
+// name="value" attributes read whole, an end tag of the innermost element popped directly) on
+// or off, for tests that check they build the tree the states alone build. On by default.
+void SetHtmlScanShortcuts(bool on);
+
 // Builds the tree as htmlparser2 (decodeEntities: false) + domhandler would. Returns false with
 // a reason when a limit is exceeded.
 bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc, std::string* reason);
