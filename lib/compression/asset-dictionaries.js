@@ -8,10 +8,12 @@
 // Remembered: the files offered (their bytes, which the file cache holds anyway, and their
 // SHA-256, once per file version), at most `maxEntries` and `maxBytes`, oldest out first; a
 // prepared dictionary is made only for a file a request names. Only files this middleware served
-// are ever dictionaries, so a hash a client sends can only pick one of them.
+// are ever dictionaries, so a hash a client sends can only pick one of them. A large file's hash
+// and prepared dictionary are made on libuv's pool: until they are ready, its requests get the
+// usual answer.
 const crypto = require('crypto');
 const dcz = require('./dcz');
-const { DczDictionary } = dcz;
+const { DczDictionary, PREPARE_ON_THREAD_LIMIT } = dcz;
 const { invalidType } = require('../validate');
 const { addSource } = require('../stat-sources');
 
@@ -20,6 +22,8 @@ const HASHED_NAME = /^(.*?[-.])([0-9A-Za-z_]{6,})((?:\.[0-9A-Za-z]+)+)$/;
 const PLAIN_PATH = /^[A-Za-z0-9/_.~-]+$/;
 const AVAILABLE_DICTIONARY_LENGTH = 46;
 const DESTINATIONS = { '.js': 'script', '.mjs': 'script', '.css': 'style' };
+const PENDING = ''; // in `hashes`: the file's hash is being computed
+const subtle = (globalThis.crypto && globalThis.crypto.subtle) || crypto.webcrypto.subtle;
 
 class AssetDictionaries {
   /**
@@ -55,34 +59,67 @@ class AssetDictionaries {
     const slash = pathname.lastIndexOf('/');
     const match = HASHED_NAME.exec(pathname.slice(slash + 1));
     if (match === null || !/[0-9]/.test(match[2]) || !PLAIN_PATH.test(pathname)) return undefined;
-    let hash = this.hashes.get(body);
-    if (hash === undefined) {
-      hash = `:${crypto.createHash('sha256').update(body).digest('base64')}:`;
-      this.hashes.set(body, hash);
-    }
-    if (!this.byHash.has(hash) && body.length <= this.maxBytes) {
-      this.byHash.set(hash, { body, dictionary: null });
-      this.bytes += body.length;
-      for (const [oldest, entry] of this.byHash) {
-        if (this.byHash.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-        this.byHash.delete(oldest);
-        this.bytes -= entry.body.length;
-      }
-    }
+    const hash = this.hashes.get(body);
+    if (hash === undefined) this.hashOf(body);
+    else if (hash !== PENDING) this.remember(hash, body);
     this.counts.offered++;
     const pattern = `${pathname.slice(0, slash + 1)}${match[1]}*${match[3]}`;
     const destination = DESTINATIONS[match[3].slice(match[3].lastIndexOf('.'))];
     return `match="${pattern}"${destination ? `, match-dest=("${destination}")` : ''}`;
   }
 
-  /** The dictionary a request names (dcz accepted), or null. Never throws on hostile headers. */
+  // A file version's SHA-256, once: a small file's now, a large one's on libuv's pool (the file
+  // is a dictionary only for requests that come after it anyway).
+  hashOf(body) {
+    if (body.length <= PREPARE_ON_THREAD_LIMIT) {
+      const hash = `:${crypto.createHash('sha256').update(body).digest('base64')}:`;
+      this.hashes.set(body, hash);
+      this.remember(hash, body);
+      return;
+    }
+    this.hashes.set(body, PENDING);
+    subtle.digest('SHA-256', body).then(
+      (digest) => {
+        const hash = `:${Buffer.from(digest).toString('base64')}:`;
+        this.hashes.set(body, hash);
+        this.remember(hash, body);
+      },
+      () => this.hashes.delete(body),
+    );
+  }
+
+  remember(hash, body) {
+    if (this.byHash.has(hash) || body.length > this.maxBytes) return;
+    this.byHash.set(hash, { body, dictionary: null, preparing: false });
+    this.bytes += body.length;
+    for (const [oldest, entry] of this.byHash) {
+      if (this.byHash.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.byHash.delete(oldest);
+      this.bytes -= entry.body.length;
+    }
+  }
+
+  /**
+   * The dictionary a request names (dcz accepted), or null (also while a large one is being
+   * prepared). Never throws on hostile headers.
+   */
   choose(acceptEncoding, availableDictionary, acceptsDcz) {
     if (typeof availableDictionary !== 'string' || availableDictionary.length !== AVAILABLE_DICTIONARY_LENGTH)
       return null;
     const entry = this.byHash.get(availableDictionary);
     if (entry === undefined || !acceptsDcz(acceptEncoding)) return null;
-    if (entry.dictionary === null)
-      entry.dictionary = new DczDictionary(entry.body, { level: this.level, method: 'asset' });
+    if (entry.dictionary === null && !entry.preparing) {
+      const options = { level: this.level, method: 'asset' };
+      if (entry.body.length <= PREPARE_ON_THREAD_LIMIT) {
+        entry.dictionary = new DczDictionary(entry.body, options);
+      } else {
+        entry.preparing = true;
+        DczDictionary.prepare(entry.body, options, (err, dictionary) => {
+          entry.preparing = false;
+          if (!err) entry.dictionary = dictionary;
+        });
+      }
+    }
     return entry.dictionary;
   }
 

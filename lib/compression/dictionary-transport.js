@@ -119,9 +119,16 @@ class DictionaryTransport {
       if (bytes.length === 0) throw outOfRange('options.dictionary.source', 'at least 1 byte', bytes);
       if (available) this.publish(new DczDictionary(bytes, { level: this.level, method: 'supplied' }));
     } else if (available && options.learn !== false) {
-      this.learner = new DictionaryLearner(learnOptions, (bytes, method) =>
-        this.publish(new DczDictionary(bytes, { level: this.level, method })),
-      );
+      // A learned dictionary (up to maxBytes: 8 MiB) is prepared off the event loop when large;
+      // only the newest build is published, whatever order preparations finish in.
+      let builds = 0;
+      this.learner = new DictionaryLearner(learnOptions, (bytes, method) => {
+        const build = ++builds;
+        DczDictionary.prepare(bytes, { level: this.level, method }, (err, dictionary) => {
+          if (err) this.learner.counts.buildErrors++;
+          else if (build === builds) this.publish(dictionary);
+        });
+      });
     }
     addSource('compression_dictionary', name, (transport) => transport.stats(), {
       owner: this,

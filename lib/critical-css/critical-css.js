@@ -3,8 +3,8 @@
 // what the entry points around it need: stylesheets read through a FileCache, the memo of pages
 // already inlined, the counters (stats(), and ssr-native/metrics as kind `critical_css`), and
 // the two ways of running a page: now (inlineCriticalCss, synchronous) or, for the middlewares,
-// without ever blocking on the disk (a stylesheet not in memory yet is loaded on libuv's pool and
-// the page processed again).
+// without ever blocking on the disk or on a compilation (a stylesheet not in memory yet is loaded,
+// and one with no plan yet compiled, on libuv's pool, and the page processed again).
 //
 // Whatever happens, a page comes back: the engine's own answer, or the page as it was when the
 // engine refuses it or throws (counted as `errors`, never thrown to the caller).
@@ -120,18 +120,43 @@ class CriticalCss {
     const generation = this.cache.generation();
     const { key, output } = this.memo.find(body, generation);
     if (output !== undefined) return output;
-    const { result, missing } = this.source.collect(() => this.run(body));
-    if (missing.length === 0) {
+    const { result, missing, uncompiled } = this.attempt(body);
+    if (missing.length === 0 && uncompiled.length === 0) {
       this.memo.offer(key, body, result, stored, generation);
       return result;
     }
-    return this.source.load(missing).then(() => {
-      this.counts.stylesheetLoads += missing.length;
+    return this.prepare(body, missing, uncompiled).then(() => {
       // anything still not in memory (too large for the cache, gone) is read synchronously, once
       const inlined = this.run(body);
       this.memo.offer(key, body, inlined, stored, generation);
       return inlined;
     });
+  }
+
+  // Runs the page, noting what it needs that is not ready: stylesheets not in memory, and
+  // stylesheets with no plan compiled (the result then lacks their CSS, and is not used: the
+  // engine's page counters are put back, so each page counts once).
+  attempt(body) {
+    const { pages, inlined, skipped } = this.engine.counters;
+    let uncompiled;
+    const { result, missing } = this.source.collect(() => {
+      const run = this.engine.deferCompiles(() => this.run(body));
+      uncompiled = run.uncompiled;
+      return run.result;
+    });
+    if (missing.length > 0 || uncompiled.length > 0) Object.assign(this.engine.counters, { pages, inlined, skipped });
+    return { result, missing, uncompiled };
+  }
+
+  // Loads the missing stylesheets and compiles the plans, both on libuv's pool.
+  async prepare(body, missing, uncompiled) {
+    if (missing.length > 0) {
+      await this.source.load(missing);
+      this.counts.stylesheetLoads += missing.length;
+      // the stylesheets just loaded have no plan yet either
+      uncompiled = uncompiled.concat(this.attempt(body).uncompiled);
+    }
+    await this.engine.compileAll(uncompiled);
   }
 
   run(html) {

@@ -91,6 +91,9 @@ class CriticalCssEngine {
     this.plans = new Map(); // content hash -> { handle, bytes, rules }; insertion order = age
     this.sources = new Map(); // file -> { data, plan } (the last content seen for the file)
     this.files = new Map(); // href -> the file it names, or null (fileFor)
+    this.refused = new Set(); // content hashes of stylesheets the engine cannot compile
+    this.compiling = new Map(); // content hash -> Promise of its compilation on the pool
+    this.uncompiled = null; // while deferring (deferCompiles): [{ key, data }] to compile
     this.counters = { pages: 0, inlined: 0, skipped: 0, compiled: 0, compileErrors: 0, readErrors: 0 };
     this.lastSkipReason = '';
     this.resolve = (href) => this.planFor(href);
@@ -141,25 +144,79 @@ class CriticalCssEngine {
     if (known && known.data === data) return known.plan ? known.plan.handle : null;
     const key = crypto.createHash('sha256').update(data).digest('base64');
     let plan = this.plans.get(key);
-    if (plan === undefined) {
-      const compiled = native.criticalCssCompile(data);
-      if (typeof compiled === 'string') {
-        this.counters.compileErrors++;
-        plan = null;
-      } else {
-        this.counters.compiled++;
-        plan = { handle: compiled[0], bytes: compiled[1], rules: compiled[2] };
-        this.plans.set(key, plan);
-        while (this.plans.size > this.maxPlans) {
-          const oldest = this.plans.keys().next().value;
-          this.plans.delete(oldest);
-          for (const [f, s] of this.sources) if (s.plan && s.plan === this.plans.get(oldest)) this.sources.delete(f);
-        }
-      }
+    if (plan === undefined && this.refused.has(key)) {
+      plan = null;
+    } else if (plan === undefined && this.uncompiled !== null) {
+      // deferring: the caller compiles it on libuv's pool (compileAll) and runs the page again
+      this.uncompiled.push({ key, data });
+      return null;
+    } else if (plan === undefined) {
+      plan = this.addPlan(key, native.criticalCssCompile(data));
     }
     if (this.sources.size >= 4 * this.maxPlans) this.sources.clear();
     this.sources.set(file, { data, plan });
     return plan ? plan.handle : null;
+  }
+
+  // Keeps what criticalCssCompile(Async) answered for the stylesheet of content hash `key`: the
+  // plan, or null (a stylesheet the engine refuses, remembered so it is not compiled again).
+  addPlan(key, compiled) {
+    if (typeof compiled === 'string') {
+      this.counters.compileErrors++;
+      if (this.refused.size >= 4 * this.maxPlans) this.refused.clear();
+      this.refused.add(key);
+      return null;
+    }
+    this.counters.compiled++;
+    const plan = { handle: compiled[0], bytes: compiled[1], rules: compiled[2] };
+    this.plans.set(key, plan);
+    while (this.plans.size > this.maxPlans) {
+      const oldest = this.plans.keys().next().value;
+      this.plans.delete(oldest);
+      for (const [f, s] of this.sources) if (s.plan && s.plan === this.plans.get(oldest)) this.sources.delete(f);
+    }
+    return plan;
+  }
+
+  /**
+   * Runs fn() with the stylesheets that have no plan yet not compiled but noted (their pages come
+   * out without their CSS: the caller compiles them with compileAll and runs the page again).
+   */
+  deferCompiles(fn) {
+    const previous = this.uncompiled;
+    this.uncompiled = [];
+    try {
+      const result = fn();
+      return { result, uncompiled: this.uncompiled };
+    } finally {
+      this.uncompiled = previous;
+    }
+  }
+
+  /**
+   * Compiles the stylesheets deferCompiles noted, on libuv's pool (a large stylesheet takes
+   * milliseconds, which the event loop must not wait for); the same content compiles once,
+   * however many pages ask for it meanwhile. Resolves when every one is kept (or refused).
+   */
+  compileAll(uncompiled) {
+    return Promise.all(
+      uncompiled.map(({ key, data }) => {
+        if (this.plans.has(key) || this.refused.has(key)) return undefined;
+        let pending = this.compiling.get(key);
+        if (pending === undefined) {
+          const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+          pending = new Promise((resolve) => {
+            native.criticalCssCompileAsync(bytes, (err, compiled) => {
+              this.compiling.delete(key);
+              if (!err && !this.plans.has(key)) this.addPlan(key, compiled);
+              resolve();
+            });
+          });
+          this.compiling.set(key, pending);
+        }
+        return pending;
+      }),
+    );
   }
 
   process(html) {

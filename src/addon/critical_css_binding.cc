@@ -3,6 +3,8 @@
 // plan itself is compiled once per stylesheet content.
 //
 //   criticalCssCompile(css: string | Buffer) -> [plan: External, bytes, rules] | string error
+//   criticalCssCompileAsync(css: Buffer, callback(null, [plan, bytes, rules] | string error))
+//       the same, compiled on libuv's pool (a large stylesheet takes milliseconds)
 //   criticalCssLinks(html: string | Buffer) -> Array<string | null> | { skipped: reason }
 //       one entry per link[rel=stylesheet]: its href when beasties would fetch it, else null
 //   criticalCssInline(html, plans, flags) -> string | Buffer | { skipped: reason }
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "bytes.h"
+#include "safe_worker.h"
 #include "ssr_native/critical_css.h"
 #include "ssr_native/latin1_utf8.h"
 
@@ -35,11 +38,8 @@ Napi::Value Skipped(Napi::Env env, const std::string& reason) {
   return o;
 }
 
-Napi::Value Compile(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::string scratch;
-  const ByteView bytes = BytesOf(info[0], &scratch, "css");
-  css::CompileResult result = css::CompilePlan(ViewOf(bytes));
+// [plan: External, bytes, rules] for a compiled plan, or its error as a string.
+Napi::Value CompiledValue(Napi::Env env, css::CompileResult result) {
   if (!result.plan) return Napi::String::New(env, result.error);
   auto* handle = new PlanHandle(std::move(result.plan));
   Napi::External<PlanHandle> external =
@@ -49,6 +49,44 @@ Napi::Value Compile(const Napi::CallbackInfo& info) {
   out.Set(1u, Napi::Number::New(env, static_cast<double>(css::PlanMemoryBytes(**handle))));
   out.Set(2u, Napi::Number::New(env, static_cast<double>(css::PlanRuleCount(**handle))));
   return out;
+}
+
+Napi::Value Compile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string scratch;
+  const ByteView bytes = BytesOf(info[0], &scratch, "css");
+  return CompiledValue(env, css::CompilePlan(ViewOf(bytes)));
+}
+
+class CompileWorker : public SafeWorker {
+ public:
+  CompileWorker(Napi::Function callback, std::string css)
+      : SafeWorker(callback, "ssr-native:critical-css-compile"), css_(std::move(css)) {}
+
+  void Execute() override { result_ = css::CompilePlan(css_); }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Callback().Call({env.Null(), CompiledValue(env, std::move(result_))});
+  }
+
+ private:
+  std::string css_;  // a copy: the caller's buffer may be collected while this runs
+  css::CompileResult result_;
+};
+
+Napi::Value CompileAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ByteView bytes;
+  if (!ViewOfArrayBufferView(env, info[0], &bytes)) {
+    throw Napi::TypeError::New(env, "css must be a Buffer or TypedArray");
+  }
+  if (!info[1].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
+  auto* worker =
+      new CompileWorker(info[1].As<Napi::Function>(),
+                        std::string(reinterpret_cast<const char*>(bytes.data), bytes.size));
+  worker->Queue();
+  return env.Undefined();
 }
 
 Napi::Value Links(const Napi::CallbackInfo& info) {
@@ -124,6 +162,8 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
 
 void InitCriticalCss(Napi::Env env, Napi::Object exports) {
   exports.Set("criticalCssCompile", Napi::Function::New(env, Compile, "criticalCssCompile"));
+  exports.Set("criticalCssCompileAsync",
+              Napi::Function::New(env, CompileAsync, "criticalCssCompileAsync"));
   exports.Set("criticalCssLinks", Napi::Function::New(env, Links, "criticalCssLinks"));
   exports.Set("criticalCssInline", Napi::Function::New(env, Inline, "criticalCssInline"));
 }

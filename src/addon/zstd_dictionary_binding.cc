@@ -1,6 +1,7 @@
-// Zstandard dictionaries for JavaScript (lib/compression/dcz.js): training and large encodings run
-// on libuv's pool (AsyncWorker); an encoder crosses as an External that owns its prepared
-// dictionary, freed when V8 collects the External and no encoding in flight still holds it.
+// Zstandard dictionaries for JavaScript (lib/compression/dcz.js): training, large encodings and
+// the preparation of large dictionaries run on libuv's pool (AsyncWorker); an encoder crosses as
+// an External that owns its prepared dictionary, freed when V8 collects the External and no
+// encoding in flight still holds it.
 #include "zstd_dictionary_binding.h"
 
 #include <memory>
@@ -186,8 +187,13 @@ Napi::Value Choose(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// zstdDictionaryEncoder(dictionary, level) -> External
-Napi::Value CreateEncoder(const Napi::CallbackInfo& info) {
+// The dictionary and level of zstdDictionaryEncoder(Async), checked.
+struct EncoderArgs {
+  ByteView dictionary;
+  int level;
+};
+
+EncoderArgs RequireEncoderArgs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ByteView dictionary = RequireBytes(info[0], "dictionary");
   if (dictionary.size == 0 || dictionary.size > kMaxDictionaryCapacity) {
@@ -196,13 +202,64 @@ Napi::Value CreateEncoder(const Napi::CallbackInfo& info) {
   if (!info[1].IsNumber()) throw Napi::TypeError::New(env, "level must be a number");
   const int level = info[1].As<Napi::Number>().Int32Value();
   if (level < 1 || level > 19) throw Napi::RangeError::New(env, "level must be 1 to 19");
-  std::string error;
-  std::unique_ptr<ZstdDictionaryEncoder> encoder =
-      ZstdDictionaryEncoder::Create(dictionary.data, dictionary.size, level, &error);
-  if (!encoder) throw Napi::Error::New(env, error);
+  return {dictionary, level};
+}
+
+Napi::Value EncoderExternal(Napi::Env env, std::unique_ptr<ZstdDictionaryEncoder> encoder) {
   return Napi::External<EncoderHandle>::New(
       env, new EncoderHandle(std::move(encoder)),
       [](Napi::Env, EncoderHandle* handle) { delete handle; });
+}
+
+// zstdDictionaryEncoder(dictionary, level) -> External
+Napi::Value CreateEncoder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const EncoderArgs args = RequireEncoderArgs(info);
+  std::string error;
+  std::unique_ptr<ZstdDictionaryEncoder> encoder =
+      ZstdDictionaryEncoder::Create(args.dictionary.data, args.dictionary.size, args.level, &error);
+  if (!encoder) throw Napi::Error::New(env, error);
+  return EncoderExternal(env, std::move(encoder));
+}
+
+// Preparing a dictionary (ZSTD_createCDict) takes time in proportion to its size: a large one is
+// prepared here, off the JavaScript thread.
+class CreateEncoderWorker : public SafeWorker {
+ public:
+  CreateEncoderWorker(Napi::Function callback, std::string dictionary, int level)
+      : SafeWorker(callback, "ssr-native:zstd-dictionary-prepare"),
+        dictionary_(std::move(dictionary)),
+        level_(level) {}
+
+  void Execute() override {
+    std::string error;
+    encoder_ = ZstdDictionaryEncoder::Create(reinterpret_cast<const uint8_t*>(dictionary_.data()),
+                                             dictionary_.size(), level_, &error);
+    if (!encoder_) SetError(error);
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Callback().Call({env.Null(), EncoderExternal(env, std::move(encoder_))});
+  }
+
+ private:
+  std::string dictionary_;  // a copy: the caller's buffer may be collected while this runs
+  int level_;
+  std::unique_ptr<ZstdDictionaryEncoder> encoder_;
+};
+
+// zstdDictionaryEncoderAsync(dictionary, level, callback(err, External)) on the pool
+Napi::Value CreateEncoderAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const EncoderArgs args = RequireEncoderArgs(info);
+  if (!info[2].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
+  auto* worker = new CreateEncoderWorker(
+      info[2].As<Napi::Function>(),
+      std::string(reinterpret_cast<const char*>(args.dictionary.data), args.dictionary.size),
+      args.level);
+  worker->Queue();
+  return env.Undefined();
 }
 
 // dczEncode(encoder, hash, body) -> Buffer, on this thread
@@ -301,6 +358,8 @@ void InitZstdDictionary(Napi::Env env, Napi::Object exports) {
   exports.Set("zstdChooseDictionary", Napi::Function::New(env, Choose, "zstdChooseDictionary"));
   exports.Set("zstdDictionaryEncoder",
               Napi::Function::New(env, CreateEncoder, "zstdDictionaryEncoder"));
+  exports.Set("zstdDictionaryEncoderAsync",
+              Napi::Function::New(env, CreateEncoderAsync, "zstdDictionaryEncoderAsync"));
   exports.Set("dczEncode", Napi::Function::New(env, Encode, "dczEncode"));
   exports.Set("dczEncodeAsync", Napi::Function::New(env, EncodeAsync, "dczEncodeAsync"));
   exports.Set("dczDecode", Napi::Function::New(env, Decode, "dczDecode"));
