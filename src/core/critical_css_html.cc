@@ -6,8 +6,10 @@
 // close everything above their match, `</p>` and `</br>` without a start tag, a nested <form>
 // ignored, self-closing tags honoured only inside <svg> / <math>, svg tag names adjusted.
 // Attribute values stay undecoded, as beasties asks. Only elements are kept, with offsets.
+#include <atomic>
 #include <cstring>
-#include <unordered_map>
+#include <string>
+#include <vector>
 
 #include "critical_css_internal.h"
 
@@ -20,6 +22,35 @@ bool IsWhite(unsigned char c) {
 }
 bool IsEndOfTagSection(unsigned char c) { return c == '/' || c == '>' || IsWhite(c); }
 bool IsAlpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// Byte classes of the tokenizer's runs (tag and attribute names, whitespace, unquoted values),
+// so a run is skipped by a table lookup a byte instead of a trip through the state switch.
+enum ByteClass : uint8_t {
+  kWhiteByte = 1,   // ' ' \n \t \f \r
+  kSlashByte = 2,   // '/'
+  kGtByte = 4,      // '>'
+  kEqByte = 8,      // '='
+  kUpperByte = 16,  // 'A'-'Z'
+  kEndOfTagSection = kWhiteByte | kSlashByte | kGtByte,
+  kEndOfAttributeName = kEndOfTagSection | kEqByte,
+  kEndOfUnquotedValue = kWhiteByte | kGtByte,
+};
+
+struct ByteClasses {
+  uint8_t of[256] = {};
+  ByteClasses() {
+    for (int c = 0; c < 256; ++c) {
+      uint8_t f = 0;
+      if (IsWhite(static_cast<unsigned char>(c))) f |= kWhiteByte;
+      if (c == '/') f |= kSlashByte;
+      if (c == '>') f |= kGtByte;
+      if (c == '=') f |= kEqByte;
+      if (c >= 'A' && c <= 'Z') f |= kUpperByte;
+      of[c] = f;
+    }
+  }
+};
+const ByteClasses kByteClasses;
 
 enum class State : uint8_t {
   kText,
@@ -324,28 +355,85 @@ const TagTables& Tags() {
 
 enum class Foreign : uint8_t { kNone, kSvg, kMath };
 
+// A step of every tag, kept inside the scanner's loop whatever the inliner's budget.
+#if defined(__GNUC__)
+#define SSR_NATIVE_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define SSR_NATIVE_ALWAYS_INLINE inline
+#endif
+
+// Off only in tests (SetHtmlScanShortcuts), which compare the trees built with and without.
+std::atomic<bool> g_shortcuts{true};
+
+struct OpenTag {
+  std::string_view name;
+  uint8_t id;
+};
+
+// What a thread keeps from one page to the next: the last document's and parser's storage,
+// emptied. A document takes it when made and gives it back when destroyed (a page inlined
+// while another is alive on the same thread, through a resolver calling back into the
+// engine, finds it taken and grows its own).
+struct KeptStorage {
+  std::vector<HtmlTextRun> texts;
+  std::vector<HtmlElement> elements;
+  std::vector<HtmlAttr> attrs;
+  std::vector<int32_t> top_level;
+  std::vector<OpenTag> stack;
+  std::vector<Foreign> foreign;
+  std::vector<int32_t> handler;
+};
+
+// A vector grown beyond this by a large page is freed with its document instead of kept, so
+// that one huge page does not pin its memory for the thread's life.
+constexpr size_t kMaxKeptBytes = size_t{1} << 20;
+
+KeptStorage& Kept() {
+  thread_local KeptStorage kept;
+  return kept;
+}
+
+template <typename T>
+void GiveBack(std::vector<T>* mine, std::vector<T>* kept) {
+  if (mine->capacity() * sizeof(T) > kMaxKeptBytes || mine->capacity() <= kept->capacity()) {
+    return;  // freed with its owner
+  }
+  mine->clear();
+  mine->swap(*kept);
+}
+
 class HtmlParser {
  public:
   HtmlParser(std::string_view src, const Limits& limits, HtmlDocument* doc)
-      : s_(src), n_(src.size()), limits_(limits), doc_(doc) {
+      : s_(src), n_(src.size()), limits_(limits), doc_(doc), kept_(&Kept()) {
+    stack_.swap(kept_->stack);
+    foreign_.swap(kept_->foreign);
+    handler_.swap(kept_->handler);
+    stack_.clear();
+    foreign_.clear();
+    handler_.clear();
     foreign_.push_back(Foreign::kNone);
   }
+  ~HtmlParser() {
+    GiveBack(&stack_, &kept_->stack);
+    GiveBack(&foreign_, &kept_->foreign);
+    GiveBack(&handler_, &kept_->handler);
+  }
+  HtmlParser(const HtmlParser&) = delete;
+  HtmlParser& operator=(const HtmlParser&) = delete;
+  // kShortcuts: a template argument rather than a flag read per tag (the tests turn them off).
+  template <bool kShortcuts>
   bool Run(std::string* reason);
+  bool Run(std::string* reason) { return shortcuts_ ? Run<true>(reason) : Run<false>(reason); }
 
  private:
   bool InForeign() const { return foreign_.back() != Foreign::kNone; }
 
   // The lowercased (and adjusted) name: a view of the page where it is written in lowercase,
   // of a static table for adjusted names, else of a copy kept by the document.
-  std::string_view ReadTagName(size_t b, size_t e, bool /*closing*/) const {
+  // `upper`: the name holds a byte in A-Z (known from the scan that found its end).
+  SSR_NATIVE_ALWAYS_INLINE std::string_view ReadTagName(size_t b, size_t e, bool upper) const {
     const std::string_view name(s_.data() + b, e - b);
-    bool upper = false;
-    for (char c : name) {
-      if (c >= 'A' && c <= 'Z') {  // names are short: a plain loop that stops at the first
-        upper = true;
-        break;
-      }
-    }
     if (!upper) return Adjust(name);  // most pages: a view of the page, no string made
     std::string lowered(name);
     for (char& c : lowered) {
@@ -367,7 +455,7 @@ class HtmlParser {
     if (foreign_.size() > 1) {
       for (const auto& a : kSvgAdjust) {
         if (name == a[0]) {
-          for (const Open& open : stack_) {
+          for (const OpenTag& open : stack_) {
             if (open.name == a[1]) return a[1];
           }
         }
@@ -380,7 +468,51 @@ class HtmlParser {
   // Parser callbacks.
   void EmitOpenTag(std::string_view name, size_t tag_begin, size_t name_end);
   void EndOpenTag(size_t tag_end);
-  void OnCloseTag(size_t b, size_t e);
+  void OnCloseTag(size_t b, size_t e, bool upper);
+  // The first index from i on whose byte is in one of `stop`'s classes (n_ when none), and
+  // the classes of the bytes skipped.
+  size_t SkipUntil(size_t i, uint8_t stop, uint8_t* seen) const {
+    uint8_t acc = 0;
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s_.data());
+    for (; i < n_; ++i) {
+      const uint8_t f = kByteClasses.of[p[i]];
+      if (f & stop) break;
+      acc |= f;
+    }
+    *seen = acc;
+    return i;
+  }
+  size_t SkipUntil(size_t i, uint8_t stop) const {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s_.data());
+    while (i < n_ && !(kByteClasses.of[p[i]] & stop)) ++i;
+    return i;
+  }
+  // From i in kBeforeAttributeName: the attributes written `name="value"` or `name='value'`
+  // (most tags), each reported as the states would report it, and whitespace between them.
+  // Returns where the state machine resumes, still in kBeforeAttributeName: the first byte
+  // that is not part of such an attribute.
+  size_t QuotedAttributes(size_t i) {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s_.data());
+    while (!failed_) {
+      const size_t name_b = SkipWhite(i);
+      if (name_b >= n_ || p[name_b] == '>' || p[name_b] == '/') return name_b;
+      const size_t name_e = SkipUntil(name_b + 1, kEndOfAttributeName);
+      if (name_e + 2 >= n_ || p[name_e] != '=') return name_b;
+      const unsigned char q = p[name_e + 1];
+      if (q != '"' && q != '\'') return name_b;
+      const void* close = std::memchr(p + name_e + 2, q, n_ - name_e - 2);
+      if (close == nullptr) return name_b;
+      const size_t value_e = static_cast<size_t>(static_cast<const unsigned char*>(close) - p);
+      OnAttribEnd(name_b, name_e, true, name_e + 2, value_e, value_e + 1);
+      i = value_e + 1;
+    }
+    return i;
+  }
+  size_t SkipWhite(size_t i) const {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(s_.data());
+    while (i < n_ && (kByteClasses.of[p[i]] & kWhiteByte)) ++i;
+    return i;
+  }
   void PopElement();
   void CloseCurrentTag(size_t at);
   void OnAttribEnd(size_t name_b, size_t name_e, bool has_value, size_t vb, size_t ve, size_t end);
@@ -399,11 +531,10 @@ class HtmlParser {
   size_t n_;
   const Limits& limits_;
   HtmlDocument* doc_;
-  struct Open {
-    std::string_view name;
-    uint8_t id;
-  };
-  std::vector<Open> stack_;  // parser stack, innermost last
+  KeptStorage* kept_;
+  const TagTables& tags_ = Tags();
+  const bool shortcuts_ = g_shortcuts.load(std::memory_order_relaxed);
+  std::vector<OpenTag> stack_;  // parser stack, innermost last
   int open_forms_ = 0;
   uint8_t tag_id_ = 0;
   std::vector<Foreign> foreign_;
@@ -412,20 +543,22 @@ class HtmlParser {
   std::string_view tagname_;
   bool have_attribs_ = false;
   size_t open_tag_begin_ = 0, open_name_end_ = 0, open_attrs_end_ = 0;
-  std::vector<HtmlAttr> pending_attrs_;
+  // The open tag's attributes are appended to the document's as they are read: those from
+  // pending_begin_ on belong to the element HandlerOpen makes next.
+  size_t pending_begin_ = 0;
   bool failed_ = false;
   std::string reason_;
 };
 
 void HtmlParser::EmitOpenTag(std::string_view name, size_t tag_begin, size_t name_end) {
-  const TagTables& tags = Tags();
+  const TagTables& tags = tags_;
   const uint8_t id = tags.Id(name);
   tagname_ = name;
   tag_id_ = id;
   open_tag_begin_ = tag_begin;
   open_name_end_ = name_end;
   open_attrs_end_ = name_end;
-  pending_attrs_.clear();
+  pending_begin_ = doc_->attrs.size();
   if (id != 0 && id == tags.form && open_forms_ > 0) {
     tagname_ = std::string_view();
     tag_id_ = 0;
@@ -437,7 +570,7 @@ void HtmlParser::EmitOpenTag(std::string_view name, size_t tag_begin, size_t nam
     while (!stack_.empty() && TagTables::Has(closes, stack_.back().id)) PopElement();
   }
   if (!TagTables::Has(tags.void_mask, id)) {
-    stack_.push_back(Open{tagname_, id});
+    stack_.push_back(OpenTag{tagname_, id});
     if (id == tags.form) ++open_forms_;
     if (id == tags.svg) {
       foreign_.push_back(Foreign::kSvg);
@@ -455,13 +588,13 @@ void HtmlParser::EndOpenTag(size_t tag_end) {
     HandlerOpen(tagname_, tag_id_, open_tag_begin_, open_name_end_, open_attrs_end_, tag_end, true);
     have_attribs_ = false;
   }
-  if (tag_id_ != 0 && TagTables::Has(Tags().void_mask, tag_id_)) HandlerClose(tag_end);
+  if (tag_id_ != 0 && TagTables::Has(tags_.void_mask, tag_id_)) HandlerClose(tag_end);
   tagname_ = std::string_view();
   tag_id_ = 0;
 }
 
 void HtmlParser::PopElement() {
-  const TagTables& tags = Tags();
+  const TagTables& tags = tags_;
   const uint8_t id = stack_.back().id;
   stack_.pop_back();
   if (id == tags.form) --open_forms_;
@@ -478,9 +611,17 @@ void HtmlParser::CloseCurrentTag(size_t at) {
   if (!stack_.empty() && stack_.back().name == name) PopElement();
 }
 
-void HtmlParser::OnCloseTag(size_t b, size_t e) {
-  const TagTables& tags = Tags();
-  const std::string_view name = ReadTagName(b, e, true);
+void HtmlParser::OnCloseTag(size_t b, size_t e, bool upper) {
+  const TagTables& tags = tags_;
+  const std::string_view raw(s_.data() + b, e - b);
+  // Most end tags close the innermost open element, written as it was opened: its name as
+  // read (lowercase, not adjusted) is the raw name, and the search below would find it on top.
+  if (shortcuts_ && !upper && !stack_.empty() && SameText(raw, stack_.back().name) &&
+      Adjust(raw).data() == raw.data()) {
+    PopElement();
+    return;
+  }
+  const std::string_view name = ReadTagName(b, e, upper);
   const uint8_t id = tags.Id(name);
   if (!TagTables::Has(tags.void_mask, id)) {
     size_t pos = stack_.size();
@@ -509,7 +650,9 @@ void HtmlParser::OnAttribEnd(size_t nb, size_t ne, bool has_value, size_t vb, si
   open_attrs_end_ = end;
   if (!have_attribs_) return;
   // First occurrence wins (names compared lowercased).
-  for (const HtmlAttr& a : pending_attrs_) {
+  std::vector<HtmlAttr>& attrs = doc_->attrs;
+  for (size_t k = pending_begin_; k < attrs.size(); ++k) {
+    const HtmlAttr& a = attrs[k];
     if (a.name_end - a.name_begin != ne - nb) continue;
     bool same = true;
     for (size_t i = 0; i < ne - nb; ++i) {
@@ -523,19 +666,18 @@ void HtmlParser::OnAttribEnd(size_t nb, size_t ne, bool has_value, size_t vb, si
     }
     if (same) return;
   }
-  if (pending_attrs_.size() >= limits_.max_attributes) {
+  if (attrs.size() - pending_begin_ >= limits_.max_attributes) {
     failed_ = true;
     reason_ = "too many attributes on one element";
     return;
   }
-  HtmlAttr a;
+  HtmlAttr& a = attrs.emplace_back();
   a.name_begin = static_cast<uint32_t>(nb);
   a.name_end = static_cast<uint32_t>(ne);
   a.has_value = has_value;
   a.value_begin = static_cast<uint32_t>(vb);
   a.value_end = static_cast<uint32_t>(ve);
   a.end = static_cast<uint32_t>(end);
-  pending_attrs_.push_back(a);
 }
 
 void HtmlParser::HandlerOpen(std::string_view name, uint8_t id, size_t tag_begin, size_t name_end,
@@ -545,37 +687,39 @@ void HtmlParser::HandlerOpen(std::string_view name, uint8_t id, size_t tag_begin
     reason_ = "elements nested too deep";
     return;
   }
-  HtmlElement el;
+  std::vector<HtmlElement>& elements = doc_->elements;
+  const int32_t index = static_cast<int32_t>(elements.size());
+  HtmlElement& el = elements.emplace_back();  // references into elements are taken after it
   el.name = name;
   el.tag_id = id;
   el.tag_begin = static_cast<uint32_t>(tag_begin);
   el.name_end = static_cast<uint32_t>(name_end);
   el.attrs_end = static_cast<uint32_t>(attrs_end);
   el.tag_end = static_cast<uint32_t>(tag_end);
-  el.attr_begin = static_cast<uint32_t>(doc_->attrs.size());
+  el.attr_begin = static_cast<uint32_t>(pending_begin_);
   if (with_attrs) {
-    el.attr_count = static_cast<uint32_t>(pending_attrs_.size());
-    doc_->attrs.insert(doc_->attrs.end(), pending_attrs_.begin(), pending_attrs_.end());
+    el.attr_count = static_cast<uint32_t>(doc_->attrs.size() - pending_begin_);
+  } else {
+    doc_->attrs.resize(pending_begin_);
   }
-  pending_attrs_.clear();
-  const int32_t index = static_cast<int32_t>(doc_->elements.size());
+  pending_begin_ = doc_->attrs.size();
   const int32_t parent = handler_.empty() ? -1 : handler_.back();
   el.parent = parent;
   if (parent >= 0) {
-    HtmlElement& p = doc_->elements[parent];
+    HtmlElement& p = elements[parent];
     el.prev = p.last_child;
-    if (p.last_child >= 0) doc_->elements[p.last_child].next = index;
+    if (p.last_child >= 0) elements[p.last_child].next = index;
     if (p.first_child < 0) p.first_child = index;
     p.last_child = index;
   } else {
     el.prev = doc_->top_level.empty() ? -1 : doc_->top_level.back();
-    if (el.prev >= 0) doc_->elements[el.prev].next = index;
+    if (el.prev >= 0) elements[el.prev].next = index;
     doc_->top_level.push_back(index);
   }
-  doc_->elements.push_back(std::move(el));
   handler_.push_back(index);
 }
 
+template <bool kShortcuts>
 bool HtmlParser::Run(std::string* reason) {
   State state = State::kText;
   size_t section = 0;
@@ -609,8 +753,26 @@ bool HtmlParser::Run(std::string* reason) {
     text_start = end;
   };
   size_t i = 0;
+  // A tag name from its first letter (the bytes the states before read are letters) to the
+  // end of its section, then the open tag (state kBeforeAttributeName, i at the byte after
+  // the name) or the close tag (kAfterClosingTagName). False at the end of the input.
+  auto read_open_tag_name = [&]() {
+    uint8_t seen = 0;
+    i = SkipUntil(name_begin, kEndOfTagSection, &seen);
+    if (i == n_) return false;
+    EmitOpenTag(ReadTagName(name_begin, i, (seen & kUpperByte) != 0), tag_lt, i);
+    return true;
+  };
+  auto read_close_tag_name = [&]() {
+    uint8_t seen = 0;
+    i = SkipUntil(section, kEndOfTagSection, &seen);
+    if (i == n_) return false;
+    OnCloseTag(section, i, (seen & kUpperByte) != 0);
+    state = State::kAfterClosingTagName;
+    return true;
+  };
   while (i < n_ && !failed_) {
-    const unsigned char c = static_cast<unsigned char>(s_[i]);
+    unsigned char c = static_cast<unsigned char>(s_[i]);
     const State state_before = state;
     switch (state) {
       case State::kText: {
@@ -623,11 +785,12 @@ bool HtmlParser::Run(std::string* reason) {
         state = State::kBeforeTagName;
         tag_lt = i;
         section = i;
-        break;
+        if (i + 1 == n_ || !kShortcuts) break;
+        // The byte after "<" right away, as the next trip would (the text bookkeeping after
+        // the switch treats kText and kBeforeTagName before alike).
+        c = static_cast<unsigned char>(s_[++i]);
+        [[fallthrough]];
       }
-      case State::kInPlainText:
-        i = n_;
-        continue;
       case State::kBeforeTagName:
         if (c == '!' || c == '?' || IsAlpha(c) || c == '/') emit_text(tag_lt);
         if (c == '!') {
@@ -666,6 +829,9 @@ bool HtmlParser::Run(std::string* reason) {
           }
           if (sp == kSeqNone) {
             state = State::kInTagName;
+            if (!kShortcuts) break;
+            if (read_open_tag_name()) state = State::kBeforeAttributeName;
+            continue;  // at the byte after the name
           } else {
             special = true;
             seq = sp;
@@ -679,6 +845,9 @@ bool HtmlParser::Run(std::string* reason) {
           continue;  // reconsume as text
         }
         break;
+      case State::kInPlainText:
+        i = n_;
+        continue;
       case State::kSpecialStartSequence: {
         const unsigned char lower = c | 0x20;
         const char* text = SeqText(seq);
@@ -716,13 +885,15 @@ bool HtmlParser::Run(std::string* reason) {
         continue;  // reconsume
       }
       case State::kInTagName:
-        if (IsEndOfTagSection(c)) {
-          EmitOpenTag(ReadTagName(name_begin, i, false), tag_lt, i);
-          state = State::kBeforeAttributeName;
-          continue;
+        if (read_open_tag_name()) state = State::kBeforeAttributeName;
+        continue;
+      case State::kBeforeAttributeName: {
+        const size_t after = kShortcuts ? QuotedAttributes(i) : i;
+        if (after != i) {
+          i = after;
+          if (i >= n_) continue;
+          c = static_cast<unsigned char>(s_[i]);
         }
-        break;
-      case State::kBeforeAttributeName:
         if (c == '>') {
           EndOpenTag(i + 1);
           enter_tag_body();
@@ -731,8 +902,14 @@ bool HtmlParser::Run(std::string* reason) {
         } else if (!IsWhite(c)) {
           state = State::kInAttributeName;
           attr_name_b = i;
+          i = SkipUntil(i + 1, kEndOfAttributeName);
+          continue;
+        } else {
+          i = SkipWhite(i + 1);
+          continue;
         }
         break;
+      }
       case State::kInSelfClosingTag:
         if (c == '>') {
           if (InForeign()) {
@@ -755,7 +932,8 @@ bool HtmlParser::Run(std::string* reason) {
           state = State::kAfterAttributeName;
           continue;
         }
-        break;
+        i = SkipUntil(i + 1, kEndOfAttributeName);
+        continue;
       case State::kAfterAttributeName:
         if (c == '=') {
           state = State::kBeforeAttributeValue;
@@ -767,6 +945,9 @@ bool HtmlParser::Run(std::string* reason) {
           OnAttribEnd(attr_name_b, attr_name_e, false, attr_name_e, attr_name_e, attr_name_e);
           state = State::kInAttributeName;
           attr_name_b = i;
+        } else {
+          i = SkipWhite(i + 1);
+          continue;
         }
         break;
       case State::kBeforeAttributeValue:
@@ -779,6 +960,9 @@ bool HtmlParser::Run(std::string* reason) {
         } else if (!IsWhite(c)) {
           value_b = i;
           state = State::kInAttributeValueNq;
+          continue;
+        } else {
+          i = SkipWhite(i + 1);
           continue;
         }
         break;
@@ -801,25 +985,29 @@ bool HtmlParser::Run(std::string* reason) {
           state = State::kBeforeAttributeName;
           continue;
         }
-        break;
+        i = SkipUntil(i + 1, kEndOfUnquotedValue);
+        continue;
       case State::kBeforeClosingTagName:
         if (IsWhite(c)) {
           state = State::kInSpecialComment;
           section = i;
         } else if (c == '>') {
           state = State::kText;
+        } else if (IsAlpha(c)) {
+          section = i;
+          state = State::kInClosingTagName;
+          if (!kShortcuts) break;
+          if (!read_close_tag_name()) continue;
+          if (s_[i] != '>') continue;  // reconsumed in kAfterClosingTagName
+          state = State::kText;
         } else {
-          state = IsAlpha(c) ? State::kInClosingTagName : State::kInSpecialComment;
+          state = State::kInSpecialComment;
           section = i;
         }
         break;
       case State::kInClosingTagName:
-        if (IsEndOfTagSection(c)) {
-          OnCloseTag(section, i);
-          state = State::kAfterClosingTagName;
-          continue;
-        }
-        break;
+        read_close_tag_name();
+        continue;
       case State::kAfterClosingTagName: {
         if (c == '>') {
           state = State::kText;
@@ -976,6 +1164,7 @@ bool HtmlParser::Run(std::string* reason) {
       (state == State::kInSpecialTag && seq_index == 0) || state == State::kBeforeTagName) {
     emit_text(n_);
   }
+  doc_->attrs.resize(pending_begin_);  // an open tag the input ended in makes no element
   if (failed_) {
     *reason = reason_;
     return false;
@@ -985,6 +1174,32 @@ bool HtmlParser::Run(std::string* reason) {
 }
 
 }  // namespace
+
+HtmlDocument::HtmlDocument() {
+  KeptStorage& kept = Kept();
+  texts.swap(kept.texts);
+  elements.swap(kept.elements);
+  attrs.swap(kept.attrs);
+  top_level.swap(kept.top_level);
+}
+
+HtmlDocument::~HtmlDocument() {
+  KeptStorage& kept = Kept();
+  GiveBack(&texts, &kept.texts);
+  GiveBack(&elements, &kept.elements);
+  GiveBack(&attrs, &kept.attrs);
+  GiveBack(&top_level, &kept.top_level);
+}
+
+void SetHtmlScanShortcuts(bool on) { g_shortcuts.store(on, std::memory_order_relaxed); }
+
+size_t KeptDocumentBytes() {
+  const KeptStorage& kept = Kept();
+  return kept.texts.capacity() * sizeof(HtmlTextRun) +
+         kept.elements.capacity() * sizeof(HtmlElement) + kept.attrs.capacity() * sizeof(HtmlAttr) +
+         kept.top_level.capacity() * sizeof(int32_t) + kept.stack.capacity() * sizeof(OpenTag) +
+         kept.foreign.capacity() * sizeof(Foreign) + kept.handler.capacity() * sizeof(int32_t);
+}
 
 bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
                std::string* reason) {
@@ -1008,15 +1223,16 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
 bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view lower_name,
                   std::string_view* value) {
   const HtmlElement& el = doc.elements[element];
-  static const AttrOverrides kNone;
-  const AttrOverrides& o = el.overrides >= 0 ? doc.overrides[el.overrides] : kNone;
-  for (const std::string& r : o.removed_attrs) {
-    if (r == lower_name) return false;
-  }
-  for (const auto& kv : o.set_attrs) {
-    if (kv.first == lower_name) {
-      *value = kv.second;
-      return true;
+  if (el.overrides >= 0) {  // the engine's edits (a few elements a page)
+    const AttrOverrides& o = doc.overrides[el.overrides];
+    for (const std::string& r : o.removed_attrs) {
+      if (r == lower_name) return false;
+    }
+    for (const auto& kv : o.set_attrs) {
+      if (kv.first == lower_name) {
+        *value = kv.second;
+        return true;
+      }
     }
   }
   const int32_t source = el.clone_of >= 0 ? el.clone_of : element;

@@ -253,7 +253,16 @@ struct HtmlTextRun {
   int32_t parent = -1;
 };
 
+// Per page, the document's storage comes from the thread's previous document (taken at
+// construction, given back at destruction, see critical_css_html.cc): a server renders page
+// after page, and growing fresh vectors for each costs allocations, reallocation copies and
+// fresh pages faulted in. Storage beyond a cap is freed instead of kept.
 struct HtmlDocument {
+  HtmlDocument();
+  ~HtmlDocument();
+  HtmlDocument(const HtmlDocument&) = delete;
+  HtmlDocument& operator=(const HtmlDocument&) = delete;
+
   std::string_view src;
   std::vector<HtmlTextRun> texts;     // text nodes, in document order
   std::vector<HtmlElement> elements;  // document order
@@ -263,6 +272,15 @@ struct HtmlDocument {
   std::deque<AttrOverrides> overrides;
   bool has_text_outside = false;
 };
+
+// Bytes of document and scanner storage this thread keeps for its next page (bounded by a cap
+// per vector, whatever pages it has seen).
+size_t KeptDocumentBytes();
+
+// The scanner's shortcuts (a tag name or an end tag read where its first letter is seen,
+// name="value" attributes read whole, an end tag of the innermost element popped directly) on
+// or off, for tests that check they build the tree the states alone build. On by default.
+void SetHtmlScanShortcuts(bool on);
 
 // Builds the tree as htmlparser2 (decodeEntities: false) + domhandler would. Returns false with
 // a reason when a limit is exceeded.

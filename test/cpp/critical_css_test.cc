@@ -140,6 +140,51 @@ TEST(CriticalCssHtml, BuildsHtmlparser2sTree) {
   EXPECT_EQ(names, expected);
 }
 
+TEST(CriticalCssHtml, StorageKeptBetweenPagesIsReusedAndCapped) {
+  // A page after a larger one on the same thread reuses the larger one's storage and still
+  // gets exactly its own tree.
+  std::string small = "<ul><li class=a>x<li id=b>y</ul>";
+  std::string large = "<html><body>";
+  for (int i = 0; i < 2000; ++i) large += "<div a=1 b=2><p>t</p></div>";
+  std::vector<std::string> fresh;
+  {
+    css::HtmlDocument doc;
+    std::string reason;
+    ASSERT_TRUE(css::ParseHtml(small, css::Limits(), &doc, &reason));
+    for (const auto& e : doc.elements) fresh.push_back(std::string(e.name));
+    EXPECT_EQ(doc.attrs.size(), 2u);
+  }
+  {
+    css::HtmlDocument doc;
+    std::string reason;
+    ASSERT_TRUE(css::ParseHtml(large, css::Limits(), &doc, &reason));
+  }
+  const size_t kept = css::KeptDocumentBytes();
+  EXPECT_GT(kept, 2000 * sizeof(css::HtmlElement));  // the large page's storage is kept
+  {
+    css::HtmlDocument doc;
+    EXPECT_LT(css::KeptDocumentBytes(), 2000 * sizeof(css::HtmlElement));  // taken by it
+    std::string reason;
+    ASSERT_TRUE(css::ParseHtml(small, css::Limits(), &doc, &reason));
+    std::vector<std::string> again;
+    for (const auto& e : doc.elements) again.push_back(std::string(e.name));
+    EXPECT_EQ(again, fresh);
+    EXPECT_EQ(doc.attrs.size(), 2u);
+    EXPECT_EQ(doc.texts.size(), 2u);
+  }
+  // A huge page (hundreds of thousands of elements) does not pin its storage: each vector
+  // beyond the cap is freed with its document.
+  std::string huge;
+  for (int i = 0; i < 300000; ++i) huge += "<i a=1></i>";
+  {
+    css::HtmlDocument doc;
+    std::string reason;
+    ASSERT_TRUE(css::ParseHtml(huge, css::Limits(), &doc, &reason));
+    EXPECT_EQ(doc.elements.size(), 300000u);
+  }
+  EXPECT_LE(css::KeptDocumentBytes(), size_t{8} << 20);
+}
+
 TEST(CriticalCssHostile, DeepNestingIsRefusedNotRecursed) {
   std::string page = "<html><head><link rel=stylesheet href=a.css></head><body>";
   for (int i = 0; i < 100000; ++i) page += "<div>";
