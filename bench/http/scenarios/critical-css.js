@@ -89,8 +89,12 @@ async function angularCase({ pick, log, startServer, runLoad }) {
       name.startsWith('stock-app-engine') ? 'stock-app-engine' : 'stock-common-engine-no-inline';
     // The ratio of each round's pair (measured minutes apart at most), then the median: a slow
     // stretch of the machine moves both sides of a pair, not one side of a ratio of medians.
-    const ratioToOff = (name) =>
-      median(samples[name].map((x, round) => x.cpuMs / samples[reference(name)][round].cpuMs));
+    const ratiosToOff = (name) => samples[name].map((x, round) => x.cpuMs / samples[reference(name)][round].cpuMs);
+    const ratioToOff = (name) => {
+      const ratios = ratiosToOff(name);
+      const range = ratios.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})` : '';
+      return `${median(ratios).toFixed(3)}x${range}`;
+    };
     return {
       title: ANGULAR_TITLE,
       columns: [
@@ -107,10 +111,10 @@ async function angularCase({ pick, log, startServer, runLoad }) {
         'req/s': median(samples[name].map((x) => x.rps)).toFixed(1),
         errors: samples[name].reduce((a, x) => a + x.errors, 0),
         "requests per CPU-second vs Angular's default": `${(angularDefault / cpu(name)).toFixed(2)}x`,
-        'CPU vs inlining off': `${ratioToOff(name).toFixed(3)}x`,
+        'CPU vs inlining off': ratioToOff(name),
       })),
       notes: [
-        `${rounds} interleaved rounds of ${seconds} s per variant (order rotated, reversed every other round), ${CONNECTIONS} connections; server on CPU 0, load generator on CPU 1; medians ('CPU vs inlining off': the median of the rounds' ratios). Each request renders /orders/u<uuid>: no cache (Angular's LRU, our memo) can answer it.`,
+        `${rounds} interleaved rounds of ${seconds} s per variant (order rotated, reversed every other round), ${CONNECTIONS} connections; server on CPU 0, load generator on CPU 1; medians ('CPU vs inlining off': the median of the rounds' ratios, their range in brackets). Each request renders /orders/u<uuid>: no cache (Angular's LRU, our memo) can answer it.`,
         "Targets: each criticalCss row within 1.10x of its server with inlining off ('CPU vs inlining off'), and >= 8x the requests per CPU-second of Angular's default.",
         'CommonEngine is the only server of this build that inlines at run time (render() option); the AppEngine rows compare off and off + criticalCss.',
       ],
