@@ -15,6 +15,7 @@
 #include <deque>
 #include <functional>
 #include <iterator>
+#include <type_traits>
 
 #include "critical_css_plan.h"
 
@@ -270,8 +271,12 @@ class PageProcessor {
   PageProcessor(std::string_view html, const PlanResolver& plans, const InlineOptions& options,
                 const Limits& limits)
       : html_(html), plans_(plans), options_(options), limits_(limits) {}
+  ~PageProcessor() { TrimScratch(&scratch_); }
+  PageProcessor(const PageProcessor&) = delete;
+  PageProcessor& operator=(const PageProcessor&) = delete;
 
   InlineResult Run();
+  static size_t LargestKeptScratchBytes();
 
  private:
   struct LinkWork {
@@ -341,10 +346,48 @@ class PageProcessor {
     std::vector<uint8_t> chain_value;
     std::vector<uint32_t> class_keys;
     std::vector<uint32_t> class_key_begin;
+    // per CSS node of the plan being applied
+    std::vector<uint8_t> removed;  // $$remove after pass 1, then what pass 2 drops
+    std::vector<uint32_t> selector_slot;
+    std::vector<uint8_t> live;  // rules a key of the page opens
   };
   static Scratch& ThreadScratch() {
     thread_local Scratch scratch;
     return scratch;
+  }
+  // A vector grown beyond this by a large page or stylesheet is freed after the page instead of
+  // kept, so that one huge page does not pin its memory for the thread's life.
+  static constexpr size_t kMaxKeptBytes = size_t{1} << 20;
+  template <typename T>
+  static void Trim(std::vector<T>* v) {
+    if (v->capacity() * sizeof(T) > kMaxKeptBytes) std::vector<T>().swap(*v);
+  }
+  template <typename F>
+  static void EachScratch(Scratch* s, F f) {
+    f(&s->domain);
+    f(&s->in_domain);
+    f(&s->in_cache);
+    f(&s->marks);
+    f(&s->marked_keys);
+    f(&s->triggered);
+    f(&s->class_value_slots);
+    f(&s->class_values);
+    f(&s->class_value_tokens);
+    f(&s->by_key_begin);
+    f(&s->by_key_end);
+    f(&s->by_key_fill);
+    f(&s->by_key);
+    f(&s->memo);
+    f(&s->chain_stamp);
+    f(&s->chain_value);
+    f(&s->class_keys);
+    f(&s->class_key_begin);
+    f(&s->removed);
+    f(&s->selector_slot);
+    f(&s->live);
+  }
+  static void TrimScratch(Scratch* s) {
+    EachScratch(s, [](auto* v) { Trim(v); });
   }
   Scratch& scratch_ = ThreadScratch();
   std::vector<int32_t>& domain_ = scratch_.domain;  // elements css-select searches (below root)
@@ -1040,8 +1083,8 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   MarkPage(plan);
   memo_.assign(plan.selectors.size(), -1);
   // Per-node scratch, reused by the thread from page to page (no fresh pages to fault in).
-  thread_local std::vector<uint8_t> removed;  // $$remove after pass 1, then what pass 2 drops
-  thread_local std::vector<uint32_t> selector_slot;
+  std::vector<uint8_t>& removed = scratch_.removed;
+  std::vector<uint32_t>& selector_slot = scratch_.selector_slot;
   removed.assign(count, 0);
   selector_slot.assign(count, 0);
 
@@ -1167,7 +1210,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   };
 
   // Rules a page can keep a selector of: those a key of the page opens, and the open ones.
-  thread_local std::vector<uint8_t> live;
+  std::vector<uint8_t>& live = scratch_.live;
   live.assign(count, 0);
   if (!plan.has_directives) {
     // Pass 1, beasties' walkStyleRules with markOnly, in the order that matters without
@@ -1672,6 +1715,17 @@ LinksResult FindLinks(std::string_view html, const Limits& limits) {
   }
   return result;
 }
+
+size_t PageProcessor::LargestKeptScratchBytes() {
+  size_t largest = 0;
+  EachScratch(&ThreadScratch(), [&](auto* v) {
+    using Vector = std::remove_pointer_t<decltype(v)>;
+    largest = std::max(largest, v->capacity() * sizeof(typename Vector::value_type));
+  });
+  return largest;
+}
+
+size_t LargestKeptMatchScratchBytes() { return PageProcessor::LargestKeptScratchBytes(); }
 
 InlineResult Inline(std::string_view html, const std::vector<const Plan*>& plans,
                     const InlineOptions& options, const Limits& limits) {

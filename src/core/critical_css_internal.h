@@ -277,6 +277,10 @@ struct HtmlDocument {
 // per vector, whatever pages it has seen).
 size_t KeptDocumentBytes();
 
+// Bytes of the largest vector of matching scratch this thread keeps for its next page (each is
+// freed after a page that grew it beyond a cap).
+size_t LargestKeptMatchScratchBytes();
+
 // The scanner's shortcuts (a tag name or an end tag read where its first letter is seen,
 // name="value" attributes read whole, an end tag of the innermost element popped directly) on
 // or off, for tests that check they build the tree the states alone build. On by default.

@@ -244,3 +244,25 @@ TEST(CriticalCssHostile, MatcherWorkIsBounded) {
 }
 
 }  // namespace
+
+// The matcher's scratch is kept per thread from page to page, but a huge page does not pin it:
+// every vector a page grew beyond the cap is freed after that page.
+TEST(CriticalCssHostile, HugePageDoesNotPinMatchScratch) {
+  const std::string sheet = ".c{color:red}.d .c{color:blue}i+i{margin:0}";
+  css::CompileResult compiled = css::CompilePlan(sheet);
+  ASSERT_TRUE(compiled.plan);
+  const std::string head = "<html><head><link rel=stylesheet href=a.css></head><body><div class=d>";
+  std::string huge = head;
+  for (int i = 0; i < 300000; ++i) huge += "<i class=c></i>";
+  huge += "</div></body></html>";
+  css::InlineResult result = css::Inline(huge, {compiled.plan.get()}, css::InlineOptions());
+  ASSERT_EQ(result.status, css::Status::kDone) << result.reason;
+  EXPECT_NE(result.html.find(".d .c{color:blue}"), std::string::npos);
+  EXPECT_LE(css::LargestKeptMatchScratchBytes(), size_t{1} << 20);
+  // a page of usual size keeps its scratch for the next one
+  const std::string page = head + "<i class=c></i><i class=c></i></div></body></html>";
+  result = css::Inline(page, {compiled.plan.get()}, css::InlineOptions());
+  ASSERT_EQ(result.status, css::Status::kDone) << result.reason;
+  EXPECT_GT(css::LargestKeptMatchScratchBytes(), 0u);
+  EXPECT_LE(css::LargestKeptMatchScratchBytes(), size_t{1} << 20);
+}
