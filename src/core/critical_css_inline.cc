@@ -1142,7 +1142,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
       return false;
     };
     if (node.kind == CssKind::kRule) {
-      const RuleFacts& facts = plan.rule_facts[index];
+      const RuleFacts& facts = plan.FactsOf(index);
       auto all_parts = [&]() {
         std::vector<std::string_view> parts;
         for (uint32_t p = 0; p < facts.piece_count; ++p) {

@@ -430,7 +430,7 @@ void Compiler::BuildRulePass() {
       continue;
     }
     if (node.kind != CssKind::kRule) continue;
-    const RuleFacts& facts = plan_->rule_facts[index];
+    const RuleFacts& facts = plan_->FactsOf(index);
     gates.clear();
     bool open = false;
     for (uint32_t p = 0; p < facts.piece_count && !open; ++p) {
@@ -479,6 +479,9 @@ void Compiler::IndexSelector(UniqueSelector* unique) {
       unique->fast_keys.push_back(
           Key(t.is_class ? KeyKind::kFastClass : KeyKind::kFastId, t.value));
     }
+    // The key ids are all a page needs; the tokens' text lives on in the key table.
+    std::vector<FastToken>().swap(c.fast);
+    unique->fast_keys.shrink_to_fit();
     return;
   }
   if (c.mode != SelectorMode::kMatch) return;
@@ -536,7 +539,8 @@ void Compiler::IndexSelector(UniqueSelector* unique) {
 bool Compiler::Run(std::string* error) {
   CssTree& tree = plan_->tree;
   const size_t count = tree.nodes.size();
-  plan_->rule_facts.assign(count, RuleFacts());
+  plan_->rule_facts.assign(1, RuleFacts());
+  plan_->facts_index.assign(count, 0);
   plan_->directives.assign(count, Directive::kNone);
   plan_->has_nested.assign(count, false);
   plan_->style_end_decl.assign(count, false);
@@ -601,7 +605,9 @@ bool Compiler::Run(std::string* error) {
       const CssKind k = tree.nodes[child].kind;
       if (k == CssKind::kRule || k == CssKind::kAtRule) plan_->has_nested[i] = true;
     }
-    RuleFacts& facts = plan_->rule_facts[i];
+    plan_->facts_index[i] = static_cast<uint32_t>(plan_->rule_facts.size());
+    plan_->rule_facts.emplace_back();
+    RuleFacts& facts = plan_->rule_facts.back();
     facts.piece_begin = static_cast<uint32_t>(plan_->pieces.size());
     for (std::string_view piece : SplitSelectorList(sv(node.a_begin, node.a_end))) {
       plan_->pieces.push_back(piece);
@@ -637,6 +643,7 @@ bool Compiler::Run(std::string* error) {
   tree.nodes.shrink_to_fit();
   tree.child_list.shrink_to_fit();
   tree.roots.shrink_to_fit();
+  plan_->rule_facts.shrink_to_fit();
   plan_->pieces.shrink_to_fit();
   plan_->piece_selector.shrink_to_fit();
   plan_->selectors.shrink_to_fit();
@@ -652,7 +659,13 @@ bool Compiler::Run(std::string* error) {
   size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
   bytes += tree.child_list.capacity() * sizeof(uint32_t) + tree.roots.capacity() * sizeof(uint32_t);
   bytes += plan_->pieces.capacity() * (sizeof(std::string_view) + sizeof(uint32_t));
-  bytes += count * (sizeof(RuleFacts) + sizeof(Directive) + sizeof(int32_t) + 1);
+  bytes += plan_->rule_facts.capacity() * sizeof(RuleFacts);
+  // per node: facts_index, directives, font_face, has_nested, style_end_decl
+  bytes += count * (sizeof(uint32_t) + sizeof(Directive) + sizeof(int32_t) + 2);
+  bytes += plan_->is_trigger.capacity();
+  for (const FontFaceFacts& f : plan_->font_faces) {
+    bytes += sizeof(FontFaceFacts) + f.family.capacity() + f.ranges.capacity() * sizeof(uint32_t);
+  }
   for (const UniqueSelector& u : plan_->selectors) {
     bytes += sizeof(UniqueSelector) + u.fast_keys.capacity() * 4;
     for (const FastToken& f : u.compiled.fast) bytes += sizeof(FastToken) + f.value.capacity();

@@ -113,7 +113,11 @@ struct FontFaceFacts {
 class Plan {
  public:
   CssTree tree;
-  std::vector<RuleFacts> rule_facts;    // per node (only rules use it)
+  // A style rule's facts: rule_facts[facts_index[node]]; entry 0 is the empty facts of every
+  // other node (most nodes are declarations: a per-node RuleFacts would be most of the plan).
+  std::vector<RuleFacts> rule_facts;
+  std::vector<uint32_t> facts_index;  // per node
+  const RuleFacts& FactsOf(uint32_t node) const { return rule_facts[facts_index[node]]; }
   std::vector<Directive> directives;    // per node (comments)
   std::vector<uint8_t> has_nested;      // per node: beasties' hasNestedRules
   std::vector<uint8_t> style_end_decl;  // per node: a declaration whose value has </style>
