@@ -91,16 +91,27 @@ class CriticalCss {
     if (options.warm !== false) this.warm();
   }
 
-  /** Loads the stylesheets at the top of the folder (where Angular writes them) ahead of the first page. */
+  /**
+   * Loads the stylesheets at the top of the folder (where Angular writes them) and compiles their
+   * plans, both on libuv's pool, ahead of the first page (which would otherwise wait for them).
+   */
   warm() {
-    fs.promises.readdir(this.path).then(
-      (names) => {
+    fs.promises
+      .readdir(this.path)
+      .then(async (names) => {
         const sheets = names.filter((n) => n.endsWith('.css')).map((n) => path.join(this.path, n));
-        if (!this.closed && sheets.length) return this.source.load(sheets);
-        return undefined;
-      },
-      () => {},
-    );
+        if (this.closed || sheets.length === 0) return;
+        await this.source.load(sheets);
+        if (this.closed) return;
+        const uncompiled = [];
+        for (const sheet of sheets.slice(0, this.engine.maxPlans)) {
+          // from memory only: a stylesheet the cache did not keep is left to the first page
+          const { result: data } = this.source.collect(() => this.source.read(sheet));
+          if (data) uncompiled.push({ key: this.engine.keyOf(data), data });
+        }
+        await this.engine.compileAll(uncompiled);
+      })
+      .catch(() => {});
   }
 
   /** The page with its critical CSS inlined, now (a stylesheet not in memory is read synchronously). */

@@ -142,7 +142,7 @@ class CriticalCssEngine {
     }
     const known = this.sources.get(file);
     if (known && known.data === data) return known.plan ? known.plan.handle : null;
-    const key = crypto.createHash('sha256').update(data).digest('base64');
+    const key = this.keyOf(data);
     let plan = this.plans.get(key);
     if (plan === undefined && this.refused.has(key)) {
       plan = null;
@@ -156,6 +156,11 @@ class CriticalCssEngine {
     if (this.sources.size >= 4 * this.maxPlans) this.sources.clear();
     this.sources.set(file, { data, plan });
     return plan ? plan.handle : null;
+  }
+
+  /** The key a stylesheet's plan is kept under: its content's SHA-256. */
+  keyOf(data) {
+    return crypto.createHash('sha256').update(data).digest('base64');
   }
 
   // Keeps what criticalCssCompile(Async) answered for the stylesheet of content hash `key`: the

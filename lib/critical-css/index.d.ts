@@ -37,7 +37,7 @@ export interface CriticalCssOptions extends AngularBeastiesOptions {
   cache?: FileCache;
   /** The `name` label of its metrics (kind critical_css). Default: the folder. */
   name?: string;
-  /** Load the folder's top-level *.css files at once. Default true. */
+  /** Load the folder's top-level *.css files and compile their plans (libuv's pool) at once. Default true. */
   warm?: boolean;
 }
 

@@ -1,8 +1,9 @@
 'use strict';
-// The middlewares never compile a stylesheet on the event loop: a stylesheet with no plan yet is
-// compiled on libuv's pool (criticalCssCompileAsync, seen here through async_hooks) while its
-// page waits, once however many first pages ask for it, again when the file changes; a page
-// still counts once in stats(). A stylesheet the engine refuses is refused once. The synchronous
+// The middlewares never compile a stylesheet on the event loop: the folder's stylesheets are
+// compiled on libuv's pool (criticalCssCompileAsync, seen here through async_hooks) when the
+// middleware is made (warm), and one with no plan yet is compiled there while its page waits,
+// once however many first pages ask for it, again when the file changes; a page still counts
+// once in stats(). A stylesheet the engine refuses is refused once. The synchronous
 // API (inlineCriticalCss, CriticalCss#processSync) compiles where it is called, as documented.
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -24,9 +25,9 @@ function resourceCounter() {
   return { count: (type) => counts.get(type) || 0, stop: () => hook.disable() };
 }
 
-async function withApp(dir, fn) {
+async function withApp(dir, fn, options = { warm: false }) {
   const app = express();
-  const middleware = criticalCss({ browserDistFolder: dir, memoPages: 0 });
+  const middleware = criticalCss({ browserDistFolder: dir, memoPages: 0, ...options });
   app.use(middleware);
   app.get('/orders/:user', (req, res) => res.type('html').send(bootstrapPage(req.params.user)));
   const server = await listen(app);
@@ -90,6 +91,35 @@ test('first pages wait for one compilation on the pool; a changed stylesheet com
       assert.equal(stats.compiled, 2, JSON.stringify(stats));
       if (seesResources) assert.equal(again.count(COMPILE), 1, 'the new content compiled once, on the pool');
     });
+  } finally {
+    dist.remove();
+  }
+});
+
+test("warm: the folder's stylesheets are compiled on the pool before the first page", async () => {
+  const dist = makeDistFolder();
+  try {
+    const counter = resourceCounter();
+    await withApp(
+      dist.dir,
+      async (url, middleware) => {
+        for (let i = 0; i < 500 && middleware.stats().compiled === 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        counter.stop();
+        assert.equal(middleware.stats().compiled, 1, 'compiled ahead of any page');
+        if (seesResources) assert.equal(counter.count(COMPILE), 1, 'on the pool');
+        const first = resourceCounter();
+        const res = await request(`${url}/orders/first`);
+        first.stop();
+        assert.deepEqual(res.body, expected(dist.dir, bootstrapPage('first')));
+        assert.equal(first.count(COMPILE), 0, 'the first page found its plan');
+        const stats = middleware.stats();
+        assert.equal(stats.compiled, 1, JSON.stringify(stats));
+        assert.equal(stats.stylesheetSyncReads, 0, JSON.stringify(stats));
+      },
+      {},
+    );
   } finally {
     dist.remove();
   }
