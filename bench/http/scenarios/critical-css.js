@@ -71,7 +71,9 @@ async function angularCase({ pick, log, startServer, runLoad }) {
       if (round % 2 === 1) order.reverse();
       for (const name of order) {
         const server = servers[name];
-        await settleCpu([server.pid]);
+        // every server quiet first: the stock server's queued renders (130 ms each) would
+        // otherwise run on the server CPU inside the next variant's window
+        await settleCpu(Object.values(servers).map((s) => s.pid));
         const before = cpuSeconds(server.pid);
         const r = await load(server, seconds);
         const after = cpuSeconds(server.pid);
