@@ -5,7 +5,7 @@
 // a request body is read once, so there is nothing to cache. Fastify's own limits still apply
 // to the decoded bytes (bodyLimit: 413), and the Content-Length check counts the encoded bytes.
 const zlib = require('zlib');
-const { pipeline } = require('stream');
+const { finished } = require('stream');
 const { format } = require('util');
 
 // @fastify/compress's errors: own enumerable name, code, message and statusCode (the peer copies
@@ -113,10 +113,45 @@ function addDecompressHook(params, routeOptions) {
     };
     raw.on('data', count);
     raw.once('end', () => raw.removeListener('data', count));
-    // errors reach Fastify through the inflater's 'error' (above)
-    pipeline(raw, inflater, () => {});
+    stopAtBodyLimit(raw, inflater, bodyLimitOf(request));
+    // errors reach Fastify through the inflater's 'error' (above); as a pipeline would, a
+    // request that fails destroys the inflater, and a payload that does not decode the request
+    raw.pipe(inflater);
+    finished(raw, (error) => {
+      if (error && !inflater.destroyed) inflater.destroy(error);
+    });
+    inflater.once('error', () => raw.destroy());
     next(null, inflater);
   }
+}
+
+// Fastify answers 413 once the decoded bytes pass bodyLimit, but only stops listening: the
+// inflater would go on decoding a bomb to its end (zlib keeps decoding a written chunk whatever
+// the reader wants). Past the limit, the encoded bytes left are drained unread and the inflater is
+// destroyed, on the next tick, after Fastify's own listener has answered for this chunk.
+function stopAtBodyLimit(raw, inflater, limit) {
+  let inflated = 0;
+  const onData = (chunk) => {
+    inflated += chunk.length;
+    if (inflated <= limit) return;
+    inflater.removeListener('data', onData);
+    process.nextTick(() => {
+      raw.unpipe(inflater);
+      raw.resume();
+      inflater.destroy();
+    });
+  };
+  // the inflater is paused: this listener does not start the flow, Fastify's reader does
+  inflater.on('data', onData);
+  inflater.once('end', () => inflater.removeListener('data', onData));
+}
+
+/** The route's bodyLimit (Fastify 4.10+ and 5), else the server's. */
+function bodyLimitOf(request) {
+  const route = request.routeOptions;
+  if (route && Number.isFinite(route.bodyLimit)) return route.bodyLimit;
+  const config = request.server && request.server.initialConfig;
+  return config && Number.isFinite(config.bodyLimit) ? config.bodyLimit : 1024 * 1024;
 }
 
 function invalidPayload(request, params, encoding, error) {
