@@ -40,6 +40,11 @@ struct Limits {
   uint32_t max_attributes = 1024;       ///< attributes on one element beyond this skip the page
   uint32_t max_selector_bytes = 4096;   ///< longer selectors never match (kept out)
   uint64_t max_match_steps = 20000000;  ///< matcher work per page beyond this skips the page
+  /// Output bounds (Status::kOverBound): each stylesheet link may add a copy of its CSS, so a page
+  /// could otherwise multiply its size by the number of links. Angular pages link a handful.
+  uint32_t max_stylesheet_links = 64;  ///< more link[rel=stylesheet] than this: page sent as it was
+  size_t max_inlined_bytes =
+      4u << 20;  ///< CSS written into <style> beyond this: page sent as it was
 };
 
 struct CompileResult {
@@ -56,8 +61,10 @@ size_t PlanMemoryBytes(const Plan& plan);
 size_t PlanRuleCount(const Plan& plan);
 
 enum class Status : int {
-  kDone = 0,     ///< output holds the processed page
-  kSkipped = 1,  ///< the page is to be sent as it was; reason says why
+  kDone = 0,       ///< output holds the processed page
+  kSkipped = 1,    ///< the page is to be sent as it was; reason says why
+  kOverBound = 2,  ///< as kSkipped: the page passed an output bound (Limits), checked before the
+                   ///< output is built
 };
 
 /// One `<link rel="stylesheet">` of a page, as beasties finds it.

@@ -34,10 +34,13 @@ const MAX_HEADS = 1024;
 const COUNTERS = [
   'pages',
   'inlined',
+  'unstyled',
   'skipped',
+  'overBound',
   'compiled',
   'compileErrors',
   'readErrors',
+  'outsideFolder',
   'errors',
   'memoHits',
   'memoStores',
@@ -84,6 +87,7 @@ class CriticalCss {
     this.headsGeneration = -1;
     this.counts = { errors: 0, stylesheetLoads: 0, passedThrough: 0, tooLarge: 0 };
     this.closed = false;
+    this.warnedUnreadable = false;
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
       throw invalidType('options.name', 'a non-empty string', options.name);
     }
@@ -116,7 +120,7 @@ class CriticalCss {
 
   /** The page with its critical CSS inlined, now (a stylesheet not in memory is read synchronously). */
   processSync(html) {
-    return this.run(html);
+    return this.warnIfUnreadable(this.run(html));
   }
 
   /**
@@ -134,13 +138,13 @@ class CriticalCss {
     const { result, missing, uncompiled } = this.attempt(body);
     if (missing.length === 0 && uncompiled.length === 0) {
       this.memo.offer(key, body, result, stored, generation);
-      return result;
+      return this.warnIfUnreadable(result);
     }
     return this.prepare(body, missing, uncompiled).then(() => {
       // anything still not in memory (too large for the cache, gone) is read synchronously, once
       const inlined = this.run(body);
       this.memo.offer(key, body, inlined, stored, generation);
-      return inlined;
+      return this.warnIfUnreadable(inlined);
     });
   }
 
@@ -148,14 +152,14 @@ class CriticalCss {
   // stylesheets with no plan compiled (the result then lacks their CSS, and is not used: the
   // engine's page counters are put back, so each page counts once).
   attempt(body) {
-    const { pages, inlined, skipped } = this.engine.counters;
+    const counters = { ...this.engine.counters };
     let uncompiled;
     const { result, missing } = this.source.collect(() => {
       const run = this.engine.deferCompiles(() => this.run(body));
       uncompiled = run.uncompiled;
       return run.result;
     });
-    if (missing.length > 0 || uncompiled.length > 0) Object.assign(this.engine.counters, { pages, inlined, skipped });
+    if (missing.length > 0 || uncompiled.length > 0) Object.assign(this.engine.counters, counters);
     return { result, missing, uncompiled };
   }
 
@@ -179,6 +183,22 @@ class CriticalCss {
       this.counts.errors++;
       return html;
     }
+  }
+
+  // One warning per instance, the first time a page links a stylesheet the folder does not hold
+  // (a wrong browserDistFolder inlines nothing otherwise without a word). Counted in readErrors.
+  warnIfUnreadable(result) {
+    const missing = this.engine.lastUnreadable;
+    if (missing !== null && !this.warnedUnreadable && this.engine.counters.readErrors > 0) {
+      this.warnedUnreadable = true;
+      process.emitWarning(
+        `critical CSS: the stylesheet ${JSON.stringify(missing.href)} a page links cannot be read from ` +
+          `browserDistFolder ${JSON.stringify(this.path)} (${missing.file}); pages are sent without its ` +
+          'critical CSS. Is browserDistFolder the folder holding the built stylesheets?',
+        { code: 'SSR_NATIVE_CRITICAL_CSS_UNREADABLE', type: 'Warning' },
+      );
+    }
+    return result;
   }
 
   /** Notes that the page the route tagged `routeTag` went out inlined as `tag`, `length` bytes. */

@@ -94,8 +94,25 @@ class CriticalCssEngine {
     this.refused = new Set(); // content hashes of stylesheets the engine cannot compile
     this.compiling = new Map(); // content hash -> Promise of its compilation on the pool
     this.uncompiled = null; // while deferring (deferCompiles): [{ key, data }] to compile
-    this.counters = { pages: 0, inlined: 0, skipped: 0, compiled: 0, compileErrors: 0, readErrors: 0 };
+    // pages: processed; inlined: at least one linked stylesheet read and applied; unstyled: links
+    // found and none readable (the page comes out with its links as they were); overBound: sent
+    // unchanged, past an output bound (see critical_css.h Limits); outsideFolder: hrefs refused
+    // because the file they name resolves (links followed) outside `path`.
+    this.counters = {
+      pages: 0,
+      inlined: 0,
+      unstyled: 0,
+      skipped: 0,
+      overBound: 0,
+      compiled: 0,
+      compileErrors: 0,
+      readErrors: 0,
+      outsideFolder: 0,
+    };
     this.lastSkipReason = '';
+    this.lastUnreadable = null; // { href, file } of the last linked stylesheet that could not be read
+    this.pageLinks = 0; // stylesheet links the engine resolved on the page being processed
+    this.pagePlans = 0; // of which read and compiled
     this.resolve = (href) => this.planFor(href);
   }
 
@@ -121,10 +138,32 @@ class CriticalCssEngine {
     if (REMOTE_URL_RE.test(normalizedPath) || normalizedPath.startsWith('//')) return null;
     const filename = path.resolve(this.path, normalizedPath);
     if (path.relative(this.path, filename).startsWith('..')) return null;
-    return filename;
+    return this.inFolder(filename);
+  }
+
+  // The file `filename` names with every link resolved, when that stays inside the folder, else
+  // null (counted): a link inside the folder must not let an href read a file outside it. The
+  // resolved path is what is read, so the check and the read name the same file (a link swapped
+  // after the check is not followed again while the href is remembered).
+  inFolder(filename) {
+    if (this.path === '') return filename;
+    let real;
+    try {
+      if (this.realRoot === undefined) this.realRoot = fs.realpathSync(this.path);
+      real = fs.realpathSync(filename);
+    } catch {
+      return filename; // not there (yet): the read fails and is counted as a read error
+    }
+    const relative = path.relative(this.realRoot, real);
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
+      this.counters.outsideFolder++;
+      return null;
+    }
+    return real;
   }
 
   planFor(href) {
+    this.pageLinks++;
     const file = this.fileFor(href);
     if (file === null) return null;
     let data;
@@ -134,14 +173,20 @@ class CriticalCssEngine {
       data = null;
     }
     if (data === null || data === undefined || data.length === 0) {
-      if (data === null || data === undefined) this.counters.readErrors++;
+      if (data === null || data === undefined) {
+        this.counters.readErrors++;
+        this.lastUnreadable = { href, file };
+      }
       return null;
     }
     if (typeof data !== 'string' && !Buffer.isBuffer(data)) {
       throw new TypeError(`readStylesheet must return a string, a Buffer or null, received ${typeof data}`);
     }
     const known = this.sources.get(file);
-    if (known && known.data === data) return known.plan ? known.plan.handle : null;
+    if (known && known.data === data) {
+      if (known.plan) this.pagePlans++;
+      return known.plan ? known.plan.handle : null;
+    }
     const key = this.keyOf(data);
     let plan = this.plans.get(key);
     if (plan === undefined && this.refused.has(key)) {
@@ -155,6 +200,7 @@ class CriticalCssEngine {
     }
     if (this.sources.size >= 4 * this.maxPlans) this.sources.clear();
     this.sources.set(file, { data, plan });
+    if (plan) this.pagePlans++;
     return plan ? plan.handle : null;
   }
 
@@ -230,6 +276,8 @@ class CriticalCssEngine {
       throw new TypeError(`Expected a string or Buffer for html but received ${html === null ? 'null' : typeof html}`);
     }
     this.counters.pages++;
+    this.pageLinks = 0;
+    this.pagePlans = 0;
     let out;
     try {
       // One native pass: the page is parsed once, and each stylesheet link beasties would fetch
@@ -240,9 +288,11 @@ class CriticalCssEngine {
       return this.skip(html, err && err.message);
     }
     if (typeof out === 'string' || Buffer.isBuffer(out)) {
-      this.counters.inlined++;
+      if (this.pagePlans > 0) this.counters.inlined++;
+      else if (this.pageLinks > 0) this.counters.unstyled++;
       return out;
     }
+    if (out && out.overBound) this.counters.overBound++;
     return this.skip(html, out && out.skipped);
   }
 

@@ -45,14 +45,22 @@ export interface CriticalCssStats {
   /** Stylesheet plans held, and their bytes. */
   plans: number;
   planBytes: number;
-  /** Pages given to the engine, inlined, and left unchanged by it. */
+  /**
+   * Pages given to the engine; inlined: at least one linked stylesheet read and applied; unstyled:
+   * links found, none readable (links left as they were); skipped: left unchanged by the engine, of
+   * which overBound: more than 64 stylesheet links or more than 4 MiB of CSS to inline.
+   */
   pages: number;
   inlined: number;
+  unstyled: number;
   skipped: number;
+  overBound: number;
   /** Stylesheets compiled into plans, and those that failed to compile or could not be read. */
   compiled: number;
   compileErrors: number;
   readErrors: number;
+  /** Hrefs refused because their file, links followed, lies outside browserDistFolder. */
+  outsideFolder: number;
   /** Pages the engine threw on (sent unchanged). */
   errors: number;
   /** Answers the middleware let through untouched (not HTML, compressed, 304...), and bodies over maxBuffer. */

@@ -7,7 +7,7 @@
 //       the same, compiled on libuv's pool (a large stylesheet takes milliseconds)
 //   criticalCssLinks(html: string | Buffer) -> Array<string | null> | { skipped: reason }
 //       one entry per link[rel=stylesheet]: its href when beasties would fetch it, else null
-//   criticalCssInline(html, plans, flags) -> string | Buffer | { skipped: reason }
+//   criticalCssInline(html, plans, flags) -> string | Buffer | { skipped: reason, overBound? }
 //       plans: Array<External | null> (per link) or (href, index) => External | null;
 //       flags: 1 compress, 2 noscript fallback, 4 inline fonts
 #include "critical_css_binding.h"
@@ -32,9 +32,10 @@ std::string_view ViewOf(const ByteView& v) {
   return std::string_view(reinterpret_cast<const char*>(v.data), v.size);
 }
 
-Napi::Value Skipped(Napi::Env env, const std::string& reason) {
+Napi::Value Skipped(Napi::Env env, const std::string& reason, bool over_bound = false) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("skipped", Napi::String::New(env, reason));
+  if (over_bound) o.Set("overBound", Napi::Boolean::New(env, true));
   return o;
 }
 
@@ -141,7 +142,9 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
   options.noscript_fallback = (flags & 2) != 0;
   options.inline_fonts = (flags & 4) != 0;
   css::InlineResult result = css::Inline(ViewOf(bytes), resolve, options);
-  if (result.status != css::Status::kDone) return Skipped(env, result.reason);
+  if (result.status != css::Status::kDone) {
+    return Skipped(env, result.reason, result.status == css::Status::kOverBound);
+  }
   if (buffer_in) {
     return Napi::Buffer<char>::Copy(env, result.html.data(), result.html.size());
   }

@@ -1342,6 +1342,11 @@ InlineResult PageProcessor::Run() {
     result.html.clear();
     return result;
   };
+  auto over_bound = [&](std::string why) {
+    skip(std::move(why));
+    result.status = Status::kOverBound;
+    return result;
+  };
   std::string reason;
   if (!BuildDocument(&reason)) return skip(reason);
   const int32_t original_count = static_cast<int32_t>(doc_.elements.size());
@@ -1395,6 +1400,10 @@ InlineResult PageProcessor::Run() {
     }
   }
 
+  if (links.size() > limits_.max_stylesheet_links) {
+    return over_bound("more than " + std::to_string(limits_.max_stylesheet_links) +
+                      " stylesheet links");
+  }
   std::vector<LinkWork> work(links.size());
   bool script_added = false;
   bool any_link = !links.empty();
@@ -1517,6 +1526,7 @@ InlineResult PageProcessor::Run() {
   match_.chain_value = chain_value_.data();
 
   std::vector<std::pair<const Plan*, std::string>> done;
+  size_t inlined_bytes = 0;
   for (size_t k = 0; k < work.size(); ++k) {
     LinkWork& w = work[k];
     if (w.plan == nullptr) continue;
@@ -1536,6 +1546,11 @@ InlineResult PageProcessor::Run() {
       }
     }
     RewriteCssUrls(&sheet, w.href);
+    inlined_bytes += sheet.size();
+    if (inlined_bytes > limits_.max_inlined_bytes) {
+      return over_bound("more than " + std::to_string(limits_.max_inlined_bytes) +
+                        " bytes of inlined CSS");
+    }
     if (TrimAscii(sheet).empty()) {
       w.style_removed = true;
     } else {
