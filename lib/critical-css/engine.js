@@ -113,6 +113,7 @@ class CriticalCssEngine {
     this.lastUnreadable = null; // { href, file } of the last linked stylesheet that could not be read
     this.pageLinks = 0; // stylesheet links the engine resolved on the page being processed
     this.pagePlans = 0; // of which read and compiled
+    this.unresolved = false; // the last href's file could not be resolved (missing): not remembered
     this.resolve = (href) => this.planFor(href);
   }
 
@@ -122,8 +123,10 @@ class CriticalCssEngine {
   fileFor(href) {
     const known = this.files.get(href);
     if (known !== undefined) return known;
+    this.unresolved = false;
     const file = this.resolveFile(href);
     if (href.length > MAX_HREF_LENGTH) return file; // bounded memory: a page's hrefs are its author's
+    if (this.unresolved) return file; // not there yet: checked again once it is
     if (this.files.size >= MAX_HREFS) this.files.clear();
     this.files.set(href, file);
     return file;
@@ -152,6 +155,7 @@ class CriticalCssEngine {
       if (this.realRoot === undefined) this.realRoot = fs.realpathSync(this.path);
       real = fs.realpathSync(filename);
     } catch {
+      this.unresolved = true;
       return filename; // not there (yet): the read fails and is counted as a read error
     }
     const relative = path.relative(this.realRoot, real);

@@ -104,10 +104,6 @@ test('a link inside browserDistFolder never reads a file outside it; one inside 
   fs.symlinkSync(path.join(dist, 'styles.css'), path.join(dist, 'alias.css'));
   const css = new CriticalCss({ browserDistFolder: dist, warm: false });
   t.after(() => css.close());
-  const warnings = [];
-  const onWarning = (w) => warnings.push(w);
-  process.on('warning', onWarning);
-  t.after(() => process.off('warning', onWarning));
   for (const href of ['leak.css', 'dir/secret.css', '/dir/secret.css?x=1']) {
     const html = page([href]);
     const out = await css.processBody(Buffer.from(html), false);
@@ -143,4 +139,16 @@ test('a browserDistFolder holding none of the linked stylesheets warns once and 
   assert.equal(stats.inlined, 0);
   assert.equal(stats.unstyled, 3);
   assert.equal(stats.readErrors, 3, 'one read error per page, not per attempt');
+});
+
+test('an href first seen missing is checked again when its file appears: a link out is still refused', async (t) => {
+  const { root, dist } = folder(t);
+  fs.writeFileSync(path.join(root, 'secret.css'), '.card{content:"SECRET-TOKEN"}');
+  const css = new CriticalCss({ browserDistFolder: dist, warm: false });
+  t.after(() => css.close());
+  css.processSync(page(['late.css']));
+  assert.equal(css.stats().readErrors, 1);
+  fs.symlinkSync(path.join(root, 'secret.css'), path.join(dist, 'late.css'));
+  assert.doesNotMatch(String(css.processSync(page(['late.css']) + ' ')), /SECRET-TOKEN/);
+  assert.equal(css.stats().outsideFolder, 1);
 });
