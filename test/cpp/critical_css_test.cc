@@ -266,3 +266,41 @@ TEST(CriticalCssHostile, HugePageDoesNotPinMatchScratch) {
   EXPECT_GT(css::LargestKeptMatchScratchBytes(), 0u);
   EXPECT_LE(css::LargestKeptMatchScratchBytes(), size_t{1} << 20);
 }
+
+// Each stylesheet link may add a copy of its CSS: a page linking one stylesheet thousands of
+// times (an HTML injection point is enough) would multiply its size. Past the link bound or the
+// inlined-bytes bound the page is kOverBound, decided before its output is built.
+TEST(CriticalCssHostile, OutputBoundedByLinksAndInlinedBytes) {
+  css::CompileResult compiled = css::CompilePlan("a{b:c}\n.x{color:red}");
+  ASSERT_TRUE(compiled.plan) << compiled.error;
+  auto page_with = [](size_t links) {
+    std::string page = "<html><head>";
+    for (size_t i = 0; i < links; ++i) page += "<link rel=stylesheet href=s.css>";
+    return page + "</head><body><a class=x></a></body></html>";
+  };
+  size_t resolved = 0;
+  const css::PlanResolver resolve = [&](size_t, std::string_view) -> const css::Plan* {
+    ++resolved;
+    return compiled.plan.get();
+  };
+  css::Limits limits;
+  // at the bound: one <style> per link, as Angular writes them
+  css::InlineResult result = css::Inline(page_with(64), resolve, css::InlineOptions(), limits);
+  ASSERT_EQ(result.status, css::Status::kDone) << result.reason;
+  EXPECT_EQ(result.styles_inlined, 64u);
+  // past it: over the bound, and no stylesheet was even resolved (nothing read)
+  resolved = 0;
+  result = css::Inline(page_with(10000), resolve, css::InlineOptions(), limits);
+  EXPECT_EQ(result.status, css::Status::kOverBound);
+  EXPECT_NE(result.reason.find("more than 64 stylesheet links"), std::string::npos);
+  EXPECT_TRUE(result.html.empty());
+  EXPECT_EQ(resolved, 0u);
+  // the inlined bytes: "a{b:c}\n.x{color:red}" kept whole is 20 bytes a link
+  limits.max_inlined_bytes = 10 * 20;
+  result = css::Inline(page_with(10), resolve, css::InlineOptions(), limits);
+  EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
+  EXPECT_EQ(result.inlined_bytes, 200u);
+  result = css::Inline(page_with(11), resolve, css::InlineOptions(), limits);
+  EXPECT_EQ(result.status, css::Status::kOverBound);
+  EXPECT_NE(result.reason.find("bytes of inlined CSS"), std::string::npos);
+}
