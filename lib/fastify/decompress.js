@@ -128,7 +128,8 @@ function addDecompressHook(params, routeOptions) {
 // Fastify answers 413 once the decoded bytes pass bodyLimit, but only stops listening: the
 // inflater would go on decoding a bomb to its end (zlib keeps decoding a written chunk whatever
 // the reader wants). Past the limit, the encoded bytes left are drained unread and the inflater is
-// destroyed, on the next tick, after Fastify's own listener has answered for this chunk.
+// destroyed, on the next tick, once Fastify's own listener has answered for this chunk (and so
+// stopped listening).
 function stopAtBodyLimit(raw, inflater, limit) {
   let inflated = 0;
   const onData = (chunk) => {
@@ -136,6 +137,8 @@ function stopAtBodyLimit(raw, inflater, limit) {
     if (inflated <= limit) return;
     inflater.removeListener('data', onData);
     process.nextTick(() => {
+      // a reader still listening (a later preParsing hook that shrinks the stream) keeps it
+      if (inflater.listenerCount('data') > 0) return;
       raw.unpipe(inflater);
       raw.resume();
       inflater.destroy();
