@@ -8,6 +8,7 @@ const crypto = require('crypto');
 const { addSource } = require('../stat-sources');
 const rules = require('../http/cache-rules');
 const { HOP_BY_HOP } = require('../http/hop-by-hop');
+const { parseAuthority } = require('../http/authority');
 const { keyBuilder, variantKey, targetOf, hostOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
@@ -41,6 +42,9 @@ const PASS_HIT_FOR_PASS = { action: 'pass', reason: 'hit-for-pass' };
 const PASS_REWRITE = { action: 'pass', reason: 'rewrite' };
 const PASS_AUTHORIZATION = { action: 'pass', reason: 'authorization' };
 const PASS_UNKEYED = { action: 'pass', reason: 'unkeyed' }; // forwarding headers not keyed, a Host not allowed, key() false
+const PASS_BAD_AUTHORITY = { action: 'pass', reason: 'bad-authority' }; // a Host that is not host[:port]
+const BAD_AUTHORITY = Symbol('bad authority');
+const isAuthority = (value) => parseAuthority(value) !== undefined;
 const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
 
 // Why a response may not be stored that holds for every request to its variant: these start
@@ -109,7 +113,12 @@ class CacheEngine {
     this.forwarded = forwarded;
     if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts))
       throw invalidType('options.allowedHosts', 'an array of host names', options.allowedHosts);
-    this.allowedHost = options.allowedHosts === undefined ? undefined : inputs.hostAllowList(options.allowedHosts);
+    this.allowedHost =
+      options.allowedHosts === undefined
+        ? undefined
+        : inputs.hostAllowList(options.allowedHosts, { anyPort: options.host !== false });
+    this.hostAllowed = false; // allowedHosts matched a request once (else its first refusal warns)
+    this.warnedHost = false;
     if (options.host === false && this.allowedHost === undefined)
       throw new TypeError(
         'options.host: false shares one entry between every Host a request names, so it needs options.allowedHosts (the names of the one site)',
@@ -152,6 +161,8 @@ class CacheEngine {
       notModified: 0,
       passes: 0,
       unkeyedPasses: 0,
+      badAuthority: 0,
+      hostNotAllowed: 0,
       hitForPassServed: 0,
       coalesced: 0,
       coalesceTimeouts: 0,
@@ -209,10 +220,12 @@ class CacheEngine {
       return PASS_BYPASS;
     }
     const primary = this.primaryOf(req);
-    if (primary === undefined) {
+    if (primary === undefined || primary === BAD_AUTHORITY) {
       this.counters.passes++;
       this.counters.unkeyedPasses++;
-      return PASS_UNKEYED;
+      if (primary === undefined) return PASS_UNKEYED;
+      this.counters.badAuthority++;
+      return PASS_BAD_AUTHORITY;
     }
     let names = this.memory.varyOf(primary);
     if (names === undefined && this.hitForPassVary.size > 0) names = this.hitForPassVary.get(primary);
@@ -273,22 +286,29 @@ class CacheEngine {
    * The primary key of a request (target, Host, and the forwarding headers where they are
    * keyed, and the key() hook's value), or undefined when it must pass: forwarding headers the
    * framework would not honour (option forwarded 'auto') or any (option 'pass'), a Host outside
-   * allowedHosts, key() returning false.
+   * allowedHosts, key() returning false; or BAD_AUTHORITY when a Host, :authority or forwarded
+   * host is not an authority (lib/http/authority.js): such a value is never keyed nor matched.
    */
   primaryOf(req) {
     const headers = req.headers;
+    const authority = headers[':authority'];
+    const host = headers.host;
+    // HTTP/2 names the site in :authority; a Host beside it is an authority too
+    if ((authority !== undefined && !isAuthority(authority)) || (host !== undefined && !isAuthority(host)))
+      return BAD_AUTHORITY;
     let extra = '';
     if (inputs.hasAny(headers, inputs.FORWARDING_HEADERS)) {
       if (this.forwarded === 'pass' || (this.forwarded === 'auto' && !this.trustsForwarding(req))) return undefined;
-      if (this.allowedHost !== undefined)
-        for (const host of inputs.forwardedHosts(headers)) if (!this.allowedHost(host)) return undefined;
+      for (const forwarded of inputs.forwardedHosts(headers)) {
+        if (!isAuthority(forwarded)) return BAD_AUTHORITY;
+        if (this.allowedHost !== undefined && !this.allowedHost(forwarded)) return this.refusedHost(forwarded);
+      }
       extra = inputs.forwardingPart(headers);
     }
     if (this.allowedHost !== undefined) {
-      // HTTP/2 names the site in :authority (a Host beside it must be allowed too)
-      const authority = headers[':authority'];
-      if (authority !== undefined && !this.allowedHost(authority)) return undefined;
-      if ((authority === undefined || headers.host !== undefined) && !this.allowedHost(headers.host)) return undefined;
+      if (authority !== undefined && !this.allowedHost(authority)) return this.refusedHost(authority);
+      if ((authority === undefined || host !== undefined) && !this.allowedHost(host)) return this.refusedHost(host);
+      this.hostAllowed = true;
     }
     if (this.keyHook !== undefined) {
       const part = this.keyHook(req);
@@ -301,6 +321,19 @@ class CacheEngine {
     }
     const primary = this.keys.primary(req.url, hostOf(headers));
     return extra === '' ? primary : primary + extra;
+  }
+
+  /** A Host allowedHosts refused: counted, and named in one warning while none was ever allowed. */
+  refusedHost(host) {
+    this.counters.hostNotAllowed++;
+    if (!this.hostAllowed && !this.warnedHost) {
+      this.warnedHost = true;
+      process.emitWarning(
+        `response cache: options.allowedHosts refused the Host ${JSON.stringify(String(host))} and has allowed none yet: every request passes the cache (is the site's name, and port, in allowedHosts?)`,
+        { code: 'SSR_NATIVE_CACHE_HOST_NOT_ALLOWED' },
+      );
+    }
+    return undefined;
   }
 
   fill(req, primary, key, stale, leader, authorized) {
@@ -795,6 +828,8 @@ const RESPONSE_CACHE_COUNTERS = [
   'notModified',
   'passes',
   'unkeyedPasses',
+  'badAuthority',
+  'hostNotAllowed',
   'hitForPassServed',
   'coalesced',
   'coalesceTimeouts',

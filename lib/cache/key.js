@@ -3,7 +3,8 @@
 // - the primary key (RFC 9111 2: the target URI): path, then the query as the options say
 //   ('keep' as sent, 'sort' the parameters by name, 'ignore' it all; `ignoreParams` drops named
 //   ones such as utm_source); with the Host when `host` is on (the default: one server, several
-//   sites); then what else the engine adds (forwarding headers a trusted proxy set, the `key`
+//   sites), as sent: `VICTIM.example` and `victim.example` are two entries, as the app may answer
+//   them differently (a canonical redirect); then what else the engine adds (forwarding headers a trusted proxy set, the `key`
 //   hook's value), each after a \n;
 // - the secondary key (RFC 9111 4.1): the values of the request headers the stored response
 //   named in Vary, appended so that each variant is its own entry.
@@ -37,7 +38,7 @@ function keyBuilder({ query = 'keep', ignoreParams = [], host = true } = {}) {
     const path = q === -1 ? url : url.slice(0, q);
     const search = q === -1 ? '' : url.slice(q);
     const target = path + queryPart(search);
-    return host ? `${target}\n${hostHeader === undefined ? '' : String(hostHeader).toLowerCase()}` : target;
+    return host ? `${target}\n${hostHeader === undefined ? '' : String(hostHeader)}` : target;
   }
 
   /**
@@ -82,7 +83,7 @@ function hostOf(headers) {
   const authority = headers[':authority'];
   const host = headers.host;
   if (authority === undefined) return host;
-  if (host === undefined || String(host).toLowerCase() === String(authority).toLowerCase()) return authority;
+  if (host === undefined || host === authority) return authority;
   return `${authority}\0${host}`;
 }
 

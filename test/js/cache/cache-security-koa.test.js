@@ -198,3 +198,53 @@ for (const [name, Koa] of Object.entries(KOAS)) {
     }
   });
 }
+
+// Issue 42 (attacks 2 and 8): ctx.host read as an authority, from Host or, with app.proxy, from
+// X-Forwarded-Host; the key holds it as sent.
+for (const [name, Koa] of Object.entries(KOAS)) {
+  for (const proxy of [false, true]) {
+    test(`${name} (app.proxy ${proxy}): a ctx.host that is not host[:port] never reaches the plain visitor (host: false)`, async () => {
+      const s = await site(
+        Koa,
+        (ctx, n) => {
+          ctx.set('Cache-Control', PUBLIC_60);
+          ctx.body = `<script src="//${ctx.host}/app.js"></script> ${n}`;
+        },
+        { options: { host: false, allowedHosts: ['victim.example'] }, proxy },
+      );
+      try {
+        const attacks = ['victim.example:1@evil.example', 'victim.example:31337', 'victim.example, evil.example'];
+        for (const value of attacks) {
+          const headers = proxy ? { host: 'victim.example', 'x-forwarded-host': value } : { host: value };
+          await s.get('/', { headers });
+          await s.get('/', { headers });
+        }
+        assert.equal(s.renders(), 2 * attacks.length);
+        const plain = await s.get('/', { headers: { host: 'victim.example' } });
+        assert.match(plain.text, /^<script src="\/\/victim\.example\/app\.js"><\/script> \d+$/);
+        assert.equal(s.cache.stats().badAuthority, 4);
+      } finally {
+        await s.close();
+      }
+    });
+  }
+
+  test(`${name}: the key holds ctx.host as sent: VICTIM.example's canonical redirect is not served to victim.example`, async () => {
+    const s = await site(Koa, (ctx, n) => {
+      ctx.set('Cache-Control', PUBLIC_60);
+      if (ctx.host === 'victim.example') ctx.body = `home ${n}`;
+      else {
+        ctx.status = 301;
+        ctx.redirect('http://victim.example/');
+      }
+    });
+    try {
+      assert.equal((await s.get('/', { headers: { host: 'VICTIM.example' } })).status, 301);
+      const plain = await s.get('/', { headers: { host: 'victim.example' } });
+      assert.equal(plain.status, 200);
+      assert.equal(plain.text, 'home 2');
+    } finally {
+      await s.close();
+    }
+  });
+}

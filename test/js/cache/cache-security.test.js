@@ -685,3 +685,94 @@ test('a client that does not read its response does not hold the entry back from
     await s.close();
   }
 });
+
+// Issue 42: authorities parsed, not split (attack 2), and the Host keyed as sent (attack 8).
+// A page that builds its script URL from the Host, as an app without its own origin setting does.
+const HOST_SPELLINGS_THAT_PASS = [
+  'victim.example:1@evil.example', // userinfo: a browser goes to evil.example
+  'victim.example@evil.example',
+  'victim.example:1@evil.example@x',
+  'victim.example:31337', // a port allowedHosts does not name, with host: false
+  'victim.example:99999',
+  'victim.example:8o',
+  'victim.example:',
+  'victim.example, evil.example',
+  'victim.example evil.example',
+  'victim.example%2fevil',
+];
+for (const flavor of FLAVORS) {
+  test(`${flavor}: a Host that is not host[:port], or names a port allowedHosts does not, never reaches the plain visitor (host: false)`, async () => {
+    const warnings = [];
+    const onWarning = (w) => warnings.push(w);
+    process.on('warning', onWarning);
+    const s = await site(
+      flavor,
+      (req, res, n) =>
+        send(res, 200, { 'Cache-Control': PUBLIC_60 }, `<script src="//${req.headers.host}/app.js"></script> ${n}`),
+      { options: { host: false, allowedHosts: ['victim.example', 'victim.example:8443'] } },
+    );
+    try {
+      for (const host of HOST_SPELLINGS_THAT_PASS) {
+        await s.get('/', { headers: { host } });
+        await s.get('/', { headers: { host } });
+      }
+      assert.equal(s.renders(), 2 * HOST_SPELLINGS_THAT_PASS.length, 'each spelling passed');
+      const plain = await s.get('/', { headers: { host: 'victim.example' } });
+      assert.match(plain.text, /^<script src="\/\/victim\.example\/app\.js"><\/script> \d+$/);
+      assert.equal(
+        (await s.get('/', { headers: { host: 'victim.example:8443' } })).text,
+        plain.text,
+        'the named port shares it',
+      );
+      const stats = s.cache.stats();
+      assert.equal(stats.badAuthority, 2 * (HOST_SPELLINGS_THAT_PASS.length - 1));
+      assert.equal(stats.hostNotAllowed, 2);
+      await delay(0);
+      const ours = warnings.filter((w) => w.code === 'SSR_NATIVE_CACHE_HOST_NOT_ALLOWED');
+      assert.equal(ours.length, 1, 'one warning');
+      assert.match(ours[0].message, /victim\.example:31337.*allowedHosts|allowedHosts.*victim\.example:31337/);
+    } finally {
+      process.off('warning', onWarning);
+      await s.close();
+    }
+  });
+
+  test(`${flavor}: the key holds the Host as sent: a canonical redirect for VICTIM.example is not served to victim.example`, async () => {
+    const s = await site(flavor, (req, res, n) =>
+      req.headers.host === 'victim.example'
+        ? send(res, 200, { 'Cache-Control': PUBLIC_60 }, `home ${n}`)
+        : send(res, 301, { 'Cache-Control': PUBLIC_60, Location: 'http://victim.example/' }, ''),
+    );
+    try {
+      assert.equal((await s.get('/', { headers: { host: 'VICTIM.example' } })).status, 301);
+      const plain = await s.get('/', { headers: { host: 'victim.example' } });
+      assert.equal(plain.status, 200);
+      assert.equal(plain.text, 'home 2');
+      assert.equal((await s.get('/', { headers: { host: 'VICTIM.example' } })).status, 301);
+      assert.equal(s.renders(), 2, 'both spellings stored, each its own entry');
+    } finally {
+      await s.close();
+    }
+  });
+}
+
+for (const flavor of Object.keys(EXPRESSES)) {
+  test(`${flavor} (trust proxy): an X-Forwarded-Host that is not host[:port] passes; req.hostname never reaches the plain visitor`, async () => {
+    const s = await site(
+      flavor,
+      (req, res, n) => send(res, 200, { 'Cache-Control': PUBLIC_60 }, `//${req.hostname}/app.js ${n}`),
+      { options: { allowedHosts: ['victim.example'] }, trustProxy: true },
+    );
+    try {
+      for (const forwarded of ['victim.example:1@evil.example', 'victim.example, evil.example', 'victim.example:']) {
+        const headers = { host: 'victim.example', 'x-forwarded-host': forwarded };
+        await s.get('/', { headers });
+        await s.get('/', { headers });
+      }
+      assert.equal(s.renders(), 6);
+      assert.equal(s.cache.stats().badAuthority, 6);
+    } finally {
+      await s.close();
+    }
+  });
+}
