@@ -47,6 +47,9 @@ const BAD_AUTHORITY = Symbol('bad authority');
 const isAuthority = (value) => parseAuthority(value) !== undefined;
 const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
 
+// The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
+const COMPRESSION_NEGOTIATES = new Set(['accept-encoding', 'available-dictionary', 'dictionary-id']);
+
 // Why a response may not be stored that holds for every request to its variant: these start
 // hit-for-pass. A status (206, 304, 412, a redirect) need not.
 const VARIANT_WIDE = new Set([
@@ -499,11 +502,12 @@ class CacheEngine {
       this.uncacheable(fill, 'status', sent.status, policy.varyNames);
       return undefined;
     }
-    // Compression mounted in front varies its encodings on Accept-Encoding; the identity body
-    // stored here does not (a hit goes through that compression again).
+    // Compression mounted in front varies its encodings on what it negotiates (Accept-Encoding,
+    // and with a dictionary Available-Dictionary and Dictionary-ID); the identity body stored
+    // here does not (a hit goes through that compression again). Kept in the key, a random
+    // Available-Dictionary per request would force a render and an entry each.
     let varyNames = rules.varyNames(final);
-    if (!policy.varyNames.includes('accept-encoding'))
-      varyNames = varyNames.filter((name) => name !== 'accept-encoding');
+    varyNames = varyNames.filter((name) => !COMPRESSION_NEGOTIATES.has(name) || policy.varyNames.includes(name));
     for (const name of policy.varyNames) if (!varyNames.includes(name)) varyNames.push(name);
     varyNames.sort();
     const cc = rules.parseCacheControl(final['cache-control']);
