@@ -400,6 +400,35 @@ class CacheEngine {
     return this.fill(req, wait.primary, wait.key, undefined, false, req.headers.authorization !== undefined).fill;
   }
 
+  /**
+   * On a fill, before the app renders: the ignored parameters (query 'ignore': the whole query)
+   * taken out of the URL the app sees, the Varnish way: the key does not hold them, so the page
+   * stored for everyone must not be rendered from them. `req` is the node request: its url and
+   * (Express, connect) originalUrl are stripped, the URL as received stays in
+   * req.unstrippedUrl; Express 4's req.query, parsed before any middleware, is parsed again.
+   * Returns whether anything was taken out.
+   */
+  stripIgnored(req) {
+    if (!this.keys.strips) return false;
+    const url = this.keys.strip(req.url);
+    const original = typeof req.originalUrl === 'string' ? this.keys.strip(req.originalUrl) : undefined;
+    if (url === req.url && original === req.originalUrl) return false;
+    if (req.unstrippedUrl === undefined)
+      req.unstrippedUrl = typeof req.originalUrl === 'string' ? req.originalUrl : req.url;
+    req.url = url;
+    if (original !== undefined) req.originalUrl = original;
+    if (
+      Object.prototype.hasOwnProperty.call(req, 'query') &&
+      req.app !== undefined &&
+      typeof req.app.get === 'function'
+    ) {
+      const parse = req.app.get('query parser fn');
+      const q = url.indexOf('?');
+      if (typeof parse === 'function') req.query = parse(q === -1 ? '' : url.slice(q + 1));
+    }
+    return true;
+  }
+
   /** Whether a fill should first ask the shared layer (a fresh miss of this process). */
   asksShared(fill) {
     return this.shared !== undefined && fill.leader && !fill.forced && !fill.authorized;
@@ -590,15 +619,6 @@ class CacheEngine {
     if (tag === undefined && this.addEtag) stored.etag = tag = entityTag(body);
     if (stored.date === undefined) stored.date = new Date(now).toUTCString();
     const tags = parseTags(tagHeaderValue);
-    // ignoreParams: a page that shows an ignored parameter's value would hand it (a script, as
-    // often as not) to every visitor of the URL without it; such a page is not stored.
-    for (const value of this.keys.ignoredValues(fill.url)) {
-      if (body.includes(value)) {
-        this.counters.uncacheable++;
-        this.release(fill);
-        return undefined;
-      }
-    }
     const key =
       policy.varyNames.length === 0 ? fill.primary : variantKey(fill.primary, policy.varyNames, fill.requestHeaders);
     let headerBytes = 0;
@@ -698,7 +718,7 @@ class CacheEngine {
       this.refreshing.delete(key);
       if (!ok) this.counters.refreshFailures++;
     };
-    const request = { method: 'GET', url: req.url, headers: carried, socket };
+    const request = { method: 'GET', url: this.keys.strip(req.url), headers: carried, socket };
     try {
       this.refresher(
         request,

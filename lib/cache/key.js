@@ -42,31 +42,28 @@ function keyBuilder({ query = 'keep', ignoreParams = [], host = true } = {}) {
   }
 
   /**
-   * The values of the ignored parameters in `url` (as sent and decoded), the ones long enough to
-   * carry markup: a page that shows one must not be stored under the URL without it.
+   * `url` as the app sees it on a fill: without the ignored parameters (with query 'ignore',
+   * without the query), the others as sent and in order; `url` itself when nothing is taken out.
+   * The key does not hold them, so the page rendered for it must not depend on them.
    */
-  function ignoredValues(url) {
-    const values = [];
-    if (!filterParams) return values;
+  function strip(url) {
+    if (query !== 'ignore' && !filterParams) return url;
     const q = url.indexOf('?');
-    if (q === -1) return values;
+    if (q === -1) return url;
+    if (query === 'ignore') return url.slice(0, q);
+    const kept = [];
+    let dropped = false;
     for (const pair of url.slice(q + 1).split('&')) {
       const eq = pair.indexOf('=');
-      if (eq === -1 || !ignored.has(safeDecode(pair.slice(0, eq)))) continue;
-      const raw = pair.slice(eq + 1);
-      const decoded = safeDecode(raw);
-      if (raw.length >= MIN_REFLECTED) values.push(raw);
-      if (decoded !== raw && decoded.length >= MIN_REFLECTED) values.push(decoded);
+      if (ignored.has(safeDecode(eq === -1 ? pair : pair.slice(0, eq)))) dropped = true;
+      else kept.push(pair);
     }
-    return values;
+    if (!dropped) return url;
+    return kept.length === 0 ? url.slice(0, q) : `${url.slice(0, q)}?${kept.join('&')}`;
   }
 
-  return { primary, ignoredValues, hostInKey: host };
+  return { primary, strip, strips: query === 'ignore' || filterParams, hostInKey: host };
 }
-
-// Shorter values cannot carry a script or markup of their own; checking them would keep common
-// pages ("?utm_source=ads" on a page that says "ads") out of the cache for nothing.
-const MIN_REFLECTED = 4;
 
 function byName(a, b) {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;

@@ -248,3 +248,39 @@ for (const [name, Koa] of Object.entries(KOAS)) {
     }
   });
 }
+
+// Issue 42, attack 6: ignored parameters stripped from ctx.url, ctx.querystring, ctx.query and
+// ctx.originalUrl on a fill and a refresh; the URL as received stays in ctx.req.unstrippedUrl.
+for (const [name, Koa] of Object.entries(KOAS)) {
+  test(`${name}: an ignored parameter never reaches ctx on a fill; query 'ignore' neither on a refresh`, async () => {
+    let unstripped;
+    const page = (ctx, n) => {
+      unstripped = ctx.req.unstrippedUrl;
+      ctx.set('Cache-Control', 'public, max-age=10, stale-while-revalidate=60');
+      const seen = `${ctx.url} ${ctx.originalUrl} ${ctx.querystring} ${JSON.stringify(ctx.query)}`;
+      ctx.body = `${seen} ${decodeURIComponent(decodeURIComponent(seen)).toLowerCase()} ${n}`;
+    };
+    const s = await site(Koa, page, { options: { ignoreParams: ['utm_source'] } });
+    try {
+      const attack = '/p?a=1&utm_source=%253CSCRIPT%253E';
+      const first = await s.get(attack);
+      assert.doesNotMatch(first.text, /script|utm_source/i);
+      assert.equal(unstripped, attack);
+      assert.equal((await s.get('/p?a=1')).text, first.text);
+    } finally {
+      await s.close();
+    }
+    const t = await site(Koa, page, { options: { query: 'ignore' } });
+    try {
+      assert.doesNotMatch((await t.get('/p?q=%3Cscript%3E1')).text, /script|q=/i);
+      t.clock.now += 20_000;
+      await t.get('/p?q=%3Cscript%3E2');
+      await until(() => t.renders() === 2 && t.cache.stats().refreshing === 0, 'the refresh');
+      const plain = await t.get('/p');
+      assert.doesNotMatch(plain.text, /script|q=/i);
+      assert.match(plain.text, / 2$/);
+    } finally {
+      await t.close();
+    }
+  });
+}

@@ -776,3 +776,73 @@ for (const flavor of Object.keys(EXPRESSES)) {
     }
   });
 }
+
+// Issue 42, attack 6: ignored parameters never reach the app on a fill or a refresh (stripped from
+// req.url, req.originalUrl and Express 4's req.query), whatever the page does with them.
+function reflectEverything(flavor, req) {
+  const seen = [req.url, req.originalUrl || ''];
+  if (flavor !== 'node:http') seen.push(JSON.stringify(req.query));
+  const text = seen.join(' ');
+  // decoded twice and lower-cased, as the old guard never looked
+  let decoded = text;
+  for (let i = 0; i < 2; i++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      /* as sent */
+    }
+  }
+  return `${text} ${decoded.toLowerCase()}`;
+}
+
+for (const flavor of FLAVORS) {
+  test(`${flavor}: an ignored parameter, decoded twice and lower-cased by the page, never reaches the stored page`, async () => {
+    let unstripped;
+    const s = await site(
+      flavor,
+      (req, res, n) => {
+        unstripped = req.unstrippedUrl;
+        send(res, 200, { 'Cache-Control': PUBLIC_60 }, `${reflectEverything(flavor, req)} ${n}`);
+      },
+      { options: { ignoreParams: ['utm_source'] } },
+    );
+    try {
+      const attack = '/p?a=1&utm_source=%253CSCRIPT%253Eevil%253C%252FSCRIPT%253E&b=2';
+      const first = await s.get(attack);
+      assert.doesNotMatch(first.text, /script|evil|utm_source/i, 'the fill rendered the stripped URL');
+      assert.equal(unstripped, attack, 'req.unstrippedUrl keeps the URL as received');
+      const plain = await s.get('/p?a=1&b=2');
+      assert.equal(plain.text, first.text);
+      assert.match(plain.text, /\/p\?a=1&b=2/);
+      assert.equal(s.renders(), 1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(`${flavor}: query 'ignore': neither a fill nor a stale-while-revalidate refresh renders the attacker's query`, async () => {
+    const s = await site(
+      flavor,
+      (req, res, n) =>
+        send(
+          res,
+          200,
+          { 'Cache-Control': 'public, max-age=10, stale-while-revalidate=60' },
+          `${reflectEverything(flavor, req)} ${n}`,
+        ),
+      { options: { query: 'ignore' } },
+    );
+    try {
+      const first = await s.get('/p?q=%3Cscript%3E1');
+      assert.doesNotMatch(first.text, /script|q=/i);
+      s.clock.now += 20_000;
+      await s.get('/p?q=%3Cscript%3E2'); // stale: served, and refreshed in the background
+      await until(() => s.renders() === 2 && s.cache.stats().refreshing === 0, 'the refresh');
+      const plain = await s.get('/p');
+      assert.doesNotMatch(plain.text, /script|q=/i);
+      assert.match(plain.text, / 2$/, 'the refreshed page');
+    } finally {
+      await s.close();
+    }
+  });
+}
