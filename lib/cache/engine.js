@@ -8,7 +8,7 @@ const crypto = require('crypto');
 const { addSource } = require('../stat-sources');
 const rules = require('../http/cache-rules');
 const { HOP_BY_HOP } = require('../http/hop-by-hop');
-const { parseAuthority } = require('../http/authority');
+const { isAuthority } = require('../http/authority');
 const { keyBuilder, variantKey, targetOf, hostOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
@@ -44,7 +44,6 @@ const PASS_AUTHORIZATION = { action: 'pass', reason: 'authorization' };
 const PASS_UNKEYED = { action: 'pass', reason: 'unkeyed' }; // forwarding headers not keyed, a Host not allowed, key() false
 const PASS_BAD_AUTHORITY = { action: 'pass', reason: 'bad-authority' }; // a Host that is not host[:port]
 const BAD_AUTHORITY = Symbol('bad authority');
-const isAuthority = (value) => parseAuthority(value) !== undefined;
 const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
 
 // The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
@@ -120,6 +119,7 @@ class CacheEngine {
       options.allowedHosts === undefined
         ? undefined
         : inputs.hostAllowList(options.allowedHosts, { anyPort: options.host !== false });
+    this.lastAuthority = undefined; // the last Host value found well-formed
     this.hostAllowed = false; // allowedHosts matched a request once (else its first refusal warns)
     this.warnedHost = false;
     if (options.host === false && this.allowedHost === undefined)
@@ -297,7 +297,10 @@ class CacheEngine {
     const authority = headers[':authority'];
     const host = headers.host;
     // HTTP/2 names the site in :authority; a Host beside it is an authority too
-    if ((authority !== undefined && !isAuthority(authority)) || (host !== undefined && !isAuthority(host)))
+    if (
+      (authority !== undefined && !this.isAuthority(authority)) ||
+      (host !== undefined && host !== authority && !this.isAuthority(host))
+    )
       return BAD_AUTHORITY;
     let extra = '';
     if (inputs.hasAny(headers, inputs.FORWARDING_HEADERS)) {
@@ -324,6 +327,14 @@ class CacheEngine {
     }
     const primary = this.keys.primary(req.url, hostOf(headers));
     return extra === '' ? primary : primary + extra;
+  }
+
+  /** isAuthority, remembering the last good value: a site's requests mostly name one Host. */
+  isAuthority(value) {
+    if (value === this.lastAuthority) return true;
+    if (!isAuthority(value)) return false;
+    this.lastAuthority = value;
+    return true;
   }
 
   /** A Host allowedHosts refused: counted, and named in one warning while none was ever allowed. */

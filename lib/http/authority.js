@@ -41,6 +41,38 @@ function parseAuthority(value) {
   return { host: value.slice(0, colon), port };
 }
 
+// unreserved characters (RFC 3986 2.3): ALPHA DIGIT - . _ ~
+const UNRESERVED = new Uint8Array(128);
+for (let c = 0; c < 128; c++) UNRESERVED[c] = /[A-Za-z0-9\-._~]/.test(String.fromCharCode(c)) ? 1 : 0;
+
+/**
+ * Whether parseAuthority(value) would return an authority, without building it: one pass over
+ * the characters for a host name or IPv4 address (every request's Host is checked).
+ */
+function isAuthority(value) {
+  if (typeof value !== 'string') return false;
+  const n = value.length;
+  if (n === 0) return false;
+  if (value.charCodeAt(0) === 0x5b /* [ */) return parseAuthority(value) !== undefined;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x3a /* : */) break;
+    if (c >= 128 || UNRESERVED[c] === 0) return false;
+  }
+  if (i === 0) return false;
+  if (i === n) return true;
+  const digits = n - i - 1;
+  if (digits < 1 || digits > 5) return false;
+  let port = 0;
+  for (let j = i + 1; j < n; j++) {
+    const d = value.charCodeAt(j) - 48;
+    if (d < 0 || d > 9) return false;
+    port = port * 10 + d;
+  }
+  return port <= 65535;
+}
+
 function isPort(text) {
   return text.length >= 1 && text.length <= 5 && /^[0-9]+$/.test(text) && Number(text) <= 65535;
 }
@@ -70,4 +102,4 @@ function isIPv4(text) {
   return octets.length === 4 && octets.every((o) => DEC_OCTET.test(o));
 }
 
-module.exports = { parseAuthority };
+module.exports = { parseAuthority, isAuthority };

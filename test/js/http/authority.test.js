@@ -6,7 +6,7 @@
 // then seeded random spellings built from the characters that matter.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { parseAuthority } = require('../../../lib/http/authority');
+const { parseAuthority, isAuthority } = require('../../../lib/http/authority');
 const { mulberry32 } = require('../helpers/seeded-random');
 
 const DEC_OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
@@ -92,8 +92,12 @@ test('parseAuthority: the table of spellings, and the reference agrees with it',
   for (const [text, expected] of TABLE) {
     assert.deepEqual(parseAuthority(text), expected, JSON.stringify(text));
     assert.deepEqual(reference(text), expected, `reference ${JSON.stringify(text)}`);
+    assert.equal(isAuthority(text), expected !== undefined, `isAuthority ${JSON.stringify(text)}`);
   }
-  for (const value of [undefined, null, 80, ['victim.example']]) assert.equal(parseAuthority(value), undefined);
+  for (const value of [undefined, null, 80, ['victim.example']]) {
+    assert.equal(parseAuthority(value), undefined);
+    assert.equal(isAuthority(value), false);
+  }
 });
 
 const PIECES = [
@@ -149,6 +153,7 @@ test('parseAuthority: 200,000 seeded random spellings agree with the RFC 3986 re
     const expected = reference(text);
     if (expected !== undefined) valid++;
     assert.deepEqual(parseAuthority(text), expected, `seed ${seed}, input ${JSON.stringify(text)}`);
+    assert.equal(isAuthority(text), expected !== undefined, `isAuthority, seed ${seed}, input ${JSON.stringify(text)}`);
   }
   assert.ok(valid > 1000, `the generator reaches valid spellings too (${valid})`);
 });
