@@ -49,6 +49,11 @@ const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
 // The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
 const COMPRESSION_NEGOTIATES = new Set(['accept-encoding', 'available-dictionary', 'dictionary-id']);
 
+function isEncoded(contentEncoding) {
+  const text = rules.headerText(contentEncoding);
+  return text !== undefined && text.trim() !== '' && text.trim().toLowerCase() !== 'identity';
+}
+
 // Why a response may not be stored that holds for every request to its variant: these start
 // hit-for-pass. A status (206, 304, 412, a redirect) need not.
 const VARIANT_WIDE = new Set([
@@ -543,12 +548,15 @@ class CacheEngine {
       return undefined;
     }
     // Compression mounted in front varies its encodings on what it negotiates (Accept-Encoding,
-    // and with a dictionary Available-Dictionary and Dictionary-ID); the identity body stored
-    // here does not (a hit goes through that compression again). Kept in the key, a random
-    // Available-Dictionary per request would force a render and an entry each.
-    let varyNames = rules.varyNames(final);
-    varyNames = varyNames.filter((name) => !COMPRESSION_NEGOTIATES.has(name) || policy.varyNames.includes(name));
-    for (const name of policy.varyNames) if (!varyNames.includes(name)) varyNames.push(name);
+    // and with a dictionary Available-Dictionary and Dictionary-ID), before the route runs (Koa)
+    // or after (Express); the identity body stored here does not depend on them (a hit goes
+    // through that compression again). Kept in the key, a random Available-Dictionary per
+    // request would force a render and an entry each. A body the route encoded itself keeps the
+    // names it was stored with.
+    const encoded = isEncoded(stored['content-encoding']);
+    const own = (name) => !COMPRESSION_NEGOTIATES.has(name) || (encoded && policy.varyNames.includes(name));
+    const varyNames = rules.varyNames(final).filter(own);
+    for (const name of policy.varyNames) if (own(name) && !varyNames.includes(name)) varyNames.push(name);
     varyNames.sort();
     const cc = rules.parseCacheControl(final['cache-control']);
     const decision = { ...final, vary: varyNames.join(', ') };
@@ -570,7 +578,8 @@ class CacheEngine {
       else stored[name] = final[name];
     }
     if (varyNames.length === 0) delete stored.vary;
-    else if (varyNames.length !== policy.varyNames.length) stored.vary = varyNames.join(', ');
+    else if (varyNames.length !== policy.varyNames.length || varyNames.some((name, i) => name !== policy.varyNames[i]))
+      stored.vary = varyNames.join(', ');
     return { status: sent.status, lifetime, windows: rules.staleWindows(cc), varyNames, age: rules.initialAge(final) };
   }
 

@@ -115,3 +115,38 @@ for (const [name, makeApp] of [
     }
   });
 }
+
+for (const [name, Koa] of [
+  ['koa 2', require('koa2')],
+  ['koa 3', require('koa')],
+]) {
+  test(`${name}: random Available-Dictionary values behind compress({ dictionary: true }) neither render nor store`, async () => {
+    const { compress, cache } = require('../../../lib/koa');
+    const app = new Koa();
+    const pages = cache();
+    let renders = 0;
+    app.use(compress({ dictionary: true }));
+    app.use(pages);
+    app.use((ctx) => {
+      renders++;
+      ctx.set('Cache-Control', 'public, s-maxage=60');
+      ctx.type = 'html';
+      ctx.body = `<main>${'<p>the same rendered page</p>'.repeat(100)}</main>`;
+    });
+    const server = await listen(app.callback());
+    const seed = 7;
+    const random = mulberry32(seed);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const hash = Buffer.from(Array.from({ length: 32 }, () => Math.floor(random() * 256))).toString('base64');
+        const res = await request(`${server.url}/page`, {
+          headers: { 'accept-encoding': 'gzip, br, zstd, dcz', 'available-dictionary': `:${hash}:` },
+        });
+        assert.equal(res.status, 200, `seed ${seed}, request ${i}`);
+      }
+      assert.equal(renders, 1, `seed ${seed}`);
+    } finally {
+      await server.close();
+    }
+  });
+}
