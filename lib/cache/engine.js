@@ -8,6 +8,7 @@ const crypto = require('crypto');
 const { addSource } = require('../stat-sources');
 const rules = require('../http/cache-rules');
 const { HOP_BY_HOP } = require('../http/hop-by-hop');
+const { isAuthority } = require('../http/authority');
 const { keyBuilder, variantKey, targetOf, hostOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
@@ -41,7 +42,17 @@ const PASS_HIT_FOR_PASS = { action: 'pass', reason: 'hit-for-pass' };
 const PASS_REWRITE = { action: 'pass', reason: 'rewrite' };
 const PASS_AUTHORIZATION = { action: 'pass', reason: 'authorization' };
 const PASS_UNKEYED = { action: 'pass', reason: 'unkeyed' }; // forwarding headers not keyed, a Host not allowed, key() false
+const PASS_BAD_AUTHORITY = { action: 'pass', reason: 'bad-authority' }; // a Host that is not host[:port]
+const BAD_AUTHORITY = Symbol('bad authority');
 const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
+
+// The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
+const COMPRESSION_NEGOTIATES = new Set(['accept-encoding', 'available-dictionary', 'dictionary-id']);
+
+function isEncoded(contentEncoding) {
+  const text = rules.headerText(contentEncoding);
+  return text !== undefined && text.trim() !== '' && text.trim().toLowerCase() !== 'identity';
+}
 
 // Why a response may not be stored that holds for every request to its variant: these start
 // hit-for-pass. A status (206, 304, 412, a redirect) need not.
@@ -109,7 +120,13 @@ class CacheEngine {
     this.forwarded = forwarded;
     if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts))
       throw invalidType('options.allowedHosts', 'an array of host names', options.allowedHosts);
-    this.allowedHost = options.allowedHosts === undefined ? undefined : inputs.hostAllowList(options.allowedHosts);
+    this.allowedHost =
+      options.allowedHosts === undefined
+        ? undefined
+        : inputs.hostAllowList(options.allowedHosts, { anyPort: options.host !== false });
+    this.lastAuthority = undefined; // the last Host value found well-formed
+    this.hostAllowed = false; // allowedHosts matched a request once (else its first refusal warns)
+    this.warnedHost = false;
     if (options.host === false && this.allowedHost === undefined)
       throw new TypeError(
         'options.host: false shares one entry between every Host a request names, so it needs options.allowedHosts (the names of the one site)',
@@ -152,6 +169,8 @@ class CacheEngine {
       notModified: 0,
       passes: 0,
       unkeyedPasses: 0,
+      badAuthority: 0,
+      hostNotAllowed: 0,
       hitForPassServed: 0,
       coalesced: 0,
       coalesceTimeouts: 0,
@@ -209,10 +228,12 @@ class CacheEngine {
       return PASS_BYPASS;
     }
     const primary = this.primaryOf(req);
-    if (primary === undefined) {
+    if (primary === undefined || primary === BAD_AUTHORITY) {
       this.counters.passes++;
       this.counters.unkeyedPasses++;
-      return PASS_UNKEYED;
+      if (primary === undefined) return PASS_UNKEYED;
+      this.counters.badAuthority++;
+      return PASS_BAD_AUTHORITY;
     }
     let names = this.memory.varyOf(primary);
     if (names === undefined && this.hitForPassVary.size > 0) names = this.hitForPassVary.get(primary);
@@ -273,22 +294,32 @@ class CacheEngine {
    * The primary key of a request (target, Host, and the forwarding headers where they are
    * keyed, and the key() hook's value), or undefined when it must pass: forwarding headers the
    * framework would not honour (option forwarded 'auto') or any (option 'pass'), a Host outside
-   * allowedHosts, key() returning false.
+   * allowedHosts, key() returning false; or BAD_AUTHORITY when a Host, :authority or forwarded
+   * host is not an authority (lib/http/authority.js): such a value is never keyed nor matched.
    */
   primaryOf(req) {
     const headers = req.headers;
+    const authority = headers[':authority'];
+    const host = headers.host;
+    // HTTP/2 names the site in :authority; a Host beside it is an authority too
+    if (
+      (authority !== undefined && !this.isAuthority(authority)) ||
+      (host !== undefined && host !== authority && !this.isAuthority(host))
+    )
+      return BAD_AUTHORITY;
     let extra = '';
     if (inputs.hasAny(headers, inputs.FORWARDING_HEADERS)) {
       if (this.forwarded === 'pass' || (this.forwarded === 'auto' && !this.trustsForwarding(req))) return undefined;
-      if (this.allowedHost !== undefined)
-        for (const host of inputs.forwardedHosts(headers)) if (!this.allowedHost(host)) return undefined;
+      for (const forwarded of inputs.forwardedHosts(headers)) {
+        if (!isAuthority(forwarded)) return BAD_AUTHORITY;
+        if (this.allowedHost !== undefined && !this.allowedHost(forwarded)) return this.refusedHost(forwarded);
+      }
       extra = inputs.forwardingPart(headers);
     }
     if (this.allowedHost !== undefined) {
-      // HTTP/2 names the site in :authority (a Host beside it must be allowed too)
-      const authority = headers[':authority'];
-      if (authority !== undefined && !this.allowedHost(authority)) return undefined;
-      if ((authority === undefined || headers.host !== undefined) && !this.allowedHost(headers.host)) return undefined;
+      if (authority !== undefined && !this.allowedHost(authority)) return this.refusedHost(authority);
+      if ((authority === undefined || host !== undefined) && !this.allowedHost(host)) return this.refusedHost(host);
+      this.hostAllowed = true;
     }
     if (this.keyHook !== undefined) {
       const part = this.keyHook(req);
@@ -301,6 +332,27 @@ class CacheEngine {
     }
     const primary = this.keys.primary(req.url, hostOf(headers));
     return extra === '' ? primary : primary + extra;
+  }
+
+  /** isAuthority, remembering the last good value: a site's requests mostly name one Host. */
+  isAuthority(value) {
+    if (value === this.lastAuthority) return true;
+    if (!isAuthority(value)) return false;
+    this.lastAuthority = value;
+    return true;
+  }
+
+  /** A Host allowedHosts refused: counted, and named in one warning while none was ever allowed. */
+  refusedHost(host) {
+    this.counters.hostNotAllowed++;
+    if (!this.hostAllowed && !this.warnedHost) {
+      this.warnedHost = true;
+      process.emitWarning(
+        `response cache: options.allowedHosts refused the Host ${JSON.stringify(String(host))} and has allowed none yet: every request passes the cache (is the site's name, and port, in allowedHosts?)`,
+        { code: 'SSR_NATIVE_CACHE_HOST_NOT_ALLOWED' },
+      );
+    }
+    return undefined;
   }
 
   fill(req, primary, key, stale, leader, authorized) {
@@ -362,6 +414,35 @@ class CacheEngine {
   fillWithoutLock(req, wait) {
     this.counters.misses++;
     return this.fill(req, wait.primary, wait.key, undefined, false, req.headers.authorization !== undefined).fill;
+  }
+
+  /**
+   * On a fill, before the app renders: the ignored parameters (query 'ignore': the whole query)
+   * taken out of the URL the app sees, the Varnish way: the key does not hold them, so the page
+   * stored for everyone must not be rendered from them. `req` is the node request: its url and
+   * (Express, connect) originalUrl are stripped, the URL as received stays in
+   * req.unstrippedUrl; Express 4's req.query, parsed before any middleware, is parsed again.
+   * Returns whether anything was taken out.
+   */
+  stripIgnored(req) {
+    if (!this.keys.strips) return false;
+    const url = this.keys.strip(req.url);
+    const original = typeof req.originalUrl === 'string' ? this.keys.strip(req.originalUrl) : undefined;
+    if (url === req.url && original === req.originalUrl) return false;
+    if (req.unstrippedUrl === undefined)
+      req.unstrippedUrl = typeof req.originalUrl === 'string' ? req.originalUrl : req.url;
+    req.url = url;
+    if (original !== undefined) req.originalUrl = original;
+    if (
+      Object.prototype.hasOwnProperty.call(req, 'query') &&
+      req.app !== undefined &&
+      typeof req.app.get === 'function'
+    ) {
+      const parse = req.app.get('query parser fn');
+      const q = url.indexOf('?');
+      if (typeof parse === 'function') req.query = parse(q === -1 ? '' : url.slice(q + 1));
+    }
+    return true;
   }
 
   /** Whether a fill should first ask the shared layer (a fresh miss of this process). */
@@ -466,12 +547,16 @@ class CacheEngine {
       this.uncacheable(fill, 'status', sent.status, policy.varyNames);
       return undefined;
     }
-    // Compression mounted in front varies its encodings on Accept-Encoding; the identity body
-    // stored here does not (a hit goes through that compression again).
-    let varyNames = rules.varyNames(final);
-    if (!policy.varyNames.includes('accept-encoding'))
-      varyNames = varyNames.filter((name) => name !== 'accept-encoding');
-    for (const name of policy.varyNames) if (!varyNames.includes(name)) varyNames.push(name);
+    // Compression mounted in front varies its encodings on what it negotiates (Accept-Encoding,
+    // and with a dictionary Available-Dictionary and Dictionary-ID), before the route runs (Koa)
+    // or after (Express); the identity body stored here does not depend on them (a hit goes
+    // through that compression again). Kept in the key, a random Available-Dictionary per
+    // request would force a render and an entry each. A body the route encoded itself keeps the
+    // names it was stored with.
+    const encoded = isEncoded(stored['content-encoding']);
+    const own = (name) => !COMPRESSION_NEGOTIATES.has(name) || (encoded && policy.varyNames.includes(name));
+    const varyNames = rules.varyNames(final).filter(own);
+    for (const name of policy.varyNames) if (own(name) && !varyNames.includes(name)) varyNames.push(name);
     varyNames.sort();
     const cc = rules.parseCacheControl(final['cache-control']);
     const decision = { ...final, vary: varyNames.join(', ') };
@@ -493,7 +578,8 @@ class CacheEngine {
       else stored[name] = final[name];
     }
     if (varyNames.length === 0) delete stored.vary;
-    else if (varyNames.length !== policy.varyNames.length) stored.vary = varyNames.join(', ');
+    else if (varyNames.length !== policy.varyNames.length || varyNames.some((name, i) => name !== policy.varyNames[i]))
+      stored.vary = varyNames.join(', ');
     return { status: sent.status, lifetime, windows: rules.staleWindows(cc), varyNames, age: rules.initialAge(final) };
   }
 
@@ -553,15 +639,6 @@ class CacheEngine {
     if (tag === undefined && this.addEtag) stored.etag = tag = entityTag(body);
     if (stored.date === undefined) stored.date = new Date(now).toUTCString();
     const tags = parseTags(tagHeaderValue);
-    // ignoreParams: a page that shows an ignored parameter's value would hand it (a script, as
-    // often as not) to every visitor of the URL without it; such a page is not stored.
-    for (const value of this.keys.ignoredValues(fill.url)) {
-      if (body.includes(value)) {
-        this.counters.uncacheable++;
-        this.release(fill);
-        return undefined;
-      }
-    }
     const key =
       policy.varyNames.length === 0 ? fill.primary : variantKey(fill.primary, policy.varyNames, fill.requestHeaders);
     let headerBytes = 0;
@@ -661,7 +738,7 @@ class CacheEngine {
       this.refreshing.delete(key);
       if (!ok) this.counters.refreshFailures++;
     };
-    const request = { method: 'GET', url: req.url, headers: carried, socket };
+    const request = { method: 'GET', url: this.keys.strip(req.url), headers: carried, socket };
     try {
       this.refresher(
         request,
@@ -795,6 +872,8 @@ const RESPONSE_CACHE_COUNTERS = [
   'notModified',
   'passes',
   'unkeyedPasses',
+  'badAuthority',
+  'hostNotAllowed',
   'hitForPassServed',
   'coalesced',
   'coalesceTimeouts',

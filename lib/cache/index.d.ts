@@ -17,12 +17,15 @@ export interface ResponseCacheOptions {
   maxEntries?: number;
   /** Bodies larger than this pass through and are not stored. Default 1 MiB. */
   maxEntrySize?: number;
-  /** Query string in the key: 'keep' (default), 'sort' the parameters, or 'ignore' it. */
+  /**
+   * Query string in the key: 'keep' (default), 'sort' the parameters, or 'ignore' it (then a
+   * render sees the URL without its query; the URL as received is in `req.unstrippedUrl`).
+   */
   query?: 'keep' | 'sort' | 'ignore';
   /**
-   * Query parameters left out of the key (utm_source, fbclid, ...). A page that contains the
-   * value (4 characters or more) of one of them in the request is not stored: it would reflect
-   * one visitor's value to every other.
+   * Query parameters left out of the key (utm_source, fbclid, ...). A render the cache may store
+   * never sees them: they are taken out of req.url, req.originalUrl, Express 4's req.query and
+   * Koa's ctx.url / ctx.originalUrl; the URL as received is in `req.unstrippedUrl`.
    */
   ignoreParams?: string[];
   /**
@@ -32,9 +35,11 @@ export interface ResponseCacheOptions {
   host?: boolean;
   /**
    * The Host names the cache serves and stores for, as Angular's `security.allowedHosts`:
-   * 'shop.example', '*.shop.example' (its subdomains), '*' (any). Ports are not compared. A
-   * request naming another (in Host, or in a keyed X-Forwarded-Host / X-Host / Forwarded host=)
-   * passes. Default: any Host, each its own entries.
+   * 'shop.example', 'shop.example:8443' (that port only), '*.shop.example' (its subdomains),
+   * '*' (any). An entry without a port allows any port while the Host is keyed, no port with
+   * `host: false`. A request naming another (in Host, or in a keyed X-Forwarded-Host / X-Host /
+   * Forwarded host=) passes; a value that is not `host[:port]` always passes. Default: any
+   * well-formed Host, each its own entries (as sent, no case folding).
    */
   allowedHosts?: string[];
   /**
@@ -124,6 +129,10 @@ export interface ResponseCacheStats {
   passes: number;
   /** Passes for forwarding headers not keyed, a Host outside allowedHosts, or key() returning false (a proxy whose headers `trust proxy` does not cover shows here). */
   unkeyedPasses: number;
+  /** Requests whose Host, :authority or keyed forwarded host is not RFC 3986 host[:port] (they pass). */
+  badAuthority: number;
+  /** Requests refused by allowedHosts (they pass). */
+  hostNotAllowed: number;
   hitForPassServed: number;
   coalesced: number;
   coalesceTimeouts: number;

@@ -3,7 +3,8 @@
 // - the primary key (RFC 9111 2: the target URI): path, then the query as the options say
 //   ('keep' as sent, 'sort' the parameters by name, 'ignore' it all; `ignoreParams` drops named
 //   ones such as utm_source); with the Host when `host` is on (the default: one server, several
-//   sites); then what else the engine adds (forwarding headers a trusted proxy set, the `key`
+//   sites), as sent: `VICTIM.example` and `victim.example` are two entries, as the app may answer
+//   them differently (a canonical redirect); then what else the engine adds (forwarding headers a trusted proxy set, the `key`
 //   hook's value), each after a \n;
 // - the secondary key (RFC 9111 4.1): the values of the request headers the stored response
 //   named in Vary, appended so that each variant is its own entry.
@@ -37,35 +38,32 @@ function keyBuilder({ query = 'keep', ignoreParams = [], host = true } = {}) {
     const path = q === -1 ? url : url.slice(0, q);
     const search = q === -1 ? '' : url.slice(q);
     const target = path + queryPart(search);
-    return host ? `${target}\n${hostHeader === undefined ? '' : String(hostHeader).toLowerCase()}` : target;
+    return host ? `${target}\n${hostHeader === undefined ? '' : String(hostHeader)}` : target;
   }
 
   /**
-   * The values of the ignored parameters in `url` (as sent and decoded), the ones long enough to
-   * carry markup: a page that shows one must not be stored under the URL without it.
+   * `url` as the app sees it on a fill: without the ignored parameters (with query 'ignore',
+   * without the query), the others as sent and in order; `url` itself when nothing is taken out.
+   * The key does not hold them, so the page rendered for it must not depend on them.
    */
-  function ignoredValues(url) {
-    const values = [];
-    if (!filterParams) return values;
+  function strip(url) {
+    if (query !== 'ignore' && !filterParams) return url;
     const q = url.indexOf('?');
-    if (q === -1) return values;
+    if (q === -1) return url;
+    if (query === 'ignore') return url.slice(0, q);
+    const kept = [];
+    let dropped = false;
     for (const pair of url.slice(q + 1).split('&')) {
       const eq = pair.indexOf('=');
-      if (eq === -1 || !ignored.has(safeDecode(pair.slice(0, eq)))) continue;
-      const raw = pair.slice(eq + 1);
-      const decoded = safeDecode(raw);
-      if (raw.length >= MIN_REFLECTED) values.push(raw);
-      if (decoded !== raw && decoded.length >= MIN_REFLECTED) values.push(decoded);
+      if (ignored.has(safeDecode(eq === -1 ? pair : pair.slice(0, eq)))) dropped = true;
+      else kept.push(pair);
     }
-    return values;
+    if (!dropped) return url;
+    return kept.length === 0 ? url.slice(0, q) : `${url.slice(0, q)}?${kept.join('&')}`;
   }
 
-  return { primary, ignoredValues, hostInKey: host };
+  return { primary, strip, strips: query === 'ignore' || filterParams, hostInKey: host };
 }
-
-// Shorter values cannot carry a script or markup of their own; checking them would keep common
-// pages ("?utm_source=ads" on a page that says "ads") out of the cache for nothing.
-const MIN_REFLECTED = 4;
 
 function byName(a, b) {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -82,7 +80,7 @@ function hostOf(headers) {
   const authority = headers[':authority'];
   const host = headers.host;
   if (authority === undefined) return host;
-  if (host === undefined || String(host).toLowerCase() === String(authority).toLowerCase()) return authority;
+  if (host === undefined || host === authority) return authority;
   return `${authority}\0${host}`;
 }
 

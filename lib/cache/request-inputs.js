@@ -9,6 +9,8 @@
 //   the cache keys, so a request carrying one always passes;
 // - the Host, checked against `allowedHosts` (as Angular's security.allowedHosts).
 
+const { parseAuthority } = require('../http/authority');
+
 const FORWARDING_HEADERS = [
   'forwarded',
   'x-forwarded-host',
@@ -52,32 +54,47 @@ function forwardingPart(headers) {
 
 /**
  * allowedHosts as Angular reads it: a host name ('shop.example'), a wildcard for its subdomains
- * ('*.shop.example', not the name itself), or '*' for any. Ports are not compared. Returns
- * allowed(hostHeader) (with a small memo: a site sees few distinct Host values, an attacker many,
- * so the memo is cleared when full).
+ * ('*.shop.example', not the name itself), or '*' for any; here also with a port
+ * ('shop.example:8443'), then only that port. Names compare case-insensitively and without a
+ * trailing dot; the value must be an authority (lib/http/authority.js) to match at all. An entry
+ * naming no port matches any port when `anyPort` (the Host is in the key, so a port an attacker
+ * picks gets an entry of its own), else only a Host naming no port: with the Host out of the key,
+ * `victim.example:31337` would be stored for everyone (a page building URLs from the Host).
+ * Returns allowed(value) (with a small memo: a site sees few distinct Host values, an attacker
+ * many, so the memo is cleared when full).
  */
-function hostAllowList(patterns) {
-  const exact = new Set();
+function hostAllowList(patterns, { anyPort = true } = {}) {
+  const exact = new Map(); // name -> Set of ports ('' for an entry naming none)
   const suffixes = [];
   let any = false;
   for (const raw of patterns) {
-    const pattern = String(raw).trim().toLowerCase();
+    const pattern = String(raw).trim();
     if (pattern === '*') any = true;
-    else if (pattern.startsWith('*.')) suffixes.push(pattern.slice(1));
-    else if (pattern !== '') exact.add(pattern);
+    else if (pattern.startsWith('*.')) suffixes.push(pattern.slice(1).toLowerCase());
+    else if (pattern !== '') {
+      const parsed = parseAuthority(pattern);
+      if (parsed === undefined) throw new TypeError(`options.allowedHosts: '${pattern}' is not a host[:port]`);
+      const name = hostName(parsed.host);
+      if (!exact.has(name)) exact.set(name, new Set());
+      exact.get(name).add(parsed.port === undefined ? '' : String(Number(parsed.port)));
+    }
   }
   const memo = new Map();
-  function check(host) {
+  function check(text) {
+    const parsed = parseAuthority(text);
+    if (parsed === undefined) return false;
     if (any) return true;
-    const name = hostName(host);
-    if (name === '') return false;
-    if (exact.has(name)) return true;
+    const name = hostName(parsed.host);
+    const port = parsed.port === undefined ? '' : String(Number(parsed.port));
+    const ports = exact.get(name);
+    if (ports !== undefined && (ports.has(port) || (anyPort && ports.has('')))) return true;
+    if (port !== '' && !anyPort) return false;
     for (const suffix of suffixes) if (name.length > suffix.length && name.endsWith(suffix)) return true;
     return false;
   }
   return function allowed(host) {
     if (host === undefined) return any;
-    const text = Array.isArray(host) ? host[0] : String(host);
+    const text = Array.isArray(host) ? host.join(', ') : String(host);
     let yes = memo.get(text);
     if (yes === undefined) {
       yes = check(text);
@@ -88,16 +105,10 @@ function hostAllowList(patterns) {
   };
 }
 
-// The name of a Host value (or the first of a forwarded list), without port, lower-case.
-function hostName(value) {
-  let host = value.split(',')[0].trim().toLowerCase();
-  if (host.startsWith('[')) {
-    const end = host.indexOf(']');
-    return end === -1 ? '' : host.slice(0, end + 1);
-  }
-  const colon = host.indexOf(':');
-  if (colon !== -1) host = host.slice(0, colon);
-  return host.endsWith('.') ? host.slice(0, -1) : host;
+// A host as allowedHosts compares it: lower-case, without a trailing dot.
+function hostName(host) {
+  const name = host.toLowerCase();
+  return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
 /** The hosts a request names besides Host when its forwarding headers are keyed. */

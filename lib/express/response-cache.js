@@ -123,6 +123,7 @@ const PASSING = 2;
 const SWALLOWING = 3; // the origin failed and a stale-if-error copy goes out instead
 
 function capture(engine, fill, req, res, next) {
+  engine.stripIgnored(req);
   const headers = req.headers;
   // The render must produce the whole page, to be stored (nginx does the same): the client's
   // validators are the cache's to answer on later hits.

@@ -88,6 +88,8 @@ function sendEntry(engine, ctx, entry) {
 
 async function render(engine, fill, ctx, next) {
   const req = ctx.req;
+  // ctx.url and ctx.querystring read req.url; ctx.originalUrl is Koa's own copy
+  if (engine.stripIgnored(req)) ctx.originalUrl = ctx.request.originalUrl = engine.keys.strip(ctx.originalUrl);
   delete req.headers['if-none-match'];
   delete req.headers['if-modified-since'];
   const wasHead = req.method === 'HEAD';

@@ -71,3 +71,82 @@ test('compression in front of the response cache: one render, one compression pe
     await server.close();
   }
 });
+
+// Issue 42: compression({ dictionary: true }) in front adds Vary: Available-Dictionary to what the
+// cache stores; kept in the key, a random value per request forced a render and an entry each.
+const { mulberry32 } = require('../helpers/seeded-random');
+
+for (const [name, makeApp] of [
+  ['express 4', () => require('express4')()],
+  ['express 5', () => express()],
+]) {
+  test(`${name}: random Available-Dictionary values behind compression({ dictionary: true }) neither render nor store`, async () => {
+    const pages = responseCache();
+    let renders = 0;
+    const app = makeApp();
+    app.use(compression({ dictionary: true }));
+    app.use(pages);
+    app.get('/page', (req, res) => {
+      renders++;
+      res.set('Cache-Control', 'public, s-maxage=60');
+      res.type('html').send(`<main>${'<p>the same rendered page</p>'.repeat(100)}</main>`);
+    });
+    const server = await listen(app);
+    const seed = 42;
+    const random = mulberry32(seed);
+    try {
+      const url = `${server.url}/page`;
+      for (let i = 0; i < 20; i++) {
+        const hash = Buffer.from(Array.from({ length: 32 }, () => Math.floor(random() * 256))).toString('base64');
+        const res = await request(url, {
+          headers: {
+            'accept-encoding': 'gzip, br, zstd, dcz',
+            'available-dictionary': `:${hash}:`,
+            'dictionary-id': `"${i}"`,
+          },
+        });
+        assert.equal(res.status, 200, `seed ${seed}, request ${i}`);
+        assert.match(res.headers.vary || '', /available-dictionary/i, 'the client still sees the Vary');
+      }
+      assert.equal(renders, 1, `seed ${seed}`);
+      assert.equal(pages.stats().entries, 1);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+for (const [name, Koa] of [
+  ['koa 2', require('koa2')],
+  ['koa 3', require('koa')],
+]) {
+  test(`${name}: random Available-Dictionary values behind compress({ dictionary: true }) neither render nor store`, async () => {
+    const { compress, cache } = require('../../../lib/koa');
+    const app = new Koa();
+    const pages = cache();
+    let renders = 0;
+    app.use(compress({ dictionary: true }));
+    app.use(pages);
+    app.use((ctx) => {
+      renders++;
+      ctx.set('Cache-Control', 'public, s-maxage=60');
+      ctx.type = 'html';
+      ctx.body = `<main>${'<p>the same rendered page</p>'.repeat(100)}</main>`;
+    });
+    const server = await listen(app.callback());
+    const seed = 7;
+    const random = mulberry32(seed);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const hash = Buffer.from(Array.from({ length: 32 }, () => Math.floor(random() * 256))).toString('base64');
+        const res = await request(`${server.url}/page`, {
+          headers: { 'accept-encoding': 'gzip, br, zstd, dcz', 'available-dictionary': `:${hash}:` },
+        });
+        assert.equal(res.status, 200, `seed ${seed}, request ${i}`);
+      }
+      assert.equal(renders, 1, `seed ${seed}`);
+    } finally {
+      await server.close();
+    }
+  });
+}

@@ -198,3 +198,89 @@ for (const [name, Koa] of Object.entries(KOAS)) {
     }
   });
 }
+
+// Issue 42 (attacks 2 and 8): ctx.host read as an authority, from Host or, with app.proxy, from
+// X-Forwarded-Host; the key holds it as sent.
+for (const [name, Koa] of Object.entries(KOAS)) {
+  for (const proxy of [false, true]) {
+    test(`${name} (app.proxy ${proxy}): a ctx.host that is not host[:port] never reaches the plain visitor (host: false)`, async () => {
+      const s = await site(
+        Koa,
+        (ctx, n) => {
+          ctx.set('Cache-Control', PUBLIC_60);
+          ctx.body = `<script src="//${ctx.host}/app.js"></script> ${n}`;
+        },
+        { options: { host: false, allowedHosts: ['victim.example'] }, proxy },
+      );
+      try {
+        const attacks = ['victim.example:1@evil.example', 'victim.example:31337', 'victim.example, evil.example'];
+        for (const value of attacks) {
+          const headers = proxy ? { host: 'victim.example', 'x-forwarded-host': value } : { host: value };
+          await s.get('/', { headers });
+          await s.get('/', { headers });
+        }
+        assert.equal(s.renders(), 2 * attacks.length);
+        const plain = await s.get('/', { headers: { host: 'victim.example' } });
+        assert.match(plain.text, /^<script src="\/\/victim\.example\/app\.js"><\/script> \d+$/);
+        assert.equal(s.cache.stats().badAuthority, 4);
+      } finally {
+        await s.close();
+      }
+    });
+  }
+
+  test(`${name}: the key holds ctx.host as sent: VICTIM.example's canonical redirect is not served to victim.example`, async () => {
+    const s = await site(Koa, (ctx, n) => {
+      ctx.set('Cache-Control', PUBLIC_60);
+      if (ctx.host === 'victim.example') ctx.body = `home ${n}`;
+      else {
+        ctx.status = 301;
+        ctx.redirect('http://victim.example/');
+      }
+    });
+    try {
+      assert.equal((await s.get('/', { headers: { host: 'VICTIM.example' } })).status, 301);
+      const plain = await s.get('/', { headers: { host: 'victim.example' } });
+      assert.equal(plain.status, 200);
+      assert.equal(plain.text, 'home 2');
+    } finally {
+      await s.close();
+    }
+  });
+}
+
+// Issue 42, attack 6: ignored parameters stripped from ctx.url, ctx.querystring, ctx.query and
+// ctx.originalUrl on a fill and a refresh; the URL as received stays in ctx.req.unstrippedUrl.
+for (const [name, Koa] of Object.entries(KOAS)) {
+  test(`${name}: an ignored parameter never reaches ctx on a fill; query 'ignore' neither on a refresh`, async () => {
+    let unstripped;
+    const page = (ctx, n) => {
+      unstripped = ctx.req.unstrippedUrl;
+      ctx.set('Cache-Control', 'public, max-age=10, stale-while-revalidate=60');
+      const seen = `${ctx.url} ${ctx.originalUrl} ${ctx.querystring} ${JSON.stringify(ctx.query)}`;
+      ctx.body = `${seen} ${decodeURIComponent(decodeURIComponent(seen)).toLowerCase()} ${n}`;
+    };
+    const s = await site(Koa, page, { options: { ignoreParams: ['utm_source'] } });
+    try {
+      const attack = '/p?a=1&utm_source=%253CSCRIPT%253E';
+      const first = await s.get(attack);
+      assert.doesNotMatch(first.text, /script|utm_source/i);
+      assert.equal(unstripped, attack);
+      assert.equal((await s.get('/p?a=1')).text, first.text);
+    } finally {
+      await s.close();
+    }
+    const t = await site(Koa, page, { options: { query: 'ignore' } });
+    try {
+      assert.doesNotMatch((await t.get('/p?q=%3Cscript%3E1')).text, /script|q=/i);
+      t.clock.now += 20_000;
+      await t.get('/p?q=%3Cscript%3E2');
+      await until(() => t.renders() === 2 && t.cache.stats().refreshing === 0, 'the refresh');
+      const plain = await t.get('/p');
+      assert.doesNotMatch(plain.text, /script|q=/i);
+      assert.match(plain.text, / 2$/);
+    } finally {
+      await t.close();
+    }
+  });
+}

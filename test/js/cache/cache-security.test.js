@@ -685,3 +685,164 @@ test('a client that does not read its response does not hold the entry back from
     await s.close();
   }
 });
+
+// Issue 42: authorities parsed, not split (attack 2), and the Host keyed as sent (attack 8).
+// A page that builds its script URL from the Host, as an app without its own origin setting does.
+const HOST_SPELLINGS_THAT_PASS = [
+  'victim.example:1@evil.example', // userinfo: a browser goes to evil.example
+  'victim.example@evil.example',
+  'victim.example:1@evil.example@x',
+  'victim.example:31337', // a port allowedHosts does not name, with host: false
+  'victim.example:99999',
+  'victim.example:8o',
+  'victim.example:',
+  'victim.example, evil.example',
+  'victim.example evil.example',
+  'victim.example%2fevil',
+];
+for (const flavor of FLAVORS) {
+  test(`${flavor}: a Host that is not host[:port], or names a port allowedHosts does not, never reaches the plain visitor (host: false)`, async () => {
+    const warnings = [];
+    const onWarning = (w) => warnings.push(w);
+    process.on('warning', onWarning);
+    const s = await site(
+      flavor,
+      (req, res, n) =>
+        send(res, 200, { 'Cache-Control': PUBLIC_60 }, `<script src="//${req.headers.host}/app.js"></script> ${n}`),
+      { options: { host: false, allowedHosts: ['victim.example', 'victim.example:8443'] } },
+    );
+    try {
+      for (const host of HOST_SPELLINGS_THAT_PASS) {
+        await s.get('/', { headers: { host } });
+        await s.get('/', { headers: { host } });
+      }
+      assert.equal(s.renders(), 2 * HOST_SPELLINGS_THAT_PASS.length, 'each spelling passed');
+      const plain = await s.get('/', { headers: { host: 'victim.example' } });
+      assert.match(plain.text, /^<script src="\/\/victim\.example\/app\.js"><\/script> \d+$/);
+      assert.equal(
+        (await s.get('/', { headers: { host: 'victim.example:8443' } })).text,
+        plain.text,
+        'the named port shares it',
+      );
+      const stats = s.cache.stats();
+      assert.equal(stats.badAuthority, 2 * (HOST_SPELLINGS_THAT_PASS.length - 1));
+      assert.equal(stats.hostNotAllowed, 2);
+      await delay(0);
+      const ours = warnings.filter((w) => w.code === 'SSR_NATIVE_CACHE_HOST_NOT_ALLOWED');
+      assert.equal(ours.length, 1, 'one warning');
+      assert.match(ours[0].message, /victim\.example:31337.*allowedHosts|allowedHosts.*victim\.example:31337/);
+    } finally {
+      process.off('warning', onWarning);
+      await s.close();
+    }
+  });
+
+  test(`${flavor}: the key holds the Host as sent: a canonical redirect for VICTIM.example is not served to victim.example`, async () => {
+    const s = await site(flavor, (req, res, n) =>
+      req.headers.host === 'victim.example'
+        ? send(res, 200, { 'Cache-Control': PUBLIC_60 }, `home ${n}`)
+        : send(res, 301, { 'Cache-Control': PUBLIC_60, Location: 'http://victim.example/' }, ''),
+    );
+    try {
+      assert.equal((await s.get('/', { headers: { host: 'VICTIM.example' } })).status, 301);
+      const plain = await s.get('/', { headers: { host: 'victim.example' } });
+      assert.equal(plain.status, 200);
+      assert.equal(plain.text, 'home 2');
+      assert.equal((await s.get('/', { headers: { host: 'VICTIM.example' } })).status, 301);
+      assert.equal(s.renders(), 2, 'both spellings stored, each its own entry');
+    } finally {
+      await s.close();
+    }
+  });
+}
+
+for (const flavor of Object.keys(EXPRESSES)) {
+  test(`${flavor} (trust proxy): an X-Forwarded-Host that is not host[:port] passes; req.hostname never reaches the plain visitor`, async () => {
+    const s = await site(
+      flavor,
+      (req, res, n) => send(res, 200, { 'Cache-Control': PUBLIC_60 }, `//${req.hostname}/app.js ${n}`),
+      { options: { allowedHosts: ['victim.example'] }, trustProxy: true },
+    );
+    try {
+      for (const forwarded of ['victim.example:1@evil.example', 'victim.example, evil.example', 'victim.example:']) {
+        const headers = { host: 'victim.example', 'x-forwarded-host': forwarded };
+        await s.get('/', { headers });
+        await s.get('/', { headers });
+      }
+      assert.equal(s.renders(), 6);
+      assert.equal(s.cache.stats().badAuthority, 6);
+    } finally {
+      await s.close();
+    }
+  });
+}
+
+// Issue 42, attack 6: ignored parameters never reach the app on a fill or a refresh (stripped from
+// req.url, req.originalUrl and Express 4's req.query), whatever the page does with them.
+function reflectEverything(flavor, req) {
+  const seen = [req.url, req.originalUrl || ''];
+  if (flavor !== 'node:http') seen.push(JSON.stringify(req.query));
+  const text = seen.join(' ');
+  // decoded twice and lower-cased, as the old guard never looked
+  let decoded = text;
+  for (let i = 0; i < 2; i++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      /* as sent */
+    }
+  }
+  return `${text} ${decoded.toLowerCase()}`;
+}
+
+for (const flavor of FLAVORS) {
+  test(`${flavor}: an ignored parameter, decoded twice and lower-cased by the page, never reaches the stored page`, async () => {
+    let unstripped;
+    const s = await site(
+      flavor,
+      (req, res, n) => {
+        unstripped = req.unstrippedUrl;
+        send(res, 200, { 'Cache-Control': PUBLIC_60 }, `${reflectEverything(flavor, req)} ${n}`);
+      },
+      { options: { ignoreParams: ['utm_source'] } },
+    );
+    try {
+      const attack = '/p?a=1&utm_source=%253CSCRIPT%253Eevil%253C%252FSCRIPT%253E&b=2';
+      const first = await s.get(attack);
+      assert.doesNotMatch(first.text, /script|evil|utm_source/i, 'the fill rendered the stripped URL');
+      assert.equal(unstripped, attack, 'req.unstrippedUrl keeps the URL as received');
+      const plain = await s.get('/p?a=1&b=2');
+      assert.equal(plain.text, first.text);
+      assert.match(plain.text, /\/p\?a=1&b=2/);
+      assert.equal(s.renders(), 1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(`${flavor}: query 'ignore': neither a fill nor a stale-while-revalidate refresh renders the attacker's query`, async () => {
+    const s = await site(
+      flavor,
+      (req, res, n) =>
+        send(
+          res,
+          200,
+          { 'Cache-Control': 'public, max-age=10, stale-while-revalidate=60' },
+          `${reflectEverything(flavor, req)} ${n}`,
+        ),
+      { options: { query: 'ignore' } },
+    );
+    try {
+      const first = await s.get('/p?q=%3Cscript%3E1');
+      assert.doesNotMatch(first.text, /script|q=/i);
+      s.clock.now += 20_000;
+      await s.get('/p?q=%3Cscript%3E2'); // stale: served, and refreshed in the background
+      await until(() => s.renders() === 2 && s.cache.stats().refreshing === 0, 'the refresh');
+      const plain = await s.get('/p');
+      assert.doesNotMatch(plain.text, /script|q=/i);
+      assert.match(plain.text, / 2$/, 'the refreshed page');
+    } finally {
+      await s.close();
+    }
+  });
+}

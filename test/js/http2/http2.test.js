@@ -552,8 +552,10 @@ test('response cache on http2: the :authority is the host of the key (one site n
     const asks = [
       [{ ':authority': 'a.example' }, 'page of a.example undefined'],
       [{ ':authority': 'b.example' }, 'page of b.example undefined'],
-      // Host naming the same site: the same entry; naming another one: its own entry
-      [{ ':authority': 'a.example', host: 'A.example' }, 'page of a.example undefined'],
+      // Host naming the same site as sent: the same entry; in another case or naming another
+      // site: its own entry (the key holds the Host as the app sees it)
+      [{ ':authority': 'a.example', host: 'a.example' }, 'page of a.example undefined'],
+      [{ ':authority': 'a.example', host: 'A.example' }, 'page of a.example A.example'],
       [{ ':authority': 'a.example', host: 'b.example' }, 'page of a.example b.example'],
       [{ ':authority': 'b.example' }, 'page of b.example undefined'],
       [{ ':authority': 'a.example', host: 'b.example' }, 'page of a.example b.example'],
@@ -562,8 +564,34 @@ test('response cache on http2: the :authority is the host of the key (one site n
       const res = await h2request(server.url, '/', { headers });
       assert.equal(res.body.toString(), page, JSON.stringify(headers));
     }
-    assert.equal(pages.stats().renders, 3);
+    assert.equal(pages.stats().renders, 4);
     assert.equal(pages.stats().hits, 3);
+  } finally {
+    await server.close();
+  }
+});
+
+test('response cache on http2: an :authority that is not host[:port] passes and is never a key (host: false)', async () => {
+  const pages = responseCache({ host: false, allowedHosts: ['victim.example'] });
+  let renders = 0;
+  const server = await listenH2((req, res) =>
+    pages(req, res, () => {
+      renders++;
+      res.setHeader('Cache-Control', 'public, max-age=60');
+      res.end(`<script src="//${req.headers[':authority']}/app.js"></script>`);
+    }),
+  );
+  try {
+    const spellings = ['victim.example:1@evil.example', 'victim.example@evil.example', 'victim.example:99999'];
+    for (const authority of [...spellings, 'victim.example:31337']) {
+      await h2request(server.url, '/', { headers: { ':authority': authority } });
+      await h2request(server.url, '/', { headers: { ':authority': authority } });
+    }
+    assert.equal(renders, 8);
+    const plain = await h2request(server.url, '/', { headers: { ':authority': 'victim.example' } });
+    assert.equal(plain.body.toString(), '<script src="//victim.example/app.js"></script>');
+    assert.equal(pages.stats().badAuthority, 2 * spellings.length);
+    assert.equal(pages.stats().hostNotAllowed, 2);
   } finally {
     await server.close();
   }
