@@ -1102,6 +1102,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     selector_slot[index] = static_cast<uint32_t>(written.size());
   };
   std::vector<std::string_view> fonts;
+  std::vector<std::string_view> legacy_fonts;
   std::vector<std::string_view> animations;
   bool include_next = false, exclude_next = false, include_all = false, exclude_all = false;
   const std::string_view text(tree.text);
@@ -1198,6 +1199,9 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
       for (uint32_t f = 0; f < facts.font_count; ++f) {
         fonts.push_back(plan.fonts[facts.font_begin + f]);
       }
+      for (uint32_t f = 0; f < facts.legacy_font_count; ++f) {
+        legacy_fonts.push_back(plan.legacy_font_values[facts.legacy_font_begin + f]);
+      }
       for (uint32_t a = 0; a < facts.anim_count; ++a) {
         animations.push_back(plan.animations[facts.anim_begin + a]);
       }
@@ -1252,6 +1256,13 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
 
   // Pass 2: drop unused @keyframes and @font-face (the marked rules are dropped with them:
   // the writer skips what `removed` holds).
+  std::string legacy_joined;  // beasties 0.4's criticalFonts: " " + value, per kept value
+  if (options_.beasties_0_4) {
+    for (std::string_view v : legacy_fonts) {
+      legacy_joined += ' ';
+      legacy_joined += v;
+    }
+  }
   for (uint32_t index : plan.walk_at_rules) {
     if (removed[index]) continue;
     const CssNode& node = tree.nodes[index];
@@ -1266,7 +1277,11 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     } else {
       bool used = false;
       const int32_t ff = plan.font_face[index];
-      if (ff >= 0) {
+      if (ff >= 0 && options_.beasties_0_4) {
+        const FontFaceFacts& facts = plan.font_faces[ff];
+        used = !facts.raw_family.empty() && facts.has_src_url &&
+               legacy_joined.find(facts.raw_family) != std::string::npos;
+      } else if (ff >= 0) {
         const FontFaceFacts& facts = plan.font_faces[ff];
         if (facts.has_family) {
           for (std::string_view f : fonts) {
@@ -1535,7 +1550,8 @@ InlineResult PageProcessor::Run() {
         }
       }
     }
-    RewriteCssUrls(&sheet, w.href);
+    // beasties 0.4 writes url()s as the stylesheet has them (0.5 resolves them against it).
+    if (!options_.beasties_0_4) RewriteCssUrls(&sheet, w.href);
     if (TrimAscii(sheet).empty()) {
       w.style_removed = true;
     } else {

@@ -19,14 +19,16 @@ const { stylesheets, vocabulary, generatePage, variantFor } = require('./corpus.
 const PAGES = Number(process.env.CRITICAL_CSS_DIFF_PAGES || 300);
 const FIRST_SEED = Number(process.env.CRITICAL_CSS_DIFF_SEED || 1);
 
-for (const sheet of stylesheets()) {
-  test(`critical CSS equals beasties (Angular's options) on ${PAGES} pages with ${sheet.name}`, async () => {
+for (const [beasties, sheet] of ['0.4', '0.5'].flatMap((v) => stylesheets().map((s) => [v, s]))) {
+  test(`critical CSS equals beasties ${beasties} (Angular's options) on ${PAGES} pages with ${sheet.name}`, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'critical-css-diff-'));
     try {
       fs.writeFileSync(path.join(dir, 'styles.css'), sheet.css);
       const vocab = vocabulary(sheet.css);
-      const engines = [false, true].map((minify) => new CriticalCssEngine({ path: dir, minify }));
-      const peers = await Promise.all([false, true].map((minify) => createAngularProcessor({ path: dir, minify })));
+      const engines = [false, true].map((minify) => new CriticalCssEngine({ path: dir, minify, beasties }));
+      const peers = await Promise.all(
+        [false, true].map((minify) => createAngularProcessor({ path: dir, minify, beasties })),
+      );
       const failures = [];
       let inlined = 0;
       for (let i = 0; i < PAGES; i++) {
@@ -38,7 +40,9 @@ for (const sheet of stylesheets()) {
         const difference = compareOutputs(ours, theirs);
         if (/<style/.test(ours)) inlined++;
         if (difference) {
-          failures.push(`${sheet.name} seed=${seed} minify=${minify}: ${difference}\n--- page ---\n${html}`);
+          failures.push(
+            `${sheet.name} beasties=${beasties} seed=${seed} minify=${minify}: ${difference}\n--- page ---\n${html}`,
+          );
           if (failures.length >= 3) break;
         }
       }
