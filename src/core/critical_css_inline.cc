@@ -117,10 +117,16 @@ struct Edit {
   size_t size() const { return text.size() + (body ? body->size() : 0) + tail.size(); }
 };
 
-// beasties' validateMediaQuery + isSafeMediaValue for a `media` attribute.
-bool MediaUsable(std::string_view media) {
+// beasties' validateMediaQuery + isSafeMediaValue (0.5) for a `media` attribute. beasties 0.4
+// has no isSafeMediaValue (a `/` or a `"` is kept); a `'`, `\` or line break, which would break
+// out of the onload handler's JS string (its injection, angular-cli#33342), is refused there too.
+bool MediaUsable(std::string_view media, bool beasties_0_4) {
   if (media.empty()) return false;
   for (char c : media) {
+    if (beasties_0_4) {
+      if (c == '\'' || c == '\\' || c == '\n' || c == '\r') return false;
+      continue;
+    }
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '_' || IsJsSpaceByte(static_cast<unsigned char>(c)) || c == '-' ||
                     c == '(' || c == ')' || c == ',' || c == ':' || c == '.';
@@ -733,7 +739,11 @@ class Writer {
     Body(tree.Roots(), -1);
     const std::string_view after =
         Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
-    if (!after.empty()) Push(after);
+    if (!tree.root_after_prefix.empty()) {
+      Push(tree.root_after_prefix + std::string(after));
+    } else if (!after.empty()) {
+      Push(after);
+    }
     return std::move(out_);
   }
 
@@ -1445,7 +1455,8 @@ InlineResult PageProcessor::Run() {
     if (w.plan != nullptr) {
       w.style = AddSynthetic("style", parent, doc_.elements[L].prev, L);
       std::string media = "all";
-      if (GetAttribute(doc_, L, "media", &value) && !value.empty() && MediaUsable(value)) {
+      if (GetAttribute(doc_, L, "media", &value) && !value.empty() &&
+          MediaUsable(value, options_.beasties_0_4)) {
         media.assign(value);
       }
       if (options_.noscript_fallback && w.href.find("</noscript>") == std::string::npos) {

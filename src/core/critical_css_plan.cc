@@ -707,7 +707,8 @@ bool Compiler::Run(std::string* error) {
   plan_->walk_at_rules.shrink_to_fit();
   plan_->walk_ungated.shrink_to_fit();
   // Approximate footprint.
-  size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
+  size_t bytes = sizeof(Plan) + text.capacity() + tree.root_after_prefix.capacity() +
+                 tree.nodes.capacity() * sizeof(CssNode);
   bytes += tree.child_list.capacity() * sizeof(uint32_t) + tree.roots.capacity() * sizeof(uint32_t);
   bytes += plan_->pieces.capacity() * (sizeof(std::string_view) + sizeof(uint32_t));
   bytes += plan_->rule_facts.capacity() * sizeof(RuleFacts);
