@@ -1,7 +1,8 @@
 'use strict';
 // Which beasties the installed Angular runs, so the engine writes that version's output:
 // @angular/ssr 21 bundles beasties 0.4.1 (third_party/beasties) and @angular/build 21 depends
-// on it; later majors run 0.5. The `beasties` option ('0.4' or '0.5') overrides the lookup.
+// on it; later majors run 0.5. The `beasties` option ('0.4' or '0.5') overrides the lookup,
+// which starts at the browser dist folder (inside the app) and walks up its node_modules.
 const fs = require('fs');
 const Module = require('module');
 const path = require('path');

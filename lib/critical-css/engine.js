@@ -88,7 +88,7 @@ class CriticalCssEngine {
       (bool(options.minify, false, 'minify') || bool(options.compress, false, 'compress') ? FLAG_COMPRESS : 0) |
       (bool(options.noscriptFallback, true, 'noscriptFallback') ? FLAG_NOSCRIPT : 0) |
       (bool(options.inlineFonts, true, 'inlineFonts') ? FLAG_FONTS : 0) |
-      (beastiesVersion(options.beasties) === '0.4' ? FLAG_BEASTIES_0_4 : 0);
+      (beastiesVersion(options.beasties, this.path || process.cwd()) === '0.4' ? FLAG_BEASTIES_0_4 : 0);
     this.readStylesheet = options.readStylesheet || defaultReader();
     this.maxPlans = maxPlans;
     this.plans = new Map(); // content hash -> { handle, bytes, rules }; insertion order = age
