@@ -87,6 +87,11 @@ struct InlineOptions {
   bool compress = false;          ///< beasties `compress` (Angular: `minify` at build time)
   bool noscript_fallback = true;  ///< the <noscript><link></noscript> copy
   bool inline_fonts = true;       ///< keep @font-face rules whose family a kept rule uses
+  /// beasties 0.4 (Angular 21) @font-face selection: a face with a url() source is kept when
+  /// its font-family text occurs in the values of the kept rules' font properties; no
+  /// unicode-range filtering; url()s written as the stylesheet has them. False: beasties 0.5
+  /// (families parsed and normalized, url()s resolved against the stylesheet's href).
+  bool beasties_0_4 = false;
 };
 
 struct InlineResult {

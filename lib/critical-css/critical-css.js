@@ -28,7 +28,7 @@ const ANGULAR_DEFAULTS = {
   reduceInlineStyles: false,
   mergeStylesheets: false,
 };
-const ENGINE_OPTIONS = [...Object.keys(ANGULAR_DEFAULTS), 'maxPlans'];
+const ENGINE_OPTIONS = [...Object.keys(ANGULAR_DEFAULTS), 'maxPlans', 'beasties'];
 const NUMBERS = { maxBuffer: 2 * 1024 * 1024, memoBytes: 16 * 1024 * 1024, memoPages: 256 };
 const MAX_HEADS = 1024;
 const COUNTERS = [

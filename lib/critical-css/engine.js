@@ -12,6 +12,7 @@ const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const native = require('../native');
+const { beastiesVersion } = require('./beasties-version.js');
 
 // beasties' getCssAsset: how an href becomes a file under `path`.
 const LEADING_SLASH_OR_QUERY_RE = /^\/(?!\/)|[?#].*$/g;
@@ -21,6 +22,7 @@ const REMOTE_URL_RE = /^https?:\/\//;
 const FLAG_COMPRESS = 1;
 const FLAG_NOSCRIPT = 2;
 const FLAG_FONTS = 4;
+const FLAG_BEASTIES_0_4 = 8;
 const MAX_HREFS = 256; // hrefs whose file is remembered (pages link the same few)
 const MAX_HREF_LENGTH = 1024;
 
@@ -85,7 +87,8 @@ class CriticalCssEngine {
     this.flags =
       (bool(options.minify, false, 'minify') || bool(options.compress, false, 'compress') ? FLAG_COMPRESS : 0) |
       (bool(options.noscriptFallback, true, 'noscriptFallback') ? FLAG_NOSCRIPT : 0) |
-      (bool(options.inlineFonts, true, 'inlineFonts') ? FLAG_FONTS : 0);
+      (bool(options.inlineFonts, true, 'inlineFonts') ? FLAG_FONTS : 0) |
+      (beastiesVersion(options.beasties, this.path || process.cwd()) === '0.4' ? FLAG_BEASTIES_0_4 : 0);
     this.readStylesheet = options.readStylesheet || defaultReader();
     this.maxPlans = maxPlans;
     this.plans = new Map(); // content hash -> { handle, bytes, rules }; insertion order = age

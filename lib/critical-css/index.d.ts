@@ -14,6 +14,11 @@ export interface AngularBeastiesOptions {
   noscriptFallback?: boolean;
   /** Inline the @font-face rules the critical CSS uses. Default true. */
   inlineFonts?: boolean;
+  /**
+   * Whose output to write: beasties '0.4' (Angular 21's @angular/ssr and @angular/build) or '0.5'
+   * (Angular 22.2+). Default: from the installed @angular/ssr's major (<= 21: '0.4'; else '0.5').
+   */
+  beasties?: '0.4' | '0.5';
   /** Angular's setting only (false); another value is a RangeError. */
   pruneSource?: false;
   reduceInlineStyles?: false;

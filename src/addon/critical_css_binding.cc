@@ -141,6 +141,7 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
   options.compress = (flags & 1) != 0;
   options.noscript_fallback = (flags & 2) != 0;
   options.inline_fonts = (flags & 4) != 0;
+  options.beasties_0_4 = (flags & 8) != 0;
   css::InlineResult result = css::Inline(ViewOf(bytes), resolve, options);
   if (result.status != css::Status::kDone) {
     return Skipped(env, result.reason, result.status == css::Status::kOverBound);

@@ -325,8 +325,13 @@ void Parser::Run() {
       continue;
     }
     if (c == '}') {
-      if (current < 0) {  // unexpected close: the safe parser keeps it as spaces
+      if (current < 0) {
+        // postcss-safe-parser's unexpectedClose: the root's raws.after takes the spaces
+        // before it and the `}`; the next node's raws.before starts after it.
+        tree_->root_after_prefix.append(s_, before_begin, p - before_begin);
+        tree_->root_after_prefix += '}';
         ++p;
+        before_begin = p;
         continue;
       }
       close_block(p, true);

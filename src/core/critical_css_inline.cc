@@ -117,10 +117,16 @@ struct Edit {
   size_t size() const { return text.size() + (body ? body->size() : 0) + tail.size(); }
 };
 
-// beasties' validateMediaQuery + isSafeMediaValue for a `media` attribute.
-bool MediaUsable(std::string_view media) {
+// beasties' validateMediaQuery + isSafeMediaValue (0.5) for a `media` attribute. beasties 0.4
+// has no isSafeMediaValue (a `/` or a `"` is kept); a `'`, `\` or line break, which would break
+// out of the onload handler's JS string (its injection, angular-cli#33342), is refused there too.
+bool MediaUsable(std::string_view media, bool beasties_0_4) {
   if (media.empty()) return false;
   for (char c : media) {
+    if (beasties_0_4) {
+      if (c == '\'' || c == '\\' || c == '\n' || c == '\r') return false;
+      continue;
+    }
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '_' || IsJsSpaceByte(static_cast<unsigned char>(c)) || c == '-' ||
                     c == '(' || c == ')' || c == ',' || c == ':' || c == '.';
@@ -733,7 +739,11 @@ class Writer {
     Body(tree.Roots(), -1);
     const std::string_view after =
         Slice(tree.root_after_begin, static_cast<uint32_t>(text_.size()));
-    if (!after.empty()) Push(after);
+    if (!tree.root_after_prefix.empty()) {
+      Push(tree.root_after_prefix + std::string(after));
+    } else if (!after.empty()) {
+      Push(after);
+    }
     return std::move(out_);
   }
 
@@ -1102,6 +1112,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     selector_slot[index] = static_cast<uint32_t>(written.size());
   };
   std::vector<std::string_view> fonts;
+  std::vector<std::string_view> legacy_fonts;
   std::vector<std::string_view> animations;
   bool include_next = false, exclude_next = false, include_all = false, exclude_all = false;
   const std::string_view text(tree.text);
@@ -1198,6 +1209,9 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
       for (uint32_t f = 0; f < facts.font_count; ++f) {
         fonts.push_back(plan.fonts[facts.font_begin + f]);
       }
+      for (uint32_t f = 0; f < facts.legacy_font_count; ++f) {
+        legacy_fonts.push_back(plan.legacy_font_values[facts.legacy_font_begin + f]);
+      }
       for (uint32_t a = 0; a < facts.anim_count; ++a) {
         animations.push_back(plan.animations[facts.anim_begin + a]);
       }
@@ -1252,6 +1266,13 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
 
   // Pass 2: drop unused @keyframes and @font-face (the marked rules are dropped with them:
   // the writer skips what `removed` holds).
+  std::string legacy_joined;  // beasties 0.4's criticalFonts: " " + value, per kept value
+  if (options_.beasties_0_4) {
+    for (std::string_view v : legacy_fonts) {
+      legacy_joined += ' ';
+      legacy_joined += v;
+    }
+  }
   for (uint32_t index : plan.walk_at_rules) {
     if (removed[index]) continue;
     const CssNode& node = tree.nodes[index];
@@ -1266,7 +1287,11 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
     } else {
       bool used = false;
       const int32_t ff = plan.font_face[index];
-      if (ff >= 0) {
+      if (ff >= 0 && options_.beasties_0_4) {
+        const FontFaceFacts& facts = plan.font_faces[ff];
+        used = !facts.raw_family.empty() && facts.has_src_url &&
+               legacy_joined.find(facts.raw_family) != std::string::npos;
+      } else if (ff >= 0) {
         const FontFaceFacts& facts = plan.font_faces[ff];
         if (facts.has_family) {
           for (std::string_view f : fonts) {
@@ -1439,7 +1464,8 @@ InlineResult PageProcessor::Run() {
     if (w.plan != nullptr) {
       w.style = AddSynthetic("style", parent, doc_.elements[L].prev, L);
       std::string media = "all";
-      if (GetAttribute(doc_, L, "media", &value) && !value.empty() && MediaUsable(value)) {
+      if (GetAttribute(doc_, L, "media", &value) && !value.empty() &&
+          MediaUsable(value, options_.beasties_0_4)) {
         media.assign(value);
       }
       if (options_.noscript_fallback && w.href.find("</noscript>") == std::string::npos) {
@@ -1545,7 +1571,8 @@ InlineResult PageProcessor::Run() {
         }
       }
     }
-    RewriteCssUrls(&sheet, w.href);
+    // beasties 0.4 writes url()s as the stylesheet has them (0.5 resolves them against it).
+    if (!options_.beasties_0_4) RewriteCssUrls(&sheet, w.href);
     inlined_bytes += sheet.size();
     if (inlined_bytes > limits_.max_inlined_bytes) {
       return over_bound("more than " + std::to_string(limits_.max_inlined_bytes) +

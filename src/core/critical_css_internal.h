@@ -144,7 +144,10 @@ struct CssTree {
     return NodeList{b, b + node.child_count};
   }
   NodeList Roots() const { return NodeList{roots.data(), roots.data() + roots.size()}; }
-  uint32_t root_after_begin = 0;  // raws.after of the root = [root_after_begin, text.size())
+  // raws.after of the root = root_after_prefix + [root_after_begin, text.size()): the safe
+  // parser moves each stray top-level `}` (with the spaces before it) there.
+  std::string root_after_prefix;
+  uint32_t root_after_begin = 0;
   bool root_semicolon = false;
 };
 

@@ -81,6 +81,49 @@ std::vector<std::string_view> SplitTopLevel(std::string_view v) {
   return out;
 }
 
+bool IsWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// beasties 0.4's /\bfont(?:-family)?\b/i on a lower-cased property: `font` as a word (the
+// optional -family adds nothing: a word boundary follows `font` before its `-`).
+bool HasFontWord(std::string_view lower) {
+  for (size_t at = lower.find("font"); at != std::string_view::npos;
+       at = lower.find("font", at + 1)) {
+    const bool start = at == 0 || !IsWordChar(lower[at - 1]);
+    const bool end = at + 4 == lower.size() || !IsWordChar(lower[at + 4]);
+    if (start && end) return true;
+  }
+  return false;
+}
+
+// beasties 0.4's src test: /url\s*\(\s*(['"]?)(.+?)\1\s*\)/ matches somewhere in the value.
+bool HasUrlSource(std::string_view value) {
+  for (size_t at = value.find("url"); at != std::string_view::npos;
+       at = value.find("url", at + 1)) {
+    size_t p = at + 3;
+    while (p < value.size() && IsSpace(value[p])) ++p;
+    if (p >= value.size() || value[p] != '(') continue;
+    ++p;
+    while (p < value.size() && IsSpace(value[p])) ++p;
+    // (['"]?)(.+?)\1\s*\) : with a quote, a closing quote after at least one character then
+    // spaces and `)`; without (or backtracking to no quote), one character or more then `)`.
+    auto closes = [&](size_t from, char quote) {
+      for (size_t q = from + 1; q < value.size(); ++q) {
+        if (quote && value[q] != quote) continue;
+        size_t r = quote ? q + 1 : q;
+        while (r < value.size() && IsSpace(value[r])) ++r;
+        if (r < value.size() && value[r] == ')') return true;
+      }
+      return false;
+    };
+    if (p < value.size() && (value[p] == '"' || value[p] == '\'') && closes(p + 1, value[p]))
+      return true;
+    if (p < value.size() && closes(p, 0)) return true;
+  }
+  return false;
+}
+
 // beasties' normalizeFontFamily.
 std::string NormalizeFontFamily(std::string_view family) {
   std::string_view v = Trim(family);
@@ -590,6 +633,9 @@ bool Compiler::Run(std::string* error) {
           if (prop == "font-family") {
             facts.has_family = !value.empty();
             facts.family = NormalizeFontFamily(value);
+            facts.raw_family = value;
+          } else if (prop == "src") {
+            facts.has_src_url = HasUrlSource(value);
           } else if (prop == "unicode-range") {
             facts.ranges.clear();
             facts.has_ranges = ParseUnicodeRanges(value, &facts.ranges);
@@ -616,6 +662,7 @@ bool Compiler::Run(std::string* error) {
     facts.piece_count = static_cast<uint32_t>(plan_->pieces.size()) - facts.piece_begin;
     facts.font_begin = static_cast<uint32_t>(plan_->fonts.size());
     facts.anim_begin = static_cast<uint32_t>(plan_->animations.size());
+    facts.legacy_font_begin = static_cast<uint32_t>(plan_->legacy_font_values.size());
     for (uint32_t child : tree.Children(node)) {
       const CssNode& d = tree.nodes[child];
       if (d.kind != CssKind::kDecl) continue;
@@ -625,6 +672,7 @@ bool Compiler::Run(std::string* error) {
       if (lower == "font" || lower == "font-family") {
         for (std::string& f : ParseFontFamilies(prop, value)) plan_->fonts.push_back(std::move(f));
       }
+      if (HasFontWord(lower)) plan_->legacy_font_values.push_back(value);
       if (prop == "animation" || prop == "animation-name") {
         size_t p = 0;
         while (p < value.size()) {
@@ -637,6 +685,8 @@ bool Compiler::Run(std::string* error) {
     }
     facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
     facts.anim_count = static_cast<uint32_t>(plan_->animations.size()) - facts.anim_begin;
+    facts.legacy_font_count =
+        static_cast<uint32_t>(plan_->legacy_font_values.size()) - facts.legacy_font_begin;
   }
   BuildRulePass();
   // The plan lives as long as the stylesheet: give back the vectors' growth slack.
@@ -648,6 +698,7 @@ bool Compiler::Run(std::string* error) {
   plan_->piece_selector.shrink_to_fit();
   plan_->selectors.shrink_to_fit();
   plan_->fonts.shrink_to_fit();
+  plan_->legacy_font_values.shrink_to_fit();
   plan_->animations.shrink_to_fit();
   plan_->font_faces.shrink_to_fit();
   plan_->is_trigger.shrink_to_fit();
@@ -656,7 +707,8 @@ bool Compiler::Run(std::string* error) {
   plan_->walk_at_rules.shrink_to_fit();
   plan_->walk_ungated.shrink_to_fit();
   // Approximate footprint.
-  size_t bytes = sizeof(Plan) + text.capacity() + tree.nodes.capacity() * sizeof(CssNode);
+  size_t bytes = sizeof(Plan) + text.capacity() + tree.root_after_prefix.capacity() +
+                 tree.nodes.capacity() * sizeof(CssNode);
   bytes += tree.child_list.capacity() * sizeof(uint32_t) + tree.roots.capacity() * sizeof(uint32_t);
   bytes += plan_->pieces.capacity() * (sizeof(std::string_view) + sizeof(uint32_t));
   bytes += plan_->rule_facts.capacity() * sizeof(RuleFacts);
@@ -684,6 +736,7 @@ bool Compiler::Run(std::string* error) {
           sizeof(uint32_t) +
       plan_->node_flags.capacity() + plan_->gated_removed.capacity();
   for (const std::string& f : plan_->fonts) bytes += sizeof(std::string) + f.capacity();
+  bytes += plan_->legacy_font_values.capacity() * sizeof(std::string_view);
   for (const std::string& a : plan_->animations) bytes += sizeof(std::string) + a.capacity();
   plan_->bytes = bytes;
   return true;

@@ -91,6 +91,8 @@ struct RuleFacts {
   uint32_t font_count = 0;
   uint32_t anim_begin = 0;  // into Plan::animations
   uint32_t anim_count = 0;
+  uint32_t legacy_font_begin = 0;  // into Plan::legacy_font_values
+  uint32_t legacy_font_count = 0;
 };
 
 enum class Directive : uint8_t {
@@ -108,6 +110,9 @@ struct FontFaceFacts {
   std::string family;            // normalized
   bool has_ranges = false;       // a unicode-range that parsed
   std::vector<uint32_t> ranges;  // [start, end] pairs
+  // beasties 0.4: the last font-family value as written, and whether the last src has a url()
+  std::string_view raw_family;
+  bool has_src_url = false;
 };
 
 class Plan {
@@ -128,6 +133,9 @@ class Plan {
   std::vector<UniqueSelector> selectors;
   std::vector<std::string> fonts;       // normalized families used by rules
   std::vector<std::string> animations;  // tokens of animation / animation-name values
+  // beasties 0.4: values (views into tree.text) of declarations whose property has the word
+  // `font` or `font-family` (its /\bfont(?:-family)?\b/i: font-size too)
+  std::vector<std::string_view> legacy_font_values;
   // Key index: key ids are global over the kinds.
   KeyTable keys;
   uint32_t key_count = 0;

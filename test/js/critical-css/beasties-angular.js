@@ -1,5 +1,5 @@
 'use strict';
-// The reference for the differential tests: beasties 0.5.4 configured and extended the way
+// The reference for the differential tests: beasties configured and extended the way
 // Angular's InlineCriticalCssProcessor (@angular/ssr, angular-cli
 // packages/angular/ssr/src/utils/inline-critical-css.ts) configures and extends it: the same
 // options, the stylesheet read through an overridden readFile, and the CSP-nonce handling of
@@ -34,13 +34,20 @@ const LINK_LOAD_SCRIPT_CONTENT = `(() => {
   documentElement.addEventListener('load', listener, true);
 })();`;
 
-async function loadBeasties() {
-  const mod = await import('beasties');
-  return mod.default;
+// The beasties each Angular major runs: @angular/ssr 21.2 bundles 0.4.1 (third_party/beasties)
+// and @angular/build 21 depends on 0.4.1; @angular/build 22.2 and later depend on 0.5.4.
+const BEASTIES_PACKAGES = { 0.4: 'beasties041', 0.5: 'beasties' };
+
+async function loadBeasties(version = '0.5') {
+  const name = BEASTIES_PACKAGES[version];
+  if (!name) throw new RangeError(`no beasties ${version} reference`);
+  // require, not import(): a local run may resolve the alias through NODE_PATH.
+  const mod = require(name);
+  return mod.default || mod;
 }
 
-async function createAngularProcessor({ path, publicPath, minify = false, readFile }) {
-  const Beasties = await loadBeasties();
+async function createAngularProcessor({ path, publicPath, minify = false, readFile, beasties = '0.5' }) {
+  const Beasties = await loadBeasties(beasties);
   class AngularBeasties extends Beasties {
     constructor() {
       super({
@@ -116,4 +123,4 @@ async function createAngularProcessor({ path, publicPath, minify = false, readFi
   return new AngularBeasties();
 }
 
-module.exports = { createAngularProcessor, LINK_LOAD_SCRIPT_CONTENT };
+module.exports = { createAngularProcessor, LINK_LOAD_SCRIPT_CONTENT, BEASTIES_PACKAGES };

@@ -1,10 +1,12 @@
 'use strict';
-// Differential test of the critical-CSS engine against the real beasties 0.5.4 configured as
+// Differential test of the critical-CSS engine against the real beasties 0.4.1 (Angular 21) and
+// 0.5.4 (Angular 22.2+), each configured as
 // Angular's InlineCriticalCssProcessor: stylesheets from npm (Bootstrap 5, Angular Material
 // themes, PrimeIcons, a Tailwind-shaped build) x seeded pages generated from each stylesheet's
 // own selectors. "The same": every <style> text byte for byte, and the parse5 documents equal.
 // A failure prints the stylesheet, the seed and the page.
-//   CRITICAL_CSS_DIFF_PAGES=n  pages per stylesheet (default 300: 7 x 300 = 2,100 pairs)
+//   CRITICAL_CSS_DIFF_PAGES=n  pages per stylesheet and beasties version (default 150:
+//                              7 x 2 x 150 = 2,100 pairs, npm test's budget as before)
 //   CRITICAL_CSS_DIFF_SEED=n   first seed (default 1)
 const test = require('node:test');
 const assert = require('node:assert');
@@ -16,17 +18,19 @@ const { createAngularProcessor } = require('./beasties-angular.js');
 const { compareOutputs } = require('./compare.js');
 const { stylesheets, vocabulary, generatePage, variantFor } = require('./corpus.js');
 
-const PAGES = Number(process.env.CRITICAL_CSS_DIFF_PAGES || 300);
+const PAGES = Number(process.env.CRITICAL_CSS_DIFF_PAGES || 150);
 const FIRST_SEED = Number(process.env.CRITICAL_CSS_DIFF_SEED || 1);
 
-for (const sheet of stylesheets()) {
-  test(`critical CSS equals beasties (Angular's options) on ${PAGES} pages with ${sheet.name}`, async () => {
+for (const [beasties, sheet] of ['0.4', '0.5'].flatMap((v) => stylesheets().map((s) => [v, s]))) {
+  test(`critical CSS equals beasties ${beasties} (Angular's options) on ${PAGES} pages with ${sheet.name}`, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'critical-css-diff-'));
     try {
       fs.writeFileSync(path.join(dir, 'styles.css'), sheet.css);
       const vocab = vocabulary(sheet.css);
-      const engines = [false, true].map((minify) => new CriticalCssEngine({ path: dir, minify }));
-      const peers = await Promise.all([false, true].map((minify) => createAngularProcessor({ path: dir, minify })));
+      const engines = [false, true].map((minify) => new CriticalCssEngine({ path: dir, minify, beasties }));
+      const peers = await Promise.all(
+        [false, true].map((minify) => createAngularProcessor({ path: dir, minify, beasties })),
+      );
       const failures = [];
       let inlined = 0;
       for (let i = 0; i < PAGES; i++) {
@@ -38,7 +42,9 @@ for (const sheet of stylesheets()) {
         const difference = compareOutputs(ours, theirs);
         if (/<style/.test(ours)) inlined++;
         if (difference) {
-          failures.push(`${sheet.name} seed=${seed} minify=${minify}: ${difference}\n--- page ---\n${html}`);
+          failures.push(
+            `${sheet.name} beasties=${beasties} seed=${seed} minify=${minify}: ${difference}\n--- page ---\n${html}`,
+          );
           if (failures.length >= 3) break;
         }
       }
