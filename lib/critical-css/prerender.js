@@ -46,6 +46,7 @@ const LINK_LOAD_SCRIPT_CONTENT = `
 // on a CSP page the attribute that replaces it, or the container attribute beasties puts on <html>.
 const INLINED_RE =
   /<link\b[^>]*\s(?:onload\s*=\s*["']?this\.media=|ngcspmedia\s*=)|<html\b[^>]*\sdata-beasties-container[\s>=]/i;
+const PRERENDERED_RE = /<[a-z][^>]*\sng-server-context\s*=\s*["']?ssg\b/i;
 const LINK_RE = /<link\b[^>]*>/gi;
 const ATTR_RE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
 const NONCE_RE = /<[a-z][^>]*\sngcspnonce\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i;
@@ -95,7 +96,7 @@ function missingStylesheets(html, folder, publicPath, known) {
 // does not: its CSP loader script opens with a newline where @angular/ssr's does not; with
 // autoCsp and no ngCspNonce, the `onload` handler becomes an ngCspMedia attribute and the script
 // (without a nonce) goes before the first such link; then `defer=""` and `nomodule=""` lose their
-// empty value.
+// empty value, and <html>'s data-beasties-container gains one.
 const SSR_SCRIPT = `>${LINK_LOAD_SCRIPT_CONTENT.slice(1)}</script>`;
 const BUILD_SCRIPT = `>${LINK_LOAD_SCRIPT_CONTENT}</script>`;
 
@@ -112,6 +113,9 @@ function angularBuildTime(html, autoCsp) {
       return `<script${BUILD_SCRIPT}${link}`;
     });
   }
+  // the index-html pipeline writes the page again after beasties: the container attribute
+  // beasties put on <html> then has an empty value
+  html = html.replace(/(<html\b[^>]*\sdata-beasties-container)(?=[\s>])/i, '$1=""');
   return html.replace(/(\s(?:defer|nomodule))=""/g, '$1');
 }
 
@@ -134,13 +138,19 @@ function writeAtomically(file, text) {
  * { inlined, already, unchanged, failed, warnings: [string] }.
  */
 function inlineFiles(files, options) {
-  const engine = new CriticalCss({
-    browserDistFolder: options.folder,
-    publicPath: options.deployUrl || '',
-    minify: options.minify,
-    name: `prerender:${options.folder}:${process.pid}:${Math.random()}`,
-    warm: false,
-  });
+  const engineFor = (minify) =>
+    new CriticalCss({
+      browserDistFolder: options.folder,
+      publicPath: options.deployUrl || '',
+      minify,
+      name: `prerender:${options.folder}:${process.pid}:${minify}:${Math.random()}`,
+      warm: false,
+    });
+  // Angular inlines a prerendered page (ng-server-context="ssg") while rendering it, with
+  // @angular/ssr's processor (minify off: the engine's defaults); the other pages (index.csr.html,
+  // the pages of a build without SSR) after the build, with @angular/build's (minify per build).
+  const rendered = engineFor(false);
+  const built = engineFor(options.minify);
   const result = { inlined: 0, already: 0, unchanged: 0, failed: 0, warnings: [] };
   const relative = (file) => path.relative(options.folder, file);
   const known = new Map();
@@ -165,13 +175,14 @@ function inlineFiles(files, options) {
         result.warnings.push(`${relative(file)}: stylesheet not found (${missing.join(', ')}), left unchanged`);
         continue;
       }
-      const out = engine.processSync(html);
+      const prerendered = PRERENDERED_RE.test(html);
+      const out = (prerendered ? rendered : built).processSync(html);
       if (out === html) {
         result.unchanged++;
         continue;
       }
       try {
-        writeAtomically(file, angularBuildTime(out, options.autoCsp));
+        writeAtomically(file, prerendered ? out : angularBuildTime(out, options.autoCsp));
         result.inlined++;
       } catch (err) {
         result.failed++;
@@ -179,7 +190,8 @@ function inlineFiles(files, options) {
       }
     }
   } finally {
-    engine.close();
+    rendered.close();
+    built.close();
   }
   return result;
 }

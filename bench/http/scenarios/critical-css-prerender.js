@@ -50,14 +50,17 @@ function firstDifference(a, b) {
 function compare(angularDir, oursDir) {
   const pages = pagesUnder(angularDir);
   let same = 0;
+  let sameHead = 0;
   let firstDiff = null;
+  const head = (html) => html.slice(0, html.indexOf('</head>'));
   for (const page of pages) {
     const a = fs.readFileSync(path.join(angularDir, page), 'utf8');
     const b = fs.readFileSync(path.join(oursDir, page), 'utf8');
+    if (head(a) === head(b)) sameHead++;
     if (a === b) same++;
     else if (firstDiff === null) firstDiff = `${page} ${firstDifference(a, b)}`;
   }
-  return { pages: pages.length, same, firstDiff };
+  return { pages: pages.length, same, sameHead, firstDiff };
 }
 
 module.exports = {
@@ -125,7 +128,8 @@ module.exports = {
               ),
             ],
             notes: [
-              `pages byte-identical to Angular's build-time output: ${pages.same} of ${pages.pages}` +
+              `pages byte-identical to Angular's build output: ${pages.same} of ${pages.pages}, ` +
+                `the same <head> (critical CSS, deferred links): ${pages.sameHead} of ${pages.pages}` +
                 (pages.firstDiff ? `; first difference: ${pages.firstDiff}` : ''),
               `CPU: user + system of the process and its children (/usr/bin/time); ${os.cpus().length} cores, ` +
                 'ssr-native-critical-css with one worker thread per core',

@@ -20,7 +20,7 @@ const SEED = Number(process.env.SEED || 4301);
 const CLASSES = ['container', 'row', 'col-md-6', 'btn', 'btn-primary', 'card', 'card-body', 'navbar', 'alert'];
 const SHEET = 'styles-5INURTSO.css';
 
-function page(random, extra = '') {
+function page(random, extra = '', context = ' ng-server-context="ssg"') {
   const body = Array.from({ length: 1 + Math.floor(random() * 6) }, () => {
     const cls = CLASSES[Math.floor(random() * CLASSES.length)];
     return `<div class="${cls}">${cls}</div>`;
@@ -28,7 +28,7 @@ function page(random, extra = '') {
   return (
     `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>P</title>` +
     `<base href="/"><link rel="stylesheet" href="${SHEET}">${extra}</head>` +
-    `<body><app-root ng-version="21.2.0" ng-server-context="ssg">${body}</app-root>` +
+    `<body><app-root ng-version="21.2.0"${context}>${body}</app-root>` +
     `<script src="main-ABC.js" type="module" defer=""></script></body></html>`
   );
 }
@@ -38,8 +38,9 @@ function buildFolder(count, seed = SEED) {
   const random = mulberry32(seed);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prerender-'));
   fs.copyFileSync(BOOTSTRAP, path.join(dir, SHEET));
-  const pages = { 'index.html': page(random) };
-  for (let i = 0; i < count - 1; i++) pages[`products/${i}/index.html`] = page(random);
+  // index.csr.html: the client-side shell, inlined by @angular/build after the build
+  const pages = { 'index.html': page(random), 'index.csr.html': page(random, '', '') };
+  for (let i = 0; i < count - 2; i++) pages[`products/${i}/index.html`] = page(random);
   for (const [name, html] of Object.entries(pages)) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), html);
@@ -62,21 +63,30 @@ function snapshot(dir, names) {
   );
 }
 
-test('every page inlined as inlineCriticalCss({ minify: true }) writes it, across worker threads', () => {
+test('every page inlined as Angular inlines it (prerendered: @angular/ssr, the shell: @angular/build), across workers', () => {
   const { dir, pages } = buildFolder(120);
   const r = run(dir, '--jobs', '2');
   assert.strictEqual(r.code, 0, `seed ${SEED}: ${r.stderr}`);
   assert.match(r.stdout, /120 inlined, 0 already inlined, 0 unchanged, 0 failed of 120 pages/);
   assert.strictEqual(r.stderr, '');
-  const reference = { browserDistFolder: dir, minify: true, name: 'prerender-test' };
+  // prerendered pages as @angular/ssr's processor inlines them while rendering (minify off)
+  const rendered = { browserDistFolder: dir, name: 'prerender-test-ssr' };
+  // the shell as @angular/build's processor inlines it (minify on in production)
+  const built = { browserDistFolder: dir, minify: true, name: 'prerender-test-build' };
   for (const [name, html] of Object.entries(pages)) {
     const written = fs.readFileSync(path.join(dir, name), 'utf8');
     assert.ok(isInlined(written), `seed ${SEED} ${name}: not inlined`);
     assert.match(written, /<style>[^<]+<\/style><link rel="stylesheet" href="styles-5INURTSO.css" media="print"/);
-    assert.strictEqual(written, angularBuildTime(inlineCriticalCss(html, reference)), `seed ${SEED} ${name}`);
-    // @angular/build drops the empty value of defer
-    assert.match(written, /type="module" defer><\/script>/);
+    const expected =
+      name === 'index.csr.html' ? angularBuildTime(inlineCriticalCss(html, built)) : inlineCriticalCss(html, rendered);
+    assert.strictEqual(written, expected, `seed ${SEED} ${name}`);
   }
+  const shell = fs.readFileSync(path.join(dir, 'index.csr.html'), 'utf8');
+  // @angular/build drops the empty value of defer and gives data-beasties-container one
+  assert.match(shell, /type="module" defer><\/script>/);
+  assert.match(shell, /<html lang="en" data-beasties-container="">/);
+  assert.match(shell, /--bs-blue:#0d6efd/); // minified
+  assert.match(fs.readFileSync(path.join(dir, 'index.html'), 'utf8'), /--bs-blue: #0d6efd/); // not
   assert.deepStrictEqual(
     fs.readdirSync(dir).filter((n) => n.endsWith('.tmp')),
     [],
