@@ -1,0 +1,271 @@
+'use strict';
+// Critical CSS for prerendered sites, after `ng build`: every .html page under the browser folder
+// gets what @angular/build's build-time inliner (beasties, InlineCriticalCssProcessor in
+// @angular/build/src/utils/index-file/inline-critical-css.js) writes: minified CSS in production,
+// `publicPath: deployUrl`, and for a page with an `ngCspNonce` its CSP loader script in place of
+// the `onload` handler. The pages are split among worker threads (one engine each, one per core);
+// each page is written to a temporary file renamed over it, so a reader never sees half a page.
+// A page already inlined (by Angular or by an earlier run) is left alone.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { Worker } = require('worker_threads');
+const { CriticalCss } = require('./critical-css');
+const { invalidType, outOfRange } = require('../validate');
+
+const CSP_MEDIA_ATTR = 'ngCspMedia';
+// @angular/build's LINK_LOAD_SCRIPT_CONTENT, as its build-time inliner writes it into the page.
+const LINK_LOAD_SCRIPT_CONTENT = `
+(() => {
+  const CSP_MEDIA_ATTR = '${CSP_MEDIA_ATTR}';
+  const documentElement = document.documentElement;
+
+  // Listener for load events on link tags.
+  const listener = (e) => {
+    const target = e.target;
+    if (
+      !target ||
+      target.tagName !== 'LINK' ||
+      !target.hasAttribute(CSP_MEDIA_ATTR)
+    ) {
+      return;
+    }
+
+    target.media = target.getAttribute(CSP_MEDIA_ATTR);
+    target.removeAttribute(CSP_MEDIA_ATTR);
+
+    if (!document.head.querySelector(\`link[\${CSP_MEDIA_ATTR}]\`)) {
+      documentElement.removeEventListener('load', listener);
+    }
+  };
+
+  documentElement.addEventListener('load', listener, true);
+})();`;
+
+// The marks of an inlined page: the deferred link beasties writes (`onload="this.media=..."`),
+// on a CSP page the attribute that replaces it, or the container attribute beasties puts on <html>.
+const INLINED_RE =
+  /<link\b[^>]*\s(?:onload\s*=\s*["']?this\.media=|ngcspmedia\s*=)|<html\b[^>]*\sdata-beasties-container[\s>=]/i;
+const PRERENDERED_RE = /<[a-z][^>]*\sng-server-context\s*=\s*["']?ssg\b/i;
+const LINK_RE = /<link\b[^>]*>/gi;
+const ATTR_RE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
+const NONCE_RE = /<[a-z][^>]*\sngcspnonce\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i;
+const ONLOAD_RE = /(<link\b[^>]*?)\s+onload="this\.media=(?:'([^']*)'|&quot;(.*?)&quot;);?"([^>]*>)/gi;
+
+/** Whether `html` already carries inlined critical CSS (Angular's or ssr-native's). */
+function isInlined(html) {
+  return INLINED_RE.test(html);
+}
+
+function attributes(tag) {
+  const out = {};
+  ATTR_RE.lastIndex = 5; // after `<link`
+  for (let m; (m = ATTR_RE.exec(tag)) !== null;) {
+    const value = m[2] !== undefined ? m[2] : m[3] !== undefined ? m[3] : m[4];
+    out[m[1].toLowerCase()] = value === undefined ? '' : value;
+  }
+  return out;
+}
+
+/**
+ * The hrefs of the page's local stylesheets that are not in `folder` (after `publicPath`);
+ * `known` remembers each file's answer across pages.
+ */
+function missingStylesheets(html, folder, publicPath, known) {
+  const missing = [];
+  for (const tag of html.match(LINK_RE) || []) {
+    const attrs = attributes(tag);
+    if (!/(^|\s)stylesheet(\s|$)/i.test(attrs.rel || '') || !attrs.href) continue;
+    let href = attrs.href;
+    if (publicPath && href.startsWith(publicPath)) href = href.slice(publicPath.length);
+    if (/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(href)) continue; // another origin: not ours to read
+    let file;
+    try {
+      file = path.join(folder, decodeURI(href.replace(/[?#].*$/, '')));
+    } catch {
+      continue; // not a URL the engine could read either
+    }
+    let exists = known.get(file);
+    if (exists === undefined) known.set(file, (exists = fs.existsSync(file)));
+    if (!exists) missing.push(attrs.href);
+  }
+  return missing;
+}
+
+// What @angular/build adds around beasties that the engine (which writes @angular/ssr's output)
+// does not: its CSP loader script opens with a newline where @angular/ssr's does not; with
+// autoCsp and no ngCspNonce, the `onload` handler becomes an ngCspMedia attribute and the script
+// (without a nonce) goes before the first such link; then `defer=""` and `nomodule=""` lose their
+// empty value, and <html>'s data-beasties-container gains one.
+const SSR_SCRIPT = `>${LINK_LOAD_SCRIPT_CONTENT.slice(1)}</script>`;
+const BUILD_SCRIPT = `>${LINK_LOAD_SCRIPT_CONTENT}</script>`;
+
+function angularBuildTime(html, autoCsp) {
+  if (NONCE_RE.test(html)) {
+    html = html.replace(SSR_SCRIPT, BUILD_SCRIPT);
+  } else if (autoCsp) {
+    let scripted = false;
+    html = html.replace(ONLOAD_RE, (all, start, single, double, end) => {
+      const media = single !== undefined ? single : double;
+      const link = `${start}${end.slice(0, -1).replace(/\s*\/$/, '')} ${CSP_MEDIA_ATTR}="${media}">`;
+      if (scripted) return link;
+      scripted = true;
+      return `<script${BUILD_SCRIPT}${link}`;
+    });
+  }
+  // the index-html pipeline writes the page again after beasties: the container attribute
+  // beasties put on <html> then has an empty value
+  html = html.replace(/(<html\b[^>]*\sdata-beasties-container)(?=[\s>])/i, '$1=""');
+  return html.replace(/(\s(?:defer|nomodule))=""/g, '$1');
+}
+
+function writeAtomically(file, text) {
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
+  );
+  try {
+    fs.writeFileSync(temp, text);
+    fs.renameSync(temp, file);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Inlines the pages `files` (absolute paths) in this thread. Returns
+ * { inlined, already, unchanged, failed, warnings: [string] }.
+ */
+function inlineFiles(files, options) {
+  const engineFor = (minify) =>
+    new CriticalCss({
+      browserDistFolder: options.folder,
+      publicPath: options.deployUrl || '',
+      minify,
+      name: `prerender:${options.folder}:${process.pid}:${minify}:${Math.random()}`,
+      warm: false,
+    });
+  // Angular inlines a prerendered page (ng-server-context="ssg") while rendering it, with
+  // @angular/ssr's processor (minify off: the engine's defaults); the other pages (index.csr.html,
+  // the pages of a build without SSR) after the build, with @angular/build's (minify per build).
+  const rendered = engineFor(false);
+  const built = engineFor(options.minify);
+  const result = { inlined: 0, already: 0, unchanged: 0, failed: 0, warnings: [] };
+  const relative = (file) => path.relative(options.folder, file);
+  const known = new Map();
+  try {
+    for (const file of files) {
+      let html;
+      try {
+        html = fs.readFileSync(file, 'utf8');
+      } catch (err) {
+        result.failed++;
+        result.warnings.push(`${relative(file)}: cannot read (${err.code || err.message})`);
+        continue;
+      }
+      if (isInlined(html)) {
+        result.already++;
+        continue;
+      }
+      // beasties would warn and still rewrite the page around the link it could not read
+      const missing = missingStylesheets(html, options.folder, options.deployUrl, known);
+      if (missing.length > 0) {
+        result.unchanged++;
+        result.warnings.push(`${relative(file)}: stylesheet not found (${missing.join(', ')}), left unchanged`);
+        continue;
+      }
+      const prerendered = PRERENDERED_RE.test(html);
+      const out = (prerendered ? rendered : built).processSync(html);
+      if (out === html) {
+        result.unchanged++;
+        continue;
+      }
+      try {
+        writeAtomically(file, prerendered ? out : angularBuildTime(out, options.autoCsp));
+        result.inlined++;
+      } catch (err) {
+        result.failed++;
+        result.warnings.push(`${relative(file)}: cannot write (${err.code || err.message})`);
+      }
+    }
+  } finally {
+    rendered.close();
+    built.close();
+  }
+  return result;
+}
+
+async function findPages(folder) {
+  const pages = [];
+  const walk = async (dir) => {
+    const entries = await fs.promises.readdir(dir, { withFileTypes: true });
+    await Promise.all(
+      entries.map((entry) => {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) return walk(full);
+        if (entry.isFile() && entry.name.endsWith('.html')) pages.push(full);
+        return undefined;
+      }),
+    );
+  };
+  await walk(folder);
+  return pages.sort();
+}
+
+function runWorker(files, options) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(path.join(__dirname, 'prerender-worker.js'), { workerData: { files, options } });
+    let answer;
+    worker.once('message', (message) => (answer = message));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (answer !== undefined) resolve(answer);
+      else reject(new Error(`critical-css worker exited with code ${code} before answering`));
+    });
+  });
+}
+
+/**
+ * Inlines the critical CSS of every .html page under `options.folder` (the browser folder of a
+ * build). options: { folder, deployUrl = '', minify = true, autoCsp = false,
+ * jobs = the number of cores }. Resolves to { pages, inlined, already, unchanged, failed, warnings }.
+ */
+async function inlinePrerendered(options) {
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  if (typeof options.folder !== 'string' || options.folder === '') {
+    throw invalidType('options.folder', 'a non-empty string', options.folder);
+  }
+  const deployUrl = options.deployUrl === undefined ? '' : options.deployUrl;
+  if (typeof deployUrl !== 'string') throw invalidType('options.deployUrl', 'a string', deployUrl);
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  const jobs = options.jobs === undefined ? cores : options.jobs;
+  if (!Number.isInteger(jobs)) throw invalidType('options.jobs', 'an integer', jobs);
+  if (jobs < 1) throw outOfRange('options.jobs', '>= 1', jobs);
+  const folder = path.resolve(options.folder);
+  const stat = await fs.promises.stat(folder).catch(() => null);
+  if (!stat || !stat.isDirectory()) throw new Error(`${options.folder}: not a folder`);
+  const settings = { folder, deployUrl, minify: options.minify !== false, autoCsp: options.autoCsp === true };
+
+  const pages = await findPages(folder);
+  // a worker costs ~30 ms to start and to load the addon: one per ~50 pages at most
+  const workers = Math.min(jobs, Math.ceil(pages.length / 50));
+  let parts;
+  if (workers <= 1) {
+    // still off the main thread's event loop only when there are workers; one slice runs here
+    parts = [inlineFiles(pages, settings)];
+  } else {
+    const slices = Array.from({ length: workers }, () => []);
+    pages.forEach((page, i) => slices[i % workers].push(page));
+    parts = await Promise.all(slices.map((files) => runWorker(files, settings)));
+  }
+  const total = { pages: pages.length, inlined: 0, already: 0, unchanged: 0, failed: 0, warnings: [] };
+  for (const part of parts) {
+    for (const key of ['inlined', 'already', 'unchanged', 'failed']) total[key] += part[key];
+    total.warnings.push(...part.warnings);
+  }
+  total.warnings.sort();
+  return total;
+}
+
+module.exports = { inlinePrerendered, inlineFiles, isInlined, angularBuildTime, LINK_LOAD_SCRIPT_CONTENT };

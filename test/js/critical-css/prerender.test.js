@@ -1,0 +1,179 @@
+'use strict';
+// ssr-native-critical-css (bin/) and inlinePrerendered (lib/critical-css/prerender.js) over a
+// generated build folder: real Bootstrap, a seeded mix of its classes per page, pages nested as
+// Angular's prerenderer writes them (route/index.html). Every page inlined as inlineCriticalCss
+// inlines it with Angular's build-time options, a second run changes nothing, pages already
+// inlined and pages whose stylesheet is missing are left as they were, exit codes as documented.
+const test = require('node:test');
+const assert = require('node:assert');
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { mulberry32 } = require('../helpers/seeded-random');
+const { inlineCriticalCss } = require('../../../lib/critical-css');
+const { inlineFiles, angularBuildTime, isInlined } = require('../../../lib/critical-css/prerender');
+
+const BIN = path.join(__dirname, '..', '..', '..', 'bin', 'ssr-native-critical-css.js');
+const BOOTSTRAP = require.resolve('bootstrap/dist/css/bootstrap.css');
+const SEED = Number(process.env.SEED || 4301);
+const CLASSES = ['container', 'row', 'col-md-6', 'btn', 'btn-primary', 'card', 'card-body', 'navbar', 'alert'];
+const SHEET = 'styles-5INURTSO.css';
+
+function page(random, extra = '', context = ' ng-server-context="ssg"') {
+  const body = Array.from({ length: 1 + Math.floor(random() * 6) }, () => {
+    const cls = CLASSES[Math.floor(random() * CLASSES.length)];
+    return `<div class="${cls}">${cls}</div>`;
+  }).join('');
+  return (
+    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>P</title>` +
+    `<base href="/"><link rel="stylesheet" href="${SHEET}">${extra}</head>` +
+    `<body><app-root ng-version="21.2.0"${context}>${body}</app-root>` +
+    `<script src="main-ABC.js" type="module" defer=""></script></body></html>`
+  );
+}
+
+// a build folder of `count` pages: index.html and products/<i>/index.html
+function buildFolder(count, seed = SEED) {
+  const random = mulberry32(seed);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prerender-'));
+  fs.copyFileSync(BOOTSTRAP, path.join(dir, SHEET));
+  // index.csr.html: the client-side shell, inlined by @angular/build after the build
+  const pages = { 'index.html': page(random), 'index.csr.html': page(random, '', '') };
+  for (let i = 0; i < count - 2; i++) pages[`products/${i}/index.html`] = page(random);
+  for (const [name, html] of Object.entries(pages)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), html);
+  }
+  return { dir, pages };
+}
+
+function run(...args) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function snapshot(dir, names) {
+  return Object.fromEntries(
+    names.map((n) => {
+      const file = path.join(dir, n);
+      const stat = fs.statSync(file);
+      return [n, { bytes: fs.readFileSync(file, 'utf8'), ino: stat.ino, mtime: stat.mtimeMs }];
+    }),
+  );
+}
+
+test('every page inlined as Angular inlines it (prerendered: @angular/ssr, the shell: @angular/build), across workers', () => {
+  const { dir, pages } = buildFolder(120);
+  const r = run(dir, '--jobs', '2');
+  assert.strictEqual(r.code, 0, `seed ${SEED}: ${r.stderr}`);
+  assert.match(r.stdout, /120 inlined, 0 already inlined, 0 unchanged, 0 failed of 120 pages/);
+  assert.strictEqual(r.stderr, '');
+  // prerendered pages as @angular/ssr's processor inlines them while rendering (minify off)
+  const rendered = { browserDistFolder: dir, name: 'prerender-test-ssr' };
+  // the shell as @angular/build's processor inlines it (minify on in production)
+  const built = { browserDistFolder: dir, minify: true, name: 'prerender-test-build' };
+  for (const [name, html] of Object.entries(pages)) {
+    const written = fs.readFileSync(path.join(dir, name), 'utf8');
+    assert.ok(isInlined(written), `seed ${SEED} ${name}: not inlined`);
+    assert.match(written, /<style>[^<]+<\/style><link rel="stylesheet" href="styles-5INURTSO.css" media="print"/);
+    const expected =
+      name === 'index.csr.html' ? angularBuildTime(inlineCriticalCss(html, built)) : inlineCriticalCss(html, rendered);
+    assert.strictEqual(written, expected, `seed ${SEED} ${name}`);
+  }
+  const shell = fs.readFileSync(path.join(dir, 'index.csr.html'), 'utf8');
+  // @angular/build drops the empty value of defer and gives data-beasties-container one
+  assert.match(shell, /type="module" defer><\/script>/);
+  assert.match(shell, /<html lang="en" data-beasties-container="">/);
+  assert.match(shell, /--bs-blue:#0d6efd/); // minified
+  assert.match(fs.readFileSync(path.join(dir, 'index.html'), 'utf8'), /--bs-blue: #0d6efd/); // not
+  assert.deepStrictEqual(
+    fs.readdirSync(dir).filter((n) => n.endsWith('.tmp')),
+    [],
+    'no temporary file left behind',
+  );
+});
+
+test('a second run changes nothing: every page is already inlined, no file rewritten', () => {
+  const { dir, pages } = buildFolder(60);
+  assert.strictEqual(run(dir).code, 0);
+  const before = snapshot(dir, Object.keys(pages));
+  const r = run(dir);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stdout, /0 inlined, 60 already inlined, 0 unchanged, 0 failed of 60 pages/);
+  assert.deepStrictEqual(snapshot(dir, Object.keys(pages)), before);
+});
+
+test('a page Angular already inlined (its deferred link, or ngCspMedia) is left alone', () => {
+  const { dir } = buildFolder(3);
+  const deferred =
+    `<link rel="stylesheet" href="${SHEET}" media="print" onload="this.media='all'">` +
+    `<noscript><link rel="stylesheet" href="${SHEET}"></noscript>`;
+  const angular = page(mulberry32(1)).replace(
+    `<link rel="stylesheet" href="${SHEET}">`,
+    `<style>.x{}</style>${deferred}`,
+  );
+  const csp = page(mulberry32(2)).replace(`href="${SHEET}">`, `href="${SHEET}" media="print" ngCspMedia="all">`);
+  fs.writeFileSync(path.join(dir, 'angular.html'), angular);
+  fs.writeFileSync(path.join(dir, 'csp.html'), csp);
+  const before = snapshot(dir, ['angular.html', 'csp.html']);
+  const r = run(dir);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stdout, /3 inlined, 2 already inlined, 0 unchanged, 0 failed of 5 pages/);
+  assert.deepStrictEqual(snapshot(dir, ['angular.html', 'csp.html']), before);
+});
+
+test('a page whose stylesheet is missing is left unchanged, with a warning naming it; exit 0', () => {
+  const { dir } = buildFolder(2);
+  const lost = page(mulberry32(3)).replace(SHEET, 'gone-123.css');
+  fs.mkdirSync(path.join(dir, 'lost'));
+  fs.writeFileSync(path.join(dir, 'lost', 'index.html'), lost);
+  const r = run(dir);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stdout, /2 inlined, 0 already inlined, 1 unchanged, 0 failed of 3 pages/);
+  assert.strictEqual(r.stderr, 'warning: lost/index.html: stylesheet not found (gone-123.css), left unchanged\n');
+  assert.strictEqual(fs.readFileSync(path.join(dir, 'lost', 'index.html'), 'utf8'), lost);
+});
+
+test('--deploy-url is stripped from hrefs (publicPath) as Angular strips deployUrl', () => {
+  const { dir } = buildFolder(1);
+  const html = page(mulberry32(4)).replace(`href="${SHEET}"`, `href="/cdn/${SHEET}"`);
+  fs.writeFileSync(path.join(dir, 'index.html'), html);
+  const r = run(dir, '--deploy-url', '/cdn/');
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(
+    fs.readFileSync(path.join(dir, 'index.html'), 'utf8'),
+    /<style>[^<]*\.btn|<style>[^<]*\.container|<style>/,
+  );
+  assert.ok(isInlined(fs.readFileSync(path.join(dir, 'index.html'), 'utf8')));
+});
+
+test('exit codes: 2 for wrong usage or no such folder, 1 when a page cannot be read or written', () => {
+  assert.strictEqual(run().code, 2);
+  assert.match(run().stderr, /the browser folder is missing/);
+  assert.strictEqual(run('--bogus', '.').code, 2);
+  assert.strictEqual(run('a', 'b').code, 2);
+  assert.strictEqual(run('.', '--jobs', '0').code, 2);
+  assert.strictEqual(run(path.join(os.tmpdir(), 'no-such-build-folder-4301')).code, 2);
+  assert.strictEqual(run('--help').code, 0);
+  const { dir } = buildFolder(1);
+  const result = inlineFiles([path.join(dir, 'index.html'), path.join(dir, 'vanished.html')], {
+    folder: dir,
+    minify: true,
+  });
+  assert.deepStrictEqual(
+    { inlined: result.inlined, failed: result.failed, warnings: result.warnings },
+    { inlined: 1, failed: 1, warnings: ['vanished.html: cannot read (ENOENT)'] },
+  );
+});
+
+test('autoCsp: the onload handler becomes ngCspMedia after @angular/build loader script', () => {
+  const html =
+    `<html><head><style>.a{}</style><link rel="stylesheet" href="s.css" media="print" onload="this.media='all'">` +
+    `<noscript><link rel="stylesheet" href="s.css"></noscript></head><body></body></html>`;
+  const out = angularBuildTime(html, true);
+  assert.match(out, /<script>\n\(\(\) => \{\n {2}const CSP_MEDIA_ATTR = 'ngCspMedia';/);
+  assert.match(out, /<\/script><link rel="stylesheet" href="s.css" media="print" ngCspMedia="all"><noscript>/);
+  assert.doesNotMatch(out, /onload/);
+  assert.strictEqual(angularBuildTime(html, false), html);
+});
