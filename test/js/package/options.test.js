@@ -13,6 +13,9 @@ const serveStatic = require('../../../lib/express/serve-static');
 const { responseCache } = require('../../../lib/cache');
 const { criticalCss } = require('../../../lib/critical-css');
 const koa = require('../../../lib/koa');
+const hono = require('../../../lib/hono');
+const Fastify = require('fastify');
+const { fastifyStatic } = require('../../../lib/fastify');
 const { FileCache } = serveStatic;
 
 function refuses(make, name, near) {
@@ -34,7 +37,7 @@ async function warningsOf(make) {
   };
   process.on('warning', listener);
   try {
-    make();
+    await make();
     await new Promise((resolve) => setImmediate(resolve));
   } finally {
     process.off('warning', listener);
@@ -87,6 +90,31 @@ test('peer-compatible options: one warning per unknown name, the middleware stil
       serveStatic(dir, { index: false, maxAge: 1000, dotfiles: 'ignore', fallthrough: true });
     });
     assert.deepEqual(valid, []);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('static drop-ins of Koa, Fastify and Hono warn once per unknown name and still serve', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-options-'));
+  try {
+    const seen = await warningsOf(() => {
+      assert.equal(typeof koa.serve(dir, { defr: true }), 'function');
+      assert.equal(typeof hono.serveStatic({ root: dir, rewriteRequestPth: (p) => p }), 'function');
+    });
+    const late = await warningsOf(async () => {
+      const app = Fastify();
+      app.register(fastifyStatic, { root: dir, wildcrd: false });
+      await app.ready();
+      await app.close();
+    });
+    const all = [...seen, ...late];
+    assert.match(all.join('\n'), /serve\(root, options\) ignores the unknown option "defr" \(did you mean "defer"\?\)/);
+    assert.match(all.join('\n'), /serveStatic\(options\) ignores the unknown option "rewriteRequestPth"/);
+    assert.match(
+      all.join('\n'),
+      /fastifyStatic options ignores the unknown option "wildcrd" \(did you mean "wildcard"\?\)/,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
