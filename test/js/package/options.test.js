@@ -60,6 +60,10 @@ test('own options: an unknown name is a TypeError naming the valid ones', () => 
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  const { cacheCommonEngine } = require('../../../lib/angular');
+  refuses(() => cacheCommonEngine({}, { maxPage: 10 }), 'maxPage', 'maxPages');
+  const { registerMetrics } = require('../../../lib/metrics');
+  refuses(() => registerMetrics(require('prom-client'), { prefx: 'x_' }), 'prefx', 'prefix');
   // a name nowhere near any valid one: no hint, still refused
   refuses(() => responseCache({ zzzzzzzz: 1 }), 'zzzzzzzz');
   // every valid name is accepted
