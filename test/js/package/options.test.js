@@ -64,6 +64,12 @@ test('own options: an unknown name is a TypeError naming the valid ones', () => 
   refuses(() => cacheCommonEngine({}, { maxPage: 10 }), 'maxPage', 'maxPages');
   const { registerMetrics } = require('../../../lib/metrics');
   refuses(() => registerMetrics(require('prom-client'), { prefx: 'x_' }), 'prefx', 'prefix');
+  const dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-options-'));
+  try {
+    refuses(() => serveStatic(dir2, { dictionary: { maxEntires: 8 } }), 'maxEntires', 'maxEntries');
+  } finally {
+    fs.rmSync(dir2, { recursive: true, force: true });
+  }
   // a name nowhere near any valid one: no hint, still refused
   refuses(() => responseCache({ zzzzzzzz: 1 }), 'zzzzzzzz');
   // every valid name is accepted
