@@ -19,7 +19,7 @@ const BASE_ENGINES = ['content-type', 'files'];
 const ENGINES = ['compression', 'cache', 'argon2', 'critical-css'];
 const ADAPTERS = ['express', 'koa', 'fastify', 'hono', 'angular', 'metrics'];
 const TOP = ['register', 'index'];
-const ENTRIES = ['lib/index.js', 'lib/cache/index.js'];
+const ENTRIES = ['lib/index.js', 'lib/cache/index.js', 'lib/index.d.ts', 'lib/cache/index.d.ts'];
 
 // Selectors for a relative specifier reaching lib/<folder>: `prefix` is ../ from a file in a
 // folder of lib/, ./ from lib/*.js.
@@ -39,12 +39,12 @@ function forbid(prefix, folders, why) {
   };
 }
 
-const inside = (folders) => folders.flatMap((f) => [`lib/${f}/**/*.js`, `lib/${f}/**/*.mjs`]);
+const inside = (folders) => folders.flatMap((f) => [`lib/${f}/**/*.js`, `lib/${f}/**/*.mjs`, `lib/${f}/**/*.d.ts`]);
 const ABOVE_SHARED = [...BASE_ENGINES, ...ENGINES, ...ADAPTERS, ...TOP];
 const SHARED_ONLY = 'a shared piece imports only shared pieces';
 
 const importRule = [
-  { files: ['lib/*.js', 'lib/*.mjs'], ignores: ENTRIES, rules: forbid('./', ABOVE_SHARED, SHARED_ONLY) },
+  { files: ['lib/*.js', 'lib/*.mjs', 'lib/*.d.ts'], ignores: ENTRIES, rules: forbid('./', ABOVE_SHARED, SHARED_ONLY) },
   { files: inside(SHARED), rules: forbid('../', ABOVE_SHARED, SHARED_ONLY) },
   {
     files: inside(BASE_ENGINES),
@@ -64,6 +64,36 @@ const importRule = [
     rules: forbid('../', [...ADAPTERS, ...TOP], 'an adapter imports engines and shared pieces, never another adapter'),
   },
 ];
+
+// The type declarations (lib/**/*.d.ts) obey the import rule too. No TypeScript parser is
+// installed, and the rule needs only the specifiers: this parser reads a .d.ts file's `from '...'`,
+// `import '...'` and `import('...')` into ImportDeclaration / ImportExpression nodes (at their
+// place in the text), so the selectors above apply to them as to JavaScript.
+function locOf(text, offset) {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - (before.lastIndexOf('\n') + 1) };
+}
+
+const declarationImports = {
+  meta: { name: 'ssr-native-declaration-imports' },
+  parseForESLint(text) {
+    const span = (start, end) => ({ range: [start, end], loc: { start: locOf(text, start), end: locOf(text, end) } });
+    const body = [];
+    for (const m of text.matchAll(/\b(from\s*|import\s*\(\s*|import\s+)(['"])([^'"\n]+)\2/g)) {
+      const start = m.index + m[1].length;
+      const source = { type: 'Literal', value: m[3], raw: m[2] + m[3] + m[2], ...span(start, start + m[3].length + 2) };
+      const whole = span(m.index, start + m[3].length + 2);
+      body.push(
+        m[1].includes('(')
+          ? { type: 'ExpressionStatement', expression: { type: 'ImportExpression', source, ...whole }, ...whole }
+          : { type: 'ImportDeclaration', specifiers: [], source, ...whole },
+      );
+    }
+    const ast = { type: 'Program', sourceType: 'module', body, tokens: [], comments: [], ...span(0, text.length) };
+    return { ast };
+  },
+};
 
 module.exports = [
   {
@@ -95,6 +125,10 @@ module.exports = [
       // Header and byte scanners match control characters on purpose (RFC 9110 field values).
       'no-control-regex': 'off',
     },
+  },
+  {
+    files: ['lib/**/*.d.ts'],
+    languageOptions: { parser: declarationImports, sourceType: 'module' },
   },
   ...importRule,
 ];

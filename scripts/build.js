@@ -137,7 +137,11 @@ function main() {
     );
   }
   if (process.argv.includes('--debug')) args.push('--debug');
-  const result = spawnSync(process.execPath, args, { cwd: root, env: cleanEnv(), stdio: 'inherit' });
+  // --in <dir>: build there (a folder holding binding.gyp and links to the sources, made by
+  // scripts/prebuild.js) instead of the checkout, whose build/ stays as it is.
+  const at = process.argv.indexOf('--in');
+  const cwd = at > 0 && process.argv[at + 1] ? path.resolve(process.argv[at + 1]) : root;
+  const result = spawnSync(process.execPath, args, { cwd, env: cleanEnv(), stdio: 'inherit' });
   if (result.status !== 0) {
     console.error(`ssr-native: the build failed with ${describeNodeGyp(chosen)}.`);
   }

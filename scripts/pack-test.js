@@ -1,7 +1,8 @@
 'use strict';
 // npm run test:pack: the tarball users get works with install scripts disabled, on every
 // runtime, and still compiles when asked to.
-//   1. `npm pack` (prepack writes prebuilds/linux-x64/node.napi.node) into a temp folder.
+//   1. `npm pack` (prepack writes prebuilds/linux-x64/node.napi.node) into a temp folder; the
+//      checkout's build/ must come out of it untouched (every file's size and mtime).
 //   2. A fresh temp project installs it with --ignore-scripts (only the pack's own runtime
 //      dependencies come from the registry or npm's cache). Nothing may be compiled there.
 //   3. The smoke suite (test/runtimes) runs in that project under Node 20/22/24/26 and Bun
@@ -68,13 +69,50 @@ function smoke(dir, name) {
   return pass;
 }
 
+// Every file below dir with its size and mtime (the checkout's build/ may be in use by a test
+// run or a server while the package is made: npm pack must not touch it).
+function snapshot(dir) {
+  const lines = [];
+  const walk = (d) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const file = path.join(d, e.name);
+      const st = fs.lstatSync(file);
+      lines.push(`${path.relative(root, file)} ${st.size} ${st.mtimeMs}`);
+      if (e.isDirectory()) walk(file);
+    }
+  };
+  walk(dir);
+  return lines.sort().join('\n');
+}
+
+function diffLines(before, after) {
+  const a = new Set(before.split('\n'));
+  const b = new Set(after.split('\n'));
+  return [
+    ...[...a].filter((l) => !b.has(l)).map((l) => `- ${l}`),
+    ...[...b].filter((l) => !a.has(l)).map((l) => `+ ${l}`),
+  ]
+    .slice(0, 20)
+    .join('\n');
+}
+
 function main() {
   const args = process.argv.slice(2);
   const names = args.filter((a) => !a.startsWith('--'));
   const selected = names.length ? names : Object.keys(RUNTIMES);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-pack-'));
   try {
+    const buildBefore = snapshot(path.join(root, 'build'));
     const packed = run('npm', ['pack', '--pack-destination', tmp], { cwd: root, env: cleanEnv() });
+    const buildAfter = snapshot(path.join(root, 'build'));
+    if (buildAfter !== buildBefore)
+      throw new Error(`npm pack wrote into build/:\n${diffLines(buildBefore, buildAfter)}`);
     const tarball = path.join(
       tmp,
       fs.readdirSync(tmp).find((f) => f.endsWith('.tgz')),

@@ -15,6 +15,7 @@
 // Binaries are never committed (.gitignore).
 const { spawnSync } = require('child_process');
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 
 const root = path.join(__dirname, '..');
@@ -35,11 +36,34 @@ function main() {
   const arch = option('arch', process.arch);
   const native = platform === process.platform && arch === process.arch;
   let binary = option('binary', null);
+  let stage = null;
   if (!binary) {
     if (!native) throw new Error('--binary is needed for another platform or arch');
-    run(process.execPath, [path.join(__dirname, 'build.js')]);
-    binary = path.join(root, 'build', 'Release', 'ssr_native.node');
+    stage = stageSources();
+    run(process.execPath, [path.join(__dirname, 'build.js'), '--in', stage]);
+    binary = path.join(stage, 'build', 'Release', 'ssr_native.node');
   }
+  try {
+    place(platform, arch, native, binary, stage);
+  } finally {
+    if (stage) fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+// node-gyp always builds into ./build, and the checkout's build/ may be in use (a test run, a
+// server, a developer's debug build): compile in a scratch folder holding binding.gyp and links to
+// the sources instead, so `npm pack` never writes into build/.
+function stageSources() {
+  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-prebuild-'));
+  fs.copyFileSync(path.join(root, 'binding.gyp'), path.join(stage, 'binding.gyp'));
+  // binding.gyp runs scripts/sources.js and asks node for node-addon-api's headers from here
+  for (const dir of ['include', 'src', 'scripts', 'node_modules']) {
+    if (fs.existsSync(path.join(root, dir))) fs.symlinkSync(path.join(root, dir), path.join(stage, dir));
+  }
+  return stage;
+}
+
+function place(platform, arch, native, binary, stage) {
   const dest = path.join(root, 'prebuilds', `${platform}-${arch}`, 'node.napi.node');
   fs.mkdirSync(path.dirname(dest), { recursive: true });
   fs.copyFileSync(binary, dest);
@@ -54,9 +78,8 @@ function main() {
     ]);
   }
   const size = fs.statSync(dest).size;
-  console.log(
-    `prebuild: ${path.relative(root, dest)} (${(size / 1024).toFixed(0)} KiB, from ${path.relative(root, binary) || binary})`,
-  );
+  const from = stage ? 'compiled in a scratch folder' : `from ${path.relative(root, binary) || binary}`;
+  console.log(`prebuild: ${path.relative(root, dest)} (${(size / 1024).toFixed(0)} KiB, ${from})`);
 }
 
 // The prebuilds a package should carry. Each is made natively on its own machine, or cross-

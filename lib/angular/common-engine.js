@@ -16,12 +16,15 @@ const path = require('path');
 const { FileCache } = require('../files/file-cache');
 const { PageMemo } = require('./page-memo');
 const { describe, invalidType, outOfRange } = require('../validate');
+const { ownOptions } = require('../options');
 
 // The marker prerendering leaves in the page (the same expression in @angular/ssr 17 to 21).
 const SSG_MARKER_REGEXP = /ng-server-context=["']\w*\|?ssg\|?\w*["']/;
 const NOT_PRERENDERED = Object.freeze({ ssg: false });
 const SUPPORTED = '@angular/ssr 17-18 (import from "@angular/ssr") and 19-21 (from "@angular/ssr/node")';
 const DEFAULTS = { maxBytes: 64 * 1024 * 1024, maxFileSize: 4 * 1024 * 1024, maxPages: 10000 };
+// every name cacheCommonEngine(engine, options) knows (lib/options.js refuses others)
+const CACHE_COMMON_ENGINE_OPTIONS = [...Object.keys(DEFAULTS), 'cache'];
 
 const caches = new WeakMap(); // engine -> SsgPageCache
 
@@ -176,6 +179,7 @@ function ssgCacheOf(engine) {
 function readOptions(options) {
   if (options === undefined) return { ...DEFAULTS };
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  ownOptions(options, CACHE_COMMON_ENGINE_OPTIONS, 'cacheCommonEngine(engine, options)');
   const settings = { ...DEFAULTS };
   for (const name of ['maxBytes', 'maxFileSize', 'maxPages']) {
     const value = options[name];

@@ -16,6 +16,7 @@ const { RedisStore } = require('./redis-store');
 const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
+const { ownOptions } = require('../options');
 
 const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,
@@ -27,6 +28,13 @@ const DEFAULTS = {
   refreshTimeout: 30000,
   maxRefreshes: 16,
 };
+// every name responseCache(options) knows (lib/options.js refuses others)
+const RESPONSE_CACHE_OPTIONS = [
+  ...Object.keys(DEFAULTS),
+  ...['name', 'query', 'ignoreParams', 'host', 'allowedHosts', 'forwarded', 'key', 'keyHeaders', 'cookies'],
+  ...['authorization', 'bypass', 'statuses', 'honorRequestNoCache', 'tagHeader', 'etag', 'staleWhileRevalidate'],
+  ...['refresh', 'store', 'storeOptions', 'now'],
+];
 
 // Headers never stored: hop-by-hop ones (RFC 9110 7.6.1), the length (set from the stored body)
 // and Age (computed on every hit).
@@ -100,6 +108,7 @@ class CacheEngine {
    */
   constructor(options = {}, adapter = {}) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    ownOptions(options, RESPONSE_CACHE_OPTIONS, 'responseCache(options)');
     this.maxBytes = numberOption(options, 'maxBytes');
     this.maxEntries = numberOption(options, 'maxEntries', 1);
     this.maxEntrySize = Math.min(numberOption(options, 'maxEntrySize'), this.maxBytes);

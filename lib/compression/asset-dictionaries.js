@@ -15,6 +15,7 @@ const crypto = require('crypto');
 const dcz = require('./dcz');
 const { DczDictionary, PREPARE_ON_THREAD_LIMIT } = dcz;
 const { invalidType } = require('../validate');
+const { ownOptions } = require('../options');
 const { addSource } = require('../stat-sources');
 
 const HASHED_NAME = /^(.*?[-.])([0-9A-Za-z_]{6,})((?:\.[0-9A-Za-z]+)+)$/;
@@ -25,6 +26,9 @@ const DESTINATIONS = { '.js': 'script', '.mjs': 'script', '.css': 'style' };
 const PENDING = ''; // in `hashes`: the file's hash is being computed
 const subtle = (globalThis.crypto && globalThis.crypto.subtle) || crypto.webcrypto.subtle;
 
+// every name a static middleware's options.dictionary knows (lib/options.js refuses others)
+const ASSET_DICTIONARY_OPTIONS = ['maxEntries', 'maxBytes', 'level'];
+
 class AssetDictionaries {
   /**
    * Null when off (or where libzstd is missing); `true` or { maxEntries, maxBytes, level }.
@@ -34,6 +38,7 @@ class AssetDictionaries {
     if (option === undefined || option === false || option === null) return null;
     if (option !== true && typeof option !== 'object')
       throw invalidType('options.dictionary', 'a boolean or an object', option);
+    if (option !== true) ownOptions(option, ASSET_DICTIONARY_OPTIONS, `${name}'s options.dictionary`);
     return dcz.available ? new AssetDictionaries(option === true ? {} : option, name) : null;
   }
 

@@ -7,7 +7,7 @@
 // dictionary coding is offered.
 const crypto = require('crypto');
 const native = require('../native');
-const { runOnThread, SYNC_LIMIT } = require('./encoders');
+const { runOnThread, encodeNowThenCall, SYNC_LIMIT } = require('./encoders');
 
 // libzstd is loaded on first use (a dictionary option turned on), not when this file is required.
 let status = null;
@@ -53,14 +53,7 @@ class DczDictionary {
       compressNow: encodeNow,
       compress(body, callback) {
         if (body.length <= SYNC_LIMIT) {
-          let encoded;
-          try {
-            encoded = encodeNow(body);
-          } catch (err) {
-            process.nextTick(callback, err);
-            return;
-          }
-          process.nextTick(callback, null, encoded);
+          encodeNowThenCall(encodeNow, body, undefined, callback);
         } else if (body.length <= ON_THREAD_LIMIT) {
           runOnThread(encodeNow, body, undefined, callback);
         } else {

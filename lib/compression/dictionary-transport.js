@@ -17,6 +17,7 @@ const dcz = require('./dcz');
 const { DczDictionary, DEFAULT_LEVEL } = dcz;
 const { DictionaryLearner } = require('./dictionary-learner');
 const { invalidType, outOfRange } = require('../validate');
+const { ownOptions } = require('../options');
 const { addSource } = require('../stat-sources');
 
 const DEFAULT_PREFIX = '/_ssr-native/dictionary/';
@@ -39,6 +40,8 @@ const DEFAULTS = {
   rebuildInterval: 60000,
   level: DEFAULT_LEVEL,
 };
+// the names options.dictionary knows (lib/options.js refuses others)
+const DICTIONARY_OPTIONS = [...Object.keys(DEFAULTS), 'source', 'learn'];
 
 function readInteger(options, name, min, max) {
   const value = options[name] === undefined ? DEFAULTS[name] : options[name];
@@ -84,6 +87,7 @@ class DictionaryTransport {
     else if (typeof option === 'string' || ArrayBuffer.isView(option)) options = { source: option };
     else if (typeof option === 'object') options = option;
     else throw invalidType('options.dictionary', 'true, a Buffer, a file path or an object', option);
+    ownOptions(options, DICTIONARY_OPTIONS, `${name}'s options.dictionary`);
     return new DictionaryTransport(options, name);
   }
 

@@ -180,19 +180,24 @@ function createEncoder(coding, options, impl = zlib) {
         return;
       }
       if (sync !== undefined && body.length <= SYNC_LIMIT) {
-        let encoded;
-        try {
-          encoded = sync(body, settings);
-        } catch (err) {
-          process.nextTick(callback, err);
-          return;
-        }
-        process.nextTick(callback, null, encoded);
+        encodeNowThenCall(sync, body, settings, callback);
         return;
       }
       dispatch(async, body, settings, callback);
     },
   };
+}
+
+/** A small body encoded at once; callback(err, encoded) on the next tick, never synchronously. */
+function encodeNowThenCall(encode, body, settings, callback) {
+  let encoded;
+  try {
+    encoded = encode(body, settings);
+  } catch (err) {
+    process.nextTick(callback, err);
+    return;
+  }
+  process.nextTick(callback, null, encoded);
 }
 
 // A one-shot form made of a stream constructor: the body written at once, the output collected.
@@ -255,6 +260,7 @@ function poolStats() {
 
 module.exports = {
   createEncoder,
+  encodeNowThenCall,
   hasZstd,
   brotliWindowFor,
   deflateWindowFor,

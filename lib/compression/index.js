@@ -24,6 +24,8 @@
 // - `zstd` (opt-in) adds Zstandard where the runtime's zlib has it;
 // - `dictionary` (opt-in) adds Compression Dictionary Transport (RFC 9842, `dcz`): see
 //   dictionary-transport.js and docs/compression.md.
+const { peerOptions } = require('../options');
+const { COMPRESSION_OPTIONS } = require('./option-names');
 const zlib = require('zlib');
 const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('./negotiate');
@@ -96,6 +98,7 @@ function applyWriteHeadHeaders(res, args) {
 }
 
 function compression(options) {
+  peerOptions(options, COMPRESSION_OPTIONS, 'compression(options)');
   const opts = options || {};
   const brotli = { ...opts.brotli };
   brotli.params = { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, ...brotli.params };

@@ -172,7 +172,14 @@ function scanAcceptNegotiator(header, offer) {
 // @fastify/compress 9 over @fastify/accept-negotiator 2: `available` is the server's order.
 function negotiateFastify(header, available) {
   // @fastify/compress reads `*` and `x-gzip` as gzip, after lower-casing the header
-  header = header.toLowerCase().replace(/\*|x-gzip/g, 'gzip');
+  return acceptNegotiator(header.toLowerCase().replace(/\*|x-gzip/g, 'gzip'), available);
+}
+
+// @fastify/accept-negotiator 2's choice among `available` (the server's order): the highest q
+// wins, ties go to the earlier available coding, q=0 and an unparsable q are skipped, and the
+// first available coding at q=1 ends the scan. Undefined when none is acceptable. Also what
+// @fastify/static picks a precompressed sibling with (lib/fastify/precompressed.js).
+function acceptNegotiator(header, available) {
   if (!header || available.length === 0) return undefined;
   let best;
   let bestIndex = Infinity;
@@ -403,4 +410,4 @@ function createNegotiator(available, preferred, flavour) {
   };
 }
 
-module.exports = { createNegotiator };
+module.exports = { createNegotiator, acceptNegotiator };

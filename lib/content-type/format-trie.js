@@ -63,4 +63,17 @@ function child(node, key) {
   return next;
 }
 
-module.exports = { FormatTrie };
+/**
+ * `type; name=value; ...` in the order of `names`: each value as `quoted` has it, or quoted now
+ * (by the caller's `quoteValue`) where the trie vouched for it and nothing was quoted.
+ */
+function joinParameters(type, names, values, quoted, quoteValue) {
+  let header = type;
+  for (let i = 0; i < names.length; i++) {
+    // Values the trie vouched for are validated strings: quoting them again is pure.
+    header += '; ' + names[i] + '=' + (quoted[i] === undefined ? quoteValue(values[i]) : quoted[i]);
+  }
+  return header;
+}
+
+module.exports = { FormatTrie, joinParameters };

@@ -16,6 +16,7 @@ const {
   isTypeString,
 } = require('./scan');
 const { ParseCache } = require('./parse-cache');
+const { joinParameters } = require('./format-trie');
 
 // The package's own expressions, used only where the argument is not a string and its
 // coercion rules (ToString on arbitrary values) must be reproduced exactly.
@@ -217,11 +218,7 @@ function formatObject(type, parameters) {
     const header = node.get(FORMATTED);
     if (header !== undefined) return header;
   }
-  let header = type;
-  for (let i = 0; i < n; i++) {
-    // Values the trie vouched for are validated strings: quoting them again is pure.
-    header += '; ' + names[i] + '=' + (quoted[i] === undefined ? quoteValue(values[i]) : quoted[i]);
-  }
+  const header = joinParameters(type, names, values, quoted, quoteValue);
   formatCacheSet(type, names, values, header);
   return header;
 }

@@ -12,7 +12,7 @@
 // `parameters.charset`, negotiator overwrites `type`), and a cache of finished headers in front
 // of format.
 const { ParseCache } = require('./parse-cache');
-const { FormatTrie } = require('./format-trie');
+const { FormatTrie, joinParameters } = require('./format-trie');
 const { isTokenString, isTypeString } = require('./scan');
 
 const SP = 0x20;
@@ -350,11 +350,7 @@ function formatObject(type, parameters) {
   }
   const cached = formatCache.finished(node);
   if (cached !== undefined) return cached;
-  let header = type;
-  for (let i = 0; i < n; i++) {
-    // Values the trie vouched for are validated strings: quoting them again is pure.
-    header += '; ' + names[i] + '=' + (quoted[i] === undefined ? quoteValue(values[i]) : quoted[i]);
-  }
+  const header = joinParameters(type, names, values, quoted, quoteValue);
   formatCache.set(type, names, values, header);
   return header;
 }

@@ -16,6 +16,7 @@ const { PageMemo } = require('./page-memo');
 const { FileCache } = require('../files/file-cache');
 const { addSource } = require('../stat-sources');
 const { invalidType, outOfRange } = require('../validate');
+const { ownOptions } = require('../options');
 
 // Angular's InlineCriticalCssProcessor (@angular/ssr): beasties with these options.
 const ANGULAR_DEFAULTS = {
@@ -30,6 +31,16 @@ const ANGULAR_DEFAULTS = {
 };
 const ENGINE_OPTIONS = [...Object.keys(ANGULAR_DEFAULTS), 'maxPlans', 'beasties'];
 const NUMBERS = { maxBuffer: 2 * 1024 * 1024, memoBytes: 16 * 1024 * 1024, memoPages: 256 };
+// every name criticalCss(options) knows (lib/options.js refuses others)
+const CRITICAL_CSS_OPTIONS = [
+  ...ENGINE_OPTIONS,
+  ...Object.keys(NUMBERS),
+  'browserDistFolder',
+  'path',
+  'cache',
+  'name',
+  'warm',
+];
 const MAX_HEADS = 1024;
 const COUNTERS = [
   'pages',
@@ -61,6 +72,7 @@ class CriticalCss {
    */
   constructor(options) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    ownOptions(options, CRITICAL_CSS_OPTIONS, 'criticalCss(options)');
     const folder = options.browserDistFolder !== undefined ? options.browserDistFolder : options.path;
     if (typeof folder !== 'string' || folder === '') {
       throw invalidType('options.browserDistFolder', 'a non-empty string (the folder of the stylesheets)', folder);

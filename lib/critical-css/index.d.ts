@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import type { IncomingMessage, ServerResponse } from 'http';
-import type { FileCache } from '../express/serve-static';
+import type { FileCache } from '../files/file-cache';
 
 /** Angular's beasties options (the defaults are those of @angular/ssr's InlineCriticalCssProcessor). */
 export interface AngularBeastiesOptions {

@@ -11,16 +11,16 @@
 // (each distinct) pass through without evicting the ones that repeat. Bounded by bytes (inputs
 // and outputs) and by entries, least recently used first.
 const { crc32 } = require('../etag');
+const { BoundedLru } = require('../bounded/lru');
 
 class PageMemo {
   constructor({ maxBytes, maxEntries }) {
     this.maxBytes = maxBytes;
     this.maxEntries = maxEntries;
-    this.entries = new Map(); // key -> { input, output }
-    this.seen = new Map(); // key -> true, bodies seen once lately (insertion order, bounded)
-    this.bytes = 0;
+    // key -> { input, output }, sized by both; its admission list holds the bodies seen once lately
+    this.entries = new BoundedLru({ maxBytes, maxEntries });
     this.generation = -1;
-    this.counts = { memoHits: 0, memoStores: 0, memoEvictions: 0 };
+    this.counts = { memoHits: 0, memoStores: 0 };
   }
 
   /** A key for `body` (a Buffer) under the stylesheets' `generation`, and its stored output if any. */
@@ -31,10 +31,9 @@ class PageMemo {
     }
     if (this.maxEntries === 0 || body.length * 2 > this.maxBytes) return { key: null, output: undefined };
     const key = `${body.length}:${crc32(body)}`;
-    const entry = this.entries.get(key);
+    const entry = this.entries.peek(key);
     if (entry !== undefined && entry.input.equals(body)) {
-      this.entries.delete(key); // most recently used last
-      this.entries.set(key, entry);
+      this.entries.get(key); // marks it used
       this.counts.memoHits++;
       return { key, output: entry.output };
     }
@@ -44,41 +43,28 @@ class PageMemo {
   /** Keeps `output` for `input` under `key` (from find) when admitted; `stored`: a file's body. */
   offer(key, input, output, stored, generation) {
     if (key === null || generation !== this.generation) return;
-    if (!stored && !this.seen.has(key)) {
-      this.seen.set(key, true);
-      if (this.seen.size > this.maxEntries * 4) this.seen.delete(this.seen.keys().next().value);
+    if (!stored && !this.entries.sighted(key)) return;
+    const size = input.length + output.length;
+    if (!this.entries.fits(size)) {
+      this.entries.delete(key);
       return;
     }
-    this.seen.delete(key);
-    const previous = this.entries.get(key);
-    if (previous !== undefined) this.remove(key, previous);
-    const size = input.length + output.length;
-    if (size > this.maxBytes) return;
     // copies: the caller's Buffers may be reused or point into memory the memo does not own
-    const entry = { input: Buffer.from(input), output: Buffer.from(output) };
-    this.entries.set(key, entry);
-    this.bytes += size;
+    this.entries.set(key, { input: Buffer.from(input), output: Buffer.from(output) }, size);
     this.counts.memoStores++;
-    while (this.bytes > this.maxBytes || this.entries.size > this.maxEntries) {
-      const [oldest, old] = this.entries.entries().next().value;
-      this.remove(oldest, old);
-      this.counts.memoEvictions++;
-    }
-  }
-
-  remove(key, entry) {
-    this.entries.delete(key);
-    this.bytes -= entry.input.length + entry.output.length;
   }
 
   clear() {
     this.entries.clear();
-    this.seen.clear();
-    this.bytes = 0;
   }
 
   stats() {
-    return { memoPages: this.entries.size, memoBytes: this.bytes, ...this.counts };
+    return {
+      memoPages: this.entries.size,
+      memoBytes: this.entries.bytes,
+      ...this.counts,
+      memoEvictions: this.entries.evictions,
+    };
   }
 }
 

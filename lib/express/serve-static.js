@@ -20,10 +20,20 @@ const { StaticEngine, streamStatus, statsOf, contentTypeOf, statTag } = require(
 const { variantFileOf } = require('../files/record');
 const { answer, errorOf, WHOLE } = require('../files/answer');
 const { varyAppend } = require('../http/vary');
+const { peerOptions } = require('../options');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
 const { assetDelta, encodeDelta, varyWith } = require('../compression/asset-delta');
 
+// serve-static 1.x/2.x's options (and send's it passes on), then ssr-native's; serve-static
+// ignores other names, so they draw one warning (lib/options.js)
+const SERVE_STATIC_OPTIONS = [
+  ...['acceptRanges', 'cacheControl', 'dotfiles', 'etag', 'extensions', 'fallthrough', 'immutable', 'index'],
+  ...['lastModified', 'maxAge', 'maxage', 'redirect', 'setHeaders', 'root', 'start', 'end', 'hidden'],
+  ...['cache', 'dictionary', 'preload', 'maxBytes', 'maxFileSize', 'watch', 'allowSymlinksOutsideRoot', 'compress'],
+];
+
 function serveStatic(root, options) {
+  peerOptions(options, SERVE_STATIC_OPTIONS, 'serveStatic(root, options)');
   if (!root) throw new TypeError('root path required');
   if (typeof root !== 'string') throw new TypeError('root path must be a string');
 

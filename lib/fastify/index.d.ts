@@ -11,7 +11,7 @@ import type {
 import type { Stats } from 'fs';
 import type { Stream } from 'stream';
 import type { BrotliOptions, ZlibOptions } from 'zlib';
-import type { FileCache } from '../files/file-cache';
+import type { StaticMountOptions } from '../files/file-cache';
 import type { ContentCacheAndDictionaryOptions } from '../compression';
 
 export interface SetHeadersResponse {
@@ -34,7 +34,7 @@ export interface SendOptions {
   maxAge?: string | number;
 }
 
-export interface FastifyStaticOptions extends SendOptions {
+export interface FastifyStaticOptions extends SendOptions, StaticMountOptions {
   /** Absolute directory (or several, tried in order). */
   root: string | string[] | URL | URL[];
   prefix?: string;
@@ -55,12 +55,6 @@ export interface FastifyStaticOptions extends SendOptions {
   constraints?: RouteShorthandOptions['constraints'];
   logLevel?: RouteShorthandOptions['logLevel'];
   onFile?: (path: string, stat: Stats | undefined) => unknown;
-  /** ssr-native: one FileCache shared with other mounts; or the bounds of this plugin's own. */
-  cache?: FileCache;
-  maxBytes?: number;
-  maxFileSize?: number;
-  /** Hashed files (main-81bd0e.js) offered as dictionaries for their next versions, answered with dcz deltas (RFC 9842); default false. */
-  dictionary?: boolean | { maxEntries?: number; maxBytes?: number; level?: number };
 }
 
 export interface FastifyEtagOptions {

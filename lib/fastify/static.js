@@ -5,6 +5,7 @@
 // open, no read stream per request, and a remembered URL answered without any lookup at all.
 // Differences (docs/fastify.md): the ETag is the content's CRC-32; Content-Type comes from
 // mime-types 3 (current mime-db); `list` (directory listings) is refused.
+const { peerOptions } = require('../options');
 const path = require('path');
 const contentDisposition = require('./content-disposition');
 const { FileCache } = require('../files/file-cache');
@@ -18,7 +19,18 @@ const { asPlugin } = require('./plugin-meta');
 
 const { FST_STATIC_INVALID_OPTION, FST_STATIC_INVALID_OPTION_VALUE, FST_STATIC_FORBIDDEN_PATH } = errors;
 
+// @fastify/static 8-10's options (with @fastify/send's and Fastify's own register options), then
+// ssr-native's; the plugin ignores other names, so they draw one warning (lib/options.js)
+const FASTIFY_STATIC_OPTIONS = [
+  ...['root', 'prefix', 'prefixAvoidTrailingSlash', 'serve', 'decorateReply', 'schemaHide', 'setHeaders'],
+  ...['redirect', 'wildcard', 'globIgnore', 'list', 'allowedPath', 'index', 'preCompressed', 'constraints'],
+  ...['logLevel', 'acceptRanges', 'contentType', 'cacheControl', 'dotfiles', 'serveDotFiles', 'etag'],
+  ...['extensions', 'immutable', 'lastModified', 'maxAge', 'maxage', 'onFile', 'suppressWarning', 'start', 'end'],
+  ...['logSerializers', 'exposeHeadRoutes', 'cache', 'dictionary', 'maxBytes', 'maxFileSize', 'watch'],
+];
+
 async function fastifyStatic(fastify, opts) {
+  peerOptions(opts, FASTIFY_STATIC_OPTIONS, 'fastifyStatic options');
   if (opts.serve !== false || opts.root !== undefined) {
     opts.root = normalizeRoot(opts.root);
     checkRoot(fastify, opts.root, opts.suppressWarning === true);

@@ -68,6 +68,16 @@ export interface FileCacheOptions {
   allowOutsideRoot?: boolean;
 }
 
+/** ssr-native's options of a static mount (Fastify's and Hono's static middlewares). */
+export interface StaticMountOptions {
+  /** One FileCache shared with other mounts; or the bounds of this mount's own. */
+  cache?: FileCache;
+  maxBytes?: number;
+  maxFileSize?: number;
+  /** Hashed files (main-81bd0e.js) offered as dictionaries for their next versions, answered with dcz deltas (RFC 9842); default false. */
+  dictionary?: boolean | { maxEntries?: number; maxBytes?: number; level?: number };
+}
+
 export interface FileCacheResult {
   status: 'hit' | 'loaded' | 'miss' | 'directory' | 'tooLarge' | 'notRegular' | 'outsideRoot' | 'error';
   id?: number;

@@ -6,6 +6,7 @@ const fs = require('fs');
 const path = require('path');
 const native = require('../native');
 const { invalidType, outOfRange } = require('../validate');
+const { ownOptions } = require('../options');
 const { addSource } = require('../stat-sources');
 
 // What a load answers once the cache is closed (see close()).
@@ -15,10 +16,13 @@ const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,
   maxFileSize: 4 * 1024 * 1024,
 };
+// every name new FileCache(options) knows (lib/options.js refuses others)
+const FILE_CACHE_OPTIONS = [...Object.keys(DEFAULTS), 'root', 'sweepIntervalMs', 'watch', 'allowOutsideRoot', 'name'];
 
 class FileCache {
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    ownOptions(options, FILE_CACHE_OPTIONS, 'new FileCache(options)');
     const root = options.root === undefined ? undefined : path.resolve(String(options.root));
     const settings = { ...DEFAULTS };
     for (const name of ['maxBytes', 'maxFileSize', 'sweepIntervalMs']) {

@@ -1,9 +1,9 @@
 // ssr-native/hono: drop-ins for @hono/node-server/serve-static 2.1, hono/etag and hono/compress.
 import type { Context, Env, MiddlewareHandler } from 'hono';
-import type { FileCache } from '../files/file-cache';
+import type { StaticMountOptions } from '../files/file-cache';
 import type { ContentCacheAndDictionaryOptions } from '../compression';
 
-export interface ServeStaticOptions<E extends Env = Env> {
+export interface ServeStaticOptions<E extends Env = Env> extends StaticMountOptions {
   /** Directory the request path is joined to (relative to the working directory, or absolute). */
   root?: string;
   /** Serve this one file for every request. */
@@ -16,12 +16,6 @@ export interface ServeStaticOptions<E extends Env = Env> {
   onFound?: (path: string, c: Context<E>) => void | Promise<void>;
   onNotFound?: (path: string, c: Context<E>) => void | Promise<void>;
   allowPercentInPath?: boolean;
-  /** ssr-native: one FileCache shared with other mounts; or the bounds of this middleware's own. */
-  cache?: FileCache;
-  maxBytes?: number;
-  maxFileSize?: number;
-  /** Hashed files (main-81bd0e.js) offered as dictionaries for their next versions, answered with dcz deltas (RFC 9842); default false. */
-  dictionary?: boolean | { maxEntries?: number; maxBytes?: number; level?: number };
 }
 
 export interface ETagOptions {

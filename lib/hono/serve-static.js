@@ -6,6 +6,7 @@
 // body with one res.end, no copy). Same path refusals, Content-Type (hono's mime table), sibling
 // choice (br, zstd, gzip), Last-Modified, HEAD and Range handling as node-server's (the answer is
 // lib/files/answer.js's 'node-server' flavour).
+const { peerOptions } = require('../options');
 const path = require('path');
 const { FileCache } = require('../files/file-cache');
 const { StaticEngine } = require('../files/engine');
@@ -40,7 +41,15 @@ function honoMimeLookup() {
   }
 }
 
+// @hono/node-server's serveStatic options, then ssr-native's; it ignores other names, so they
+// draw one warning (lib/options.js)
+const SERVE_STATIC_OPTIONS = [
+  ...['root', 'path', 'index', 'precompressed', 'mimes', 'rewriteRequestPath', 'onFound', 'onNotFound'],
+  ...['allowPercentInPath', 'cache', 'dictionary', 'maxBytes', 'maxFileSize'],
+];
+
 function serveStatic(options = { root: '' }) {
+  peerOptions(options, SERVE_STATIC_OPTIONS, 'serveStatic(options)');
   const getMimeType = honoMimeLookup();
   const root = options.root || '';
   const optionPath = options.path;

@@ -10,6 +10,8 @@
 // the content cache and becomes a Buffer body, so Koa sends it with a Content-Length (where
 // koa-compress makes every compressed body a stream sent chunked). A stream body is piped
 // through a zlib stream, as koa-compress does.
+const { peerOptions } = require('../options');
+const { KOA_COMPRESS_OPTIONS } = require('../compression/option-names');
 const Stream = require('stream');
 const zlib = require('zlib');
 const { compressible } = require('../http/compressible');
@@ -62,6 +64,7 @@ function isJSON(body) {
 }
 
 function compress(options = {}) {
+  peerOptions(options, KOA_COMPRESS_OPTIONS, 'compress(options)');
   let {
     filter = compressible,
     defaultEncoding,

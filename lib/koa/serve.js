@@ -5,8 +5,18 @@
 const assert = require('assert');
 const { resolve } = require('path');
 const { FileSender, cacheFor } = require('./send');
+const { peerOptions } = require('../options');
+
+// koa-static 5's options (and koa-send's it passes on), then ssr-native's; koa-static ignores other
+// names, so they draw one warning (lib/options.js)
+const SERVE_OPTIONS = [
+  ...['defer', 'index', 'root', 'maxage', 'maxAge', 'immutable', 'hidden', 'format', 'extensions'],
+  ...['brotli', 'gzip', 'setHeaders', 'acceptRanges', 'etag', 'cache', 'dictionary', 'compress'],
+  ...['maxBytes', 'maxFileSize', 'watch'],
+];
 
 function serve(root, options) {
+  peerOptions(options, SERVE_OPTIONS, 'serve(root, options)');
   const opts = Object.assign({}, options);
   assert(root, 'root directory is required to serve files');
   opts.root = resolve(root);

@@ -9,6 +9,7 @@
 // Every metric reads the live sources' stats() in its collect() callback, at scrape time: no
 // work per request. Sources (sources.js) are every FileCache, the content-type caches, the
 // argon2 pool, and whatever registers later (its metrics are made when it registers).
+const { ownOptions } = require('../options');
 const sources = require('../stat-sources');
 
 // One reading of every source per scrape: registry.metrics() calls each metric's collect() in
@@ -73,6 +74,9 @@ function shapeOf(field, value, counters) {
  * `client` is the app's require('prom-client') (15.x); `registry` defaults to client.register;
  * `prefix` to 'ssr_native_'.
  */
+// every name registerMetrics(client, options) knows (lib/options.js refuses others)
+const METRICS_OPTIONS = ['registry', 'prefix'];
+
 function registerMetrics(client, options = {}) {
   if (
     !client ||
@@ -83,6 +87,7 @@ function registerMetrics(client, options = {}) {
     throw new TypeError("client must be the prom-client module (require('prom-client'))");
   }
   if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+  ownOptions(options, METRICS_OPTIONS, 'registerMetrics(client, options)');
   const registry = options.registry === undefined ? client.register : options.registry;
   if (!registry || typeof registry.registerMetric !== 'function')
     throw new TypeError('options.registry must be a prom-client Registry');
