@@ -16,8 +16,8 @@
 const fresh = require('fresh');
 const { etag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
+const { isHtml } = require('../http/html');
 
-const HTML_TYPE_REGEXP = /^\s*text\/html\s*(?:;|$)/i;
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
 
 async function writeResponse(response, req, res, options) {
@@ -51,7 +51,7 @@ async function writeResponse(response, req, res, options) {
   const { status, headers, body } = response;
   res.statusCode = status;
   copyHeaders(headers, res);
-  if (!body || !HTML_TYPE_REGEXP.test(headers.get('content-type') || '')) {
+  if (!body || !isHtml(headers.get('content-type'))) {
     if (!body) {
       if ('flushHeaders' in res) res.flushHeaders();
       res.end();

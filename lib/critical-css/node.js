@@ -18,8 +18,8 @@
 const fresh = require('fresh');
 const { etag } = require('../etag');
 const { beforeOwnMethods } = require('../response-shape');
+const { isHtml } = require('../http/html');
 
-const HTML_TYPE_REGEXP = /^\s*text\/html\s*(?:;|$)/i;
 const IDLE = 0; // nothing sent yet: the head is still being decided
 const HOLD = 1; // an HTML answer: head and body held
 const PASS = 2; // everything goes straight through
@@ -44,7 +44,7 @@ function isHtmlToInline(res, maxBuffer) {
   const status = res.statusCode;
   if (status < 200 || status === 204 || status === 206 || status === 304) return false;
   const type = res.getHeader('Content-Type');
-  if (typeof type !== 'string' || !HTML_TYPE_REGEXP.test(type)) return false;
+  if (!isHtml(type)) return false;
   const coding = res.getHeader('Content-Encoding');
   if (coding !== undefined && String(coding).trim().toLowerCase() !== 'identity') return false;
   const length = res.getHeader('Content-Length');

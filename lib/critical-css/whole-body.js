@@ -4,15 +4,14 @@
 // inlining itself with the ETag of the bytes that will be sent.
 const { etag } = require('../etag');
 const { isStrongTag } = require('./node');
-
-const HTML_TYPE_REGEXP = /^\s*text\/html\s*(?:;|$)/i;
+const { isHtml } = require('../http/html');
 
 /** head: { method, status, type, coding, tag, lastModified } of the answer as it stands. */
 function wantsInlining(head) {
   if (head.method === 'HEAD') return false;
   const status = head.status;
   if (status < 200 || status === 204 || status === 206 || status === 304) return false;
-  if (typeof head.type !== 'string' || !HTML_TYPE_REGEXP.test(head.type)) return false;
+  if (!isHtml(head.type)) return false;
   return !head.coding || String(head.coding).trim().toLowerCase() === 'identity';
 }
 

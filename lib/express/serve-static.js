@@ -21,7 +21,8 @@ const { variantFileOf } = require('../files/record');
 const { answer, errorOf, WHOLE } = require('../files/answer');
 const { varyAppend } = require('../http/vary');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
-const { assetDelta, encodeDelta, varyWith } = require('../compression/asset-delta');
+const { assetDelta, encodeDelta } = require('../compression/asset-delta');
+const { varyWith } = require('../http/vary');
 
 function serveStatic(root, options) {
   if (!root) throw new TypeError('root path required');
