@@ -15,15 +15,8 @@
 // one that sends no body (Express's res.send) gets the ETag and Content-Length that a GET of the
 // same page was given lately (CriticalCss#headFor: remembered by the route's own tag), and the
 // head as the route made it otherwise.
-const fresh = require('fresh');
-const { etag } = require('../etag');
-const { beforeOwnMethods } = require('../response-shape');
+const { HeldResponse, useEtagStage } = require('../http/held-response');
 const { isHtml } = require('../http/html');
-
-const IDLE = 0; // nothing sent yet: the head is still being decided
-const HOLD = 1; // an HTML answer: head and body held
-const PASS = 2; // everything goes straight through
-const DONE = 3; // the body ended: processing, then sending
 
 function createMiddleware(criticalCss) {
   function criticalCssMiddleware(req, res, next) {
@@ -51,191 +44,87 @@ function isHtmlToInline(res, maxBuffer) {
   return length === undefined || !(Number(length) > maxBuffer) ? true : TOO_LARGE;
 }
 
+// The critical-css stage of the held response (lib/http/held-response.js): an HTML page held
+// whole gets its critical CSS inlined; the etag stage after it retags the new bytes and makes the
+// one 304 decision.
 function hold(criticalCss, req, res) {
-  beforeOwnMethods(res);
-  const _writeHead = res.writeHead;
-  const _write = res.write;
-  const _end = res.end;
-  const _flushHeaders = res.flushHeaders;
-  let state = IDLE;
-  let headArgs = null; // an explicit writeHead's status (and reason), sent when the body is
-  let chunks = [];
-  let size = 0;
+  const held = HeldResponse.of(req, res);
+  held.use(stageOf(criticalCss));
+  useEtagStage(held);
+}
 
-  function decide() {
-    const verdict = isHtmlToInline(res, criticalCss.maxBuffer);
-    if (verdict === true) {
-      state = HOLD;
-    } else {
-      state = PASS;
-      criticalCss.counts[verdict === TOO_LARGE ? 'tooLarge' : 'passedThrough']++;
-    }
+// One stage object per CriticalCss (its methods read only their arguments).
+const stages = new WeakMap();
+
+function stageOf(criticalCss) {
+  let stage = stages.get(criticalCss);
+  if (stage === undefined) {
+    stage = {
+      place: 'critical-css',
+      maxBuffer: criticalCss.maxBuffer,
+      wantsWhole(res) {
+        const verdict = isHtmlToInline(res, criticalCss.maxBuffer);
+        if (verdict === true) return true;
+        criticalCss.counts[verdict === TOO_LARGE ? 'tooLarge' : 'passedThrough']++;
+        return false;
+      },
+      released() {
+        criticalCss.counts.tooLarge++;
+      },
+      run(value, held) {
+        return inline(criticalCss, value, held);
+      },
+    };
+    stages.set(criticalCss, stage);
   }
+  return stage;
+}
 
-  res.writeHead = function writeHead() {
-    if (state === PASS || state === DONE) return _writeHead.apply(this, arguments);
-    const args = applyHeadArguments(this, arguments);
-    if (state === IDLE) decide();
-    if (state === PASS) return _writeHead.apply(this, args);
-    headArgs = args;
-    return this;
-  };
+// The CRC-32 of the memo's outputs, by identity: a page inlined from the memo is the same Buffer
+// each time, and its tag needs no second pass over it.
+const outputCrcs = new WeakMap();
 
-  res.flushHeaders = function flushHeaders() {
-    if (state === IDLE) decide();
-    if (state === PASS || state === DONE) return _flushHeaders.call(this);
-    return undefined; // held: the head goes with the body
-  };
-
-  res.write = function write(chunk, encoding, callback) {
-    if (state === IDLE) decide();
-    if (state !== HOLD) return _write.apply(this, arguments);
-    if (typeof encoding === 'function') {
-      callback = encoding;
-      encoding = undefined;
-    }
-    if (chunk !== undefined && chunk !== null) keep(chunk, encoding);
-    if (size > criticalCss.maxBuffer) {
-      release();
-      if (callback) process.nextTick(callback);
-      return true;
-    }
-    if (callback) process.nextTick(callback);
-    return true;
-  };
-
-  res.end = function end(chunk, encoding, callback) {
-    if (state === IDLE) decide();
-    if (state !== HOLD) return _end.apply(this, arguments);
-    if (typeof chunk === 'function') {
-      callback = chunk;
-      chunk = undefined;
-    } else if (typeof encoding === 'function') {
-      callback = encoding;
-      encoding = undefined;
-    }
-    if (chunk !== undefined && chunk !== null) keep(chunk, encoding);
-    if (size > criticalCss.maxBuffer) {
-      release();
-      return _end.call(this, callback);
-    }
-    state = DONE;
-    if (size === 0) {
-      if (req.method === 'HEAD') headOnly();
-      if (headArgs !== null) _writeHead.apply(this, headArgs);
-      return _end.call(this, callback);
-    }
-    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-    chunks = null;
-    const stored = res.getHeader('Last-Modified') !== undefined || isStrongTag(res.getHeader('ETag'));
-    const inlined = criticalCss.processBody(body, stored);
-    if (inlined instanceof Promise) {
-      inlined.then(
-        (out) => send(body, out, callback),
-        () => send(body, body, callback),
-      );
-    } else {
-      send(body, inlined, callback);
-    }
-    return this;
-  };
-
-  function keep(chunk, encoding) {
-    const bytes = Buffer.isBuffer(chunk)
-      ? chunk
-      : typeof chunk === 'string'
-        ? Buffer.from(chunk, encoding)
-        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    chunks.push(bytes);
-    size += bytes.length;
+function inline(criticalCss, value, held) {
+  const body = value.body;
+  if (body.length === 0) {
+    if (held.req.method === 'HEAD') headOnly(criticalCss, value);
+    return undefined;
   }
+  const res = value.res;
+  const stored = res.getHeader('Last-Modified') !== undefined || isStrongTag(res.getHeader('ETag'));
+  const inlined = criticalCss.processBody(body, stored, () => value.crc);
+  if (inlined instanceof Promise) return inlined.then((out) => apply(criticalCss, value, body, out));
+  apply(criticalCss, value, body, inlined);
+  return undefined;
+}
 
-  // Too large to hold: what was held goes out as it came, and the rest streams through.
-  function release() {
-    state = PASS;
-    criticalCss.counts.tooLarge++;
-    if (headArgs !== null) _writeHead.apply(res, headArgs);
-    for (const bytes of chunks) _write.call(res, bytes);
-    chunks = null;
+function apply(criticalCss, value, body, out) {
+  if (out === body || out.equals(body)) return;
+  const res = value.res;
+  value.replace(out, outputCrcs.get(out));
+  if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', out.length);
+  const tag = res.getHeader('ETag');
+  if (tag !== undefined) {
+    const retag = value.retag(!isStrongTag(tag));
+    if (!outputCrcs.has(out)) outputCrcs.set(out, value.crc);
+    if (typeof tag === 'string') criticalCss.rememberHead(tag, retag, out.length);
   }
+}
 
-  // A HEAD answered without a body: the head a GET of the same page got, when known.
-  function headOnly() {
-    const tag = res.getHeader('ETag');
-    const known = typeof tag === 'string' ? criticalCss.headFor(tag) : undefined;
-    if (known === undefined) return;
-    res.setHeader('ETag', known.tag);
-    if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', known.length);
-    if (isFresh(req, res, known.tag)) {
-      res.removeHeader('Content-Type');
-      res.removeHeader('Content-Length');
-      res.removeHeader('Transfer-Encoding');
-      res.statusCode = 304;
-      if (headArgs !== null) headArgs = [304];
-    }
-  }
-
-  function send(body, out, callback) {
-    if (res.destroyed || res.writableEnded) return;
-    if (out !== body && !out.equals(body)) {
-      if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', out.length);
-      const tag = res.getHeader('ETag');
-      if (tag !== undefined) {
-        const retag = etag(out, { weak: !isStrongTag(tag) });
-        if (typeof tag === 'string') criticalCss.rememberHead(tag, retag, out.length);
-        res.setHeader('ETag', retag);
-        if (isFresh(req, res, retag)) {
-          // what Express's res.send does for a fresh request
-          res.removeHeader('Content-Type');
-          res.removeHeader('Content-Length');
-          res.removeHeader('Transfer-Encoding');
-          res.statusCode = 304;
-          if (headArgs !== null) _writeHead.call(res, 304);
-          _end.call(res, callback);
-          return;
-        }
-      }
-    } else {
-      out = body;
-    }
-    if (headArgs !== null) _writeHead.apply(res, headArgs);
-    _end.call(res, out, callback);
-  }
+// A HEAD answered without a body: the head a GET of the same page got, when known; the etag
+// stage then decides its 304 on that tag.
+function headOnly(criticalCss, value) {
+  const res = value.res;
+  const tag = res.getHeader('ETag');
+  const known = typeof tag === 'string' ? criticalCss.headFor(tag) : undefined;
+  if (known === undefined) return;
+  res.setHeader('ETag', known.tag);
+  if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', known.length);
+  value.tagged = true;
 }
 
 function isStrongTag(tag) {
   return typeof tag === 'string' && tag.length > 0 && !tag.startsWith('W/');
-}
-
-function isFresh(req, res, tag) {
-  const status = res.statusCode;
-  if ((req.method !== 'GET' && req.method !== 'HEAD') || status < 200 || status >= 300) return false;
-  const lastModified = res.getHeader('Last-Modified');
-  return fresh(req.headers, { etag: tag, 'last-modified': lastModified === undefined ? undefined : lastModified });
-}
-
-// writeHead(status[, reason][, headers]): the headers are set on the response (so the decision
-// sees them, as a later real writeHead would send them); returns the status (and reason) left.
-function applyHeadArguments(res, args) {
-  const headerIndex = args.length > 1 && typeof args[1] === 'string' ? 2 : 1;
-  const headers = args.length > headerIndex ? args[headerIndex] : undefined;
-  if (typeof args[0] === 'number') res.statusCode = args[0];
-  if (Array.isArray(headers)) {
-    if (headers.length && Array.isArray(headers[0])) {
-      for (const pair of headers) if (pair[0]) res.setHeader(pair[0], pair[1]);
-    } else {
-      if (headers.length % 2 !== 0) throw new TypeError('headers array is malformed');
-      for (let i = 0; i < headers.length; i += 2) res.removeHeader(headers[i]);
-      for (let i = 0; i < headers.length; i += 2) {
-        const prev = res.getHeader(headers[i]);
-        const value = headers[i + 1];
-        res.setHeader(headers[i], prev === undefined ? value : [].concat(prev, value));
-      }
-    }
-  } else if (headers) {
-    for (const name of Object.keys(headers)) if (name) res.setHeader(name, headers[name]);
-  }
-  return Array.prototype.slice.call(args, 0, Math.min(args.length, headerIndex));
 }
 
 module.exports = { createMiddleware, isHtmlToInline, isStrongTag };
