@@ -35,6 +35,7 @@ const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('./dictionary-transport');
 const { dictionaryHeaders, sendDictionary } = require('./dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
+const { HeldResponse } = require('../http/held-response');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
@@ -128,7 +129,13 @@ function compression(options) {
       sendDictionary(dictionaries, req, res);
       return;
     }
-    beforeOwnMethods(res); // five own methods follow (response-shape.js: why)
+    beforeOwnMethods(res); // own methods follow (response-shape.js: why)
+    // Compression is the held response's last stage: it wraps the response's methods below the
+    // held response (held-response.js), so it sees the body every other stage (critical CSS,
+    // the ETag, the response cache) made, whatever the order of app.use(); a body held whole
+    // comes with its CRC-32, taken once.
+    const held = HeldResponse.of(req, res);
+    const below = held.below();
     let ended = false;
     let length;
     let listeners = [];
@@ -142,16 +149,16 @@ function compression(options) {
     // already ended, and would drop the body (HEADERS with a Content-Length, no DATA).
     let handingOver = false;
 
-    const _end = res.end;
+    const _end = below.end;
     const _on = res.on;
-    const _write = res.write;
-    const _writeHead = res.writeHead;
+    const _write = below.write;
+    const _writeHead = below.writeHead;
 
     res.flush = function flush() {
       if (stream !== null) stream.flush();
     };
 
-    res.write = function write(chunk, encoding, callback) {
+    below.write = function write(chunk, encoding, callback) {
       if (handingOver) return _write.apply(this, arguments);
       if (ended) return false;
       if (!headersSent(this)) this.writeHead(this.statusCode);
@@ -163,7 +170,7 @@ function compression(options) {
       return stream.write(toBuffer(chunk, encoding), callback);
     };
 
-    res.end = function end(chunk, encoding, callback) {
+    below.end = function end(chunk, encoding, callback) {
       if (ended) return false;
       if (typeof chunk === 'function') {
         callback = chunk;
@@ -208,7 +215,7 @@ function compression(options) {
       return this;
     };
 
-    res.writeHead = function writeHead() {
+    below.writeHead = function writeHead() {
       const args = applyWriteHeadHeaders(this, arguments);
       if (!fired) {
         fired = true;
@@ -296,16 +303,23 @@ function compression(options) {
         return;
       }
       whole.body = body;
-      const encoded = encodeWhole(cache, whole.encoder, body, res.getHeader('ETag'), (err, result) => {
-        if (closed || res.destroyed) return;
-        if (err) {
-          // the body goes out as it came rather than not at all
-          res.removeHeader('Content-Encoding');
-          finish(body, callback);
-        } else {
-          finish(result, callback);
-        }
-      });
+      const encoded = encodeWhole(
+        cache,
+        whole.encoder,
+        body,
+        res.getHeader('ETag'),
+        (err, result) => {
+          if (closed || res.destroyed) return;
+          if (err) {
+            // the body goes out as it came rather than not at all
+            res.removeHeader('Content-Encoding');
+            finish(body, callback);
+          } else {
+            finish(result, callback);
+          }
+        },
+        held.crcOf(body),
+      );
       if (encoded !== undefined) finish(encoded, callback);
     }
 

@@ -80,10 +80,6 @@ function stageOf(criticalCss) {
   return stage;
 }
 
-// The CRC-32 of the memo's outputs, by identity: a page inlined from the memo is the same Buffer
-// each time, and its tag needs no second pass over it.
-const outputCrcs = new WeakMap();
-
 function inline(criticalCss, value, held) {
   const body = value.body;
   if (body.length === 0) {
@@ -101,12 +97,13 @@ function inline(criticalCss, value, held) {
 function apply(criticalCss, value, body, out) {
   if (out === body || out.equals(body)) return;
   const res = value.res;
-  value.replace(out, outputCrcs.get(out));
+  // stable: the engine's output and the memo's copy are never written into; a page inlined from
+  // the memo is the same Buffer each time, and its tag needs no second pass over it
+  value.replace(out, true);
   if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', out.length);
   const tag = res.getHeader('ETag');
   if (tag !== undefined) {
     const retag = value.retag(!isStrongTag(tag));
-    if (!outputCrcs.has(out)) outputCrcs.set(out, value.crc);
     if (typeof tag === 'string') criticalCss.rememberHead(tag, retag, out.length);
   }
 }

@@ -25,6 +25,10 @@ const PLACES = ['critical-css', 'etag', 'cache', 'compression'];
 const HELD = Symbol('ssrNative.heldResponse');
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
+// CRC-32s of the stable bodies stages hand over again and again (HeldValue#replace)
+const stableCrcs = new WeakMap();
+// What the held responses did, for tests: bodies held whole
+const counts = { bodiesHeld: 0 };
 
 const IDLE = 0; // nothing sent yet: the head is still being decided
 const HOLD = 1; // head and body held for the stages
@@ -64,6 +68,7 @@ class HeldValue {
     this.res = res;
     this.bodyBytes = body;
     this.crcValue = undefined;
+    this.stable = false;
     this.changed = false; // a stage replaced the body
     this.tagged = false; // the ETag names the body as it now is
     this.notModified = false; // the etag stage decided a 304
@@ -86,15 +91,20 @@ class HeldValue {
   }
 
   get crc() {
-    if (this.crcValue === undefined) this.crcValue = etagModule.crc32(this.bodyBytes);
+    if (this.crcValue === undefined) {
+      this.crcValue = etagModule.crc32(this.bodyBytes);
+      if (this.stable) stableCrcs.set(this.bodyBytes, this.crcValue);
+    }
     return this.crcValue;
   }
 
-  /** A new body (its CRC-32 when the stage knows it). */
-  replace(body, crc = undefined) {
+  /** A new body. `stable`: no one ever writes into it (an engine's output, a memo's copy), so
+   *  its CRC-32, once computed, is kept by identity for the next response that sends it. */
+  replace(body, stable = false) {
     if (body === this.bodyBytes) return;
     this.bodyBytes = body;
-    this.crcValue = crc;
+    this.stable = stable;
+    this.crcValue = stable ? stableCrcs.get(body) : undefined;
     this.changed = true;
     this.tagged = false;
   }
@@ -129,6 +139,8 @@ class HeldResponse {
     this.chunks = [];
     this.size = 0;
     this.limit = 0;
+    this.value = null; // the HeldValue, once the body was held whole
+    this.up = null;
     this.wanting = new Set(); // the stages that asked for the body whole
     this.askedTag = false; // the route asked for the ETag of what is sent (writeResponse)
     // The client's validators, as it sent them: a response cache takes them off the request so
@@ -152,6 +164,22 @@ class HeldResponse {
     while (at > 0 && PLACES.indexOf(this.stages[at - 1].place) > rank) at--;
     this.stages.splice(at, 0, stage);
     return true;
+  }
+
+  /**
+   * The response's own methods under the held response, { writeHead, write, end, flushHeaders }
+   * (each called with the response as `this`), for the last stage to wrap in place: what it does
+   * to a body (compression, also of bodies that stream) then comes after every other stage,
+   * whatever the order of app.use().
+   */
+  below() {
+    return this.up;
+  }
+
+  /** The CRC-32 of `body` when it is the body the stages were handed (computed once, here). */
+  crcOf(body) {
+    const value = this.value;
+    return value !== null && value.body === body && body.length > 0 ? value.crc : undefined;
   }
 
   /** The route asks that what is sent carries its ETag (when it has none) and gets the 304;
@@ -205,7 +233,9 @@ class HeldResponse {
           ? this.chunks[0]
           : Buffer.concat(this.chunks, this.size);
     this.chunks = null;
+    counts.bodiesHeld++;
     const value = new HeldValue(this.res, body);
+    this.value = value;
     const stages = this.stages;
     let index = 0;
     const step = () => {
@@ -229,6 +259,8 @@ class HeldResponse {
     step();
   }
 
+  // One end(body) with no explicit writeHead: the status and headers are on the response
+  // already (applyWriteHead), and what is below (compression) sees one whole body.
   send(up, value, callback) {
     const res = this.res;
     if (res.destroyed || res.writableEnded) return;
@@ -238,11 +270,11 @@ class HeldResponse {
       res.removeHeader('Content-Length');
       res.removeHeader('Transfer-Encoding');
       res.statusCode = 304;
-      if (this.headArgs !== null) up.writeHead.call(res, 304);
       up.end.call(res, callback);
       return;
     }
-    if (this.headArgs !== null) up.writeHead.apply(res, this.headArgs);
+    const args = this.headArgs;
+    if (args !== null && args.length > 1 && args[0] === res.statusCode) res.statusMessage = args[1];
     if (value.body.length === 0) up.end.call(res, callback);
     else up.end.call(res, value.body, callback);
   }
@@ -262,7 +294,10 @@ class HeldResponse {
 
 function intercept(held) {
   const res = held.res;
+  // read at each call: a stage that works below the held response (compression's streaming)
+  // replaces these (HeldResponse#below)
   const up = { writeHead: res.writeHead, write: res.write, end: res.end, flushHeaders: res.flushHeaders };
+  held.up = up;
 
   res.writeHead = function writeHead() {
     if (held.state === PASS || held.state === DONE) return up.writeHead.apply(this, arguments);
@@ -338,4 +373,4 @@ function useEtagStage(held) {
   if (!held.stages.includes(etagStage)) held.use(etagStage);
 }
 
-module.exports = { HeldResponse, HeldValue, applyWriteHead, useEtagStage, PLACES };
+module.exports = { HeldResponse, HeldValue, applyWriteHead, useEtagStage, PLACES, counts };
