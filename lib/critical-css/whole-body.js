@@ -3,7 +3,6 @@
 // whether it is an HTML body to inline (the same rules as the node:http middleware), and the
 // inlining itself with the ETag of the bytes that will be sent.
 const { etag } = require('../etag');
-const { isStrongTag } = require('./node');
 const { isHtml } = require('../http/html');
 
 /** head: { method, status, type, coding, tag, lastModified } of the answer as it stands. */
@@ -34,4 +33,8 @@ async function inlineWhole(criticalCss, body, head) {
   return { body: out, tag };
 }
 
-module.exports = { wantsInlining, inlineWhole };
+function isStrongTag(tag) {
+  return typeof tag === 'string' && tag.length > 0 && !tag.startsWith('W/');
+}
+
+module.exports = { wantsInlining, inlineWhole, isStrongTag };

@@ -17,6 +17,7 @@
 // head as the route made it otherwise.
 const { HeldResponse, useEtagStage } = require('../http/held-response');
 const { isHtml } = require('../http/html');
+const { isStrongTag } = require('../critical-css/whole-body');
 
 function createMiddleware(criticalCss) {
   function criticalCssMiddleware(req, res, next) {
@@ -118,10 +119,6 @@ function headOnly(criticalCss, value) {
   res.setHeader('ETag', known.tag);
   if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', known.length);
   value.tagged = true;
-}
-
-function isStrongTag(tag) {
-  return typeof tag === 'string' && tag.length > 0 && !tag.startsWith('W/');
 }
 
 module.exports = { createMiddleware, isHtmlToInline, isStrongTag };
