@@ -14,7 +14,7 @@ const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
 const { sentHead, whenHeadSent } = require('../cache/sent-head');
-const { HeldResponse } = require('../http/held-response');
+const { HeldResponse, COPY } = require('../http/held-response');
 
 // Express honours X-Forwarded-Host / -Proto (req.hostname, req.protocol) when `trust proxy`
 // covers the peer: the same test here. Plain node:http has no such setting: nothing is trusted.
@@ -137,11 +137,13 @@ function capture(engine, fill, req, res, next) {
   let policy;
   let stale = false;
   let tagValue;
+  let chunks = []; // a streamed body's copy (tap), null once it is not to be stored
+  let size = 0;
 
   const stage = {
     place: 'cache',
     maxBuffer: engine.maxEntrySize,
-    wantsWhole(response) {
+    wantsWhole(response, request, ending) {
       const status = response.statusCode;
       if (isServerError(status) && fill.stale !== undefined) {
         stale = true;
@@ -155,8 +157,31 @@ function capture(engine, fill, req, res, next) {
         delete headMap[tagName];
       }
       policy = engine.admit(fill, status, headMap);
-      if (policy === undefined) restore();
-      return policy !== undefined;
+      if (policy === undefined) {
+        restore();
+        return false;
+      }
+      // a body that starts whole is held with the others; one that streams is copied as it goes
+      return ending ? true : COPY;
+    },
+    tap(bytes) {
+      if (chunks === null) return;
+      size += bytes.length;
+      if (size > engine.maxEntrySize) {
+        chunks = null;
+        engine.tooLarge(fill, policy);
+        return;
+      }
+      chunks.push(bytes);
+    },
+    copied() {
+      restore();
+      if (chunks === null) return;
+      const copy = Buffer.allocUnsafeSlow(size);
+      let at = 0;
+      for (const c of chunks) at += c.copy(copy, at);
+      chunks = null;
+      storeWhenSent(copy, res.getHeaders(), false);
     },
     released() {
       restore();
@@ -175,24 +200,26 @@ function capture(engine, fill, req, res, next) {
         engine.tooLarge(fill, policy);
         return;
       }
-      const headMap = res.getHeaders();
       const copy = Buffer.allocUnsafeSlow(body.length);
       body.copy(copy);
-      const notModified = value.notModified;
-      // Decided again on the head as it went out: listeners and compression may add Set-Cookie
-      // or Cache-Control until the head is written.
-      whenHeadSent(res, () => {
-        try {
-          const sent = sentHead(res);
-          if (notModified && sent.status === 304) sent.status = policy.status; // the client's 304, not the page's
-          const final = engine.confirm(fill, policy, headMap, sent);
-          if (final !== undefined) engine.store(fill, final, headMap, copy, tagValue);
-        } catch {
-          engine.abandon(fill); // a cache that fails to store costs the next request a render, nothing more
-        }
-      });
+      storeWhenSent(copy, res.getHeaders(), value.notModified);
     },
   };
+
+  // Decided again on the head as it went out: listeners and compression may add Set-Cookie or
+  // Cache-Control until the head is written.
+  function storeWhenSent(copy, headMap, notModified) {
+    whenHeadSent(res, () => {
+      try {
+        const sent = sentHead(res);
+        if (notModified && sent.status === 304) sent.status = policy.status; // the client's 304, not the page's
+        const final = engine.confirm(fill, policy, headMap, sent);
+        if (final !== undefined) engine.store(fill, final, headMap, copy, tagValue);
+      } catch {
+        engine.abandon(fill); // a cache that fails to store costs the next request a render, nothing more
+      }
+    });
+  }
   held.use(stage);
 
   res.once('close', () => {

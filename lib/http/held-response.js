@@ -13,9 +13,13 @@
 // then writes, as Angular's writeResponseToNodeResponse does, beyond the bound), is let go: what
 // was held goes out as it came and the rest streams through; each stage hears it (released).
 //
-// A stage is { place, maxBuffer, wantsWhole(res, req), run(value, held), released() }:
-// wantsWhole is asked once, on the head as the route set it, when the body starts; run may
-// return a Promise (the held response waits; a rejection sends the value as it stands).
+// A stage is { place, maxBuffer, wantsWhole(res, req, ending), run(value, held), released(),
+// tap(bytes), copied() }: wantsWhole is asked once, on the head as the route set it, when the
+// body starts (`ending`: with the whole body, in end()); run may return a Promise (the held
+// response waits; a rejection sends the value as it stands). A stage that only needs a copy
+// (the response cache) answers COPY: held whole when another stage holds it, else it streams
+// through and the stage is handed each chunk (tap) and told when it ended (copied), so that a
+// streamed answer (Server-Sent Events) is never held back for it.
 const fresh = require('fresh');
 // read through the module object, not destructured: a test counts the CRC-32s by wrapping it
 const etagModule = require('../etag');
@@ -30,6 +34,7 @@ const stableCrcs = new WeakMap();
 // What the held responses did, for tests: bodies held whole
 const counts = { bodiesHeld: 0 };
 
+const COPY = 'copy';
 const IDLE = 0; // nothing sent yet: the head is still being decided
 const HOLD = 1; // head and body held for the stages
 const PASS = 2; // everything goes straight through
@@ -141,7 +146,8 @@ class HeldResponse {
     this.limit = 0;
     this.value = null; // the HeldValue, once the body was held whole
     this.up = null;
-    this.wanting = new Set(); // the stages that asked for the body whole
+    this.wanting = new Set(); // the stages that asked for the body whole (or a copy)
+    this.taps = null; // the stages copying a body that streams through
     this.askedTag = false; // the route asked for the ETag of what is sent (writeResponse)
     // The client's validators, as it sent them: a response cache takes them off the request so
     // that its render is whole; the one 304 decision is still made on them.
@@ -191,18 +197,41 @@ class HeldResponse {
     return true;
   }
 
-  decide() {
+  decide(ending) {
     let wanted = this.askedTag;
     let limit = wanted ? DEFAULT_MAX_BUFFER : 0;
+    let copying = null;
     for (const stage of this.stages) {
-      if (stage.wantsWhole === undefined || !stage.wantsWhole(this.res, this.req)) continue;
+      if (stage.wantsWhole === undefined) continue;
+      const answer = stage.wantsWhole(this.res, this.req, ending);
+      if (!answer) continue;
       this.wanting.add(stage);
+      if (answer === COPY) {
+        (copying = copying || []).push(stage);
+        continue;
+      }
       wanted = true;
       limit = Math.max(limit, stage.maxBuffer === undefined ? DEFAULT_MAX_BUFFER : stage.maxBuffer);
     }
+    if (wanted && copying !== null) {
+      for (const stage of copying) limit = Math.max(limit, stage.maxBuffer === undefined ? 0 : stage.maxBuffer);
+    }
     this.state = wanted ? HOLD : PASS;
     this.limit = limit;
-    if (!wanted) this.chunks = null;
+    if (!wanted) {
+      this.chunks = null;
+      this.taps = copying;
+    }
+  }
+
+  // A chunk streaming through, for the stages that copy it.
+  tap(chunk, encoding) {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const bytes =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (const stage of this.taps) stage.tap(bytes);
   }
 
   keep(chunk, encoding) {
@@ -302,7 +331,7 @@ function intercept(held) {
   res.writeHead = function writeHead() {
     if (held.state === PASS || held.state === DONE) return up.writeHead.apply(this, arguments);
     const args = applyWriteHead(this, arguments);
-    if (held.state === IDLE) held.decide();
+    if (held.state === IDLE) held.decide(false);
     if (held.state === PASS) return up.writeHead.apply(this, args);
     held.headArgs = args;
     return this;
@@ -310,15 +339,18 @@ function intercept(held) {
 
   if (typeof up.flushHeaders === 'function') {
     res.flushHeaders = function flushHeaders() {
-      if (held.state === IDLE) held.decide();
+      if (held.state === IDLE) held.decide(false);
       if (held.state === PASS || held.state === DONE) return up.flushHeaders.call(this);
       return undefined; // held: the head goes with the body
     };
   }
 
   res.write = function write(chunk, encoding, callback) {
-    if (held.state === IDLE) held.decide();
-    if (held.state !== HOLD) return up.write.apply(this, arguments);
+    if (held.state === IDLE) held.decide(false);
+    if (held.state !== HOLD) {
+      if (held.taps !== null && held.state === PASS) held.tap(chunk, encoding);
+      return up.write.apply(this, arguments);
+    }
     if (typeof encoding === 'function') {
       callback = encoding;
       encoding = undefined;
@@ -330,8 +362,16 @@ function intercept(held) {
   };
 
   res.end = function end(chunk, encoding, callback) {
-    if (held.state === IDLE) held.decide();
-    if (held.state !== HOLD) return up.end.apply(this, arguments);
+    if (held.state === IDLE) held.decide(true);
+    if (held.state !== HOLD) {
+      if (held.taps === null || held.state !== PASS) return up.end.apply(this, arguments);
+      const taps = held.taps;
+      held.tap(chunk, encoding);
+      held.taps = null;
+      const result = up.end.apply(this, arguments);
+      for (const stage of taps) stage.copied();
+      return result;
+    }
     if (typeof chunk === 'function') {
       callback = chunk;
       chunk = undefined;
@@ -373,4 +413,12 @@ function useEtagStage(held) {
   if (!held.stages.includes(etagStage)) held.use(etagStage);
 }
 
-module.exports = { HeldResponse, HeldValue, applyWriteHead, useEtagStage, PLACES, counts };
+module.exports = {
+  COPY,
+  HeldResponse,
+  HeldValue,
+  applyWriteHead,
+  useEtagStage,
+  PLACES,
+  counts,
+};

@@ -99,3 +99,46 @@ for (const reverse of [false, true]) {
     });
   }
 }
+
+test('a streamed answer the cache stores is copied as it goes, never held back', { timeout: 10000 }, async () => {
+  const { responseCache: cacheOf } = require('../../../lib/cache/index.js');
+  const layers = [compression(), cacheOf(), criticalCss({ browserDistFolder: dist.dir })];
+  let release;
+  const route = (req, res) => {
+    res.setHeader('Content-Type', 'text/plain');
+    res.setHeader('Cache-Control', 'public, s-maxage=60');
+    res.flushHeaders();
+    res.write('first ');
+    release = () => res.end('last');
+  };
+  const chain = layers.concat(route);
+  const app = (req, res) => {
+    let at = 0;
+    const next = () => chain[at++](req, res, next);
+    next();
+  };
+  const server = await listen(app);
+  try {
+    const http = require('node:http');
+    const body = await new Promise((resolve, reject) => {
+      http
+        .get(`${server.url}/stream`, { agent: false }, (res) => {
+          let text = '';
+          res.on('data', (chunk) => {
+            text += chunk;
+            // the first chunk arrives while the route still holds the end back
+            if (text === 'first ' && release !== undefined) release();
+          });
+          res.on('end', () => resolve(text));
+        })
+        .on('error', reject);
+    });
+    assert.equal(body, 'first last');
+    const hit = await request(`${server.url}/stream`);
+    assert.equal(hit.body.toString(), 'first last');
+    assert.ok(hit.headers.age !== undefined, 'stored from its streamed copy');
+  } finally {
+    await server.close();
+    layers[2].close();
+  }
+});
