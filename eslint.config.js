@@ -13,13 +13,21 @@ const globals = require('globals');
 //   engines       lib/compression, lib/cache, lib/argon2, lib/critical-css
 //   adapters      lib/express, lib/koa, lib/fastify, lib/hono, lib/angular, lib/metrics
 //   top           lib/register (swaps peers for adapters) and the package entries that gather
-//                 several pieces (lib/index.js, lib/cache/index.js)
+//                 several pieces (lib/index.js, lib/cache/index.js, lib/compression/index.js and
+//                 lib/critical-css/index.js, whose Express faces are in lib/express)
 const SHARED = ['http', 'bounded'];
 const BASE_ENGINES = ['content-type', 'files'];
 const ENGINES = ['compression', 'cache', 'argon2', 'critical-css'];
 const ADAPTERS = ['express', 'koa', 'fastify', 'hono', 'angular', 'metrics'];
 const TOP = ['register', 'index'];
-const ENTRIES = ['lib/index.js', 'lib/cache/index.js', 'lib/index.d.ts', 'lib/cache/index.d.ts'];
+const ENTRIES = [
+  'lib/index.js',
+  'lib/cache/index.js',
+  'lib/index.d.ts',
+  'lib/cache/index.d.ts',
+  'lib/compression/index.js',
+  'lib/critical-css/index.js',
+];
 
 // Selectors for a relative specifier reaching lib/<folder>: `prefix` is ../ from a file in a
 // folder of lib/, ./ from lib/*.js.

@@ -16,8 +16,9 @@
 const fresh = require('fresh');
 const { etag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
+const { isHtml } = require('../http/html');
+const { HeldResponse } = require('../http/held-response');
 
-const HTML_TYPE_REGEXP = /^\s*text\/html\s*(?:;|$)/i;
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
 
 async function writeResponse(response, req, res, options) {
@@ -51,7 +52,7 @@ async function writeResponse(response, req, res, options) {
   const { status, headers, body } = response;
   res.statusCode = status;
   copyHeaders(headers, res);
-  if (!body || !HTML_TYPE_REGEXP.test(headers.get('content-type') || '')) {
+  if (!body || !isHtml(headers.get('content-type'))) {
     if (!body) {
       if ('flushHeaders' in res) res.flushHeaders();
       res.end();
@@ -96,6 +97,15 @@ async function writeResponse(response, req, res, options) {
   const entity = strings
     ? Buffer.from(chunks.length === 1 ? chunks[0] : chunks.join(''), 'utf8')
     : Buffer.concat(chunks.map(toBuffer));
+  // node's HTTP/1.1 would add it by itself; its HTTP/2 compatibility API does not
+  if (!res.hasHeader('Content-Length')) res.setHeader('Content-Length', entity.length);
+  const held = HeldResponse.on(res);
+  // a held response (critical CSS, the response cache, compression mounted): the tag is of the
+  // body as finally sent, its CRC-32 taken once, and its 304 decided once, there
+  if (held !== undefined && held.askTag()) {
+    res.end(entity);
+    return;
+  }
   let tag = headers.get('etag');
   if (!tag) {
     tag = etag(entity);
@@ -115,8 +125,6 @@ async function writeResponse(response, req, res, options) {
     res.end();
     return;
   }
-  // node's HTTP/1.1 would add it by itself; its HTTP/2 compatibility API does not
-  if (!res.hasHeader('Content-Length')) res.setHeader('Content-Length', entity.length);
   res.end(entity);
 }
 

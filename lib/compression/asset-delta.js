@@ -72,16 +72,6 @@ function encodeDeltaAsync(delta, body) {
   return hit !== undefined ? Promise.resolve(hit) : pending;
 }
 
-/** `names` added to a Vary value (a string, an array or nothing), each once, `*` left alone. */
-function varyWith(current, names) {
-  const value = Array.isArray(current) ? current.join(', ') : current == null ? '' : String(current);
-  if (value.trim() === '') return names.join(', ');
-  const listed = value.split(',').map((name) => name.trim().toLowerCase());
-  if (listed.includes('*')) return value;
-  const missing = names.filter((name) => !listed.includes(name.toLowerCase()));
-  return missing.length === 0 ? value : `${value}, ${missing.join(', ')}`;
-}
-
 function deltaTag(etag, dictionary) {
   const suffix = `-dcz${dictionary.id.slice(0, 8)}"`;
   return etag.endsWith('"') ? etag.slice(0, -1) + suffix : etag;
@@ -92,4 +82,4 @@ function pathOf(url) {
   return query === -1 ? url : url.slice(0, query);
 }
 
-module.exports = { assetDelta, encodeDelta, encodeDeltaAsync, varyWith };
+module.exports = { assetDelta, encodeDelta, encodeDeltaAsync };

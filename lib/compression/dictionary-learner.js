@@ -17,8 +17,8 @@
 // does (a new hash then).
 const native = require('../native');
 const rules = require('../http/cache-rules');
+const { isHtmlOrXhtml } = require('../http/html');
 
-const HTML_REGEXP = /^\s*(?:text\/html|application\/xhtml\+xml)\b/i;
 const RISKY_VARY = /(?:^|,)\s*(?:cookie|authorization|\*)\s*(?:,|$)/i;
 const MIN_SAMPLE_BYTES = 256;
 const MAX_PAGE_BYTES = 512 * 1024;
@@ -31,7 +31,7 @@ const IMPROVEMENT = 0.9;
 function isShareable(method, status, requestHeaders, getHeader) {
   if (method !== 'GET' || status !== 200) return false;
   const type = getHeader('content-type');
-  if (typeof type !== 'string' || !HTML_REGEXP.test(type)) return false;
+  if (!isHtmlOrXhtml(type)) return false;
   if (requestHeaders.authorization !== undefined) return false;
   const headers = {
     'set-cookie': getHeader('set-cookie'),

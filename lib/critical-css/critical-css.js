@@ -137,15 +137,16 @@ class CriticalCss {
 
   /**
    * The page with its critical CSS inlined: the value, or a Promise of it when a stylesheet had to
-   * be loaded first. `body` is a Buffer; `stored`: it is a file's body (see page-memo.js).
+   * be loaded first. `body` is a Buffer; `stored`: it is a file's body (see page-memo.js);
+   * `crcOf()`, when given, its CRC-32 as the held response already knows or computes it once.
    */
-  processBody(body, stored) {
+  processBody(body, stored, crcOf = undefined) {
     if (body.length > this.maxBuffer) {
       this.counts.tooLarge++;
       return body;
     }
     const generation = this.cache.generation();
-    const { key, output } = this.memo.find(body, generation);
+    const { key, output } = this.memo.find(body, generation, crcOf);
     if (output !== undefined) return output;
     const { result, missing, uncompiled } = this.attempt(body);
     if (missing.length === 0 && uncompiled.length === 0) {

@@ -6,7 +6,7 @@
 //   `criticalCss` in ssr-native/koa, /fastify, /hono, on the same engine).
 // - CriticalCss: one engine with its stylesheet reads, memo and counters, to share among them.
 const { CriticalCss, ANGULAR_DEFAULTS } = require('./critical-css');
-const { createMiddleware } = require('./node');
+const { createMiddleware } = require('../express/critical-css');
 const { invalidType } = require('../validate');
 
 // inlineCriticalCss keeps one CriticalCss per distinct set of options, the most recently used

@@ -23,14 +23,15 @@ class PageMemo {
     this.counts = { memoHits: 0, memoStores: 0 };
   }
 
-  /** A key for `body` (a Buffer) under the stylesheets' `generation`, and its stored output if any. */
-  find(body, generation) {
+  /** A key for `body` (a Buffer) under the stylesheets' `generation`, and its stored output if
+   *  any; `crcOf()` gives the body's CRC-32 when the caller has it. */
+  find(body, generation, crcOf = undefined) {
     if (generation !== this.generation) {
       this.clear();
       this.generation = generation;
     }
     if (this.maxEntries === 0 || body.length * 2 > this.maxBytes) return { key: null, output: undefined };
-    const key = `${body.length}:${crc32(body)}`;
+    const key = `${body.length}:${crcOf === undefined ? crc32(body) : crcOf()}`;
     const entry = this.entries.peek(key);
     if (entry !== undefined && entry.input.equals(body)) {
       this.entries.get(key); // marks it used

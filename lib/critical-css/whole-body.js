@@ -3,16 +3,14 @@
 // whether it is an HTML body to inline (the same rules as the node:http middleware), and the
 // inlining itself with the ETag of the bytes that will be sent.
 const { etag } = require('../etag');
-const { isStrongTag } = require('./node');
-
-const HTML_TYPE_REGEXP = /^\s*text\/html\s*(?:;|$)/i;
+const { isHtml } = require('../http/html');
 
 /** head: { method, status, type, coding, tag, lastModified } of the answer as it stands. */
 function wantsInlining(head) {
   if (head.method === 'HEAD') return false;
   const status = head.status;
   if (status < 200 || status === 204 || status === 206 || status === 304) return false;
-  if (typeof head.type !== 'string' || !HTML_TYPE_REGEXP.test(head.type)) return false;
+  if (!isHtml(head.type)) return false;
   return !head.coding || String(head.coding).trim().toLowerCase() === 'identity';
 }
 
@@ -35,4 +33,8 @@ async function inlineWhole(criticalCss, body, head) {
   return { body: out, tag };
 }
 
-module.exports = { wantsInlining, inlineWhole };
+function isStrongTag(tag) {
+  return typeof tag === 'string' && tag.length > 0 && !tag.startsWith('W/');
+}
+
+module.exports = { wantsInlining, inlineWhole, isStrongTag };

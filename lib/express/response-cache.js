@@ -14,6 +14,7 @@ const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
 const { sentHead, whenHeadSent } = require('../cache/sent-head');
+const { HeldResponse, COPY } = require('../http/held-response');
 
 // Express honours X-Forwarded-Host / -Proto (req.hostname, req.protocol) when `trust proxy`
 // covers the peer: the same test here. Plain node:http has no such setting: nothing is trusted.
@@ -116,133 +117,111 @@ function sendWhole(engine, res, entry, body) {
   res.end(body);
 }
 
-// Capture states
-const BEFORE_HEAD = 0;
-const STORING = 1;
-const PASSING = 2;
-const SWALLOWING = 3; // the origin failed and a stale-if-error copy goes out instead
-
+// The cache stage of the held response (lib/http/held-response.js): the store decision is made
+// on the head as the route set it (admit), the copy on the whole body as the stages before it
+// (critical CSS, the ETag) left it, and the decision again on the head as it went out (confirm).
+// A body past maxEntrySize is not stored; one the held response lets go (streamed past its
+// bound) is not either.
 function capture(engine, fill, req, res, next) {
   engine.stripIgnored(req);
+  // made before the validators are taken off: its one 304 decision is on the client's own
+  const held = HeldResponse.of(req, res);
   const headers = req.headers;
-  // The render must produce the whole page, to be stored (nginx does the same): the client's
-  // validators are the cache's to answer on later hits.
+  // The render must produce the whole page, to be stored (nginx does the same).
   delete headers['if-none-match'];
   delete headers['if-modified-since'];
   const wasHead = req.method === 'HEAD';
   if (wasHead) req.method = 'GET'; // the body is stored for later GETs; node sends none for HEAD
-
-  const up = { writeHead: res.writeHead, write: res.write, end: res.end };
-  let state = BEFORE_HEAD;
-  let policy;
-  let headMap;
-  let tagValue;
-  let chunks = [];
-  let size = 0;
-
   const restore = () => {
-    res.writeHead = up.writeHead;
-    res.write = up.write;
-    res.end = up.end;
     if (wasHead) req.method = 'HEAD';
   };
+  let policy;
+  let stale = false;
+  let tagValue;
+  let chunks = []; // a streamed body's copy (tap), null once it is not to be stored
+  let size = 0;
 
-  function onHead(status, extra) {
-    headMap = res.getHeaders();
-    if (extra !== undefined) mergeHeaders(headMap, extra);
-    if (isServerError(status) && fill.stale !== undefined) {
-      state = SWALLOWING;
-      return extra;
-    }
-    const tagName = engine.tagHeader;
-    if (headMap[tagName] !== undefined) {
-      tagValue = headMap[tagName];
-      if (res.hasHeader(tagName)) res.removeHeader(tagName);
-      if (extra !== undefined) extra = withoutHeader(extra, tagName);
-    }
-    policy = engine.admit(fill, status, headMap);
-    state = policy === undefined ? PASSING : STORING;
-    if (state === PASSING) chunks = undefined;
-    return extra;
-  }
-
-  function collect(chunk, encoding) {
-    if (chunk === undefined || chunk === null) return;
-    const buf =
-      typeof chunk === 'string'
-        ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8')
-        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    size += buf.length;
-    if (size > engine.maxEntrySize) {
-      state = PASSING;
-      chunks = undefined;
-      engine.tooLarge(fill, policy);
-      return;
-    }
-    chunks.push(buf);
-  }
-
-  res.writeHead = function writeHead(status, reason, extra) {
-    if (state === BEFORE_HEAD) {
-      const headersArg = typeof reason === 'string' ? extra : reason;
-      const changed = onHead(status, headersArg);
-      if (state === SWALLOWING) return this;
-      if (changed !== headersArg)
-        return typeof reason === 'string'
-          ? up.writeHead.call(this, status, reason, changed)
-          : up.writeHead.call(this, status, changed);
-    } else if (state === SWALLOWING) {
-      return this;
-    }
-    return up.writeHead.apply(this, arguments);
-  };
-
-  res.write = function write(chunk, encoding, callback) {
-    if (state === BEFORE_HEAD && !this.headersSent) onHead(this.statusCode, undefined);
-    if (state === SWALLOWING) {
-      const cb = typeof encoding === 'function' ? encoding : callback;
-      if (typeof cb === 'function') process.nextTick(cb);
-      return true;
-    }
-    if (state === STORING) collect(chunk, encoding);
-    return up.write.apply(this, arguments);
-  };
-
-  res.end = function end(chunk, encoding, callback) {
-    if (state === BEFORE_HEAD && !this.headersSent) onHead(this.statusCode, undefined);
-    if (state === SWALLOWING) {
+  const stage = {
+    place: 'cache',
+    maxBuffer: engine.maxEntrySize,
+    wantsWhole(response, request, ending) {
+      const status = response.statusCode;
+      if (isServerError(status) && fill.stale !== undefined) {
+        stale = true;
+        return true;
+      }
+      const headMap = response.getHeaders();
+      const tagName = engine.tagHeader;
+      if (headMap[tagName] !== undefined) {
+        tagValue = headMap[tagName];
+        response.removeHeader(tagName);
+        delete headMap[tagName];
+      }
+      policy = engine.admit(fill, status, headMap);
+      if (policy === undefined) {
+        restore();
+        return false;
+      }
+      // a body that starts whole is held with the others; one that streams is copied as it goes
+      return ending ? true : COPY;
+    },
+    tap(bytes) {
+      if (chunks === null) return;
+      size += bytes.length;
+      if (size > engine.maxEntrySize) {
+        chunks = null;
+        engine.tooLarge(fill, policy);
+        return;
+      }
+      chunks.push(bytes);
+    },
+    copied() {
       restore();
-      const cb = typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : callback;
-      engine.servedStaleIfError();
-      engine.abandon(fill);
-      serveStale(engine, this, fill.stale, wasHead);
-      if (typeof cb === 'function') process.nextTick(cb);
-      return this;
-    }
-    if (state === STORING && typeof chunk !== 'function') collect(chunk, encoding);
-    restore();
-    const result = up.end.apply(this, arguments);
-    if (state === STORING) {
-      const body = Buffer.allocUnsafeSlow(size);
+      if (chunks === null) return;
+      const copy = Buffer.allocUnsafeSlow(size);
       let at = 0;
-      for (const c of chunks) at += c.copy(body, at);
-      chunks = undefined;
-      // Decided again on the head as it went out: listeners and compression in front may add
-      // Set-Cookie or Cache-Control after our hook, until the head is written.
-      const finished = () => {
-        try {
-          const final = engine.confirm(fill, policy, headMap, sentHead(this));
-          if (final !== undefined) engine.store(fill, final, headMap, body, tagValue);
-        } catch {
-          engine.abandon(fill); // a cache that fails to store costs the next request a render, nothing more
-        }
-      };
-      whenHeadSent(this, finished);
-    } else if (state === BEFORE_HEAD) {
-      engine.abandon(fill);
-    }
-    return result;
+      for (const c of chunks) at += c.copy(copy, at);
+      chunks = null;
+      storeWhenSent(copy, res.getHeaders(), false);
+    },
+    released() {
+      restore();
+      if (policy !== undefined) engine.tooLarge(fill, policy);
+    },
+    run(value) {
+      restore();
+      if (stale) {
+        engine.servedStaleIfError();
+        engine.abandon(fill);
+        serveStale(engine, value, fill.stale, wasHead);
+        return;
+      }
+      const body = value.body;
+      if (body.length > engine.maxEntrySize) {
+        engine.tooLarge(fill, policy);
+        return;
+      }
+      const copy = Buffer.allocUnsafeSlow(body.length);
+      body.copy(copy);
+      storeWhenSent(copy, res.getHeaders(), value.notModified);
+    },
   };
+
+  // Decided again on the head as it went out: listeners and compression may add Set-Cookie or
+  // Cache-Control until the head is written.
+  function storeWhenSent(copy, headMap, notModified) {
+    whenHeadSent(res, () => {
+      try {
+        const sent = sentHead(res);
+        if (notModified && sent.status === 304) sent.status = policy.status; // the client's 304, not the page's
+        const final = engine.confirm(fill, policy, headMap, sent);
+        if (final !== undefined) engine.store(fill, final, headMap, copy, tagValue);
+      } catch {
+        engine.abandon(fill); // a cache that fails to store costs the next request a render, nothing more
+      }
+    });
+  }
+  held.use(stage);
 
   res.once('close', () => {
     if (!fill.done) {
@@ -256,33 +235,15 @@ function capture(engine, fill, req, res, next) {
 
 // The stale copy in place of the failed response: the failure's headers (an error page's type,
 // length, security headers) are dropped first.
-function serveStale(engine, res, entry, wasHead) {
+function serveStale(engine, value, entry, wasHead) {
+  const res = value.res;
   for (const name of res.getHeaderNames()) res.removeHeader(name);
-  sendWhole(engine, res, entry, wasHead ? undefined : entry.body);
-}
-
-// writeHead's header argument (an object, [[name, value], ...] or [name, value, ...]) into a map.
-function mergeHeaders(map, extra) {
-  if (Array.isArray(extra)) {
-    if (extra.length > 0 && Array.isArray(extra[0])) for (const [k, v] of extra) map[String(k).toLowerCase()] = v;
-    else for (let i = 0; i + 1 < extra.length; i += 2) map[String(extra[i]).toLowerCase()] = extra[i + 1];
-  } else if (extra !== null && typeof extra === 'object') {
-    for (const k of Object.keys(extra)) map[k.toLowerCase()] = extra[k];
-  }
-}
-
-function withoutHeader(extra, name) {
-  if (Array.isArray(extra)) {
-    if (extra.length > 0 && Array.isArray(extra[0])) return extra.filter(([k]) => String(k).toLowerCase() !== name);
-    const out = [];
-    for (let i = 0; i + 1 < extra.length; i += 2)
-      if (String(extra[i]).toLowerCase() !== name) out.push(extra[i], extra[i + 1]);
-    return out;
-  }
-  if (extra === null || typeof extra !== 'object') return extra;
-  const out = {};
-  for (const k of Object.keys(extra)) if (k.toLowerCase() !== name) out[k] = extra[k];
-  return out;
+  res.statusCode = entry.status;
+  const stored = entry.headers;
+  for (const name in stored) res.setHeader(name, stored[name]);
+  res.setHeader('age', engine.ageOf(entry));
+  res.setHeader('content-length', entry.length);
+  value.replace(wasHead ? Buffer.alloc(0) : entry.body, true);
 }
 
 module.exports = { responseCache };

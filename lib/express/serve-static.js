@@ -22,7 +22,8 @@ const { answer, errorOf, WHOLE } = require('../files/answer');
 const { varyAppend } = require('../http/vary');
 const { peerOptions } = require('../options');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
-const { assetDelta, encodeDelta, varyWith } = require('../compression/asset-delta');
+const { assetDelta, encodeDelta } = require('../compression/asset-delta');
+const { varyWith } = require('../http/vary');
 
 // serve-static 1.x/2.x's options (and send's it passes on), then ssr-native's; serve-static
 // ignores other names, so they draw one warning (lib/options.js)

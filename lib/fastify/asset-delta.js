@@ -3,7 +3,8 @@
 // later versions, and a dcz delta against a file offered before, as the engine decides
 // (lib/compression/asset-delta.js), answered with @fastify/send's answer (lib/files/answer.js,
 // 'fastify-send') for the delta's bytes and validator: its conditional rules, its HEAD, no ranges.
-const { assetDelta, encodeDeltaAsync, varyWith } = require('../compression/asset-delta');
+const { assetDelta, encodeDeltaAsync } = require('../compression/asset-delta');
+const { varyWith } = require('../http/vary');
 const { answer, errorOf } = require('../files/answer');
 
 /**

@@ -24,10 +24,11 @@ const { cacheFrom } = require('../compression/content-cache');
 const { encodeWhole, encodeWholeNow, textBytes } = require('../compression/whole-body');
 const { alreadyEncoded, isStream, zipStream, unzipStream, inflatable } = require('./compress-streams');
 const { decompressParams, addDecompressHook, byOrderOf, SUPPORTED } = require('./decompress');
-const { fastifyCompressVary } = require('../http/vary');
+const { fastifyCompressVary, varyWith } = require('../http/vary');
+const { isHtmlOrXhtml: isHtml } = require('../http/html');
 const { asPlugin } = require('./plugin-meta');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
-const { varyWith, linkWith, isHtml } = require('../compression/dictionary-headers');
+const { linkWith } = require('../compression/dictionary-headers');
 
 // @fastify/compress's default compressible types (text but event streams, JSON, text, XML and
 // octet-stream), besides mime-db's compressible flag.

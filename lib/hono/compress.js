@@ -17,7 +17,8 @@ const { createEncoder } = require('../compression/encoders');
 const { cacheFrom } = require('../compression/content-cache');
 const { compressible } = require('../http/compressible');
 const { encodeBody } = require('../compression/whole-body');
-const { honoVary } = require('../http/vary');
+const { honoVary, varyWith } = require('../http/vary');
+const { isHtmlOrXhtml } = require('../http/html');
 const { heldBody, peekHeldBody } = require('./held-body');
 const { tagOf } = require('./tags');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
@@ -161,8 +162,8 @@ function compress(options) {
   // Without node-server's outgoing response there is no such moment, and nothing is learned.
   function announce(c, held) {
     const headers = c.res.headers;
-    headers.set('Vary', dictionaryHeaders.varyWith(headers.get('Vary') ?? undefined, 'Available-Dictionary'));
-    if (!dictionaryHeaders.isHtml(headers.get('Content-Type'))) return;
+    headers.set('Vary', varyWith(headers.get('Vary') ?? undefined, 'Available-Dictionary'));
+    if (!isHtmlOrXhtml(headers.get('Content-Type'))) return;
     const link = dictionaries.link();
     if (link !== undefined) headers.set('Link', dictionaryHeaders.linkWith(headers.get('Link') ?? undefined, link));
     const outgoing = c.env?.outgoing;

@@ -10,6 +10,7 @@
 //                    `accept-encoding` (a case-sensitive substring test, so `Accept-Encoding` gets both)
 //   fastifyStaticVary    @fastify/static: lower case, unless a trimmed lower-cased token is
 //                    accept-encoding or `*`
+// and varyWith, ours for any other field (Available-Dictionary, the asset deltas' names).
 
 const ACCEPT_ENCODING_OR_STAR_REGEXP = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i;
 const ACCEPT_ENCODING_REGEXP = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i;
@@ -83,4 +84,23 @@ function fastifyStaticVary(current) {
   return value + ', accept-encoding';
 }
 
-module.exports = { varyAcceptEncoding, varyPackage, varyAppend, honoVary, fastifyCompressVary, fastifyStaticVary };
+/** `names` (one or a list) added to a Vary value (a string, an array or nothing), each once, `*` left alone. */
+function varyWith(current, names) {
+  const wanted = typeof names === 'string' ? [names] : names;
+  const value = Array.isArray(current) ? current.join(', ') : current == null ? '' : String(current);
+  if (value.trim() === '') return wanted.join(', ');
+  const listed = value.split(',').map((name) => name.trim().toLowerCase());
+  if (listed.includes('*')) return value;
+  const missing = wanted.filter((name) => !listed.includes(name.toLowerCase()));
+  return missing.length === 0 ? value : `${value}, ${missing.join(', ')}`;
+}
+
+module.exports = {
+  varyWith,
+  varyAcceptEncoding,
+  varyPackage,
+  varyAppend,
+  honoVary,
+  fastifyCompressVary,
+  fastifyStaticVary,
+};

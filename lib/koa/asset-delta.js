@@ -3,7 +3,8 @@
 // later versions, and a dcz delta against a file offered before, as the engine decides
 // (lib/compression/asset-delta.js), written in koa-send's shape. Conditional requests on a delta
 // are koa-conditional-get's, on the delta's own ETag; HEAD is Koa's (no body, the delta's length).
-const { assetDelta, encodeDeltaAsync, varyWith } = require('../compression/asset-delta');
+const { assetDelta, encodeDeltaAsync } = require('../compression/asset-delta');
+const { varyWith } = require('../http/vary');
 const { statsOf } = require('../files/engine');
 const { answer } = require('../files/answer');
 

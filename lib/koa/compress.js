@@ -21,7 +21,8 @@ const { cacheFrom } = require('../compression/content-cache');
 const { encodeBody } = require('../compression/whole-body');
 const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
-const { linkWith, isHtml } = require('../compression/dictionary-headers');
+const { linkWith } = require('../compression/dictionary-headers');
+const { isHtmlOrXhtml: isHtml } = require('../http/html');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,

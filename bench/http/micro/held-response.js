@@ -1,0 +1,138 @@
+'use strict';
+// Server CPU per request of the whole-body stack on one held response: compression + a response
+// cache miss (stored) + criticalCss + writeResponse, on the Bootstrap page of the critical-CSS
+// tests (50 rows, Bootstrap 5 + Material azure-blue), a distinct URL per request, over the same
+// route with none of them; and each stage alone, so that the stack's cost can be set against
+// the sum of its stages (the glue). Each variant runs in its own server process pinned to CPU 1
+// (the load on CPU 0), the variants interleaved round by round; `--lib <dir>` measures another
+// checkout's lib/ (main, before the change).
+//   node bench/http/micro/held-response.js [--lib /work/main/lib] [--rounds 5] [--requests 3000]
+const { spawn } = require('child_process');
+const http = require('http');
+const path = require('path');
+
+const VARIANTS = ['none', 'compression', 'cache', 'criticalCss', 'writeResponse', 'stack'];
+
+function server(lib, variant) {
+  const { makeDistFolder, bootstrapPage } = require('../../../test/js/helpers/critical-css-pages');
+  const { criticalCss } = require(path.join(lib, 'critical-css'));
+  const { writeResponse } = require(path.join(lib, 'angular'));
+  const compression = require(path.join(lib, 'compression'));
+  const { responseCache } = require(path.join(lib, 'cache'));
+  const dist = makeDistFolder();
+  const page = bootstrapPage('everyone', 50);
+  const layers = [];
+  const has = (name) => variant === name || variant === 'stack';
+  if (has('compression')) layers.push(compression());
+  if (has('cache')) layers.push(responseCache({ maxEntries: 256 }));
+  if (has('criticalCss')) layers.push(criticalCss({ browserDistFolder: dist.dir }));
+  const headers = { 'content-type': 'text/html;charset=UTF-8', 'cache-control': 'public, s-maxage=60' };
+  const route = has('writeResponse')
+    ? (req, res) => writeResponse(new Response(page, { headers }), req, res)
+    : (req, res) => {
+        res.writeHead(200, headers);
+        res.end(page);
+      };
+  const chain = layers.concat(route);
+  const srv = http.createServer((req, res) => {
+    let at = 0;
+    const next = () => chain[at++](req, res, next);
+    next();
+  });
+  srv.keepAliveTimeout = 60000;
+  let start;
+  process.on('message', (m) => {
+    if (m === 'start') start = process.cpuUsage();
+    else if (m === 'stop') {
+      const used = process.cpuUsage(start);
+      process.send({ cpu: used.user + used.system });
+    } else if (m === 'exit') {
+      dist.remove();
+      process.exit(0);
+    }
+  });
+  srv.listen(0, '127.0.0.1', () => process.send({ port: srv.address().port }));
+}
+
+function load(port, requests, tag) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  let sent = 0;
+  let done = 0;
+  return new Promise((resolve, reject) => {
+    const one = () => {
+      if (sent >= requests) return;
+      const n = sent++;
+      http
+        .get(
+          { port, host: '127.0.0.1', path: `/p/${tag}-${n}`, agent, headers: { 'accept-encoding': 'br, gzip' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (++done === requests) {
+                agent.destroy();
+                resolve();
+              } else one();
+            });
+          },
+        )
+        .on('error', reject);
+    };
+    for (let i = 0; i < 4; i++) one();
+  });
+}
+
+function message(child, type) {
+  return new Promise((resolve) => child.once('message', (m) => (type in m ? resolve(m[type]) : undefined)));
+}
+
+async function measure(lib, variant, requests, round) {
+  const child = spawn('taskset', ['-c', '1', process.execPath, __filename, '--serve', lib, variant], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await message(child, 'port');
+  await load(port, Math.min(500, requests), `warm${round}`); // compiles, memo, JIT
+  child.send('start');
+  await load(port, requests, `r${round}`);
+  const cpu = message(child, 'cpu');
+  child.send('stop');
+  const micros = await cpu;
+  child.send('exit');
+  return micros / requests;
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  if (args[0] === '--serve') return server(args[1], args[2]);
+  const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+  const libs = opt('--lib', null)
+    ? [path.join(__dirname, '../../../lib'), opt('--lib')]
+    : [path.join(__dirname, '../../../lib')];
+  const rounds = Number(opt('--rounds', 5));
+  const requests = Number(opt('--requests', 3000));
+  const samples = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const lib of libs) {
+      for (const variant of VARIANTS) {
+        const key = `${lib === libs[0] ? 'this' : 'other'} ${variant}`;
+        (samples[key] = samples[key] || []).push(await measure(lib, variant, requests, round));
+      }
+    }
+  }
+  const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+  for (const which of libs.map((lib) => (lib === libs[0] ? 'this' : 'other'))) {
+    const m = {};
+    for (const v of VARIANTS) m[v] = median(samples[`${which} ${v}`]);
+    const over = (v) => m[v] - m.none;
+    const sum = over('compression') + over('cache') + over('criticalCss') + over('writeResponse');
+    console.log(`${which === 'this' ? 'this checkout' : opt('--lib')}: CPU us/request (median of ${rounds})`);
+    for (const v of VARIANTS) console.log(`  ${v.padEnd(14)} ${m[v].toFixed(1)}  (+${over(v).toFixed(1)} over none)`);
+    console.log(
+      `  stack over none ${over('stack').toFixed(1)}; sum of stages alone ${sum.toFixed(1)}; ratio ${(over('stack') / sum).toFixed(3)}`,
+    );
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,368 @@
+'use strict';
+// compression(options): a drop-in for the `compression` 1.8 middleware (Express 4/5, node:http,
+// anything with (req, res, next)). Same options, same negotiation, same rules for what is left
+// alone, same headers; what differs is what happens to a body that arrives whole.
+//
+// A body handed to res.end() before any res.write() (res.send, res.json, writeResponse, a
+// response cache replaying a stored body) is known whole when the headers are decided. It is
+// compressed in one shot through the content cache (content-cache.js): a body seen before is
+// answered with its stored compressed bytes and their Content-Length, with no compression at
+// all; a new one is compressed once, with the window sized to it, while the response holds its
+// head back: on the JavaScript thread when it is small (or mid-sized at the fast settings the
+// peers default to), one per turn of the event loop, else on libuv's pool (encoders.js).
+// Everything else (res.write, Server-Sent Events,
+// res.flush(), an explicit res.writeHead before the body) streams through a zlib stream per
+// response exactly as the peer does.
+//
+// Differences from compression 1.8.2, all visible only on the wire:
+// - a whole body goes out with Content-Length instead of Transfer-Encoding: chunked;
+// - its head is written when the compressed body is ready, so res.headersSent stays false
+//   between res.end() and then (a late setHeader succeeds instead of throwing);
+// - the compressed bytes differ from the peer's by the window recorded in their header and may
+//   be a few bytes shorter; decoded, they are the same body;
+// - res.end(chunk, callback) and res.write(chunk, callback) call the callback (the peer drops it);
+// - `zstd` (opt-in) adds Zstandard where the runtime's zlib has it;
+// - `dictionary` (opt-in) adds Compression Dictionary Transport (RFC 9842, `dcz`): see
+//   dictionary-transport.js and docs/compression.md.
+const zlib = require('zlib');
+const { peerOptions } = require('../options');
+const { COMPRESSION_OPTIONS } = require('../compression/option-names');
+const { compressible } = require('../http/compressible');
+const { createNegotiator } = require('../compression/negotiate');
+const { createEncoder, hasZstd, poolStats } = require('../compression/encoders');
+const { ContentCache, sharedCache, cacheFrom } = require('../compression/content-cache');
+const { encodeWhole } = require('../compression/whole-body');
+const { varyAcceptEncoding } = require('../http/vary');
+const { parseBytes } = require('../http/bytes');
+const { DictionaryTransport } = require('../compression/dictionary-transport');
+const { dictionaryHeaders, sendDictionary } = require('../compression/dictionary-headers');
+const { beforeOwnMethods } = require('../response-shape');
+const { HeldResponse } = require('../http/held-response');
+
+const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
+const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
+const EMPTY = Buffer.alloc(0);
+
+/** The default filter: the response's Content-Type is compressible. */
+function shouldCompress(req, res) {
+  const type = res.getHeader('Content-Type');
+  return type !== undefined && Boolean(compressible(type));
+}
+
+function shouldTransform(res) {
+  const cacheControl = res.getHeader('Cache-Control');
+  return !cacheControl || !NO_TRANSFORM_REGEXP.test(cacheControl);
+}
+
+function chunkLength(chunk, encoding) {
+  if (!chunk) return 0;
+  return Buffer.isBuffer(chunk) ? chunk.length : Buffer.byteLength(chunk, encoding);
+}
+
+function toBuffer(chunk, encoding) {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, encoding);
+}
+
+function headersSent(res) {
+  return typeof res.headersSent !== 'boolean' ? Boolean(res._header) : res.headersSent;
+}
+
+// Releases a zlib stream's native handle, also when the client left before it finished.
+function release(stream) {
+  if (stream === null) return;
+  stream.destroy();
+  if (typeof stream.close === 'function') stream.close();
+}
+
+// What on-headers does with writeHead's arguments: headers given to writeHead are set on the
+// response first (so the decision sees them), and the call goes on with status (and reason).
+function applyWriteHeadHeaders(res, args) {
+  const headerIndex = args.length > 1 && typeof args[1] === 'string' ? 2 : 1;
+  const headers = args.length >= headerIndex + 1 ? args[headerIndex] : undefined;
+  res.statusCode = args[0];
+  if (Array.isArray(headers)) {
+    if (headers.length && Array.isArray(headers[0])) {
+      for (const pair of headers) if (pair[0]) res.setHeader(pair[0], pair[1]);
+    } else {
+      if (headers.length % 2 !== 0) throw new TypeError('headers array is malformed');
+      if (typeof res.appendHeader === 'function') {
+        for (let i = 0; i < headers.length; i += 2) res.removeHeader(headers[i]);
+        for (let i = 0; i < headers.length; i += 2) if (headers[i]) res.appendHeader(headers[i], headers[i + 1]);
+      } else {
+        for (let i = 0; i < headers.length; i += 2) if (headers[i]) res.setHeader(headers[i], headers[i + 1]);
+      }
+    }
+  } else if (headers) {
+    for (const name of Object.keys(headers)) if (name) res.setHeader(name, headers[name]);
+  }
+  return Array.prototype.slice.call(args, 0, Math.min(args.length, headerIndex));
+}
+
+function compression(options) {
+  peerOptions(options, COMPRESSION_OPTIONS, 'compression(options)');
+  const opts = options || {};
+  const brotli = { ...opts.brotli };
+  brotli.params = { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, ...brotli.params };
+  const filter = opts.filter || shouldCompress;
+  let threshold = parseBytes(opts.threshold);
+  if (threshold == null) threshold = 1024;
+  const enforceEncoding = opts.enforceEncoding || 'identity';
+  const cache = cacheFrom(opts.cache);
+
+  // `dictionary` is RFC 9842's here (dictionary-transport.js), never a zlib preset dictionary,
+  // which compression 1.8 would pass on and no browser can decode (docs/compression.md)
+  const zlibOptions = opts.dictionary === undefined ? opts : { ...opts, dictionary: undefined };
+  const encoders = {
+    br: createEncoder('br', brotli),
+    gzip: createEncoder('gzip', zlibOptions),
+    deflate: createEncoder('deflate', zlibOptions),
+  };
+  const supported = ['br', 'gzip', 'deflate', 'identity'];
+  const preferred = ['br', 'gzip'];
+  if (opts.zstd && hasZstd) {
+    encoders.zstd = createEncoder('zstd', opts.zstd === true ? {} : { ...opts.zstd });
+    supported.unshift('zstd');
+    preferred.unshift('zstd');
+  }
+  const negotiate = createNegotiator(supported, preferred, 'negotiator0');
+  const dictionaries = DictionaryTransport.from(opts.dictionary, 'compression');
+
+  function middleware(req, res, next) {
+    if (dictionaries !== null && dictionaries.owns(req.originalUrl || req.url)) {
+      sendDictionary(dictionaries, req, res);
+      return;
+    }
+    beforeOwnMethods(res); // own methods follow (response-shape.js: why)
+    // Compression is the held response's last stage: it wraps the response's methods below the
+    // held response (held-response.js), so it sees the body every other stage (critical CSS,
+    // the ETag, the response cache) made, whatever the order of app.use(); a body held whole
+    // comes with its CRC-32, taken once.
+    const held = HeldResponse.of(req, res);
+    const below = held.below();
+    let ended = false;
+    let length;
+    let listeners = [];
+    let stream = null;
+    let closed = false;
+    let fired = false;
+    let inEnd = false; // end() is deciding the head with the whole body in hand
+    let whole = null; // { coding, args }: a whole body compressing, its writeHead held back
+    // Set while we hand the compressed whole body to the runtime's own end(): node:http2's
+    // Http2ServerResponse.end(chunk) writes the chunk through this.write(), which is ours and
+    // already ended, and would drop the body (HEADERS with a Content-Length, no DATA).
+    let handingOver = false;
+
+    const _end = below.end;
+    const _on = res.on;
+    const _write = below.write;
+    const _writeHead = below.writeHead;
+
+    res.flush = function flush() {
+      if (stream !== null) stream.flush();
+    };
+
+    below.write = function write(chunk, encoding, callback) {
+      if (handingOver) return _write.apply(this, arguments);
+      if (ended) return false;
+      if (!headersSent(this)) this.writeHead(this.statusCode);
+      if (stream === null) return _write.apply(this, arguments);
+      if (typeof encoding === 'function') {
+        callback = encoding;
+        encoding = undefined;
+      }
+      return stream.write(toBuffer(chunk, encoding), callback);
+    };
+
+    below.end = function end(chunk, encoding, callback) {
+      if (ended) return false;
+      if (typeof chunk === 'function') {
+        callback = chunk;
+        chunk = undefined;
+        encoding = undefined;
+      } else if (typeof encoding === 'function') {
+        callback = encoding;
+        encoding = undefined;
+      }
+      const first = !headersSent(this);
+      if (first) {
+        if (!this.getHeader('Content-Length')) length = chunkLength(chunk, encoding);
+        inEnd = true;
+        try {
+          this.writeHead(this.statusCode);
+        } finally {
+          inEnd = false;
+        }
+        if (whole !== null) {
+          ended = true;
+          sendWhole(chunk ? toBuffer(chunk, encoding) : EMPTY, callback);
+          return this;
+        }
+      }
+      if (stream === null) {
+        if (dictionaries !== null && first && chunk) {
+          const result = _end.call(this, chunk, encoding, callback);
+          learn(typeof chunk === 'string' && !encoding ? chunk : toBuffer(chunk, encoding)); // copied only if sampled
+          return result;
+        }
+        return _end.call(this, chunk, encoding, callback);
+      }
+      ended = true;
+      if (callback) this.once('finish', callback);
+      return chunk ? stream.end(toBuffer(chunk, encoding)) : stream.end();
+    };
+
+    res.on = function on(type, listener) {
+      if (listeners === null || type !== 'drain') return _on.call(this, type, listener);
+      if (stream !== null) return stream.on(type, listener);
+      listeners.push([type, listener]);
+      return this;
+    };
+
+    below.writeHead = function writeHead() {
+      const args = applyWriteHeadHeaders(this, arguments);
+      if (!fired) {
+        fired = true;
+        decide();
+        if (typeof args[0] === 'number' && this.statusCode !== args[0]) {
+          args[0] = this.statusCode;
+          args.length = 1;
+        }
+      }
+      if (whole !== null) {
+        whole.args = args;
+        return this;
+      }
+      return _writeHead.apply(this, args);
+    };
+
+    _on.call(res, 'close', function onResponseClose() {
+      closed = true;
+      release(stream);
+    });
+
+    // Hands the 'drain' listeners buffered so far to where drain will come from; a compressing
+    // stream keeps receiving later ones (res.on above), the response takes them directly.
+    function attachListeners(target, on) {
+      for (const [type, listener] of listeners) on.call(target, type, listener);
+      if (target === res) listeners = null;
+    }
+
+    // The peer's onHeaders listener, step for step (its order decides which headers are set).
+    function decide() {
+      if (!filter(req, res) || !shouldTransform(res)) return attachListeners(res, _on);
+      varyAcceptEncoding(res);
+      if (dictionaries !== null) dictionaryHeaders(dictionaries, res);
+      if (Number(res.getHeader('Content-Length')) < threshold || length < threshold) return attachListeners(res, _on);
+      if ((res.getHeader('Content-Encoding') || 'identity') !== 'identity') return attachListeners(res, _on);
+      if (req.method === 'HEAD') return attachListeners(res, _on);
+      const header = req.headers['accept-encoding'];
+      let method = negotiate(header);
+      if (!header && ENFORCEABLE.includes(enforceEncoding)) method = enforceEncoding;
+      let encoder = encoders[method];
+      if (dictionaries !== null && inEnd) {
+        const dictionary = dictionaries.choose(header, req.headers['available-dictionary']);
+        if (dictionary !== null) {
+          method = 'dcz';
+          encoder = dictionary.encoder;
+        }
+      }
+      if (!method || method === 'identity') return attachListeners(res, _on);
+
+      if (inEnd) {
+        res.setHeader('Content-Encoding', method);
+        res.removeHeader('Content-Length');
+        whole = { coding: method, encoder, args: null, body: null };
+        return attachListeners(res, _on);
+      }
+
+      stream = encoders[method].stream();
+      if (closed) {
+        release(stream);
+        stream = null;
+        return undefined;
+      }
+      attachListeners(stream, stream.on);
+      res.setHeader('Content-Encoding', method);
+      res.removeHeader('Content-Length');
+      stream.on('data', (chunk) => {
+        if (_write.call(res, chunk) === false) stream.pause();
+      });
+      stream.on('end', () => {
+        _end.call(res);
+      });
+      _on.call(res, 'drain', () => {
+        stream.resume();
+      });
+      return undefined;
+    }
+
+    function sendWhole(body, callback) {
+      if (res.statusCode === 204 || res.statusCode === 304) {
+        // no body goes out with these: nothing to compress, and no Content-Length to state
+        const args = whole.args;
+        whole = null;
+        _writeHead.apply(res, args);
+        _end.call(res, callback);
+        return;
+      }
+      whole.body = body;
+      const encoded = encodeWhole(
+        cache,
+        whole.encoder,
+        body,
+        res.getHeader('ETag'),
+        (err, result) => {
+          if (closed || res.destroyed) return;
+          if (err) {
+            // the body goes out as it came rather than not at all
+            res.removeHeader('Content-Encoding');
+            finish(body, callback);
+          } else {
+            finish(result, callback);
+          }
+        },
+        held.crcOf(body),
+      );
+      if (encoded !== undefined) finish(encoded, callback);
+    }
+
+    function finish(body, callback) {
+      const { args, body: original, coding } = whole;
+      whole = null;
+      res.setHeader('Content-Length', body.length);
+      _writeHead.apply(res, args);
+      handingOver = true;
+      try {
+        _end.call(res, body, callback);
+      } finally {
+        handingOver = false;
+      }
+      if (dictionaries !== null) {
+        if (coding === 'dcz' && body !== original) dictionaries.record(original.length, body.length);
+        learn(original);
+      }
+    }
+
+    // A whole body that went out: the learner reads the head as it was sent.
+    function learn(body) {
+      dictionaries.offer(req.method, req.originalUrl || req.url, res.statusCode, req.headers, getSentHeader, body);
+    }
+
+    function getSentHeader(name) {
+      return res.getHeader(name);
+    }
+
+    next();
+  }
+
+  middleware.cache = cache;
+  middleware.dictionary = dictionaries;
+  return middleware;
+}
+
+module.exports = compression;
+module.exports.filter = shouldCompress;
+module.exports.compression = compression;
+module.exports.ContentCache = ContentCache;
+module.exports.sharedCache = sharedCache;
+module.exports.poolStats = poolStats;

@@ -1,0 +1,424 @@
+'use strict';
+// The held response: the one place that intercepts a node:http (or node:http2 compatibility)
+// response for the stages that want its body whole. It reads writeHead's arguments one way,
+// holds the body once (up to the largest maxBuffer a stage asked for), and hands the stages one
+// value, { status, headers, body, crc }, whose CRC-32 is computed once, by the first stage that
+// reads it. The stages run in the pipeline's order, whatever the order of app.use():
+//   critical-css  inlines the page's critical CSS (may replace the body)
+//   etag          the ETag of the body as it now is, and the one 304 decision on it
+//   cache         the response cache's store decision and its copy
+//   compression   the compressed body and its content cache
+// A second middleware that mounts a stage on the same response joins the held response that
+// is there (HeldResponse.of). A body that outgrows the bound, or that is streamed (flushHeaders
+// then writes, as Angular's writeResponseToNodeResponse does, beyond the bound), is let go: what
+// was held goes out as it came and the rest streams through; each stage hears it (released).
+//
+// A stage is { place, maxBuffer, wantsWhole(res, req, ending), run(value, held), released(),
+// tap(bytes), copied() }: wantsWhole is asked once, on the head as the route set it, when the
+// body starts (`ending`: with the whole body, in end()); run may return a Promise (the held
+// response waits; a rejection sends the value as it stands). A stage that only needs a copy
+// (the response cache) answers COPY: held whole when another stage holds it, else it streams
+// through and the stage is handed each chunk (tap) and told when it ended (copied), so that a
+// streamed answer (Server-Sent Events) is never held back for it.
+const fresh = require('fresh');
+// read through the module object, not destructured: a test counts the CRC-32s by wrapping it
+const etagModule = require('../etag');
+const { beforeOwnMethods } = require('../response-shape');
+
+const PLACES = ['critical-css', 'etag', 'cache', 'compression'];
+const HELD = Symbol('ssrNative.heldResponse');
+const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+// CRC-32s of the stable bodies stages hand over again and again (HeldValue#replace)
+const stableCrcs = new WeakMap();
+// What the held responses did, for tests: bodies held whole
+const counts = { bodiesHeld: 0 };
+
+const COPY = 'copy';
+const IDLE = 0; // nothing sent yet: the head is still being decided
+const HOLD = 1; // head and body held for the stages
+const PASS = 2; // everything goes straight through
+const DONE = 3; // the body ended: the stages run, then it is sent
+
+/** writeHead(status[, reason][, headers]): the headers set on `res` (object, [[name, value], ...]
+ *  or Node's flat raw array, whose repeated names are joined as Node joins them); returns the
+ *  arguments left for the real writeHead: status (and reason). */
+function applyWriteHead(res, args) {
+  const headerIndex = args.length > 1 && typeof args[1] === 'string' ? 2 : 1;
+  const headers = args.length > headerIndex ? args[headerIndex] : undefined;
+  if (typeof args[0] === 'number') res.statusCode = args[0];
+  if (Array.isArray(headers)) {
+    if (headers.length && Array.isArray(headers[0])) {
+      for (const pair of headers) if (pair[0]) res.setHeader(pair[0], pair[1]);
+    } else {
+      if (headers.length % 2 !== 0) throw new TypeError('headers array is malformed');
+      for (let i = 0; i < headers.length; i += 2) res.removeHeader(headers[i]);
+      for (let i = 0; i < headers.length; i += 2) {
+        if (!headers[i]) continue;
+        const prev = res.getHeader(headers[i]);
+        const value = headers[i + 1];
+        res.setHeader(headers[i], prev === undefined ? value : [].concat(prev, value));
+      }
+    }
+  } else if (headers) {
+    for (const name of Object.keys(headers)) if (name) res.setHeader(name, headers[name]);
+  }
+  return Array.prototype.slice.call(args, 0, Math.min(args.length, headerIndex));
+}
+
+/** The value the stages share: the response's status and headers (read and set on `res`), and
+ *  the body with its CRC-32, computed when first read and kept until the body is replaced. */
+class HeldValue {
+  constructor(res, body) {
+    this.res = res;
+    this.bodyBytes = body;
+    this.crcValue = undefined;
+    this.stable = false;
+    this.changed = false; // a stage replaced the body
+    this.tagged = false; // the ETag names the body as it now is
+    this.notModified = false; // the etag stage decided a 304
+  }
+
+  get status() {
+    return this.res.statusCode;
+  }
+
+  set status(code) {
+    this.res.statusCode = code;
+  }
+
+  get headers() {
+    return this.res;
+  }
+
+  get body() {
+    return this.bodyBytes;
+  }
+
+  get crc() {
+    if (this.crcValue === undefined) {
+      this.crcValue = etagModule.crc32(this.bodyBytes);
+      if (this.stable) stableCrcs.set(this.bodyBytes, this.crcValue);
+    }
+    return this.crcValue;
+  }
+
+  /** A new body. `stable`: no one ever writes into it (an engine's output, a memo's copy), so
+   *  its CRC-32, once computed, is kept by identity for the next response that sends it. */
+  replace(body, stable = false) {
+    if (body === this.bodyBytes) return;
+    this.bodyBytes = body;
+    this.stable = stable;
+    this.crcValue = stable ? stableCrcs.get(body) : undefined;
+    this.changed = true;
+    this.tagged = false;
+  }
+
+  /** Sets the ETag of the body as it now is (our W/"<length>-<crc>" form) and returns it. */
+  retag(weak) {
+    const hex = this.crc.toString(16).padStart(8, '0');
+    const tag = `${weak ? 'W/' : ''}"${this.bodyBytes.length.toString(16)}-${hex}"`;
+    this.res.setHeader('ETag', tag);
+    this.tagged = true;
+    return tag;
+  }
+}
+
+class HeldResponse {
+  /** The held response of `res`, made (and `res` intercepted) by the first stage mounted on it. */
+  static of(req, res) {
+    return res[HELD] || new HeldResponse(req, res);
+  }
+
+  /** The held response of `res` if a stage made one, else undefined. */
+  static on(res) {
+    return res[HELD];
+  }
+
+  constructor(req, res) {
+    this.req = req;
+    this.res = res;
+    this.stages = [];
+    this.state = IDLE;
+    this.headArgs = null; // an explicit writeHead's status (and reason), sent with the body
+    this.chunks = [];
+    this.size = 0;
+    this.limit = 0;
+    this.value = null; // the HeldValue, once the body was held whole
+    this.up = null;
+    this.wanting = new Set(); // the stages that asked for the body whole (or a copy)
+    this.taps = null; // the stages copying a body that streams through
+    this.askedTag = false; // the route asked for the ETag of what is sent (writeResponse)
+    // The client's validators, as it sent them: a response cache takes them off the request so
+    // that its render is whole; the one 304 decision is still made on them.
+    this.validators = {
+      'if-none-match': req.headers['if-none-match'],
+      'if-modified-since': req.headers['if-modified-since'],
+      'cache-control': req.headers['cache-control'],
+    };
+    beforeOwnMethods(res);
+    res[HELD] = this;
+    intercept(this);
+  }
+
+  /** Adds a stage at its place; false when the body has started (too late to join). */
+  use(stage) {
+    if (this.state !== IDLE) return false;
+    const rank = PLACES.indexOf(stage.place);
+    if (rank === -1) throw new RangeError(`a held-response stage's place is one of ${PLACES.join(', ')}`);
+    let at = this.stages.length;
+    while (at > 0 && PLACES.indexOf(this.stages[at - 1].place) > rank) at--;
+    this.stages.splice(at, 0, stage);
+    return true;
+  }
+
+  /**
+   * The response's own methods under the held response, { writeHead, write, end, flushHeaders }
+   * (each called with the response as `this`), for the last stage to wrap in place: what it does
+   * to a body (compression, also of bodies that stream) then comes after every other stage,
+   * whatever the order of app.use().
+   */
+  below() {
+    return this.up;
+  }
+
+  /** The CRC-32 of `body` when it is the body the stages were handed (computed once, here). */
+  crcOf(body) {
+    const value = this.value;
+    return value !== null && value.body === body && body.length > 0 ? value.crc : undefined;
+  }
+
+  /** The route asks that what is sent carries its ETag (when it has none) and gets the 304;
+   *  false when the body has started (the route then tags it itself). */
+  askTag() {
+    if (this.state !== IDLE) return false;
+    this.askedTag = true;
+    useEtagStage(this);
+    return true;
+  }
+
+  decide(ending) {
+    let wanted = this.askedTag;
+    let limit = wanted ? DEFAULT_MAX_BUFFER : 0;
+    let copying = null;
+    for (const stage of this.stages) {
+      if (stage.wantsWhole === undefined) continue;
+      const answer = stage.wantsWhole(this.res, this.req, ending);
+      if (!answer) continue;
+      this.wanting.add(stage);
+      if (answer === COPY) {
+        (copying = copying || []).push(stage);
+        continue;
+      }
+      wanted = true;
+      limit = Math.max(limit, stage.maxBuffer === undefined ? DEFAULT_MAX_BUFFER : stage.maxBuffer);
+    }
+    if (wanted && copying !== null) {
+      for (const stage of copying) limit = Math.max(limit, stage.maxBuffer === undefined ? 0 : stage.maxBuffer);
+    }
+    this.state = wanted ? HOLD : PASS;
+    this.limit = limit;
+    if (!wanted) {
+      this.chunks = null;
+      this.taps = copying;
+    }
+  }
+
+  // A chunk streaming through, for the stages that copy it.
+  tap(chunk, encoding) {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const bytes =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (const stage of this.taps) stage.tap(bytes);
+  }
+
+  keep(chunk, encoding) {
+    const bytes = Buffer.isBuffer(chunk)
+      ? chunk
+      : typeof chunk === 'string'
+        ? Buffer.from(chunk, encoding)
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.chunks.push(bytes);
+    this.size += bytes.length;
+  }
+
+  // Too large to hold: what was held goes out as it came, and the rest streams through.
+  release(up) {
+    this.state = PASS;
+    for (const stage of this.stages) if (stage.released !== undefined) stage.released();
+    if (this.headArgs !== null) up.writeHead.apply(this.res, this.headArgs);
+    for (const bytes of this.chunks) up.write.call(this.res, bytes);
+    this.chunks = null;
+  }
+
+  // The body ended whole: the stages in their order, then one send.
+  runStages(up, callback) {
+    const body =
+      this.chunks.length === 0
+        ? EMPTY
+        : this.chunks.length === 1
+          ? this.chunks[0]
+          : Buffer.concat(this.chunks, this.size);
+    this.chunks = null;
+    counts.bodiesHeld++;
+    const value = new HeldValue(this.res, body);
+    this.value = value;
+    const stages = this.stages;
+    let index = 0;
+    const step = () => {
+      while (index < stages.length) {
+        if (this.res.destroyed) return;
+        const stage = stages[index++];
+        if (stage.wantsWhole !== undefined && !this.wanting.has(stage)) continue;
+        let result;
+        try {
+          result = stage.run(value, this);
+        } catch {
+          result = undefined; // a stage that fails leaves the value as it stood
+        }
+        if (result !== undefined && typeof result.then === 'function') {
+          result.then(step, step);
+          return;
+        }
+      }
+      this.send(up, value, callback);
+    };
+    step();
+  }
+
+  // One end(body) with no explicit writeHead: the status and headers are on the response
+  // already (applyWriteHead), and what is below (compression) sees one whole body.
+  send(up, value, callback) {
+    const res = this.res;
+    if (res.destroyed || res.writableEnded) return;
+    if (value.notModified) {
+      // what Express's res.send does for a fresh request
+      res.removeHeader('Content-Type');
+      res.removeHeader('Content-Length');
+      res.removeHeader('Transfer-Encoding');
+      res.statusCode = 304;
+      up.end.call(res, callback);
+      return;
+    }
+    const args = this.headArgs;
+    if (args !== null && args.length > 1 && args[0] === res.statusCode) res.statusMessage = args[1];
+    if (value.body.length === 0) up.end.call(res, callback);
+    else up.end.call(res, value.body, callback);
+  }
+
+  /** Whether the request's validators match `tag` (and the response's Last-Modified). */
+  isFresh(tag) {
+    const status = this.res.statusCode;
+    const method = this.req.method;
+    if ((method !== 'GET' && method !== 'HEAD') || status < 200 || status >= 300) return false;
+    const lastModified = this.res.getHeader('Last-Modified');
+    return fresh(this.validators, {
+      etag: tag,
+      'last-modified': lastModified === undefined ? undefined : lastModified,
+    });
+  }
+}
+
+function intercept(held) {
+  const res = held.res;
+  // read at each call: a stage that works below the held response (compression's streaming)
+  // replaces these (HeldResponse#below)
+  const up = { writeHead: res.writeHead, write: res.write, end: res.end, flushHeaders: res.flushHeaders };
+  held.up = up;
+
+  res.writeHead = function writeHead() {
+    if (held.state === PASS || held.state === DONE) return up.writeHead.apply(this, arguments);
+    const args = applyWriteHead(this, arguments);
+    if (held.state === IDLE) held.decide(false);
+    if (held.state === PASS) return up.writeHead.apply(this, args);
+    held.headArgs = args;
+    return this;
+  };
+
+  if (typeof up.flushHeaders === 'function') {
+    res.flushHeaders = function flushHeaders() {
+      if (held.state === IDLE) held.decide(false);
+      if (held.state === PASS || held.state === DONE) return up.flushHeaders.call(this);
+      return undefined; // held: the head goes with the body
+    };
+  }
+
+  res.write = function write(chunk, encoding, callback) {
+    if (held.state === IDLE) held.decide(false);
+    if (held.state !== HOLD) {
+      if (held.taps !== null && held.state === PASS) held.tap(chunk, encoding);
+      return up.write.apply(this, arguments);
+    }
+    if (typeof encoding === 'function') {
+      callback = encoding;
+      encoding = undefined;
+    }
+    if (chunk !== undefined && chunk !== null) held.keep(chunk, encoding);
+    if (held.size > held.limit) held.release(up);
+    if (callback) process.nextTick(callback);
+    return true;
+  };
+
+  res.end = function end(chunk, encoding, callback) {
+    if (held.state === IDLE) held.decide(true);
+    if (held.state !== HOLD) {
+      if (held.taps === null || held.state !== PASS) return up.end.apply(this, arguments);
+      const taps = held.taps;
+      held.tap(chunk, encoding);
+      held.taps = null;
+      const result = up.end.apply(this, arguments);
+      for (const stage of taps) stage.copied();
+      return result;
+    }
+    if (typeof chunk === 'function') {
+      callback = chunk;
+      chunk = undefined;
+    } else if (typeof encoding === 'function') {
+      callback = encoding;
+      encoding = undefined;
+    }
+    if (chunk !== undefined && chunk !== null) held.keep(chunk, encoding);
+    if (held.size > held.limit) {
+      held.release(up);
+      return up.end.call(this, callback);
+    }
+    held.state = DONE;
+    held.runStages(up, callback);
+    return this;
+  };
+}
+
+/** The etag stage: the ETag of the body as the stages before it left it, and the 304 decision. */
+const etagStage = {
+  place: 'etag',
+  run(value, held) {
+    const res = value.res;
+    const tag = res.getHeader('ETag');
+    if (tag === undefined) {
+      if (!held.askedTag || value.body.length === 0) return;
+      value.retag(true);
+    } else if (value.changed && !value.tagged) {
+      value.retag(typeof tag !== 'string' || tag.startsWith('W/'));
+    } else if (!value.tagged && !held.askedTag) {
+      return; // the route's own tag on its own body: its own 304 rules stand
+    }
+    if (held.isFresh(res.getHeader('ETag'))) value.notModified = true;
+  },
+};
+
+/** Mounts the etag stage once on `held`. */
+function useEtagStage(held) {
+  if (!held.stages.includes(etagStage)) held.use(etagStage);
+}
+
+module.exports = {
+  COPY,
+  HeldResponse,
+  HeldValue,
+  applyWriteHead,
+  useEtagStage,
+  PLACES,
+  counts,
+};
