@@ -83,17 +83,18 @@ class SharedMemoryStore {
   }
 
   get(key) {
-    let value;
-    if (this.memo !== undefined && this.memo.key === key) value = this.memo.value;
-    else value = this.read(key);
+    const memo = this.memo;
     this.memo = undefined;
+    // varyOf()'s look-up of this key, made just before (begin() asks for the Vary names, then
+    // for the entry): one look-up per hit. One left by a request that went no further is at
+    // most a millisecond old, as good as a look-up made then.
+    const value = memo !== undefined && memo.key === key && Date.now() - memo.at <= 1 ? memo.value : this.read(key);
     return value === undefined || value.vary !== undefined ? undefined : value;
   }
 
   varyOf(primary) {
     const value = this.read(primary);
-    if (this.memo === undefined) queueMicrotask(() => (this.memo = undefined));
-    this.memo = { key: primary, value };
+    this.memo = { key: primary, value, at: Date.now() };
     return value === undefined || value.vary === undefined ? undefined : value.vary;
   }
 
