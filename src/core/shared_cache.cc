@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "own_file.h"
 #include "ssr_native/crc32.h"
 
 #if defined(__linux__)
@@ -102,23 +103,6 @@ Layout LayoutFor(uint64_t maxBytes, uint32_t maxEntries) {
   l.blocksAt = Align(l.locksAt + SharedCache::kFillLocks * sizeof(FillLock), 4096);
   l.total = l.blocksAt + l.blocks * SharedCache::kBlock;
   return l;
-}
-
-std::string WhyNotOurs(int fd) {
-  struct stat st {};
-  if (fstat(fd, &st) != 0) return std::string("fstat: ") + std::strerror(errno);
-  if (!S_ISREG(st.st_mode)) return "not a regular file";
-  if (st.st_uid != geteuid()) {
-    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
-           std::to_string(geteuid()) + ")";
-  }
-  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return std::string("mode ") + mode + " lets other users open it (expected 0600)";
-  }
-  if (st.st_nlink != 1) return std::to_string(st.st_nlink) + " hard links (expected 1)";
-  return "";
 }
 
 bool HeaderMatches(const Header* h, const Layout& l) {
