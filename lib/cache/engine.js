@@ -13,6 +13,7 @@ const { keyBuilder, variantKey, targetOf, hostOf } = require('./key');
 const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
 const { RedisStore } = require('./redis-store');
+const { CACHE_LAYERS } = require('./shared-memory-store');
 const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
@@ -156,7 +157,10 @@ class CacheEngine {
     this.addEtag = options.etag !== false;
     this.backgroundRefresh = options.staleWhileRevalidate !== false;
     this.token = crypto.randomBytes(18).toString('base64url'); // marks our own refresh requests
-    this.memory = new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries });
+    // a store with layers of its own (sharedMemoryStore) replaces this process's memory
+    const layers = options.store == null ? undefined : options.store[CACHE_LAYERS];
+    this.memory =
+      layers === undefined ? new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries }) : layers.memory;
     this.pending = new Map(); // coalescing key -> { since, waiters: Set<function> }
     this.hitForPass = new Map(); // variant key -> until (ms); insertion order = age, capped like entries
     this.hitForPassVary = new Map(); // primary -> the Vary names of its hit-for-pass answers
@@ -165,7 +169,8 @@ class CacheEngine {
     this.ticketSeq = 0;
     // the shared layer (Redis/Valkey), behind this process's memory
     this.shared = undefined;
-    if (options.store !== undefined) {
+    if (layers !== undefined) this.shared = layers.shared;
+    else if (options.store !== undefined) {
       const storeOptions = options.storeOptions === undefined ? {} : options.storeOptions;
       this.shared = new RedisStore(options.store, storeOptions);
       this.shared.start((message) => this.purgeLocally(message.op, message.arg));
@@ -492,6 +497,11 @@ class CacheEngine {
       await new Promise((resolve) => setTimeout(resolve, 20));
       const again = await shared.get(key, undefined);
       if (again !== undefined && again.entry !== undefined) return this.adopt(fill, again.entry);
+      // its holder gave up (died, or found the page not storable): one waiter renders next
+      if (shared.retakesLocks === true && (await shared.lock(key, this.lockTimeout))) {
+        fill.sharedLock = key;
+        return undefined;
+      }
     }
     return undefined;
   }

@@ -106,8 +106,12 @@ export interface ResponseCacheOptions {
     options: { token: string; header: string; timeout: number },
     done: (ok: boolean) => void,
   ) => void;
-  /** A shared layer for a fleet: a connected ioredis / iovalkey client or node-redis client. */
-  store?: object;
+  /**
+   * A shared layer for a fleet: a connected ioredis / iovalkey client or node-redis client; or
+   * sharedMemoryStore(...): one cache for every process of this machine, in place of each
+   * process's memory.
+   */
+  store?: object | SharedMemoryStore;
   storeOptions?: {
     /** Prefix of every Redis key and of the purge channel. Default 'ssr-native:cache:'. */
     prefix?: string;
@@ -194,5 +198,30 @@ export type ResponseCacheMiddleware = ((
 /** The shared response cache as connect-style middleware for node:http and Express 4/5. */
 export function responseCache(options?: ResponseCacheOptions): ResponseCacheMiddleware;
 
-declare const cache: { responseCache: typeof responseCache };
+export interface SharedMemoryStoreOptions {
+  /** The segment's name (letters, digits, '.', '_', '-'): every process giving it shares one cache. */
+  name: string;
+  /** An absolute tmpfs folder. Default '/dev/shm'. */
+  dir?: string;
+  /** Bytes of stored entries for all processes together, reserved at open. Default 64 MiB. */
+  maxBytes?: number;
+  /** Index slots. Default 10000. */
+  maxEntries?: number;
+  /** Keep the entries over a full restart (a rolling restart always keeps them). Default false. */
+  persist?: boolean;
+}
+
+export interface SharedMemoryStore {
+  /** This process's counters and the segment's (entries, bytes, maxBytes, evictions, repairs). */
+  stats(): Record<string, number>;
+}
+
+/**
+ * A response store in shared memory for every process of this machine that opens the same name
+ * (node:cluster, PM2 cluster mode): pass it as responseCache's `store`. Throws an Error with code
+ * ERR_SSR_NATIVE_SHARED_CACHE when the segment cannot be opened or is refused.
+ */
+export function sharedMemoryStore(options: SharedMemoryStoreOptions): SharedMemoryStore;
+
+declare const cache: { responseCache: typeof responseCache; sharedMemoryStore: typeof sharedMemoryStore };
 export default cache;

@@ -4,5 +4,6 @@
 // node:http / Express middleware; the Koa one is cache() in ssr-native/koa.
 const { responseCache } = require('../express/response-cache');
 const { CacheEngine } = require('./engine');
+const { sharedMemoryStore } = require('./shared-memory-store');
 
-module.exports = { responseCache, CacheEngine };
+module.exports = { responseCache, CacheEngine, sharedMemoryStore };

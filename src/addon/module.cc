@@ -8,6 +8,7 @@
 #include "etag_binding.h"
 #include "file_cache_binding.h"
 #include "response_slots_binding.h"
+#include "shared_cache_binding.h"
 #include "zstd_dictionary_binding.h"
 
 namespace ssr_native_addon {
@@ -18,6 +19,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitContentType(env, exports);
   InitArgon2(env, exports);
   InitResponseSlots(env, exports);
+  InitSharedCache(env, exports);
   InitZstdDictionary(env, exports);
   InitCriticalCss(env, exports);
   return exports;

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <thread>
 
+#include "own_file.h"
+
 #if defined(__linux__)
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -32,26 +34,6 @@ bool LockByte(int fd, unsigned slot, short type, int command) {
   lock.l_len = 1;
   lock.l_pid = 0;  // required for OFD locks
   return fcntl(fd, command, &lock) == 0;
-}
-
-// Why the opened file is not one only this user can control, or "" when it is. Read from the
-// open descriptor (fstat), never from the path, so the file cannot be swapped between the check
-// and its use.
-std::string WhyNotOurs(int fd) {
-  struct stat st {};
-  if (fstat(fd, &st) != 0) return std::string("fstat: ") + std::strerror(errno);
-  if (!S_ISREG(st.st_mode)) return "not a regular file";
-  if (st.st_uid != geteuid()) {
-    return "owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
-           std::to_string(geteuid()) + ")";
-  }
-  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return std::string("mode ") + mode + " lets other users open it (expected 0600)";
-  }
-  if (st.st_nlink != 1) return std::to_string(st.st_nlink) + " hard links (expected 1)";
-  return "";
 }
 
 // Opens the lock file, creating it when absent, and returns its descriptor; -1 with *error set

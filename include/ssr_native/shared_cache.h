@@ -1,0 +1,97 @@
+// SharedCache: one response cache for every process of a machine that opens the same segment
+// (a file under /dev/shm or another tmpfs), mapped MAP_SHARED by each.
+//
+// Design (nginx's shared zone, with lock-free reads): writers (put, delete, purge, eviction,
+// fill locks) take one PTHREAD_PROCESS_SHARED + PTHREAD_MUTEX_ROBUST mutex in the segment; a
+// writer that dies holding it hands the next locker EOWNERDEAD, which repairs the segment (every
+// slot caught mid-write is emptied, the block map and counters rebuilt from the slots) before
+// going on. Readers take no lock: each index slot is a seqlock (odd while written); a reader
+// copies the record out, then checks the slot's sequence is unchanged and the record's CRC-32,
+// so a record being replaced, evicted or torn by a killed writer is a miss, never served.
+// Blocks are freed only after their slot's sequence moved, so a reader racing a reuse sees it.
+// Index: set-associative (kWays slots per set, chosen by the key's hash). Entry area: 512-byte
+// blocks, a bitmap of free ones; eviction by CLOCK over the slots (a hit sets the slot's
+// reference bit with a plain store when clear: no lock, no shared line written on most hits).
+#ifndef SSR_NATIVE_SHARED_CACHE_H_
+#define SSR_NATIVE_SHARED_CACHE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ssr_native {
+
+struct SharedCacheStats {
+  uint64_t entries = 0;
+  uint64_t bytes = 0;     // bytes of the blocks the entries hold
+  uint64_t maxBytes = 0;  // the entry area
+  uint64_t evictions = 0;
+  uint64_t repairs = 0;  // segments repaired after a writer died holding the mutex
+};
+
+class SharedCache {
+ public:
+  static constexpr uint32_t kWays = 8;
+  static constexpr uint32_t kBlock = 512;
+  static constexpr uint32_t kFillLocks = 1024;
+
+  enum class Field { kTarget = 0, kTag = 1, kPrimary = 2, kAll = 3 };
+
+  struct Record {                       // what put() stores, beside the key
+    std::string target, primary, tags;  // tags: '\n'-separated
+    std::string meta;                   // the metadata (JSON)
+    const uint8_t* body = nullptr;
+    size_t bodySize = 0;
+    int64_t expiresAtMs = 0;
+  };
+
+  /// Opens (creating when absent) the segment `path` for `maxBytes` of entries and `maxEntries`
+  /// slots. An existing file is used only when ours (regular, not a link, owned by this euid, no
+  /// group/other bits, one link); with a bad header (magic, layout version, sizes) it is
+  /// replaced by a new file (processes still mapping the old one keep it until they exit). When
+  /// `persist` is false and no other process has it open, its entries are dropped. Returns null
+  /// with *error set (naming the file and why), e.g. a tmpfs without room for the segment.
+  static std::unique_ptr<SharedCache> Open(const std::string& path, uint64_t maxBytes,
+                                           uint32_t maxEntries, bool persist, std::string* error);
+  ~SharedCache();
+  SharedCache(const SharedCache&) = delete;
+  SharedCache& operator=(const SharedCache&) = delete;
+
+  /// The record of `key` (fresh at `nowMs`) copied into *record: the stored meta length (4
+  /// bytes), meta, body. Returns its stamp (unique per write), 0 on a miss. When the stored
+  /// stamp equals `knownStamp` nothing is copied and knownStamp is returned.
+  uint64_t Get(const std::string& key, int64_t nowMs, uint64_t knownStamp, std::string* meta,
+               std::string* body);
+  /// Stores (replacing) the record of `key`; false when it can never fit.
+  bool Put(const std::string& key, const Record& record);
+  bool Delete(const std::string& key);
+  /// Deletes the entries whose `field` equals `arg` (or starts with it when `prefix`; a tag
+  /// field matches when one of its tags equals arg); returns how many.
+  uint64_t Purge(Field field, const std::string& arg, bool prefix);
+  /// The keys of the entries Purge would delete.
+  std::vector<std::string> Keys(Field field, const std::string& arg, bool prefix);
+
+  /// The cross-process fill lock of `key`: true when taken (free, held by a dead process, past
+  /// its deadline, or by this process already) until nowMs + ms.
+  bool TryLock(const std::string& key, int64_t nowMs, int64_t ms);
+  void Unlock(const std::string& key);
+
+  SharedCacheStats Stats();
+  const std::string& path() const { return path_; }
+
+  static uint64_t HashKey(const std::string& key);
+
+ private:
+  SharedCache(std::string path, int fd, uint8_t* base, size_t size);
+  struct Locked;
+  std::string path_;
+  int fd_;
+  uint8_t* base_;
+  size_t size_;
+};
+
+}  // namespace ssr_native
+
+#endif  // SSR_NATIVE_SHARED_CACHE_H_

@@ -1,0 +1,262 @@
+'use strict';
+// One response cache for every process of a machine (the workers of a node:cluster or PM2
+// cluster server): entries and their index in one shared-memory segment (src/core/
+// shared_cache.cc), opened by name by each process. Given as responseCache's `store`, it takes
+// the place of the per-process memory layer (one tier, one copy of each page per machine) and
+// gives the engine a fill lock every process sees, so a burst for a new page renders once.
+//
+// Everything read back is checked as the Redis store's is (entry-metadata.js storedEntry): any
+// process of this user can write to the segment. A page read twice lately is kept here, frozen,
+// with the stamp of the write it came from; the next hit asks the segment only whether that
+// write is still the one stored (no copy, no parse), so a purge or a rewrite by any process is
+// seen on the very next hit.
+//
+// A primary key whose responses vary holds a marker entry (its Vary names) under the primary
+// itself, so a hit costs one look-up whether or not the page varies.
+const path = require('path');
+const { SharedCache } = require('../native');
+const { BoundedLru } = require('../bounded/lru');
+const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
+const { HOT_ENTRIES, NO_NAMES } = require('./memory-store');
+const { invalidType, outOfRange } = require('../validate');
+
+// The engine asks a store object for its layers under this key (lib/cache/engine.js).
+const CACHE_LAYERS = Symbol.for('ssr-native.cache.layers');
+const STORED = Symbol('stored by this store'); // an entry read from the segment, as it is there
+const NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+const TARGET = 0;
+const TAG = 1;
+const PRIMARY = 2;
+const ALL = 3;
+
+class SharedMemoryStore {
+  constructor(native, maxBytes) {
+    this.native = native;
+    this.maxBytes = maxBytes;
+    this.hot = new BoundedLru({ maxEntries: HOT_ENTRIES }); // key -> { stamp, value }
+    this.memo = undefined; // varyOf()'s look-up, for the get() of the same key right after it
+    this.counters = { sharedHits: 0, sharedMisses: 0, sharedLockWaits: 0, sharedInvalid: 0 };
+    this.entries = {
+      get size() {
+        return native.stats().entries;
+      },
+    };
+  }
+
+  get bytes() {
+    return this.native.stats().bytes;
+  }
+
+  get evictions() {
+    return this.native.stats().evictions;
+  }
+
+  // The entry (frozen when hot) or Vary marker ({ vary, expiresAt }) stored under `key`.
+  read(key) {
+    const hot = this.hot.peek(key);
+    const got = this.native.get(key, 0, hot === undefined ? 0 : hot.stamp);
+    if (got === undefined) {
+      if (hot !== undefined) this.hot.delete(key);
+      return undefined;
+    }
+    if (typeof got === 'number') return hot.value;
+    const [stamp, text, body] = got;
+    const meta = parseJson(text);
+    let value =
+      meta !== null && typeof meta === 'object' && 'vary' in meta ? marker(meta) : storedEntry(meta, body, key);
+    if (value === undefined) {
+      // not an entry of ours, or not one that may be sent: it goes, and the page is rendered
+      this.counters.sharedInvalid++;
+      this.native.delete(key);
+      return undefined;
+    }
+    if (value.varyNames !== undefined) {
+      if (value.varyNames.length === 0) value.varyNames = NO_NAMES;
+      if (value.tags.length === 0) value.tags = NO_NAMES;
+      value[STORED] = this;
+    }
+    if (this.hot.sighted(key)) {
+      value = freeze(value);
+      this.hot.set(key, { stamp, value });
+    }
+    return value;
+  }
+
+  get(key) {
+    const memo = this.memo;
+    this.memo = undefined;
+    // varyOf()'s look-up of this key, made just before (begin() asks for the Vary names, then
+    // for the entry): one look-up per hit. One left by a request that went no further is at
+    // most a millisecond old, as good as a look-up made then.
+    const value = memo !== undefined && memo.key === key && Date.now() - memo.at <= 1 ? memo.value : this.read(key);
+    return value === undefined || value.vary !== undefined ? undefined : value;
+  }
+
+  varyOf(primary) {
+    const value = this.read(primary);
+    this.memo = { key: primary, value, at: Date.now() };
+    return value === undefined || value.vary === undefined ? undefined : value.vary;
+  }
+
+  set(entry) {
+    this.memo = undefined;
+    if (entry[STORED] === this) return true; // read from the segment a moment ago (adopt)
+    if (entry.size > this.maxBytes) return false;
+    this.hot.delete(entry.key);
+    const current = this.read(entry.primary);
+    const names = current === undefined || current.vary === undefined ? NO_NAMES : current.vary;
+    if (current !== undefined && !sameNames(names, entry.varyNames)) {
+      // the response changed what it varies on: its older variants are keyed by other headers
+      this.native.purge(PRIMARY, entry.primary, false);
+      this.hot.delete(entry.primary);
+    }
+    const expiresAt = Math.max(1, Math.ceil(entry.expiresAt));
+    if (
+      entry.varyNames.length > 0 &&
+      (current === undefined ||
+        current.vary === undefined ||
+        names !== entry.varyNames ||
+        current.expiresAt < expiresAt)
+    ) {
+      const text = JSON.stringify({ vary: entry.varyNames, expiresAt });
+      const empty = Buffer.alloc(0);
+      if (!this.native.put(entry.primary, entry.target, entry.primary, '', text, empty, expiresAt)) return false;
+    }
+    return this.native.put(
+      entry.key,
+      entry.target,
+      entry.primary,
+      entry.tags.join('\n'),
+      metadataText(entry),
+      entry.body,
+      expiresAt,
+    );
+  }
+
+  delete(key) {
+    this.memo = undefined;
+    this.hot.delete(key);
+    return this.native.delete(key);
+  }
+
+  purgeTarget(target) {
+    return this.purged(this.native.purge(TARGET, target, false));
+  }
+
+  purgeTargetWhere(target, which) {
+    let n = 0;
+    for (const key of this.native.keys(TARGET, target, false)) if (which(key) && this.delete(key)) n++;
+    return n;
+  }
+
+  purgePrefix(prefix) {
+    return this.purged(this.native.purge(TARGET, prefix, true));
+  }
+
+  purgeTag(tag) {
+    return this.purged(this.native.purge(TAG, tag, false));
+  }
+
+  clear() {
+    return this.purged(this.native.purge(ALL, '', false));
+  }
+
+  purged(n) {
+    this.memo = undefined; // the hot set checks its stamps on every hit
+    return n;
+  }
+}
+
+// The engine's shared layer over the same segment: the fill lock every process sees, and the
+// entry another process stored while this one waited. Entries are written by the memory layer
+// (this store), so put() and purge() have nothing left to do.
+class SharedMemoryLayer {
+  constructor(store) {
+    this.store = store;
+    this.counters = store.counters;
+    this.retakesLocks = true; // a lock is cheap to ask for: a waiter takes over a freed one
+  }
+
+  start() {}
+
+  available() {
+    return true;
+  }
+
+  get(key, primary) {
+    const value = this.store.read(key);
+    if (value !== undefined && value.vary === undefined) {
+      this.counters.sharedHits++;
+      return Promise.resolve({ entry: Object.isFrozen(value) ? { ...value } : value });
+    }
+    this.counters.sharedMisses++;
+    if (value !== undefined && key === primary) return Promise.resolve({ varyNames: value.vary });
+    return Promise.resolve(undefined);
+  }
+
+  lock(key, ms) {
+    return Promise.resolve(this.store.native.lock(key, Date.now(), Math.max(1, Math.round(ms))));
+  }
+
+  unlock(key) {
+    this.store.native.unlock(key);
+  }
+
+  put() {}
+
+  purge() {
+    return Promise.resolve();
+  }
+
+  close() {}
+}
+
+function marker(meta) {
+  const { vary, expiresAt } = meta;
+  if (!Array.isArray(vary) || vary.length === 0 || vary.length > 64) return undefined;
+  for (const name of vary) if (typeof name !== 'string' || !FIELD_NAME.test(name)) return undefined;
+  if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return undefined;
+  return { vary, expiresAt };
+}
+
+function freeze(value) {
+  if (value.headers !== undefined) {
+    for (const name in value.headers) Object.freeze(value.headers[name]);
+    Object.freeze(value.headers);
+    Object.freeze(value.tags);
+  }
+  Object.freeze(value.varyNames === undefined ? value.vary : value.varyNames);
+  return Object.freeze(value);
+}
+
+function sameNames(a, b) {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
+}
+
+/**
+ * A response store shared by every process of this machine that opens the same `name`: give it
+ * as responseCache's `store`. `dir`: a tmpfs folder (default /dev/shm); `maxBytes` (default 64
+ * MiB) and `maxEntries` (default 10000) size the segment, reserved whole at open; `persist`
+ * keeps its entries over a full restart (a rolling restart always keeps them).
+ */
+function sharedMemoryStore(options = {}) {
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  const { name, dir = '/dev/shm', maxBytes = 64 * 1024 * 1024, maxEntries = 10000, persist = false } = options;
+  if (typeof name !== 'string' || !NAME.test(name))
+    throw invalidType('options.name', 'a name of letters, digits, ".", "_" and "-" (up to 128)', name);
+  if (typeof dir !== 'string' || !path.isAbsolute(dir)) throw invalidType('options.dir', 'an absolute path', dir);
+  if (!Number.isSafeInteger(maxBytes)) throw invalidType('options.maxBytes', 'an integer', maxBytes);
+  if (maxBytes < 4096) throw outOfRange('options.maxBytes', '>= 4096', maxBytes);
+  if (!Number.isInteger(maxEntries)) throw invalidType('options.maxEntries', 'an integer', maxEntries);
+  if (maxEntries < 1 || maxEntries > 2 ** 26) throw outOfRange('options.maxEntries', '1 to 2^26', maxEntries);
+  if (typeof persist !== 'boolean') throw invalidType('options.persist', 'a boolean', persist);
+  const native = new SharedCache(path.join(dir, `ssr-native-cache-${name}`), maxBytes, maxEntries, persist);
+  const store = new SharedMemoryStore(native, maxBytes);
+  const layers = { memory: store, shared: new SharedMemoryLayer(store) };
+  return {
+    [CACHE_LAYERS]: layers,
+    stats: () => ({ ...store.counters, ...native.stats() }),
+  };
+}
+
+module.exports = { sharedMemoryStore, SharedMemoryStore, CACHE_LAYERS };

@@ -1,0 +1,242 @@
+// SharedCache: one segment for several processes; forked children killed mid-write, holding the
+// writer mutex or a fill lock leave it usable; foreign / open / garbage segments are refused or
+// rebuilt; a seeded model test against std::map.
+#include "ssr_native/shared_cache.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+
+namespace {
+
+using ssr_native::SharedCache;
+
+std::string TempPath(const char* name) {
+  return "/dev/shm/ssr-native-test-" + std::string(name) + "-" + std::to_string(getpid());
+}
+
+struct Segment {
+  explicit Segment(const char* name) : path(TempPath(name)) { unlink(path.c_str()); }
+  ~Segment() { unlink(path.c_str()); }
+  std::unique_ptr<SharedCache> Open(uint64_t bytes = 1 << 20, uint32_t entries = 256) {
+    std::string error;
+    auto cache = SharedCache::Open(path, bytes, entries, true, &error);
+    EXPECT_TRUE(cache) << error;
+    return cache;
+  }
+  std::string path;
+};
+
+constexpr int64_t kFar = INT64_MAX / 2;
+
+bool Put(SharedCache* c, const std::string& key, const std::string& body,
+         const std::string& tags = "", const std::string& target = "/t") {
+  SharedCache::Record r;
+  r.target = target;
+  r.primary = key;
+  r.tags = tags;
+  r.meta = "{\"k\":\"" + key + "\"}";
+  r.body = reinterpret_cast<const uint8_t*>(body.data());
+  r.bodySize = body.size();
+  r.expiresAtMs = kFar;
+  return c->Put(key, r);
+}
+
+// A body whose every byte derives from the key and a version: a torn or foreign body shows.
+std::string BodyOf(const std::string& key, uint32_t version, size_t size) {
+  std::string body(size, '\0');
+  uint64_t x = SharedCache::HashKey(key) ^ version;
+  for (size_t i = 0; i < size; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    body[i] = static_cast<char>(x >> 56);
+  }
+  return body.substr(0, size - 8) + std::string(reinterpret_cast<char*>(&version), 4) + "tail";
+}
+
+bool Consistent(const std::string& key, const std::string& body) {
+  if (body.size() < 8) return false;
+  uint32_t version;
+  std::memcpy(&version, body.data() + body.size() - 8, 4);
+  return body == BodyOf(key, version, body.size());
+}
+
+TEST(SharedCache, PutGetDeleteAcrossTwoOpenings) {
+  Segment seg("basic");
+  auto a = seg.Open();
+  auto b = seg.Open();
+  ASSERT_TRUE(Put(a.get(), "k1", "hello", "red\nblue"));
+  std::string meta, body;
+  const uint64_t stamp = b->Get("k1", 0, 0, &meta, &body);
+  ASSERT_NE(stamp, 0u);
+  EXPECT_EQ(body, "hello");
+  EXPECT_EQ(meta, "{\"k\":\"k1\"}");
+  EXPECT_EQ(b->Get("k1", 0, stamp, &meta, &body), stamp);  // known: nothing copied
+  EXPECT_EQ(b->Get("k1", kFar + 1, 0, &meta, &body), 0u);  // expired
+  EXPECT_EQ(b->Purge(SharedCache::Field::kTag, "blue", false), 1u);
+  EXPECT_EQ(a->Get("k1", 0, 0, &meta, &body), 0u);
+  ASSERT_TRUE(Put(a.get(), "k2", "x", "", "/a/b"));
+  EXPECT_EQ(a->Keys(SharedCache::Field::kTarget, "/a", true).size(), 1u);
+  EXPECT_TRUE(b->Delete("k2"));
+  EXPECT_EQ(a->Stats().entries, 0u);
+}
+
+TEST(SharedCache, BoundedByMaxBytesEvictingOldEntries) {
+  Segment seg("bound");
+  auto c = seg.Open(64 * 1024, 1024);
+  for (int i = 0; i < 200; ++i)
+    ASSERT_TRUE(Put(c.get(), "k" + std::to_string(i), std::string(1000, 'x')));
+  const auto stats = c->Stats();
+  EXPECT_LE(stats.bytes, stats.maxBytes);
+  EXPECT_GT(stats.evictions, 0u);
+  std::string meta, body;
+  EXPECT_NE(c->Get("k199", 0, 0, &meta, &body), 0u);
+  EXPECT_FALSE(Put(c.get(), "huge", std::string(70 * 1024, 'x')));
+}
+
+TEST(SharedCache, SeededModelAgainstStdMap) {
+  const uint32_t seed = static_cast<uint32_t>(std::random_device{}());
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  Segment seg("model");
+  auto c = seg.Open(4 << 20, 4096);  // room for everything: no eviction, so the model is exact
+  std::map<std::string, std::string> model;
+  for (int step = 0; step < 5000; ++step) {
+    const std::string key = "key" + std::to_string(rng() % 300);
+    const unsigned op = rng() % 10;
+    std::string meta, body;
+    if (op < 4) {
+      const std::string value = BodyOf(key, rng(), 8 + rng() % 3000);
+      ASSERT_TRUE(Put(c.get(), key, value, "", "/" + key.substr(0, 4)));
+      model[key] = value;
+    } else if (op < 5) {
+      EXPECT_EQ(c->Delete(key), model.erase(key) == 1) << key;
+    } else {
+      const bool hit = c->Get(key, 0, 0, &meta, &body) != 0;
+      auto it = model.find(key);
+      ASSERT_EQ(hit, it != model.end()) << key;
+      if (hit) {
+        ASSERT_EQ(body, it->second) << key;
+      }
+    }
+  }
+  EXPECT_EQ(c->Stats().entries, model.size());
+}
+
+// Children write (and are SIGKILLed at random instants, some of them holding the writer
+// mutex or half-way through a record); the parent reads all along and never sees a torn body.
+TEST(SharedCache, ChildrenKilledMidWriteLeaveItUsable) {
+  const uint32_t seed = static_cast<uint32_t>(std::random_device{}());
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  Segment seg("chaos");
+  auto c = seg.Open(256 * 1024, 128);
+  for (int round = 0; round < 30; ++round) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      std::string error;
+      auto child = SharedCache::Open(seg.path, 256 * 1024, 128, true, &error);
+      if (!child) _exit(3);
+      for (uint32_t v = 0;; ++v) {
+        const std::string key = "k" + std::to_string(v % 40);
+        Put(child.get(), key, BodyOf(key, v, 100 + v % 9000));
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200 + rng() % 3000));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::string meta, body;
+    for (int i = 0; i < 40; ++i) {
+      const std::string key = "k" + std::to_string(i);
+      if (c->Get(key, 0, 0, &meta, &body) != 0) {
+        ASSERT_TRUE(Consistent(key, body)) << key;
+      }
+    }
+    ASSERT_TRUE(Put(c.get(), "parent", "still works"));  // never blocks on a dead holder
+  }
+  EXPECT_LE(c->Stats().bytes, c->Stats().maxBytes);
+}
+
+TEST(SharedCache, FillLockOfADeadProcessIsFreed) {
+  Segment seg("lock");
+  auto c = seg.Open();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::string error;
+    auto child = SharedCache::Open(seg.path, 1 << 20, 256, true, &error);
+    if (!child || !child->TryLock("page", 0, kFar)) _exit(3);
+    raise(SIGKILL);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_TRUE(c->TryLock("page", 0, 1000));  // dead holder: taken over
+  // a live holder (this process) keeps it from another pid until its deadline
+  const pid_t other = fork();
+  if (other == 0) {
+    std::string error;
+    auto child = SharedCache::Open(seg.path, 1 << 20, 256, true, &error);
+    _exit(child && !child->TryLock("page", 10, 1000) && child->TryLock("page", 2000, 1000) ? 0 : 1);
+  }
+  waitpid(other, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(SharedCache, OpenSegmentsAndLinksAreRefused) {
+  Segment seg("mode");
+  { auto c = seg.Open(); }
+  chmod(seg.path.c_str(), 0666);
+  std::string error;
+  EXPECT_FALSE(SharedCache::Open(seg.path, 1 << 20, 256, true, &error));
+  EXPECT_NE(error.find("mode 0666"), std::string::npos) << error;
+  Segment link("link");
+  ASSERT_EQ(symlink(seg.path.c_str(), link.path.c_str()), 0);
+  EXPECT_FALSE(SharedCache::Open(link.path, 1 << 20, 256, true, &error));
+  EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+  if (geteuid() == 0) {
+    Segment foreign("foreign");
+    const int fd = open(foreign.path.c_str(), O_CREAT | O_RDWR, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fchown(fd, 65534, 65534), 0);
+    close(fd);
+    EXPECT_FALSE(SharedCache::Open(foreign.path, 1 << 20, 256, true, &error));
+    EXPECT_NE(error.find("owned by uid 65534"), std::string::npos) << error;
+  }
+}
+
+TEST(SharedCache, GarbageOrOtherSizesAreRebuilt) {
+  Segment seg("garbage");
+  const int fd = open(seg.path.c_str(), O_CREAT | O_RDWR, 0600);
+  std::string junk(1 << 16, '\xa5');
+  ASSERT_EQ(write(fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+  close(fd);
+  auto c = seg.Open();
+  std::string meta, body;
+  EXPECT_EQ(c->Get("k", 0, 0, &meta, &body), 0u);
+  ASSERT_TRUE(Put(c.get(), "k", "v"));
+  c.reset();
+  auto bigger = seg.Open(2 << 20, 256);  // other options: a new segment, nothing trusted
+  EXPECT_EQ(bigger->Get("k", 0, 0, &meta, &body), 0u);
+}
+
+TEST(SharedCache, TooSmallFileSystemFailsAtOpen) {
+  std::string error;
+  const std::string path = TempPath("huge");
+  EXPECT_FALSE(SharedCache::Open(path, 1ull << 46, 256, true, &error));
+  EXPECT_NE(error.find("cannot reserve"), std::string::npos) << error;
+  struct stat st {};
+  EXPECT_NE(stat(path.c_str(), &st), 0);  // not left behind
+}
+
+}  // namespace
