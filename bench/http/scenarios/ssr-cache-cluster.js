@@ -148,75 +148,81 @@ module.exports = {
         log(`  ${c.name}: ${c.fill.renders} renders, PSS +${mib(grown)} MiB for ${mib(pageBytes)} MiB of pages`);
       }
 
-      // 2. hits only: /hit/x picks one of the warm URLs at random in the worker
-      const samples = Object.fromEntries(clusters.map((c) => [c.name, []]));
-      const rps = Object.fromEntries(clusters.map((c) => [c.name, []]));
-      const windowRenders = Object.fromEntries(clusters.map((c) => [c.name, 0]));
-      // warm-up, until a window renders nothing: with per-worker stores each worker must have
-      // rendered every page itself before the windows measure hits only
-      const warmWindows = {};
-      for (const c of clusters) {
-        for (warmWindows[c.name] = 1; warmWindows[c.name] <= 12; warmWindows[c.name]++) {
-          const before = renders(c);
-          await runLoad({ url: `${c.server.url}/hit/x`, connections, duration: 2 });
-          if (renders(c) === before) break;
+      // 2. hits only: /hit/<n> picks one of the first n warm URLs (all: n = urls) at random in
+      // the worker; every URL of the set, or a hot set that fits each process's hot entries
+      const hitTable = async (n, what) => {
+        const hitPath = `/hit/${n}`;
+        const samples = Object.fromEntries(clusters.map((c) => [c.name, []]));
+        const rps = Object.fromEntries(clusters.map((c) => [c.name, []]));
+        const windowRenders = Object.fromEntries(clusters.map((c) => [c.name, 0]));
+        // warm-up, until a window renders nothing: with per-worker stores each worker must have
+        // rendered every page itself before the windows measure hits only
+        const warmWindows = {};
+        for (const c of clusters) {
+          for (warmWindows[c.name] = 1; warmWindows[c.name] <= 12; warmWindows[c.name]++) {
+            const before = renders(c);
+            await runLoad({ url: `${c.server.url}${hitPath}`, connections, duration: 2 });
+            if (renders(c) === before) break;
+          }
         }
-      }
-      for (let round = 0; round < rounds; round++) {
-        const order = clusters.map((_, i) => clusters[(i + round) % clusters.length]);
-        if (round % 2 === 1) order.reverse();
-        for (const c of order) {
-          const pids = [...c.workers, c.server.pid];
-          await settleCpu(pids, 3000);
-          const rendersBefore = renders(c);
-          const cpuBefore = c.workers.reduce((s, pid) => s + cpuSeconds(pid), 0);
-          const r = await runLoad({ url: `${c.server.url}/hit/x`, connections, duration: seconds });
-          await settleCpu(pids, 3000);
-          const cpu = c.workers.reduce((s, pid) => s + cpuSeconds(pid), 0) - cpuBefore;
-          windowRenders[c.name] += renders(c) - rendersBefore;
-          if (r.non2xx + r.errors > 0) throw new Error(`${c.name}: ${r.non2xx + r.errors} failed requests`);
-          samples[c.name].push((cpu * 1e6) / r.total);
-          rps[c.name].push(r.requestsPerSecond);
+        for (let round = 0; round < rounds; round++) {
+          const order = clusters.map((_, i) => clusters[(i + round) % clusters.length]);
+          if (round % 2 === 1) order.reverse();
+          for (const c of order) {
+            const pids = [...c.workers, c.server.pid];
+            await settleCpu(pids, 3000);
+            const rendersBefore = renders(c);
+            const cpuBefore = c.workers.reduce((s, pid) => s + cpuSeconds(pid), 0);
+            const r = await runLoad({ url: `${c.server.url}${hitPath}`, connections, duration: seconds });
+            await settleCpu(pids, 3000);
+            const cpu = c.workers.reduce((s, pid) => s + cpuSeconds(pid), 0) - cpuBefore;
+            windowRenders[c.name] += renders(c) - rendersBefore;
+            if (r.non2xx + r.errors > 0) throw new Error(`${c.name}: ${r.non2xx + r.errors} failed requests`);
+            samples[c.name].push((cpu * 1e6) / r.total);
+            rps[c.name].push(r.requestsPerSecond);
+          }
         }
-      }
-      const base = median(samples[clusters[0].name]);
-      const cpuRows = clusters.map((c) => ({
-        store: c.name,
-        'CPU us/req (workers)': median(samples[c.name]).toFixed(1),
-        'per round': samples[c.name].map((x) => x.toFixed(1)).join(', '),
-        'req/s': Math.round(median(rps[c.name])).toLocaleString('en-US'),
-        'warm-up windows': warmWindows[c.name],
-        'renders in windows': windowRenders[c.name],
-        'ratio (memory / this)': (base / median(samples[c.name])).toFixed(2),
-      }));
-      log(`  hits: ${cpuRows.map((r) => `${r.store} ${r['CPU us/req (workers)']} us`).join(', ')}`);
-
-      const cpuTable = {
-        title: `${HITS}: GET of ${urls} warm ~75 KB pages at random, ${connections} connections, ${seconds} s x ${rounds} rounds`,
-        columns: [
-          'store',
-          'CPU us/req (workers)',
-          'per round',
-          'req/s',
-          'warm-up windows',
-          'renders in windows',
-          'ratio (memory / this)',
-        ],
-        rows: cpuRows,
-        notes: [
-          "server CPU: the 4 workers' user+system time from /proc/<pid>/stat over the window (the primary left out: keep-alive connections), per request; clusters loaded in turn, order rotated each round",
-          'warm-up: 2 s windows of the same load until one renders nothing (at most 12)',
-          'workers and primary pinned to CPU 0, the load generator (autocannon) to CPU 1, redis-server unpinned. target: shared within 1.1x of the per-worker memory store',
-        ],
-        summary: headlineFromSamples({
-          measure: 'server CPU us/req on hits',
-          samples,
-          baseline: clusters[0].name,
-          ours: clusters[1].name,
-          peers: [clusters[2].name],
-          higherIsBetter: false,
-        }),
+        const base = median(samples[clusters[0].name]);
+        const rows = clusters.map((c) => ({
+          store: c.name,
+          'CPU us/req (workers)': median(samples[c.name]).toFixed(1),
+          'per round': samples[c.name].map((x) => x.toFixed(1)).join(', '),
+          'req/s': Math.round(median(rps[c.name])).toLocaleString('en-US'),
+          'warm-up windows': warmWindows[c.name],
+          'renders in windows': windowRenders[c.name],
+          'ratio (memory / this)': (base / median(samples[c.name])).toFixed(2),
+        }));
+        log(`  hits, ${what}: ${rows.map((r) => `${r.store} ${r['CPU us/req (workers)']} us`).join(', ')}`);
+        return {
+          title: `${HITS}: GET of ${what} at random, ${connections} connections, ${seconds} s x ${rounds} rounds`,
+          columns: [
+            'store',
+            'CPU us/req (workers)',
+            'per round',
+            'req/s',
+            'warm-up windows',
+            'renders in windows',
+            'ratio (memory / this)',
+          ],
+          rows,
+          notes: [
+            "server CPU: the 4 workers' user+system time from /proc/<pid>/stat over the window (the primary left out: keep-alive connections), per request; clusters loaded in turn, order rotated each round",
+            'warm-up: 2 s windows of the same load until one renders nothing (at most 12)',
+            'workers and primary pinned to CPU 0, the load generator (autocannon) to CPU 1, redis-server unpinned. target: shared within 1.1x of the per-worker memory store',
+          ],
+          summary: headlineFromSamples({
+            measure: `server CPU us/req on hits (${what})`,
+            samples,
+            baseline: clusters[0].name,
+            ours: clusters[1].name,
+            peers: [clusters[2].name],
+            higherIsBetter: false,
+          }),
+        };
       };
+      const hot = 64;
+      const allTable = await hitTable(urls, `all ${urls} warm ~75 KB pages`);
+      const hotTable = await hitTable(hot, `${hot} of the warm pages (a hot set)`);
       const memoryTable = {
         title: `${urls} distinct URLs (generated ~75 KB HTML pages) each requested ${WORKERS} times over the 4 workers: renders and memory`,
         columns: [
@@ -239,7 +245,7 @@ module.exports = {
           'targets: shared growth within 1.2x of the pages, per-worker ~4x; renders: shared N, per-worker up to 4N',
         ],
       };
-      return { tables: [cpuTable, memoryTable] };
+      return { tables: [allTable, hotTable, memoryTable] };
     } finally {
       await Promise.all(clusters.map((c) => c.server.stop()));
       redis.kill('SIGKILL');

@@ -6,7 +6,8 @@
 //   /page/<id>  cacheable (public, s-maxage=600): a ~PAGE_BYTES (75 KB) generated HTML page,
 //               distinct per URL; each render appends "<pid>\n" to RENDER_LOG (O_APPEND)
 //   /fresh/<id> the same page, not stored (no-store)
-//   /hit/<n>    one of HIT_URLS warm /page URLs at random (the load generator sends one path)
+//   /hit/<n>    one of the first n (at most HIT_URLS) warm /page URLs at random (the load
+//               generator sends one path)
 // SIGUSR2 to a worker: a full GC. The primary writes the workers' pids to PIDS_FILE, then prints "READY <port>".
 const cluster = require('node:cluster');
 const fs = require('node:fs');
@@ -54,7 +55,8 @@ if (cluster.isPrimary) {
   const app = express();
   app.set('etag', false);
   app.use('/hit', (req, res, next) => {
-    req.url = req.originalUrl = `/page/${Math.floor(Math.random() * HIT_URLS)}`;
+    const n = Math.min(HIT_URLS, Number(req.url.slice(1)) || HIT_URLS);
+    req.url = req.originalUrl = `/page/${Math.floor(Math.random() * n)}`;
     app.handle(req, res, next);
   });
   let cache;
