@@ -17,6 +17,7 @@ const { cpuSeconds, settleCpu } = require('../lib/cpu-time');
 const { SERVER_CPU, pinProcess } = require('../lib/cpu');
 const { headlineFromSamples } = require('../lib/headline');
 const { redisMissing, freePort, startRedis } = require('../lib/redis');
+const { inBatches } = require('../lib/batches');
 
 const SCRIPT = path.join(__dirname, '..', 'servers', 'ssr-cache-cluster.js');
 const WORKERS = 4;
@@ -44,13 +45,6 @@ function fetchOnce(port, p) {
     });
     req.on('error', reject);
   });
-}
-
-async function inBatches(count, size, fn) {
-  const out = [];
-  for (let i = 0; i < count; i += size)
-    out.push(...(await Promise.all(Array.from({ length: Math.min(size, count - i) }, (_, j) => fn(i + j)))));
-  return out;
 }
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
