@@ -11,17 +11,10 @@ const { median } = require('../lib/median');
 const { cpuSeconds } = require('../lib/cpu-time');
 const { getJson, getResponse, getStatus } = require('../lib/http-get');
 const { redisMissing, freePort, startRedis } = require('../lib/redis');
+const { inBatches } = require('../lib/batches');
 
 const SCRIPT = path.join(__dirname, '..', 'servers', 'ssr-cache.js');
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// Requests in batches of `size` at once (the burst is the only place that wants all at once).
-async function inBatches(count, size, fn) {
-  const out = [];
-  for (let i = 0; i < count; i += size)
-    out.push(...(await Promise.all(Array.from({ length: Math.min(size, count - i) }, (_, j) => fn(i + j)))));
-  return out;
-}
 
 function percentile(values, q) {
   const sorted = [...values].sort((x, y) => x - y);
