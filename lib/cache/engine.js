@@ -331,8 +331,10 @@ class CacheEngine {
       extra = inputs.forwardingPart(headers);
     }
     if (this.allowedHost !== undefined) {
-      if (authority !== undefined && !this.allowedHost(authority)) return this.refusedHost(authority);
-      if ((authority === undefined || host !== undefined) && !this.allowedHost(host)) return this.refusedHost(host);
+      const localPort = req.socket == null ? undefined : req.socket.localPort;
+      if (authority !== undefined && !this.allowedHost(authority, localPort)) return this.refusedHost(authority);
+      if ((authority === undefined || host !== undefined) && !this.allowedHost(host, localPort))
+        return this.refusedHost(host);
       this.hostAllowed = true;
     }
     if (this.keyHook !== undefined) {

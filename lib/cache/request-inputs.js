@@ -58,8 +58,10 @@ function forwardingPart(headers) {
  * ('shop.example:8443'), then only that port. Names compare case-insensitively and without a
  * trailing dot; the value must be an authority (lib/http/authority.js) to match at all. An entry
  * naming no port matches any port when `anyPort` (the Host is in the key, so a port an attacker
- * picks gets an entry of its own), else only a Host naming no port: with the Host out of the key,
- * `victim.example:31337` would be stored for everyone (a page building URLs from the Host).
+ * picks gets an entry of its own), else only a Host naming no port or the port the request
+ * arrived on (the socket's local port, which no client chooses: `localhost:4000` in development):
+ * with the Host out of the key, `victim.example:31337` would be stored for everyone (a page
+ * building URLs from the Host).
  * Returns allowed(value) (with a small memo: a site sees few distinct Host values, an attacker
  * many, so the memo is cleared when full).
  */
@@ -80,26 +82,30 @@ function hostAllowList(patterns, { anyPort = true } = {}) {
     }
   }
   const memo = new Map();
-  function check(text) {
+  function check(text, localPort) {
     const parsed = parseAuthority(text);
     if (parsed === undefined) return false;
     if (any) return true;
     const name = hostName(parsed.host);
     const port = parsed.port === undefined ? '' : String(Number(parsed.port));
     const ports = exact.get(name);
-    if (ports !== undefined && (ports.has(port) || (anyPort && ports.has('')))) return true;
-    if (port !== '' && !anyPort) return false;
+    const entryPort = anyPort || port === localPort ? '' : port;
+    if (ports !== undefined && (ports.has(port) || ports.has(entryPort))) return true;
+    if (entryPort !== '') return false;
     for (const suffix of suffixes) if (name.length > suffix.length && name.endsWith(suffix)) return true;
     return false;
   }
-  return function allowed(host) {
+  /** `localPort`: the port the request arrived on (a number), for a Host naming it. */
+  return function allowed(host, localPort) {
     if (host === undefined) return any;
     const text = Array.isArray(host) ? host.join(', ') : String(host);
-    let yes = memo.get(text);
+    const local = anyPort || localPort === undefined ? '' : String(localPort);
+    const memoKey = local === '' ? text : `${text}\n${local}`;
+    let yes = memo.get(memoKey);
     if (yes === undefined) {
-      yes = check(text);
+      yes = check(text, local);
       if (memo.size >= 1024) memo.clear();
-      memo.set(text, yes);
+      memo.set(memoKey, yes);
     }
     return yes;
   };
