@@ -7,6 +7,7 @@
 const crypto = require('crypto');
 const { addSource } = require('../stat-sources');
 const rules = require('../http/cache-rules');
+const shareable = require('../http/shareable');
 const { HOP_BY_HOP } = require('../http/hop-by-hop');
 const { isAuthority } = require('../http/authority');
 const { keyBuilder, variantKey, targetOf, hostOf } = require('./key');
@@ -50,6 +51,8 @@ const PASS_BYPASS = { action: 'pass', reason: 'bypass' };
 const PASS_HIT_FOR_PASS = { action: 'pass', reason: 'hit-for-pass' };
 const PASS_REWRITE = { action: 'pass', reason: 'rewrite' };
 const PASS_AUTHORIZATION = { action: 'pass', reason: 'authorization' };
+const PASS_BODY = { action: 'pass', reason: 'body' }; // a GET/HEAD body: input the key cannot see
+const PASS_BY_REASON = { method: PASS_METHOD, body: PASS_BODY, cookie: PASS_COOKIE, authorization: PASS_AUTHORIZATION };
 const PASS_UNKEYED = { action: 'pass', reason: 'unkeyed' }; // forwarding headers not keyed, a Host not allowed, key() false
 const PASS_BAD_AUTHORITY = { action: 'pass', reason: 'bad-authority' }; // a Host that is not host[:port]
 const BAD_AUTHORITY = Symbol('bad authority');
@@ -228,15 +231,12 @@ class CacheEngine {
       this.counters.passes++;
       return PASS_REWRITE;
     }
-    if (headers.cookie !== undefined && !(this.cookies === true || (this.cookies !== false && this.cookies(req)))) {
+    const notShared = shareable.whyRequestNotShareable(req, this);
+    if (notShared !== undefined) {
       this.counters.passes++;
-      return PASS_COOKIE;
+      return PASS_BY_REASON[notShared];
     }
     const authorized = headers.authorization !== undefined;
-    if (authorized && !(this.authorization === true || (this.authorization !== false && this.authorization(req)))) {
-      this.counters.passes++;
-      return PASS_AUTHORIZATION;
-    }
     if (this.bypass !== undefined && this.bypass(req)) {
       this.counters.passes++;
       return PASS_BYPASS;
@@ -538,16 +538,13 @@ class CacheEngine {
    * response says it never will be storable).
    */
   admit(fill, status, headers) {
-    const cc = rules.parseCacheControl(headers['cache-control']);
-    const why = rules.whyNotStorable(status, headers, cc, { statuses: this.statuses, authorized: fill.authorized });
-    let lifetime;
-    if (why === undefined) {
-      lifetime = rules.freshnessLifetime(headers, cc);
-      if (lifetime === undefined) lifetime = this.defaultTtl;
-    }
+    const { why, lifetime, cc } = shareable.responseShareability(status, headers, {
+      authorized: fill.authorized,
+      policy: this,
+    });
     const varyNames = rules.varyNames(headers);
-    if (why !== undefined || lifetime <= 0) {
-      this.uncacheable(fill, why === undefined ? 'no-lifetime' : why, status, varyNames);
+    if (why !== undefined) {
+      this.uncacheable(fill, why, status, varyNames);
       return undefined;
     }
     const windows = rules.staleWindows(cc);
@@ -579,19 +576,13 @@ class CacheEngine {
     const varyNames = rules.varyNames(final).filter(own);
     for (const name of policy.varyNames) if (own(name) && !varyNames.includes(name)) varyNames.push(name);
     varyNames.sort();
-    const cc = rules.parseCacheControl(final['cache-control']);
     const decision = { ...final, vary: varyNames.join(', ') };
-    const why = rules.whyNotStorable(sent.status, decision, cc, {
-      statuses: this.statuses,
+    const { why, lifetime, cc } = shareable.responseShareability(sent.status, decision, {
       authorized: fill.authorized,
+      policy: this,
     });
-    let lifetime;
-    if (why === undefined) {
-      lifetime = rules.freshnessLifetime(final, cc);
-      if (lifetime === undefined) lifetime = this.defaultTtl;
-    }
-    if (why !== undefined || lifetime <= 0) {
-      this.uncacheable(fill, why === undefined ? 'no-lifetime' : why, sent.status, varyNames);
+    if (why !== undefined) {
+      this.uncacheable(fill, why, sent.status, varyNames);
       return undefined;
     }
     for (const name of ['cache-control', 'expires']) {

@@ -1,11 +1,10 @@
 'use strict';
 // Learns a site's compression dictionary from the HTML it sends, and relearns it when the pages
-// drift. The dictionary is served to every visitor, so only responses a shared cache may store
-// are ever sampled (the response cache's own rules, lib/http/cache-rules.js): GET, 200, HTML, a
-// Cache-Control that lets a shared cache keep it (public, s-maxage or max-age, never private,
-// no-store or no-cache), no Set-Cookie, no Vary on Cookie or Authorization, and a request without
-// Authorization (with a Cookie only when the response says public or s-maxage). When in doubt a
-// page is not sampled.
+// drift. The dictionary is served to every visitor, so only responses the sharing rule at its
+// strictest lets through are ever sampled (lib/http/shareable.js, the rule the response cache
+// uses too): a GET without Cookie, Authorization or a body, answered 200 with HTML and a positive
+// shared lifetime (s-maxage, max-age or Expires; never private, no-store or no-cache), no
+// Set-Cookie, no Vary on *, Cookie or Authorization. When in doubt a page is not sampled.
 //
 // Bounded: at most `maxSamples` pages (one per URL, the newest) and `maxSampleBytes` in all; a
 // build copies them to libuv's pool once (zstdChooseDictionary), where both candidates (zstd's
@@ -18,8 +17,10 @@
 const native = require('../native');
 const rules = require('../http/cache-rules');
 const { isHtmlOrXhtml } = require('../http/html');
+const shareable = require('../http/shareable');
 
 const RISKY_VARY = /(?:^|,)\s*(?:cookie|authorization|\*)\s*(?:,|$)/i;
+const RESPONSE_HEADERS = ['cache-control', 'set-cookie', 'vary', 'content-range', 'expires', 'date'];
 const MIN_SAMPLE_BYTES = 256;
 const MAX_PAGE_BYTES = 512 * 1024;
 const IMPROVEMENT = 0.9;
@@ -32,25 +33,16 @@ function isShareable(method, status, requestHeaders, getHeader) {
   if (method !== 'GET' || status !== 200) return false;
   const type = getHeader('content-type');
   if (!isHtmlOrXhtml(type)) return false;
-  if (requestHeaders.authorization !== undefined) return false;
-  const headers = {
-    'set-cookie': getHeader('set-cookie'),
-    vary: getHeader('vary'),
-    'content-range': getHeader('content-range'),
-    expires: getHeader('expires'),
-    date: getHeader('date'),
-  };
-  const cc = rules.parseCacheControl(getHeader('cache-control'));
-  if (rules.whyNotStorable(status, headers, cc, { statuses: rules.DEFAULT_STATUSES, authorized: false }) !== undefined)
-    return false;
-  if (cc.has('no-cache') || cc.has('private') || cc.has('no-store')) return false;
+  const headers = {};
+  for (const name of RESPONSE_HEADERS) {
+    const value = getHeader(name);
+    if (value !== undefined) headers[name] = value;
+  }
+  // The one sharing rule at its strictest (no opt-ins): no Cookie, Authorization or body on the
+  // request; a response a shared cache would store and serve without revalidation.
+  if (!shareable.mayShare({ method, headers: requestHeaders }, { status, headers }, shareable.STRICTEST)) return false;
   const vary = rules.headerText(headers.vary);
-  if (vary !== undefined && RISKY_VARY.test(vary)) return false;
-  const explicitlyShared = cc.has('public') || cc.has('s-maxage');
-  if (requestHeaders.cookie !== undefined && !explicitlyShared) return false;
-  if (explicitlyShared) return true;
-  const lifetime = cc.has('max-age') ? rules.deltaSeconds(cc.get('max-age')) : undefined;
-  return lifetime !== undefined && lifetime > 0;
+  return vary === undefined || !RISKY_VARY.test(vary);
 }
 
 class DictionaryLearner {
