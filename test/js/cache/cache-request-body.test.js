@@ -120,9 +120,11 @@ for (const kind of ['ioredis', 'node-redis']) {
       const redis = await startRedis(port);
       const clients = [await redisClient(kind, port), await redisClient(kind, port)];
       const servers = [];
+      const caches = [];
       try {
         for (const store of clients) {
           const cache = responseCache({ store, lockTimeout: 60000, storeOptions: { prefix: `b${process.pid}:` } });
+          caches.push(cache);
           servers.push(await listen(expressApp(require('express53'), cache)));
         }
         const host = { host: 'shop.example' };
@@ -143,6 +145,8 @@ for (const kind of ['ioredis', 'node-redis']) {
         }
       } finally {
         for (const s of servers) await s.close();
+        // the caches' own subscriber connections (else they keep reconnecting to a killed Redis)
+        for (const cache of caches) cache.close();
         for (const c of clients) {
           if (kind === 'ioredis') c.disconnect();
           else await c.disconnect().catch(() => {});
