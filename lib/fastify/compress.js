@@ -260,15 +260,21 @@ function dictionaryOnSend(dictionaries, request, reply, payload) {
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return;
   const res = reply.raw;
   const req = request.raw;
+  // the reply's headers, as every onSend hook left them: Fastify hands them to res.writeHead, so
+  // the raw response holds them only when something also called res.setHeader
   res.once('finish', () => {
-    dictionaries.offer(req.method, req.url, res.statusCode, req.headers, (name) => res.getHeader(name), payload);
+    dictionaries.offer(req.method, req.url, res.statusCode, req.headers, (name) => reply.getHeader(name), payload);
   });
 }
 
 // The dictionary a whole body is answered with in dcz, or null.
-function dictionaryFor(params, request, payload) {
+function dictionaryFor(params, request, reply, payload) {
   if (params.dictionaries === null || isStream(payload) || isWebStream(payload)) return null;
-  return params.dictionaries.choose(request.headers['accept-encoding'], request.headers['available-dictionary']);
+  return params.dictionaries.choose(request.headers['accept-encoding'], request.headers['available-dictionary'], {
+    req: request.raw,
+    status: reply.statusCode,
+    getHeader: (name) => reply.getHeader(name),
+  });
 }
 
 function onSendHook(params) {
@@ -279,7 +285,7 @@ function onSendHook(params) {
     if (current && current !== 'identity') return next(null, payload);
     if (params.dictionaries !== null && params.compressible(reply.getHeader('Content-Type') || 'application/json')) {
       dictionaryOnSend(params.dictionaries, request, reply, payload);
-      const dictionary = reply.statusCode === 206 ? null : dictionaryFor(params, request, payload);
+      const dictionary = reply.statusCode === 206 ? null : dictionaryFor(params, request, reply, payload);
       if (dictionary !== null && Buffer.byteLength(payload) >= params.threshold)
         return sendWhole(params, reply, payload, 'dcz', (result) => next(null, result), next, false, dictionary);
     }
