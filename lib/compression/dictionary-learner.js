@@ -6,7 +6,12 @@
 // shared lifetime (s-maxage, max-age or Expires; never private, no-store or no-cache), no
 // Set-Cookie, no Vary on *, Cookie or Authorization. When in doubt a page is not sampled.
 //
-// Bounded: at most `maxSamples` pages (one per URL, the newest) and `maxSampleBytes` in all; a
+// Sampled across many pages, not the first few requests: one sample per path (the query is not
+// part of it), and no dictionary before `minPages` (at least 32) distinct paths were sampled.
+// The "common parts" candidate keeps only what half of the pages hold, so what one crafted page
+// reflects does not get in that way (dictionary_builder.h).
+//
+// Bounded: at most `maxSamples` pages (one per path, the newest) and `maxSampleBytes` in all; a
 // build copies them to libuv's pool once (zstdChooseDictionary), where both candidates (zstd's
 // training and the pages' common parts) are built and measured on held-out pages, and the smaller
 // wins. Once a dictionary exists, one shareable page in `sampleEvery` is sampled, and after
@@ -24,15 +29,15 @@ const RESPONSE_HEADERS = ['cache-control', 'set-cookie', 'vary', 'content-range'
 const MIN_SAMPLE_BYTES = 256;
 const MAX_PAGE_BYTES = 512 * 1024;
 const IMPROVEMENT = 0.9;
+// refused responses before the warning that nothing can be learned
+const NOTHING_TO_LEARN_AFTER = 256;
 
 /**
- * Whether a response may feed a public dictionary. `getHeader(name)` reads the response's header
- * as it is sent; `requestHeaders` are Node's lower-case request headers.
+ * Why a response may not be shared with other visitors (the dictionary's content, or a body
+ * compressed against a dictionary they chose), or undefined. `getHeader(name)` reads the
+ * response's header as it is sent; `requestHeaders` are Node's lower-case request headers.
  */
-function isShareable(method, status, requestHeaders, getHeader) {
-  if (method !== 'GET' || status !== 200) return false;
-  const type = getHeader('content-type');
-  if (!isHtmlOrXhtml(type)) return false;
+function whyNotShareable(method, status, requestHeaders, getHeader) {
   const headers = {};
   for (const name of RESPONSE_HEADERS) {
     const value = getHeader(name);
@@ -40,9 +45,30 @@ function isShareable(method, status, requestHeaders, getHeader) {
   }
   // The one sharing rule at its strictest (no opt-ins): no Cookie, Authorization or body on the
   // request; a response a shared cache would store and serve without revalidation.
-  if (!shareable.mayShare({ method, headers: requestHeaders }, { status, headers }, shareable.STRICTEST)) return false;
+  const why = shareable.whyNotShareable({ method, headers: requestHeaders }, { status, headers }, shareable.STRICTEST);
+  if (why !== undefined) return why;
   const vary = rules.headerText(headers.vary);
-  return vary === undefined || !RISKY_VARY.test(vary);
+  return vary !== undefined && RISKY_VARY.test(vary) ? 'vary' : undefined;
+}
+
+/** Why a response may not feed the public dictionary, or undefined: a shareable 200 GET of HTML. */
+function whyNotLearnable(method, status, requestHeaders, getHeader) {
+  if (method !== 'GET') return 'method';
+  if (status !== 200) return 'status';
+  if (!isHtmlOrXhtml(getHeader('content-type'))) return 'type';
+  return whyNotShareable(method, status, requestHeaders, getHeader);
+}
+
+function isShareable(method, status, requestHeaders, getHeader) {
+  return whyNotLearnable(method, status, requestHeaders, getHeader) === undefined;
+}
+
+// The path a sample is kept under: the query is not part of it, so `?q=` spellings of one page
+// count as one page (the newest kept), and a few crafted requests cannot fill the samples.
+function pathOf(url) {
+  if (typeof url !== 'string') return '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 class DictionaryLearner {
@@ -57,13 +83,15 @@ class DictionaryLearner {
     this.rebuildInterval = options.rebuildInterval;
     this.lastBuild = 0;
     this.onDictionary = onDictionary;
-    this.samples = new Map(); // url -> Buffer (a copy), oldest first
+    this.samples = new Map(); // path (no query) -> Buffer (a copy), oldest first
     this.sampleBytes = 0;
     this.newSamples = 0;
     this.seen = 0;
     this.building = false;
     this.current = null; // the bytes of the dictionary in use
     this.counts = { sampled: 0, refused: 0, builds: 0, rebuilds: 0, kept: 0, buildErrors: 0 };
+    this.refusedBy = Object.create(null); // reason -> responses refused for it
+    this.warned = false;
     this.lastChoice = null;
   }
 
@@ -71,12 +99,14 @@ class DictionaryLearner {
   offer(method, url, status, requestHeaders, getHeader, body) {
     if (body.length < MIN_SAMPLE_BYTES || body.length > MAX_PAGE_BYTES) return;
     if (this.current !== null && ++this.seen % this.sampleEvery !== 0) return;
-    if (this.current === null && this.samples.has(url)) return;
-    if (!isShareable(method, status, requestHeaders, getHeader)) {
-      this.counts.refused++;
+    const path = pathOf(url);
+    if (this.current === null && this.samples.has(path)) return;
+    const why = whyNotLearnable(method, status, requestHeaders, getHeader);
+    if (why !== undefined) {
+      this.refuse(why);
       return;
     }
-    this.add(url, body);
+    this.add(path, body);
     if (this.building) return;
     if (this.current === null) {
       if (this.samples.size >= this.minPages) this.build();
@@ -85,14 +115,32 @@ class DictionaryLearner {
     }
   }
 
-  add(url, body) {
-    const previous = this.samples.get(url);
+  // Counted by reason; once, when many pages were refused before a dictionary could be built, a
+  // warning names the commonest reason (an app that sends no shared lifetime learns nothing).
+  refuse(why) {
+    this.counts.refused++;
+    this.refusedBy[why] = (this.refusedBy[why] || 0) + 1;
+    if (this.warned || this.current !== null || this.counts.refused < NOTHING_TO_LEARN_AFTER) return;
+    if (this.samples.size >= this.minPages) return;
+    this.warned = true;
+    const [reason, count] = Object.entries(this.refusedBy).sort((a, b) => b[1] - a[1])[0];
+    process.emitWarning(
+      `compression's dictionary has nothing to learn: ${this.counts.refused} responses refused ` +
+        `(most for "${reason}": ${count}), ${this.samples.size} of ${this.minPages} pages sampled. ` +
+        'Only public HTML (a shared lifetime, no Set-Cookie) of requests without Cookie or ' +
+        'Authorization is learned; see docs/compression.md, "What the dictionary learns"',
+      { code: 'SSR_NATIVE_DICTIONARY_NOTHING_TO_LEARN' },
+    );
+  }
+
+  add(path, body) {
+    const previous = this.samples.get(path);
     if (previous !== undefined) {
-      this.samples.delete(url);
+      this.samples.delete(path);
       this.sampleBytes -= previous.length;
     }
     const copy = Buffer.from(body); // the caller's buffer may be reused once it is sent
-    this.samples.set(url, copy);
+    this.samples.set(path, copy);
     this.sampleBytes += copy.length;
     this.newSamples++;
     this.counts.sampled++;
@@ -138,8 +186,14 @@ class DictionaryLearner {
   }
 
   stats() {
-    return { ...this.counts, samples: this.samples.size, sampleBytes: this.sampleBytes, building: this.building };
+    return {
+      ...this.counts,
+      refusedBy: { ...this.refusedBy },
+      samples: this.samples.size,
+      sampleBytes: this.sampleBytes,
+      building: this.building,
+    };
   }
 }
 
-module.exports = { DictionaryLearner, isShareable };
+module.exports = { DictionaryLearner, isShareable, whyNotShareable, whyNotLearnable };

@@ -8,14 +8,24 @@
 //    path, so a new dictionary has a new path). Only these exact paths answer; anything else under
 //    the prefix is a 404, and no path ever reaches the file system.
 //  - link(): the Link header that announces it on HTML answers.
-//  - choose(acceptEncoding, availableDictionary): the dictionary to answer `dcz` with, when the
-//    request accepts dcz and names one of ours by its SHA-256; else null (a normal coding).
+//  - choose(acceptEncoding, availableDictionary, response): the dictionary to answer `dcz` with,
+//    when the request accepts dcz, names one of ours by its SHA-256 and, for a learned dictionary,
+//    the response may be shared (below); else null (a normal coding).
 //  - offer(...): a response sent whole, for the learner (dictionary-learner.js: which it keeps).
 //  - record(dictionary, original, encoded): metrics.
+//
+// A learned dictionary's content comes from pages visitors requested, and the public pages it
+// learns from may reflect what they typed. A body compressed against it would tell, by its size,
+// whether a secret on it matches what the dictionary holds (an oracle an attacker could steer).
+// So a response the sharing rule refuses (private, no-store, Set-Cookie, a request with Cookie,
+// Authorization or a body: lib/http/shareable.js, through the learner's whyNotShareable) is never
+// sent in dcz against a learned dictionary unless `privateResponses` opts its route in; it gets
+// Brotli/zstd without a dictionary. A supplied dictionary is the app's own bytes: no visitor
+// steers it, so it answers every response as plain compression would.
 const fs = require('fs');
 const dcz = require('./dcz');
 const { DczDictionary, DEFAULT_LEVEL } = dcz;
-const { DictionaryLearner } = require('./dictionary-learner');
+const { DictionaryLearner, whyNotShareable } = require('./dictionary-learner');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 const { addSource } = require('../stat-sources');
@@ -32,7 +42,7 @@ const DEFAULTS = {
   match: '/*',
   prefix: DEFAULT_PREFIX,
   maxBytes: 128 * 1024,
-  minPages: 8,
+  minPages: 32,
   maxSamples: 48,
   maxSampleBytes: 4 * 1024 * 1024,
   sampleEvery: 16,
@@ -41,7 +51,9 @@ const DEFAULTS = {
   level: DEFAULT_LEVEL,
 };
 // the names options.dictionary knows (lib/options.js refuses others)
-const DICTIONARY_OPTIONS = [...Object.keys(DEFAULTS), 'source', 'learn'];
+const DICTIONARY_OPTIONS = [...Object.keys(DEFAULTS), 'source', 'learn', 'privateResponses'];
+// no dictionary is learned from fewer distinct paths (docs/compression.md)
+const MIN_PAGES = 32;
 
 function readInteger(options, name, min, max) {
   const value = options[name] === undefined ? DEFAULTS[name] : options[name];
@@ -103,21 +115,43 @@ class DictionaryTransport {
     this.level = readInteger(options, 'level', 1, 19);
     const learnOptions = {
       maxBytes: readInteger(options, 'maxBytes', 1024, 8 * 1024 * 1024),
-      minPages: readInteger(options, 'minPages', 2, 1000),
-      maxSamples: readInteger(options, 'maxSamples', 2, 1000),
+      minPages: readInteger(options, 'minPages', MIN_PAGES, 1000),
+      maxSamples: readInteger(options, 'maxSamples', MIN_PAGES, 1000),
       maxSampleBytes: readInteger(options, 'maxSampleBytes', 1024, 256 * 1024 * 1024),
       sampleEvery: readInteger(options, 'sampleEvery', 1, 1000000),
       rebuildAfter: readInteger(options, 'rebuildAfter', 1, 1000000),
       rebuildInterval: readInteger(options, 'rebuildInterval', 0, 24 * 3600 * 1000),
       level: this.level,
     };
+    if (learnOptions.maxSamples < learnOptions.minPages)
+      throw outOfRange(
+        'options.dictionary.maxSamples',
+        `at least minPages (${learnOptions.minPages})`,
+        learnOptions.maxSamples,
+      );
+    const privateResponses = options.privateResponses === undefined ? false : options.privateResponses;
+    if (typeof privateResponses !== 'boolean' && typeof privateResponses !== 'function')
+      throw invalidType(
+        'options.dictionary.privateResponses',
+        'a boolean or a function of the request',
+        privateResponses,
+      );
+    this.privateResponses = privateResponses;
     const available = dcz.available;
     this.available = available;
     this.reason = available ? '' : dcz.unavailableReason;
     this.current = null;
     this.previous = null;
     this.learner = null;
-    this.counts = { hits: 0, bytesIn: 0, bytesOut: 0, bytesSaved: 0, unknownDictionary: 0, served: 0 };
+    this.counts = {
+      hits: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+      bytesSaved: 0,
+      unknownDictionary: 0,
+      served: 0,
+      privateRefused: 0,
+    };
     if (options.source !== undefined) {
       const bytes = suppliedBytes(options.source);
       if (bytes.length === 0) throw outOfRange('options.dictionary.source', 'at least 1 byte', bytes);
@@ -136,7 +170,17 @@ class DictionaryTransport {
     }
     addSource('compression_dictionary', name, (transport) => transport.stats(), {
       owner: this,
-      counters: ['bytesIn', 'bytesOut', 'bytesSaved', 'unknownDictionary', 'served', 'sampled', 'refused', 'builds'],
+      counters: [
+        'bytesIn',
+        'bytesOut',
+        'bytesSaved',
+        'unknownDictionary',
+        'served',
+        'privateRefused',
+        'sampled',
+        'refused',
+        'builds',
+      ],
     });
   }
 
@@ -185,16 +229,40 @@ class DictionaryTransport {
     return this.current === null ? undefined : this.current.link;
   }
 
-  /** The dictionary to answer with in `dcz`, or null. Never throws on hostile headers. */
-  choose(acceptEncoding, availableDictionary) {
+  /**
+   * The dictionary to answer with in `dcz`, or null. Never throws on hostile headers.
+   * `response`: { req, status, getHeader } of the answer about to be sent (`req` Node's
+   * IncomingMessage: method, url, headers), for the sharing check; without it, null whenever the
+   * dictionary is learned.
+   */
+  choose(acceptEncoding, availableDictionary, response) {
     if (availableDictionary === undefined || this.current === null) return null;
     if (typeof availableDictionary !== 'string' || availableDictionary.length !== AVAILABLE_DICTIONARY_LENGTH)
       return null;
     if (!acceptsDcz(acceptEncoding)) return null;
-    if (availableDictionary === this.current.availableDictionary) return this.current;
-    if (this.previous !== null && availableDictionary === this.previous.availableDictionary) return this.previous;
-    this.counts.unknownDictionary++;
-    return null;
+    let dictionary = null;
+    if (availableDictionary === this.current.availableDictionary) dictionary = this.current;
+    else if (this.previous !== null && availableDictionary === this.previous.availableDictionary)
+      dictionary = this.previous;
+    if (dictionary === null) {
+      this.counts.unknownDictionary++;
+      return null;
+    }
+    if (dictionary.method !== 'supplied' && !this.mayUseLearned(response)) {
+      this.counts.privateRefused++;
+      return null;
+    }
+    return dictionary;
+  }
+
+  // Whether `response` may be compressed against a learned dictionary: the sharing rule lets it
+  // be shared, or the app opted its route in.
+  mayUseLearned(response) {
+    if (response === undefined || response === null) return false;
+    const req = response.req;
+    if (whyNotShareable(req.method, response.status, req.headers, response.getHeader) === undefined) return true;
+    const opt = this.privateResponses;
+    return opt === true || (typeof opt === 'function' && opt(req) === true);
   }
 
   /** A response sent whole (identity bytes), offered to the learner. */
@@ -217,6 +285,7 @@ class DictionaryTransport {
       ...this.counts,
       sampled: learner.sampled || 0,
       refused: learner.refused || 0,
+      refusedBy: learner.refusedBy || {},
       builds: (learner.builds || 0) + (learner.rebuilds || 0),
       dictionaryBytes: this.current === null ? 0 : this.current.bytes.length,
     };

@@ -85,9 +85,9 @@ declare namespace compression {
     prefix?: string;
     /** Most bytes of a learned dictionary; default 128 KiB. */
     maxBytes?: number;
-    /** Distinct shareable pages seen before the first dictionary is built; default 8. */
+    /** Distinct shareable paths (query not counted) sampled before the first dictionary is built; 32 to 1000, default 32. */
     minPages?: number;
-    /** Pages kept as samples (one per URL), and their bytes at most; default 48, 4 MiB. */
+    /** Pages kept as samples (one per path), and their bytes at most; default 48 (at least minPages), 4 MiB. */
     maxSamples?: number;
     maxSampleBytes?: number;
     /** Once a dictionary exists, one shareable page in this many is sampled; default 16. */
@@ -100,6 +100,13 @@ declare namespace compression {
     level?: number;
     /** false: never learn (only a supplied source is used). */
     learn?: boolean;
+    /**
+     * dcz against a learned dictionary also for responses that may not be shared (private,
+     * no-store, Set-Cookie, a request with Cookie or Authorization): true, or per route a function
+     * of Node's request. Default false: they get Brotli/zstd without a dictionary. The risk:
+     * docs/compression.md, "The dictionary and secrets".
+     */
+    privateResponses?: boolean | ((req: IncomingMessage) => boolean);
   }
 
   interface DictionaryStats {
@@ -110,8 +117,12 @@ declare namespace compression {
     bytesSaved: number;
     unknownDictionary: number;
     served: number;
+    /** Responses the sharing rule refused, sent without the learned dictionary. */
+    privateRefused: number;
     sampled: number;
+    /** Responses not learned from, and by reason ('cookie', 'no-lifetime', 'private', ...). */
     refused: number;
+    refusedBy: Record<string, number>;
     builds: number;
     dictionaryBytes: number;
   }

@@ -260,7 +260,11 @@ function compression(options) {
       if (!header && ENFORCEABLE.includes(enforceEncoding)) method = enforceEncoding;
       let encoder = encoders[method];
       if (dictionaries !== null && inEnd) {
-        const dictionary = dictionaries.choose(header, req.headers['available-dictionary']);
+        const dictionary = dictionaries.choose(header, req.headers['available-dictionary'], {
+          req,
+          status: res.statusCode,
+          getHeader: (name) => res.getHeader(name),
+        });
         if (dictionary !== null) {
           method = 'dcz';
           encoder = dictionary.encoder;

@@ -63,6 +63,15 @@ function addVary(c) {
   c.res = new Response(held, { status, statusText, headers });
 }
 
+// The request as Node's IncomingMessage shows it (node-server's, or one made from the Request:
+// method, url, lower-case headers), for the dictionary's sharing check and its opt-in.
+function incomingOf(c) {
+  const incoming = c.env?.incoming;
+  if (incoming && typeof incoming.headers === 'object') return incoming;
+  const url = new URL(c.req.url);
+  return { method: c.req.method, url: url.pathname + url.search, headers: Object.fromEntries(c.req.raw.headers) };
+}
+
 function compress(options) {
   const threshold = options?.threshold ?? 1024;
   const candidates = options?.encoding ? [options.encoding] : CODINGS;
@@ -108,7 +117,12 @@ function compress(options) {
     if (dictionaries !== null) {
       // read before anything touches the response: c.header() would turn the held body into a stream
       held = heldBody(res);
-      const dictionary = dictionaries.choose(c.req.header('Accept-Encoding'), c.req.header('Available-Dictionary'));
+      const dictionary = dictionaries.choose(c.req.header('Accept-Encoding'), c.req.header('Available-Dictionary'), {
+        req: incomingOf(c),
+        status: res.status,
+        getHeader: (name) =>
+          (name === 'set-cookie' ? res.headers.getSetCookie?.()[0] : undefined) ?? res.headers.get(name) ?? undefined,
+      });
       if (dictionary !== null && held !== undefined && held !== null) {
         coding = 'dcz';
         encoder = dictionary.encoder;

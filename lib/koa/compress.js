@@ -181,6 +181,11 @@ function compress(options = {}) {
       dictionary = dictionaries.choose(
         ctx.request.headers['accept-encoding'],
         ctx.request.headers['available-dictionary'],
+        {
+          req: ctx.req,
+          status: res.statusCode,
+          getHeader: (name) => res.getHeader(name),
+        },
       );
       if (dictionary !== null) coding = 'dcz';
     }

@@ -5,7 +5,7 @@
 // server's CPU per unseen page for compression 1.8.2 (br), ssr-native without a dictionary (br)
 // and ssr-native with one (dcz).
 //
-// Each variant is its own server (pinned to CPU 0); every one first serves the same 24 warm-up
+// Each variant is its own server (pinned to CPU 0); every one first serves the same 40 warm-up
 // pages (ssr-native learns its dictionary from them; the client then fetches it as a browser
 // would, from the Link header). Then, in interleaved rounds (the order rotated every round), each
 // serves the same block of pages it never saw, 8 requests at a time from this process; its CPU
@@ -19,7 +19,7 @@ const { median } = require('../lib/median');
 const { cpuSeconds, settleCpu } = require('../lib/cpu-time');
 
 const SERVER = path.join(__dirname, '..', 'servers', 'compression-dictionary.js');
-const WARM_PAGES = 24;
+const WARM_PAGES = 40;
 const CONCURRENCY = 8;
 
 function get(agent, url, headers) {

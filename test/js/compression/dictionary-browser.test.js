@@ -75,6 +75,16 @@ function selfSignedCertificate() {
   }
 }
 
+// The dictionary is built off the event loop once the warm-up pages are in: waits until a page
+// announces it (its Link), so the browser's first page does.
+async function announced(link) {
+  const until = Date.now() + 20000;
+  while (!(await link())) {
+    assert.ok(Date.now() < until, 'no dictionary announced after the warm-up pages');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 // Warms the server (its dictionary is learned from public pages), then drives the browser: page 1,
 // until the dictionary was fetched, then later pages until one comes back as dcz.
 async function browse(t, origin, log, flags, warm) {
@@ -133,7 +143,7 @@ test(
       res.on('finish', () => record(req.url, req.headers, res.getHeader('content-encoding')));
       next();
     });
-    app.use(compression({ dictionary: { minPages: 4 } }));
+    app.use(compression({ dictionary: { minPages: 32 } }));
     app.get('/page/:n', (req, res) => {
       res.set('Cache-Control', 'public, max-age=60');
       res.type('html').send(site.page(Number(req.params.n)));
@@ -144,7 +154,10 @@ test(
     const origin = `http://localhost:${server.address().port}`;
     try {
       const protocol = await browse(t, origin, log, ['--host-resolver-rules=MAP localhost 127.0.0.1'], async () => {
-        for (let n = 100; n < 110; n++) await fetch(`http://127.0.0.1:${server.address().port}/page/${n}`);
+        for (let n = 100; n < 136; n++) await fetch(`http://127.0.0.1:${server.address().port}/page/${n}`);
+        await announced(async () =>
+          (await fetch(`http://127.0.0.1:${server.address().port}/page/100`)).headers.get('link'),
+        );
       });
       if (protocol !== undefined) assert.equal(protocol, 'http/1.1');
     } finally {
@@ -168,7 +181,7 @@ test(
       record(request.url, request.headers, reply.getHeader('content-encoding'));
       done();
     });
-    await app.register(fastifyCompress, { dictionary: { minPages: 4 } });
+    await app.register(fastifyCompress, { dictionary: { minPages: 32 } });
     app.get('/page/:n', (request, reply) => {
       reply.type('text/html').header('Cache-Control', 'public, max-age=60');
       reply.send(site.page(Number(request.params.n)));
@@ -182,7 +195,8 @@ test(
         `--ignore-certificate-errors-spki-list=${tls.spkiHash}`,
       ];
       const protocol = await browse(t, origin, log, flags, async () => {
-        for (let n = 100; n < 110; n++) await app.inject({ url: `/page/${n}` });
+        for (let n = 100; n < 136; n++) await app.inject({ url: `/page/${n}` });
+        await announced(async () => (await app.inject({ url: '/page/100' })).headers.link);
       });
       if (protocol !== undefined) assert.equal(protocol, 'h2');
     } finally {

@@ -88,7 +88,7 @@ function siteApp(middleware, site, { cacheControl = 'public, max-age=60' } = {})
   return app;
 }
 
-async function learnedDictionary(url, middleware, pages = 12) {
+async function learnedDictionary(url, middleware, pages = 36) {
   for (let n = 0; n < pages; n++) await request(`${url}/page/${n}`);
   await waitFor(() => middleware.dictionary.current !== null, 'the dictionary');
   const link = (await request(`${url}/page/0`)).headers.link;
@@ -102,7 +102,7 @@ test(
   { skip },
   async () => {
     const site = createSite({ seed: 3 });
-    const middleware = compression({ dictionary: { minPages: 6 } });
+    const middleware = compression({ dictionary: { minPages: 32 } });
     const { url, close } = await listen(siteApp(middleware, site));
     try {
       const { link, dictionaryPath, served, bytes } = await learnedDictionary(url, middleware);
@@ -164,7 +164,7 @@ test(
 
 test('dictionary: no private response ever reaches it', { skip }, async () => {
   const site = createSite({ seed: 4 });
-  const middleware = compression({ dictionary: { minPages: 8, sampleEvery: 1, rebuildAfter: 4, rebuildInterval: 0 } });
+  const middleware = compression({ dictionary: { minPages: 32, sampleEvery: 1, rebuildAfter: 4, rebuildInterval: 0 } });
   const app = express();
   app.use(middleware);
   const secrets = {
@@ -212,7 +212,7 @@ test('dictionary: no private response ever reaches it', { skip }, async () => {
       for (const kind of Object.keys(secrets)) {
         for (let n = 0; n < 6; n++) await request(`${url}/u/${kind}/${n}`, { headers: requestHeaders(kind) });
       }
-      for (let n = 0; n < 4; n++) await request(`${url}/page/${round * 4 + n}`);
+      for (let n = 0; n < 12; n++) await request(`${url}/page/${round * 12 + n}`);
     }
     await waitFor(() => middleware.dictionary.current !== null && !middleware.dictionary.learner.building, 'builds');
     const { bytes } = await learnedDictionary(url, middleware, 0);
@@ -228,11 +228,148 @@ test('dictionary: no private response ever reaches it', { skip }, async () => {
 });
 
 test(
+  'dictionary: a response the sharing rule refuses is never dcz against a learned one, unless its route opts in',
+  { skip },
+  async () => {
+    const site = createSite({ seed: 11 });
+    const personal = '<div class="alert">Signed in as <b>SECRET-dcz-5c1e</b></div>';
+    const kinds = {
+      private: (req, res) => res.set('Cache-Control', 'private, max-age=60'),
+      nostore: (req, res) => res.set('Cache-Control', 'no-store'),
+      none: () => {},
+      setCookie: (req, res) => res.set('Cache-Control', 'public, max-age=60').cookie('sid', 'abc'),
+      revalidate: (req, res) => res.set('Cache-Control', 'public, max-age=0, must-revalidate'),
+    };
+    const credentials = { cookie: { cookie: 'sid=abc' }, authorization: { authorization: 'Bearer t' } };
+    for (const privateResponses of [undefined, (req) => req.url.startsWith('/account/')]) {
+      const middleware = compression({ dictionary: { minPages: 32, privateResponses } });
+      const app = siteApp(middleware, site);
+      app.get(['/u/:kind/:n', '/account/:kind/:n'], (req, res) => {
+        if (kinds[req.params.kind]) kinds[req.params.kind](req, res);
+        else res.set('Cache-Control', 'public, max-age=60');
+        res.type('html').send(site.page(200 + Number(req.params.n), personal));
+      });
+      const { url, close } = await listen(app);
+      try {
+        const { bytes } = await learnedDictionary(url, middleware);
+        const hash = `:${sha256(bytes).toString('base64')}:`;
+        const cases = [
+          ...Object.keys(kinds).map((kind) => [kind, {}]),
+          ...Object.entries(credentials).map(([kind, headers]) => [kind, headers]),
+        ];
+        for (const [i, [kind, headers]] of cases.entries()) {
+          for (const base of ['/u', '/account']) {
+            const answer = await request(`${url}${base}/${kind}/${i}`, {
+              headers: { ...headers, 'accept-encoding': ACCEPT, 'available-dictionary': hash },
+            });
+            const optedIn = privateResponses !== undefined && base === '/account';
+            const where = `${base}/${kind} (privateResponses ${privateResponses ? 'set' : 'unset'})`;
+            if (optedIn) {
+              assert.equal(answer.headers['content-encoding'], 'dcz', where);
+              assert.deepEqual(decodeDcz(bytes, answer.body), Buffer.from(site.page(200 + i, personal)));
+            } else {
+              assert.equal(answer.headers['content-encoding'], 'br', where);
+              assert.deepEqual(zlib.brotliDecompressSync(answer.body), Buffer.from(site.page(200 + i, personal)));
+            }
+          }
+        }
+        // a public page is still dcz; the refusals are counted
+        const open = await request(`${url}/page/50`, {
+          headers: { 'accept-encoding': ACCEPT, 'available-dictionary': hash },
+        });
+        assert.equal(open.headers['content-encoding'], 'dcz');
+        const refused = middleware.dictionary.stats().privateRefused;
+        assert.equal(refused, privateResponses === undefined ? 2 * cases.length : cases.length);
+      } finally {
+        await close();
+      }
+    }
+
+    // a supplied dictionary is the app's own bytes, not steered by visitors: it answers them all
+    const supplied = Buffer.from(site.page(1000));
+    const middleware = compression({ dictionary: supplied });
+    const app = express();
+    app.use(middleware);
+    app.get('/me', (req, res) =>
+      res.set('Cache-Control', 'private, no-store').type('html').send(site.page(5, personal)),
+    );
+    const { url, close } = await listen(app);
+    try {
+      const answer = await request(`${url}/me`, {
+        headers: {
+          cookie: 'sid=1',
+          'accept-encoding': ACCEPT,
+          'available-dictionary': `:${sha256(supplied).toString('base64')}:`,
+        },
+      });
+      assert.equal(answer.headers['content-encoding'], 'dcz');
+    } finally {
+      await close();
+    }
+  },
+);
+
+test('dictionary: sampled over 32 distinct paths, the query not counted', { skip }, async () => {
+  const site = createSite({ seed: 12 });
+  const middleware = compression({ dictionary: {} });
+  const app = express();
+  app.use(middleware);
+  app.get('/page/:n', (req, res) => {
+    res.set('Cache-Control', 'public, max-age=60');
+    res.type('html').send(site.page(Number(req.params.n), `<p>You searched ${String(req.query.q).slice(0, 40)}</p>`));
+  });
+  const { url, close } = await listen(app);
+  try {
+    // an attacker's many spellings of one page are one sample, the newest
+    for (let q = 0; q < 100; q++) await request(`${url}/page/1?q=attacker-${q}`);
+    for (let n = 2; n <= 31; n++) await request(`${url}/page/${n}`);
+    assert.equal(middleware.dictionary.learner.stats().samples, 31);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(middleware.dictionary.current, null, 'built from fewer than 32 distinct paths');
+    await request(`${url}/page/32?q=x`);
+    await waitFor(() => middleware.dictionary.current !== null, 'the dictionary');
+    assert.equal(middleware.dictionary.stats().sampled, 32);
+  } finally {
+    await close();
+  }
+  assert.throws(() => compression({ dictionary: { minPages: 31 } }), RangeError);
+  assert.throws(() => compression({ dictionary: { minPages: 64, maxSamples: 48 } }), RangeError);
+  assert.throws(() => compression({ dictionary: { privateResponses: 'yes' } }), TypeError);
+});
+
+test('dictionary: a warning and counts by reason when nothing can be learned', { skip }, async () => {
+  const site = createSite({ seed: 13 });
+  const middleware = compression({ dictionary: true });
+  const app = express();
+  app.use(middleware);
+  // an app that sends no Cache-Control: nothing is shareable, so nothing is learned
+  app.get('/page/:n', (req, res) => res.type('html').send(site.page(Number(req.params.n))));
+  const { url, close } = await listen(app);
+  const warnings = [];
+  const onWarning = (warning) => warnings.push(warning);
+  process.on('warning', onWarning);
+  try {
+    for (let n = 0; n < 300; n++) await request(`${url}/page/${n}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    const stats = middleware.dictionary.stats();
+    assert.equal(stats.sampled, 0);
+    assert.equal(stats.refused, 300);
+    assert.deepEqual(stats.refusedBy, { 'no-lifetime': 300 });
+    const ours = warnings.filter((w) => w.code === 'SSR_NATIVE_DICTIONARY_NOTHING_TO_LEARN');
+    assert.equal(ours.length, 1, 'warned once');
+    assert.match(ours[0].message, /"no-lifetime": 256/);
+  } finally {
+    process.off('warning', onWarning);
+    await close();
+  }
+});
+
+test(
   'dictionary: a wrong, unknown, huge or malformed Available-Dictionary gets the usual coding',
   { skip },
   async () => {
     const site = createSite({ seed: 5 });
-    const middleware = compression({ dictionary: { minPages: 6 } });
+    const middleware = compression({ dictionary: { minPages: 32 } });
     const { url, close } = await listen(siteApp(middleware, site));
     try {
       const { bytes } = await learnedDictionary(url, middleware);
@@ -271,7 +408,7 @@ test(
 
 test('dictionary: its path serves only the dictionary, never a file', { skip }, async () => {
   const site = createSite({ seed: 6 });
-  const middleware = compression({ dictionary: { minPages: 6 } });
+  const middleware = compression({ dictionary: { minPages: 32 } });
   const { url, close } = await listen(siteApp(middleware, site));
   try {
     const { dictionaryPath, bytes } = await learnedDictionary(url, middleware);
@@ -335,7 +472,7 @@ test(
     const after = createSite({ seed: 8, title: 'After', css: before.css.split('').reverse().join('') });
     let current = before;
     const middleware = compression({
-      dictionary: { minPages: 6, sampleEvery: 1, rebuildAfter: 6, rebuildInterval: 0 },
+      dictionary: { minPages: 32, sampleEvery: 1, rebuildAfter: 6, rebuildInterval: 0 },
     });
     const app = express();
     app.use(middleware);
@@ -349,7 +486,7 @@ test(
       current = after;
       // the new pages keep coming until the learner has seen enough of them to switch
       const until = Date.now() + 10000;
-      for (let n = 0; middleware.dictionary.current.path === first.dictionaryPath; n = (n + 1) % 40) {
+      for (let n = 0; middleware.dictionary.current.path === first.dictionaryPath; n = (n + 1) % 50) {
         assert.ok(Date.now() < until, 'timed out waiting for a new dictionary');
         await request(`${url}/page/${n}`);
       }

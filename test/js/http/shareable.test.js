@@ -2,8 +2,10 @@
 // The one sharing rule (lib/http/shareable.js) as both components that share see it, on real
 // node:http servers: each row of ONE table (a request's headers and body, the response head the
 // route sends) is asked of the response cache (does the next plain visitor get the stored copy?)
-// and of the dictionary learner (is the page sampled?). At their defaults both use the strictest
-// policy, so a row is storable exactly when it is learnable (the learner also wants 200 HTML).
+// and of the dictionary learner (is the page sampled?), and of compression's choice of dcz
+// against a learned dictionary (may this response be compressed against it?). At their defaults
+// all use the strictest policy, so a row is storable exactly when it is learnable (the learner
+// also wants 200 HTML) and may be sent in dcz.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -12,6 +14,7 @@ const { responseCache } = require('../../../lib/cache');
 const compression = require('../../../lib/compression');
 const { available, unavailableReason } = require('../../../lib/compression/dcz');
 const shareable = require('../../../lib/http/shareable');
+const { DictionaryTransport } = require('../../../lib/compression/dictionary-transport');
 
 const PAGE = `<!doctype html><html><body>${'<p>public layout text</p>'.repeat(40)}</body></html>`;
 const PUBLIC = { 'cache-control': 'public, max-age=60' };
@@ -93,7 +96,7 @@ async function storedForTheNextVisitor(request, responseHeaders) {
 }
 
 async function learned(request, responseHeaders) {
-  const middleware = compression({ dictionary: { minPages: 1000 } });
+  const middleware = compression({ dictionary: { minPages: 1000, maxSamples: 1000 } });
   const { url, close } = await listen(chain(middleware, route(responseHeaders)));
   try {
     await send(`${url}/p`, { ...request, headers: { ...request.headers, 'accept-encoding': 'identity' } });
@@ -113,6 +116,10 @@ for (const [name, request, responseHeaders, shared] of TABLE) {
         ? 'chunked'
         : String(request.body.length);
     assert.equal(shareable.mayShare({ method: 'GET', headers }, { status: 200, headers: responseHeaders }), shared);
+    // and compression's choice of dcz against a learned dictionary (the oracle's door)
+    const transport = DictionaryTransport.from(true);
+    const response = { req: { method: 'GET', url: '/p', headers }, status: 200, getHeader: (n) => responseHeaders[n] };
+    assert.equal(transport.mayUseLearned(response), shared);
   });
   test(`shareable: ${name} -> the response cache ${shared ? 'stores' : 'does not store'} it`, async () => {
     assert.equal(await storedForTheNextVisitor(request, responseHeaders), shared);
