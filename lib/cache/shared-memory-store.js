@@ -19,6 +19,10 @@ const { BoundedLru } = require('../bounded/lru');
 const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
 const { HOT_ENTRIES, NO_NAMES } = require('./memory-store');
 const { invalidType, outOfRange } = require('../validate');
+const { ownOptions } = require('../options');
+
+// the names sharedMemoryStore's options know (a misspelt one is a TypeError, not a silent default)
+const SHARED_MEMORY_STORE_OPTIONS = ['name', 'dir', 'maxBytes', 'maxEntries', 'persist'];
 
 // The engine asks a store object for its layers under this key (lib/cache/engine.js).
 const CACHE_LAYERS = Symbol.for('ssr-native.cache.layers');
@@ -241,6 +245,7 @@ function sameNames(a, b) {
  */
 function sharedMemoryStore(options = {}) {
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  ownOptions(options, SHARED_MEMORY_STORE_OPTIONS, 'sharedMemoryStore(options)');
   const { name, dir = '/dev/shm', maxBytes = 64 * 1024 * 1024, maxEntries = 10000, persist = false } = options;
   if (typeof name !== 'string' || !NAME.test(name))
     throw invalidType('options.name', 'a name of letters, digits, ".", "_" and "-" (up to 128)', name);

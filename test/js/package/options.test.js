@@ -70,6 +70,8 @@ test('own options: an unknown name is a TypeError naming the valid ones', () => 
   } finally {
     fs.rmSync(dir2, { recursive: true, force: true });
   }
+  const { sharedMemoryStore } = require('../../../lib/cache');
+  refuses(() => sharedMemoryStore({ name: 'options-test', maxEntrys: 8 }), 'maxEntrys', 'maxEntries');
   // a name nowhere near any valid one: no hint, still refused
   refuses(() => responseCache({ zzzzzzzz: 1 }), 'zzzzzzzz');
   // every valid name is accepted
