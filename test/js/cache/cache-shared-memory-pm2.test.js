@@ -1,0 +1,179 @@
+'use strict';
+// sharedMemoryStore under PM2's cluster mode (pm2 6 from npm, its daemon in a temporary
+// PM2_HOME): 4 instances of one Express app (test/js/helpers/shm-cluster-app.js) behind PM2's
+// port, as `pm2 start app.js -i 4` runs a user's server. Every page renders once per machine, a
+// burst for a new page renders once, a purge through whichever instance answers reaches all, and
+// instances SIGKILLed at random under load (seeded; PM2 restarts them) never make anyone get a
+// torn or foreign body. Renders are counted from a log every render appends to.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { mulberry32 } = require('../helpers/seeded-random');
+
+const APP = path.join(__dirname, '..', 'helpers', 'shm-cluster-app.js');
+let PM2;
+try {
+  PM2 = path.join(path.dirname(require.resolve('pm2/package.json')), 'bin', 'pm2');
+} catch {
+  PM2 = null;
+}
+const skip = PM2 === null ? 'pm2 is not installed (a devDependency: npm install)' : false;
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// A new connection per request (agent: false): PM2's cluster spreads them over its instances.
+function get(port, url) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: url, agent: false, timeout: 10000 }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+      res.on('error', () => resolve({ status: 0, body: '' }));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve({ status: 0, body: '' }));
+  });
+}
+
+async function pool(items, width, fn) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
+}
+
+// Starts the app under a PM2 daemon of its own; stops the daemon and removes everything after.
+async function startPm2(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shm-pm2-'));
+  const name = `pm2-${process.pid}-${Date.now()}`;
+  const port = await freePort();
+  const log = path.join(dir, 'renders.log');
+  const env = {
+    ...process.env,
+    PM2_HOME: path.join(dir, 'pm2'),
+    PORT: String(port),
+    SHM_NAME: name,
+    RENDER_LOG: log,
+  };
+  const pm2 = (...args) => spawnSync(process.execPath, [PM2, ...args], { env, encoding: 'utf8', timeout: 60000 });
+  t.after(() => {
+    pm2('kill');
+    fs.rmSync(`/dev/shm/ssr-native-cache-${name}`, { force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const started = pm2('start', APP, '-i', '4', '--name', 'shop', '--no-color');
+  assert.equal(started.status, 0, `pm2 start: ${started.stdout}\n${started.stderr}`);
+  const pids = () => {
+    const listed = pm2('jlist');
+    return JSON.parse(listed.stdout.slice(listed.stdout.indexOf('[')))
+      .filter((p) => p.name === 'shop' && p.pid > 0)
+      .map((p) => p.pid);
+  };
+  // ready when all four instances are up and a request is answered
+  const until = Date.now() + 30000;
+  while (pids().length < 4 || (await get(port, '/purge?prefix=/nothing')).status !== 200) {
+    assert.ok(Date.now() < until, 'PM2 did not start 4 instances');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const renders = (url) => {
+    const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+    return url === undefined ? lines.length : lines.filter((l) => l.endsWith(` ${url}`)).length;
+  };
+  return { port, renders, pids };
+}
+
+test('pm2 -i 4: each page once, a burst once, a purge reaches every instance', { skip, timeout: 180000 }, async (t) => {
+  const { port, renders, pids } = await startPm2(t);
+  assert.equal(new Set(pids()).size, 4);
+
+  // 500 pages, each asked 4 times, spread over the instances: 500 renders
+  const urls = Array.from({ length: 500 }, (_, i) => `/p/${i}`);
+  const served = new Set();
+  for (let round = 0; round < 4; round++) {
+    await pool(urls, 8, async (url) => {
+      const r = await get(port, url);
+      assert.equal(r.status, 200, url);
+      assert.match(r.body, new RegExp(`^page ${url} by (\\d+) `));
+      served.add(r.body.split(' ')[3]);
+    });
+  }
+  assert.equal(renders(), 500);
+  assert.ok(served.size >= 2, 'the answers came from several instances');
+
+  // 64 concurrent requests for one new page: one render
+  const burst = await Promise.all(Array.from({ length: 64 }, () => get(port, '/p/burst')));
+  for (const r of burst) assert.equal(r.status, 200);
+  assert.equal(new Set(burst.map((r) => r.body)).size, 1);
+  assert.equal(renders('/p/burst'), 1);
+
+  // a purge through whichever instance answers: the next request renders, wherever it lands
+  const purge = await get(port, '/purge?prefix=/p/');
+  assert.equal(purge.status, 200);
+  const after = [];
+  for (let i = 0; i < 8; i++) after.push(await get(port, '/p/burst'));
+  assert.equal(renders('/p/burst'), 2);
+  assert.equal(new Set(after.map((r) => r.body)).size, 1);
+});
+
+test(
+  'pm2 -i 4: instances SIGKILLed at random under load, no torn or foreign body',
+  { skip, timeout: 180000 },
+  async (t) => {
+    const seed = Number(process.env.SEED || Date.now() % 1e9);
+    const random = mulberry32(seed);
+    t.diagnostic(`seed ${seed}`);
+    const { port, pids } = await startPm2(t);
+    const until = Date.now() + 6000;
+    let ok = 0;
+    const bad = [];
+    const load = pool(Array.from({ length: 100000 }), 12, async () => {
+      if (Date.now() > until) return;
+      const id = Math.floor(random() * 200);
+      const pad = 100 + (id % 7) * 20000;
+      const url = `/p/c${id}?pad=${pad}`;
+      const r = await get(port, url);
+      if (r.status !== 200) return;
+      const m = /^page (\S+) by \d+ (x*)$/.exec(r.body);
+      if (m === null || m[1] !== url || m[2].length !== pad) bad.push(`${url}: ${r.body.slice(0, 80)}`);
+      else ok++;
+    });
+    let killed = 0;
+    while (Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 500 + random() * 1000));
+      const list = pids();
+      if (list.length === 0) continue;
+      try {
+        process.kill(list[Math.floor(random() * list.length)], 'SIGKILL');
+        killed++;
+      } catch {
+        // gone already
+      }
+    }
+    await load;
+    assert.deepEqual(bad, [], `seed ${seed}`);
+    assert.ok(killed >= 2, `seed ${seed}: only ${killed} instances killed`);
+    assert.ok(ok > 100, `seed ${seed}: only ${ok} requests served`);
+    // PM2 restarted them; the store still serves
+    const again = Date.now() + 20000;
+    let after;
+    while ((after = await get(port, '/p/after')).status !== 200) {
+      assert.ok(Date.now() < again, 'nothing answers after the storm');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.match(after.body, /^page \/p\/after by \d+ /);
+  },
+);

@@ -1,0 +1,25 @@
+'use strict';
+// One worker of a cluster (node:cluster through shm-cluster-server.js, or PM2's cluster mode):
+// an Express app on PORT whose response cache is shared through sharedMemoryStore({ name:
+// SHM_NAME }). Every render appends "<pid> <url>\n" to RENDER_LOG (one write, O_APPEND: lines
+// never interleave). GET /purge?prefix= purges through this worker.
+const fs = require('node:fs');
+const express = require('express');
+const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
+const store = sharedMemoryStore({ name: process.env.SHM_NAME, maxBytes: 32 * 1024 * 1024, maxEntries: 4096 });
+const cache = responseCache({ store, lockTimeout: 3000 });
+const log = fs.openSync(process.env.RENDER_LOG, 'a');
+const app = express();
+app.get('/purge', (req, res) => {
+  Promise.resolve(cache.purgePrefix(String(req.query.prefix))).then((n) => res.json({ n }));
+});
+app.use(cache);
+app.get('/p/:id', (req, res) => {
+  fs.writeSync(log, `${process.pid} ${req.originalUrl}\n`);
+  // a render takes a while (the window the others must wait through)
+  setTimeout(() => {
+    res.set('cache-control', 'public, max-age=600');
+    res.send(`page ${req.originalUrl} by ${process.pid} ${'x'.repeat(Number(req.query.pad || 100))}`);
+  }, 30);
+});
+app.listen(Number(process.env.PORT), '127.0.0.1');
