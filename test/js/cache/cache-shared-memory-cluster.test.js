@@ -7,45 +7,12 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { mulberry32 } = require('../helpers/seeded-random');
+const { freePort, get, pool } = require('../helpers/cluster-client');
 
 const SERVER = path.join(__dirname, '..', 'helpers', 'shm-cluster-server.js');
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-// A new connection per request (agent: false): the cluster spreads them over its workers.
-function get(port, url) {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: url, agent: false, timeout: 10000 }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-      res.on('error', () => resolve({ status: 0, body: '' }));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve({ status: 0, body: '' }));
-  });
-}
-
-async function pool(items, width, fn) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await fn(items[next++]);
-    }),
-  );
-}
 
 async function startCluster(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shm-cluster-'));

@@ -9,11 +9,10 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { mulberry32 } = require('../helpers/seeded-random');
+const { freePort, get, pool } = require('../helpers/cluster-client');
 
 const APP = path.join(__dirname, '..', 'helpers', 'shm-cluster-app.js');
 let PM2;
@@ -23,38 +22,6 @@ try {
   PM2 = null;
 }
 const skip = PM2 === null ? 'pm2 is not installed (a devDependency: npm install)' : false;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-// A new connection per request (agent: false): PM2's cluster spreads them over its instances.
-function get(port, url) {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: url, agent: false, timeout: 10000 }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-      res.on('error', () => resolve({ status: 0, body: '' }));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve({ status: 0, body: '' }));
-  });
-}
-
-async function pool(items, width, fn) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await fn(items[next++]);
-    }),
-  );
-}
 
 // Starts the app under a PM2 daemon of its own; stops the daemon and removes everything after.
 async function startPm2(t) {
