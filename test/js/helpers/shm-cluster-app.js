@@ -2,11 +2,15 @@
 // One worker of a cluster (node:cluster through shm-cluster-server.js, or PM2's cluster mode):
 // an Express app on PORT whose response cache is shared through sharedMemoryStore({ name:
 // SHM_NAME }). Every render appends "<pid> <url>\n" to RENDER_LOG (one write, O_APPEND: lines
-// never interleave). GET /purge?prefix= purges through this worker.
+// never interleave). GET /purge?prefix= purges through this worker. STORE=memory: see below.
 const fs = require('node:fs');
 const express = require('express');
 const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
-const store = sharedMemoryStore({ name: process.env.SHM_NAME, maxBytes: 32 * 1024 * 1024, maxEntries: 4096 });
+// STORE=memory: each process its own memory store (the baseline the chaos run is compared with)
+const store =
+  process.env.STORE === 'memory'
+    ? undefined
+    : sharedMemoryStore({ name: process.env.SHM_NAME, maxBytes: 32 * 1024 * 1024, maxEntries: 4096 });
 const cache = responseCache({ store, lockTimeout: 3000 });
 const log = fs.openSync(process.env.RENDER_LOG, 'a');
 const app = express();
