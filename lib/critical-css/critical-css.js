@@ -70,6 +70,11 @@ class CriticalCss {
    * memoBytes, memoPages, cache: a FileCache to share, name: the metrics label, warm: load the
    * folder's top-level stylesheets at once (default true) }
    */
+  /** The engine a middleware was given, or a new one for its options (the adapters' one reading). */
+  static of(options) {
+    return options instanceof CriticalCss ? options : new CriticalCss(options);
+  }
+
   constructor(options) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
     ownOptions(options, CRITICAL_CSS_OPTIONS, 'criticalCss(options)');

@@ -60,8 +60,7 @@ function inlineCriticalCss(html, options) {
 
 /** The Express / node:http middleware; `options` as for inlineCriticalCss (or a CriticalCss). */
 function criticalCss(options) {
-  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  return createMiddleware(options instanceof CriticalCss ? options : new CriticalCss(options));
+  return createMiddleware(CriticalCss.of(options));
 }
 
 module.exports = { inlineCriticalCss, criticalCss, CriticalCss, ANGULAR_DEFAULTS };

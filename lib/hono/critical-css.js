@@ -5,12 +5,10 @@
 // Content-Length dropped, a new ETag when it had one). Mount it after compress() and etag().
 const { CriticalCss } = require('../critical-css/critical-css');
 const { wantsInlining, inlineWhole } = require('../critical-css/whole-body');
-const { invalidType } = require('../validate');
 const { heldBody } = require('./held-body');
 
 function criticalCss(options) {
-  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  const engine = options instanceof CriticalCss ? options : new CriticalCss(options);
+  const engine = CriticalCss.of(options);
   async function criticalCssMiddleware(c, next) {
     await next();
     const res = c.res;

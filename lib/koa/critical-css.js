@@ -5,11 +5,9 @@
 // page) and before the routes. A stream body goes out as it is.
 const { CriticalCss } = require('../critical-css/critical-css');
 const { wantsInlining, inlineWhole } = require('../critical-css/whole-body');
-const { invalidType } = require('../validate');
 
 function criticalCss(options) {
-  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
-  const engine = options instanceof CriticalCss ? options : new CriticalCss(options);
+  const engine = CriticalCss.of(options);
   async function criticalCssMiddleware(ctx, next) {
     await next();
     const body = ctx.body;
