@@ -10,7 +10,15 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { mulberry32 } = require('../helpers/seeded-random');
-const { freePort, get, pool } = require('../helpers/cluster-client');
+const {
+  freePort,
+  get,
+  renderCounter,
+  eachPageOnce,
+  burstOnce,
+  purgeReachesAll,
+  underKills,
+} = require('../helpers/cluster-client');
 
 const SERVER = path.join(__dirname, '..', 'helpers', 'shm-cluster-server.js');
 // the chaos run's length: 8 s in npm test, CHAOS_SECONDS=60 in CI's own step (.ci/run)
@@ -34,10 +42,7 @@ async function startCluster(t) {
     child.stdout.on('data', (d) => String(d).includes('ready') && resolve());
     child.on('exit', (code) => reject(new Error(`cluster exited ${code}`)));
   });
-  const renders = (url) => {
-    const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-    return url === undefined ? lines.length : lines.filter((l) => l.endsWith(` ${url}`)).length;
-  };
+  const renders = renderCounter(log);
   const pids = () =>
     new Promise((resolve) => {
       child.once('message', (m) => resolve(m.pids));
@@ -48,38 +53,17 @@ async function startCluster(t) {
 
 test('500 pages each asked 4 times over 4 workers render 500 times', async (t) => {
   const { port, renders } = await startCluster(t);
-  const urls = Array.from({ length: 500 }, (_, i) => `/p/${i}`);
-  const served = new Set();
-  for (let round = 0; round < 4; round++) {
-    await pool(urls, 8, async (url) => {
-      const r = await get(port, url);
-      assert.equal(r.status, 200, url);
-      assert.match(r.body, new RegExp(`^page ${url} by (\\d+) `));
-      served.add(r.body.split(' ')[3]);
-    });
-  }
-  assert.equal(renders(), 500);
-  assert.ok(served.size >= 2, 'the answers came from several workers');
+  await eachPageOnce(port, renders);
 });
 
 test('64 concurrent requests for one new page over 4 workers render it once', async (t) => {
   const { port, renders } = await startCluster(t);
-  const results = await Promise.all(Array.from({ length: 64 }, () => get(port, '/p/burst')));
-  for (const r of results) assert.equal(r.status, 200);
-  assert.equal(new Set(results.map((r) => r.body)).size, 1);
-  assert.equal(renders('/p/burst'), 1);
+  await burstOnce(port, renders);
 });
 
 test('a purge through one worker: the next request renders, on every worker', async (t) => {
   const { port, renders } = await startCluster(t);
-  for (let i = 0; i < 8; i++) await get(port, '/p/purged');
-  assert.equal(renders('/p/purged'), 1);
-  const purge = await get(port, '/purge?prefix=/p/');
-  assert.equal(purge.status, 200);
-  const after = [];
-  for (let i = 0; i < 8; i++) after.push(await get(port, '/p/purged'));
-  assert.equal(renders('/p/purged'), 2);
-  assert.equal(new Set(after.map((r) => r.body)).size, 1);
+  await purgeReachesAll(port, renders);
 });
 
 test(
@@ -90,35 +74,20 @@ test(
     const random = mulberry32(seed);
     t.diagnostic(`seed ${seed}`);
     const { port, pids } = await startCluster(t);
-    const until = Date.now() + CHAOS_MS;
-    let ok = 0;
-    let failed = 0; // refused or cut by a kill (the cluster's own hand-over): reported, not judged
-    const bad = [];
-    const load = pool(Array.from({ length: 100000 }), 12, async () => {
-      if (Date.now() > until) return;
-      const id = Math.floor(random() * 200);
-      const pad = 100 + (id % 7) * 20000; // bodies of several blocks, some large
-      const url = `/p/c${id}?pad=${pad}`;
-      const r = await get(port, url);
-      if (r.status !== 200) {
-        failed++;
-        return;
-      }
-      const m = /^page (\S+) by \d+ (x*)$/.exec(r.body);
-      if (m === null || m[1] !== url || m[2].length !== pad) bad.push(`${url}: ${r.body.slice(0, 80)}`);
-      else ok++;
+    const { ok, failed, bad } = await underKills({
+      port,
+      random,
+      until: Date.now() + CHAOS_MS,
+      every: () => 300 + random() * 700,
+      kill: async () => {
+        const list = await pids();
+        try {
+          process.kill(list[Math.floor(random() * list.length)], 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      },
     });
-    while (Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 300 + random() * 700));
-      const list = await pids();
-      const victim = list[Math.floor(random() * list.length)];
-      try {
-        process.kill(victim, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }
-    await load;
     t.diagnostic(`${ok} served whole, ${failed} failed or cut, store ${process.env.STORE || 'shared'}`);
     assert.deepEqual(bad, [], `seed ${seed}`);
     assert.ok(ok > 100, `seed ${seed}: only ${ok} requests served`);

@@ -12,7 +12,15 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { mulberry32 } = require('../helpers/seeded-random');
-const { freePort, get, pool } = require('../helpers/cluster-client');
+const {
+  freePort,
+  get,
+  renderCounter,
+  eachPageOnce,
+  burstOnce,
+  purgeReachesAll,
+  underKills,
+} = require('../helpers/cluster-client');
 
 const APP = path.join(__dirname, '..', 'helpers', 'shm-cluster-app.js');
 let PM2;
@@ -56,44 +64,16 @@ async function startPm2(t) {
     assert.ok(Date.now() < until, 'PM2 did not start 4 instances');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  const renders = (url) => {
-    const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-    return url === undefined ? lines.length : lines.filter((l) => l.endsWith(` ${url}`)).length;
-  };
+  const renders = renderCounter(log);
   return { port, renders, pids };
 }
 
 test('pm2 -i 4: each page once, a burst once, a purge reaches every instance', { skip, timeout: 180000 }, async (t) => {
   const { port, renders, pids } = await startPm2(t);
   assert.equal(new Set(pids()).size, 4);
-
-  // 500 pages, each asked 4 times, spread over the instances: 500 renders
-  const urls = Array.from({ length: 500 }, (_, i) => `/p/${i}`);
-  const served = new Set();
-  for (let round = 0; round < 4; round++) {
-    await pool(urls, 8, async (url) => {
-      const r = await get(port, url);
-      assert.equal(r.status, 200, url);
-      assert.match(r.body, new RegExp(`^page ${url} by (\\d+) `));
-      served.add(r.body.split(' ')[3]);
-    });
-  }
-  assert.equal(renders(), 500);
-  assert.ok(served.size >= 2, 'the answers came from several instances');
-
-  // 64 concurrent requests for one new page: one render
-  const burst = await Promise.all(Array.from({ length: 64 }, () => get(port, '/p/burst')));
-  for (const r of burst) assert.equal(r.status, 200);
-  assert.equal(new Set(burst.map((r) => r.body)).size, 1);
-  assert.equal(renders('/p/burst'), 1);
-
-  // a purge through whichever instance answers: the next request renders, wherever it lands
-  const purge = await get(port, '/purge?prefix=/p/');
-  assert.equal(purge.status, 200);
-  const after = [];
-  for (let i = 0; i < 8; i++) after.push(await get(port, '/p/burst'));
-  assert.equal(renders('/p/burst'), 2);
-  assert.equal(new Set(after.map((r) => r.body)).size, 1);
+  await eachPageOnce(port, renders);
+  await burstOnce(port, renders);
+  await purgeReachesAll(port, renders);
 });
 
 test(
@@ -104,33 +84,24 @@ test(
     const random = mulberry32(seed);
     t.diagnostic(`seed ${seed}`);
     const { port, pids } = await startPm2(t);
-    const until = Date.now() + 6000;
-    let ok = 0;
-    const bad = [];
-    const load = pool(Array.from({ length: 100000 }), 12, async () => {
-      if (Date.now() > until) return;
-      const id = Math.floor(random() * 200);
-      const pad = 100 + (id % 7) * 20000;
-      const url = `/p/c${id}?pad=${pad}`;
-      const r = await get(port, url);
-      if (r.status !== 200) return;
-      const m = /^page (\S+) by \d+ (x*)$/.exec(r.body);
-      if (m === null || m[1] !== url || m[2].length !== pad) bad.push(`${url}: ${r.body.slice(0, 80)}`);
-      else ok++;
-    });
     let killed = 0;
-    while (Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 500 + random() * 1000));
-      const list = pids();
-      if (list.length === 0) continue;
-      try {
-        process.kill(list[Math.floor(random() * list.length)], 'SIGKILL');
-        killed++;
-      } catch {
-        // gone already
-      }
-    }
-    await load;
+    const { ok, failed, bad } = await underKills({
+      port,
+      random,
+      until: Date.now() + 6000,
+      every: () => 500 + random() * 1000,
+      kill: () => {
+        const list = pids();
+        if (list.length === 0) return;
+        try {
+          process.kill(list[Math.floor(random() * list.length)], 'SIGKILL');
+          killed++;
+        } catch {
+          // gone already
+        }
+      },
+    });
+    t.diagnostic(`${ok} served whole, ${failed} failed or cut, ${killed} instances killed`);
     assert.deepEqual(bad, [], `seed ${seed}`);
     assert.ok(killed >= 2, `seed ${seed}: only ${killed} instances killed`);
     assert.ok(ok > 100, `seed ${seed}: only ${ok} requests served`);
