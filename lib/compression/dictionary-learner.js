@@ -37,7 +37,7 @@ const NOTHING_TO_LEARN_AFTER = 256;
  * compressed against a dictionary they chose), or undefined. `getHeader(name)` reads the
  * response's header as it is sent; `requestHeaders` are Node's lower-case request headers.
  */
-function whyNotShareable(method, status, requestHeaders, getHeader) {
+function sharingRefusal(method, status, requestHeaders, getHeader) {
   const headers = {};
   for (const name of RESPONSE_HEADERS) {
     const value = getHeader(name);
@@ -56,11 +56,7 @@ function whyNotLearnable(method, status, requestHeaders, getHeader) {
   if (method !== 'GET') return 'method';
   if (status !== 200) return 'status';
   if (!isHtmlOrXhtml(getHeader('content-type'))) return 'type';
-  return whyNotShareable(method, status, requestHeaders, getHeader);
-}
-
-function isShareable(method, status, requestHeaders, getHeader) {
-  return whyNotLearnable(method, status, requestHeaders, getHeader) === undefined;
+  return sharingRefusal(method, status, requestHeaders, getHeader);
 }
 
 // The path a sample is kept under: the query is not part of it, so `?q=` spellings of one page
@@ -196,4 +192,4 @@ class DictionaryLearner {
   }
 }
 
-module.exports = { DictionaryLearner, isShareable, whyNotShareable, whyNotLearnable };
+module.exports = { DictionaryLearner, sharingRefusal, whyNotLearnable };

@@ -18,14 +18,14 @@
 // learns from may reflect what they typed. A body compressed against it would tell, by its size,
 // whether a secret on it matches what the dictionary holds (an oracle an attacker could steer).
 // So a response the sharing rule refuses (private, no-store, Set-Cookie, a request with Cookie,
-// Authorization or a body: lib/http/shareable.js, through the learner's whyNotShareable) is never
+// Authorization or a body: lib/http/shareable.js, through the learner's sharingRefusal) is never
 // sent in dcz against a learned dictionary unless `privateResponses` opts its route in; it gets
 // Brotli/zstd without a dictionary. A supplied dictionary is the app's own bytes: no visitor
 // steers it, so it answers every response as plain compression would.
 const fs = require('fs');
 const dcz = require('./dcz');
 const { DczDictionary, DEFAULT_LEVEL } = dcz;
-const { DictionaryLearner, whyNotShareable } = require('./dictionary-learner');
+const { DictionaryLearner, sharingRefusal } = require('./dictionary-learner');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 const { addSource } = require('../stat-sources');
@@ -260,9 +260,10 @@ class DictionaryTransport {
   mayUseLearned(response) {
     if (response === undefined || response === null) return false;
     const req = response.req;
-    if (whyNotShareable(req.method, response.status, req.headers, response.getHeader) === undefined) return true;
+    if (sharingRefusal(req.method, response.status, req.headers, response.getHeader) === undefined) return true;
+    // read as the cache reads its `cookies` / `authorization` opt-ins (lib/http/shareable.js)
     const opt = this.privateResponses;
-    return opt === true || (typeof opt === 'function' && opt(req) === true);
+    return opt === true || (typeof opt === 'function' && Boolean(opt(req)));
   }
 
   /** A response sent whole (identity bytes), offered to the learner. */

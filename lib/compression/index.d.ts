@@ -104,7 +104,7 @@ declare namespace compression {
      * dcz against a learned dictionary also for responses that may not be shared (private,
      * no-store, Set-Cookie, a request with Cookie or Authorization): true, or per route a function
      * of Node's request. Default false: they get Brotli/zstd without a dictionary. The risk:
-     * docs/compression.md, "The dictionary and secrets".
+     * docs/compression.md, "What an attacker controls, and why the dictionary oracle is closed".
      */
     privateResponses?: boolean | ((req: IncomingMessage) => boolean);
   }
