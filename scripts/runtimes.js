@@ -132,7 +132,10 @@ function runNode(name, bin, files, logFile) {
   const out = (r.stdout || '') + (r.stderr || '');
   fs.writeFileSync(logFile, out);
   const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) || [])[1] || 0);
-  const failures = [...out.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((m) => m[1]);
+  // a TODO test that fails is expected (node:test does not count it): not listed as a failure
+  const failures = [...out.matchAll(/^\s*not ok \d+ - (.*)$/gm)]
+    .map((m) => m[1])
+    .filter((name) => !/ # TODO\b/.test(name));
   return {
     pass: count('pass'),
     fail: count('fail') + (r.status !== 0 && count('fail') === 0 ? 1 : 0),

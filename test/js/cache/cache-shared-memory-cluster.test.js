@@ -91,8 +91,13 @@ test(
     t.diagnostic(`${ok} served whole, ${failed} failed or cut, store ${process.env.STORE || 'shared'}`);
     assert.deepEqual(bad, [], `seed ${seed}`);
     assert.ok(ok > 100, `seed ${seed}: only ${ok} requests served`);
-    // still serving after the storm
-    const after = await get(port, '/p/after');
-    assert.equal(after.status, 200);
+    // still serving after the storm, once the primary has replaced the last worker killed (under Bun a
+    // connection can still reach that worker's socket for a moment: refused, then served)
+    let after = await get(port, '/p/after');
+    for (let i = 0; i < 50 && after.status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await get(port, '/p/after');
+    }
+    assert.equal(after.status, 200, `seed ${seed}: not serving 5 s after the storm`);
   },
 );

@@ -583,14 +583,29 @@ test('response cache on http2: an :authority that is not host[:port] passes and 
   );
   try {
     const spellings = ['victim.example:1@evil.example', 'victim.example@evil.example', 'victim.example:99999'];
+    // nghttp2 1.6x (Node 22+) resets a stream whose :authority holds userinfo (RFC 9113 8.3.1) before the
+    // app sees it; older ones hand it over. Either way it must never be answered from, or become, a key.
+    let arrived = 0;
+    let badArrived = 0;
     for (const authority of [...spellings, 'victim.example:31337']) {
-      await h2request(server.url, '/', { headers: { ':authority': authority } });
-      await h2request(server.url, '/', { headers: { ':authority': authority } });
+      for (let i = 0; i < 2; i++) {
+        const sent = await h2request(server.url, '/', { headers: { ':authority': authority } }).then(
+          () => true,
+          (err) => {
+            assert.equal(err.code, 'ERR_HTTP2_STREAM_ERROR', authority);
+            assert.ok(authority.includes('@'), `only userinfo is refused by HTTP/2 itself: ${authority}`);
+            return false;
+          },
+        );
+        if (sent) arrived++;
+        if (sent && spellings.includes(authority)) badArrived++;
+      }
     }
-    assert.equal(renders, 8);
+    assert.ok(arrived >= 4, `${arrived} requests arrived`);
+    assert.equal(renders, arrived);
     const plain = await h2request(server.url, '/', { headers: { ':authority': 'victim.example' } });
     assert.equal(plain.body.toString(), '<script src="//victim.example/app.js"></script>');
-    assert.equal(pages.stats().badAuthority, 2 * spellings.length);
+    assert.equal(pages.stats().badAuthority, badArrived);
     assert.equal(pages.stats().hostNotAllowed, 2);
   } finally {
     await server.close();
