@@ -120,12 +120,12 @@ test(
         })
         .catch(() => {});
     });
-    const shot = async (name) => {
+    const shot = async (name, label) => {
       await page.navigate(`${origin}/${name}.html`);
       // phase 1 must paint from the inlined CSS alone: no stylesheet from /styles.css applied
       const applied = await page.evaluate(APPLIED);
-      if (holdStylesheet) assert.equal(applied, 0, `${name}: the held-back stylesheet applied`);
-      else if (name !== 'plain') assert.ok(applied > 0, `${name}: the stylesheet never applied`);
+      if (holdStylesheet) assert.equal(applied, 0, `${label}: ${name}: the held-back stylesheet applied`);
+      else if (name !== 'plain') assert.ok(applied > 0, `${label}: ${name}: the stylesheet never applied`);
       const { exceptionDetails } = await page.send('Runtime.evaluate', { expression: SETTLE, awaitPromise: true });
       if (exceptionDetails) throw new Error(`settling ${name}: ${exceptionDetails.text}`);
       const { data } = await page.send('Page.captureScreenshot', { format: 'png' });
@@ -166,17 +166,17 @@ test(
           holdStylesheet = true;
           expectSame(
             label,
-            ['angular', await shot('angular')],
-            ['ours', await shot('ours')],
+            ['angular', await shot('angular', label)],
+            ['ours', await shot('ours', label)],
             'inlined CSS only (stylesheet held back)',
           );
 
           // docs/critical-css-differences.md: beasties 0.4 breaks its onload on a quote in media
           if (variant.media && /['\\\n]/.test(variant.media)) return;
           holdStylesheet = false;
-          const plain = await shot('plain');
-          expectSame(label, ['plain', plain], ['ours', await shot('ours')], 'stylesheet loaded');
-          expectSame(label, ['plain', plain], ['angular', await shot('angular')], 'stylesheet loaded');
+          const plain = await shot('plain', label);
+          expectSame(label, ['plain', plain], ['ours', await shot('ours', label)], 'stylesheet loaded');
+          expectSame(label, ['plain', plain], ['angular', await shot('angular', label)], 'stylesheet loaded');
           phase2++;
         });
       }
