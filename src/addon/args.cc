@@ -53,6 +53,25 @@ double IntegerOf(napi_env env, napi_value value, const std::string& name, double
   return number;
 }
 
+// "a number from <min> to <max>", or "a number other than NaN" when both are infinite.
+std::string NumberRange(double min, double max) {
+  if (std::isinf(min) && std::isinf(max)) return "a number other than NaN";
+  char text[96];
+  std::snprintf(text, sizeof(text), "a number from %.15g to %.15g", min, max);
+  return text;
+}
+
+double NumberOf(napi_env env, napi_value value, const std::string& name, double min, double max) {
+  double number = 0;
+  if (napi_get_value_double(env, value, &number) != napi_ok) {
+    Throw(env, Check::kWrongType, "a number", name, value);
+  }
+  if (!(number >= min && number <= max)) {
+    Throw(env, Check::kOutOfRange, NumberRange(min, max), name, value);
+  }
+  return number;
+}
+
 std::string OptionName(const char* object, const char* key) {
   return std::string(object) + "." + key;
 }
@@ -139,6 +158,16 @@ uint64_t SafeUintArg(const Napi::CallbackInfo& info, size_t index, const char* n
   return static_cast<uint64_t>(IntegerOf(info.Env(), Arg(info, index), name, 0, kMaxSafeInteger));
 }
 
+int32_t Int32Arg(const Napi::CallbackInfo& info, size_t index, const char* name, int32_t min,
+                 int32_t max) {
+  return static_cast<int32_t>(IntegerOf(info.Env(), Arg(info, index), name, min, max));
+}
+
+double NumberArg(const Napi::CallbackInfo& info, size_t index, const char* name, double min,
+                 double max) {
+  return NumberOf(info.Env(), Arg(info, index), name, min, max);
+}
+
 Napi::Function FunctionArg(const Napi::CallbackInfo& info, size_t index, const char* name) {
   Napi::Value value = Arg(info, index);
   if (!value.IsFunction()) Throw(info.Env(), Check::kWrongType, "a function", name, value);
@@ -149,6 +178,16 @@ Napi::Object ObjectArg(const Napi::CallbackInfo& info, size_t index, const char*
   Napi::Value value = Arg(info, index);
   if (!value.IsObject()) Throw(info.Env(), Check::kWrongType, "an object", name, value);
   return value.As<Napi::Object>();
+}
+
+void* ExternalArg(const Napi::CallbackInfo& info, size_t index, const char* name,
+                  const char* expected) {
+  Napi::Value value = Arg(info, index);
+  void* data = nullptr;
+  if (napi_get_value_external(info.Env(), value, &data) != napi_ok) {
+    Throw(info.Env(), Check::kWrongType, expected, name, value);
+  }
+  return data;
 }
 
 uint32_t Uint32Option(const Napi::Object& options, const char* object, const char* key,
@@ -171,16 +210,7 @@ double NumberOption(const Napi::Object& options, const char* object, const char*
                     double max, double fallback) {
   Napi::Value value = options.Get(key);
   if (value.IsUndefined()) return fallback;
-  double number = 0;
-  if (napi_get_value_double(options.Env(), value, &number) != napi_ok) {
-    Throw(options.Env(), Check::kWrongType, "a number", OptionName(object, key), value);
-  }
-  if (!(number >= min && number <= max)) {
-    char expected[96];
-    std::snprintf(expected, sizeof(expected), "a number from %g to %g", min, max);
-    Throw(options.Env(), Check::kOutOfRange, expected, OptionName(object, key), value);
-  }
-  return number;
+  return NumberOf(options.Env(), value, OptionName(object, key), min, max);
 }
 
 int32_t Int32Option(const Napi::Object& options, const char* object, const char* key, int32_t min,

@@ -43,8 +43,18 @@ std::string StringArg(const Napi::CallbackInfo& info, size_t index, const char* 
 uint32_t Uint32Arg(const Napi::CallbackInfo& info, size_t index, const char* name);
 /// An integer from 0 to Number.MAX_SAFE_INTEGER (ids, sizes).
 uint64_t SafeUintArg(const Napi::CallbackInfo& info, size_t index, const char* name);
+/// An integer from `min` to `max`.
+int32_t Int32Arg(const Napi::CallbackInfo& info, size_t index, const char* name, int32_t min,
+                 int32_t max);
+/// A number from `min` to `max` (either may be infinite; never NaN), not necessarily an integer.
+double NumberArg(const Napi::CallbackInfo& info, size_t index, const char* name, double min,
+                 double max);
 Napi::Function FunctionArg(const Napi::CallbackInfo& info, size_t index, const char* name);
 Napi::Object ObjectArg(const Napi::CallbackInfo& info, size_t index, const char* name);
+/// The data of an External (a native object a binding handed to JavaScript); `expected` names
+/// its kind ("a zstd dictionary encoder"). Any External passes: the caller knows its type.
+void* ExternalArg(const Napi::CallbackInfo& info, size_t index, const char* name,
+                  const char* expected);
 
 /// Options of an object: an absent (undefined) option gives `fallback`; anything else must be of
 /// the right type and range. Errors name it "<object>.<key>".

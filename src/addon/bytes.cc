@@ -1,5 +1,7 @@
 #include "bytes.h"
 
+#include <cstdio>
+
 #include "args.h"
 
 namespace ssr_native_addon {
@@ -25,6 +27,8 @@ size_t ElementSize(napi_typedarray_type type) {
   }
   return 1;
 }
+
+constexpr const char* kViewTypes = "a Buffer, TypedArray or DataView";
 
 }  // namespace
 
@@ -70,6 +74,52 @@ ByteView BytesOf(const Napi::Value& value, std::string* scratch, const char* wha
   }
   throw Napi::TypeError::New(
       env, ExpectedMessage(env, "a string, Buffer, TypedArray or DataView", what, value));
+}
+
+ByteView ViewBytesOf(const Napi::Value& value, const char* what) {
+  ByteView view;
+  if (!ViewOfArrayBufferView(value.Env(), value, &view)) {
+    throw Napi::TypeError::New(value.Env(), ExpectedMessage(value.Env(), kViewTypes, what, value));
+  }
+  return view;
+}
+
+ByteView ViewBytesOf(const Napi::Value& value, const char* what, size_t min_size, size_t max_size) {
+  const ByteView view = ViewBytesOf(value, what);
+  if (view.size < min_size || view.size > max_size) {
+    char expected[128];
+    if (min_size == max_size) {
+      std::snprintf(expected, sizeof(expected), "%s of %zu bytes", kViewTypes, min_size);
+    } else {
+      std::snprintf(expected, sizeof(expected), "%s of %zu to %zu bytes", kViewTypes, min_size,
+                    max_size);
+    }
+    throw Napi::RangeError::New(value.Env(), ExpectedMessage(value.Env(), expected, what, value));
+  }
+  return view;
+}
+
+std::vector<std::string> ViewCopiesOf(const Napi::Value& value, const char* what) {
+  if (!value.IsArray()) {
+    throw Napi::TypeError::New(
+        value.Env(),
+        ExpectedMessage(value.Env(), "an array of Buffers, TypedArrays or DataViews", what, value));
+  }
+  const Napi::Array array = value.As<Napi::Array>();
+  const uint32_t length = array.Length();
+  std::vector<std::string> copies;
+  copies.reserve(length);
+  for (uint32_t i = 0; i < length; i++) {
+    const Napi::Value element = array.Get(i);
+    ByteView view;
+    if (!ViewOfArrayBufferView(value.Env(), element, &view)) {
+      const std::string name = std::string(what) + "[" + std::to_string(i) + "]";
+      throw Napi::TypeError::New(value.Env(),
+                                 ExpectedMessage(value.Env(), kViewTypes, name, element));
+    }
+    copies.emplace_back(reinterpret_cast<const char*>(view.data), view.size);
+  }
+  return copies;
 }
 
 }  // namespace ssr_native_addon

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ssr_native_addon {
 
@@ -24,6 +25,16 @@ bool ViewOfArrayBufferView(napi_env env, napi_value value, ByteView* out);
 /// `scratch` (lone surrogates become U+FFFD, as Buffer.from does). Throws a TypeError for
 /// anything else.
 ByteView BytesOf(const Napi::Value& value, std::string* scratch, const char* what);
+
+/// The bytes of a Buffer, any TypedArray or a DataView, borrowed (no string). Throws a TypeError
+/// for anything else, in args.h's wording.
+ByteView ViewBytesOf(const Napi::Value& value, const char* what);
+/// The same, of `min_size` to `max_size` bytes (a RangeError otherwise): a hash of 32 bytes, a
+/// dictionary of 1 byte to 8 MiB.
+ByteView ViewBytesOf(const Napi::Value& value, const char* what, size_t min_size, size_t max_size);
+/// An array of Buffers, TypedArrays or DataViews, each copied (for work on libuv's pool, where
+/// the caller's buffers may be collected). A bad element is named "<what>[<index>]".
+std::vector<std::string> ViewCopiesOf(const Napi::Value& value, const char* what);
 
 }  // namespace ssr_native_addon
 

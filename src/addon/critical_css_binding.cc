@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "bytes.h"
 #include "safe_worker.h"
 #include "ssr_native/critical_css.h"
@@ -55,7 +56,7 @@ Napi::Value CompiledValue(Napi::Env env, css::CompileResult result) {
 Napi::Value Compile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string scratch;
-  const ByteView bytes = BytesOf(info[0], &scratch, "css");
+  const ByteView bytes = BytesOf(Arg(info, 0), &scratch, "css");
   return CompiledValue(env, css::CompilePlan(ViewOf(bytes)));
 }
 
@@ -78,14 +79,10 @@ class CompileWorker : public SafeWorker {
 
 Napi::Value CompileAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  ByteView bytes;
-  if (!ViewOfArrayBufferView(env, info[0], &bytes)) {
-    throw Napi::TypeError::New(env, "css must be a Buffer or TypedArray");
-  }
-  if (!info[1].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
-  auto* worker =
-      new CompileWorker(info[1].As<Napi::Function>(),
-                        std::string(reinterpret_cast<const char*>(bytes.data), bytes.size));
+  const ByteView bytes = ViewBytesOf(Arg(info, 0), "css");
+  Napi::Function callback = FunctionArg(info, 1, "callback");
+  auto* worker = new CompileWorker(
+      callback, std::string(reinterpret_cast<const char*>(bytes.data), bytes.size));
   worker->Queue();
   return env.Undefined();
 }
@@ -93,7 +90,7 @@ Napi::Value CompileAsync(const Napi::CallbackInfo& info) {
 Napi::Value Links(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string scratch;
-  const ByteView bytes = BytesOf(info[0], &scratch, "html");
+  const ByteView bytes = BytesOf(Arg(info, 0), &scratch, "html");
   const css::LinksResult result = css::FindLinks(ViewOf(bytes));
   if (result.status != css::Status::kDone) return Skipped(env, result.reason);
   Napi::Array out = Napi::Array::New(env, result.links.size());
@@ -111,23 +108,24 @@ Napi::Value Links(const Napi::CallbackInfo& info) {
 Napi::Value Inline(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string scratch;
-  const bool buffer_in = !info[0].IsString();
-  const ByteView bytes = BytesOf(info[0], &scratch, "html");
+  const bool buffer_in = !Arg(info, 0).IsString();
+  const ByteView bytes = BytesOf(Arg(info, 0), &scratch, "html");
   // plans: an array (one entry per link, as criticalCssLinks lists them) or a function
   // (href, index) -> External | null called during the one parse of the page.
   std::vector<const css::Plan*> listed;
   Napi::Function resolver;
-  if (info[1].IsArray()) {
-    Napi::Array list = info[1].As<Napi::Array>();
+  const Napi::Value plans = Arg(info, 1);
+  if (plans.IsArray()) {
+    Napi::Array list = plans.As<Napi::Array>();
     listed.assign(list.Length(), nullptr);
     for (uint32_t i = 0; i < list.Length(); ++i) {
       Napi::Value v = list.Get(i);
       if (v.IsExternal()) listed[i] = v.As<Napi::External<PlanHandle>>().Data()->get();
     }
-  } else if (info[1].IsFunction()) {
-    resolver = info[1].As<Napi::Function>();
+  } else if (plans.IsFunction()) {
+    resolver = plans.As<Napi::Function>();
   } else {
-    throw Napi::TypeError::New(env, "plans must be an array or a function");
+    throw Napi::TypeError::New(env, ExpectedMessage(env, "an array or a function", "plans", plans));
   }
   const css::PlanResolver resolve = [&](size_t index, std::string_view href) -> const css::Plan* {
     if (resolver.IsEmpty()) return index < listed.size() ? listed[index] : nullptr;
@@ -136,7 +134,7 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
     if (!v.IsExternal()) return nullptr;
     return v.As<Napi::External<PlanHandle>>().Data()->get();
   };
-  const uint32_t flags = info[2].IsNumber() ? info[2].As<Napi::Number>().Uint32Value() : 6;
+  const uint32_t flags = Arg(info, 2).IsUndefined() ? 6 : Uint32Arg(info, 2, "flags");
   css::InlineOptions options;
   options.compress = (flags & 1) != 0;
   options.noscript_fallback = (flags & 2) != 0;

@@ -4,11 +4,13 @@
 // encoding in flight still holds it.
 #include "zstd_dictionary_binding.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "args.h"
 #include "bytes.h"
 #include "safe_worker.h"
 #include "ssr_native/dictionary_builder.h"
@@ -22,26 +24,24 @@ using ssr_native::ZstdDictionaryEncoder;
 using EncoderHandle = std::shared_ptr<const ZstdDictionaryEncoder>;
 
 constexpr size_t kMaxDictionaryCapacity = size_t{8} << 20;
+constexpr int32_t kMinLevel = 1;
+constexpr int32_t kMaxLevel = 19;
+constexpr double kMaxDecodedBytes = 1 << 30;
 
-ByteView RequireBytes(const Napi::Value& value, const char* what) {
-  ByteView view;
-  if (!ViewOfArrayBufferView(value.Env(), value, &view)) {
-    throw Napi::TypeError::New(value.Env(), std::string(what) + " must be a Buffer or TypedArray");
-  }
-  return view;
+// A dictionary's capacity (zstdTrainDictionary, zstdChooseDictionary): 256 bytes to 8 MiB.
+size_t CapacityArg(const Napi::CallbackInfo& info, size_t index) {
+  return static_cast<size_t>(
+      NumberArg(info, index, "capacity", 256, static_cast<double>(kMaxDictionaryCapacity)));
 }
 
-EncoderHandle RequireEncoder(const Napi::Value& value) {
-  if (!value.IsExternal())
-    throw Napi::TypeError::New(value.Env(), "encoder must be a zstd dictionary encoder");
-  return *value.As<Napi::External<EncoderHandle>>().Data();
+EncoderHandle EncoderArg(const Napi::CallbackInfo& info, size_t index) {
+  return *static_cast<EncoderHandle*>(
+      ExternalArg(info, index, "encoder", "a zstd dictionary encoder"));
 }
 
-const uint8_t* RequireHash(const Napi::Value& value) {
-  ByteView hash = RequireBytes(value, "hash");
-  if (hash.size != ssr_native::kDczHashSize)
-    throw Napi::RangeError::New(value.Env(), "hash must be 32 bytes");
-  return hash.data;
+const uint8_t* HashArg(const Napi::CallbackInfo& info, size_t index) {
+  return ViewBytesOf(Arg(info, index), "hash", ssr_native::kDczHashSize, ssr_native::kDczHashSize)
+      .data;
 }
 
 Napi::Value Status(const Napi::CallbackInfo& info) {
@@ -88,22 +88,10 @@ class TrainWorker : public BytesWorker {
 // zstdTrainDictionary(samples: Buffer[], capacity, callback(err, dictionary))
 Napi::Value Train(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsArray()) throw Napi::TypeError::New(env, "samples must be an array of Buffers");
-  if (!info[1].IsNumber()) throw Napi::TypeError::New(env, "capacity must be a number");
-  if (!info[2].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
-  const double capacity = info[1].As<Napi::Number>().DoubleValue();
-  if (!(capacity >= 256 && capacity <= static_cast<double>(kMaxDictionaryCapacity))) {
-    throw Napi::RangeError::New(env, "capacity must be between 256 and 8 MiB");
-  }
-  Napi::Array array = info[0].As<Napi::Array>();
-  std::vector<std::string> samples;
-  samples.reserve(array.Length());
-  for (uint32_t i = 0; i < array.Length(); i++) {
-    ByteView view = RequireBytes(array.Get(i), "samples[i]");
-    samples.emplace_back(reinterpret_cast<const char*>(view.data), view.size);
-  }
-  auto* worker = new TrainWorker(info[2].As<Napi::Function>(), std::move(samples),
-                                 static_cast<size_t>(capacity));
+  std::vector<std::string> samples = ViewCopiesOf(Arg(info, 0), "samples");
+  const size_t capacity = CapacityArg(info, 1);
+  Napi::Function callback = FunctionArg(info, 2, "callback");
+  auto* worker = new TrainWorker(callback, std::move(samples), capacity);
   worker->Queue();
   return env.Undefined();
 }
@@ -157,32 +145,18 @@ class ChooseWorker : public SafeWorker {
 // choice))
 Napi::Value Choose(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsArray()) throw Napi::TypeError::New(env, "samples must be an array of Buffers");
-  if (!info[1].IsNumber() || !info[2].IsNumber() || !info[4].IsNumber()) {
-    throw Napi::TypeError::New(env, "capacity, level and improvement must be numbers");
-  }
-  if (!info[5].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
-  const double capacity = info[1].As<Napi::Number>().DoubleValue();
-  if (!(capacity >= 256 && capacity <= static_cast<double>(kMaxDictionaryCapacity))) {
-    throw Napi::RangeError::New(env, "capacity must be between 256 and 8 MiB");
-  }
-  const int level = info[2].As<Napi::Number>().Int32Value();
-  if (level < 1 || level > 19) throw Napi::RangeError::New(env, "level must be 1 to 19");
-  Napi::Array array = info[0].As<Napi::Array>();
-  std::vector<std::string> samples;
-  samples.reserve(array.Length());
-  for (uint32_t i = 0; i < array.Length(); i++) {
-    ByteView view = RequireBytes(array.Get(i), "samples[i]");
-    samples.emplace_back(reinterpret_cast<const char*>(view.data), view.size);
-  }
+  std::vector<std::string> samples = ViewCopiesOf(Arg(info, 0), "samples");
+  const size_t capacity = CapacityArg(info, 1);
+  const int level = Int32Arg(info, 2, "level", kMinLevel, kMaxLevel);
   std::string current;
-  if (!info[3].IsNull() && !info[3].IsUndefined()) {
-    ByteView view = RequireBytes(info[3], "current");
+  if (!Arg(info, 3).IsNull() && !Arg(info, 3).IsUndefined()) {
+    const ByteView view = ViewBytesOf(Arg(info, 3), "current");
     current.assign(reinterpret_cast<const char*>(view.data), view.size);
   }
-  auto* worker = new ChooseWorker(info[5].As<Napi::Function>(), std::move(samples),
-                                  static_cast<size_t>(capacity), level, std::move(current),
-                                  info[4].As<Napi::Number>().DoubleValue());
+  const double improvement = NumberArg(info, 4, "improvement", -INFINITY, INFINITY);
+  Napi::Function callback = FunctionArg(info, 5, "callback");
+  auto* worker = new ChooseWorker(callback, std::move(samples), capacity, level, std::move(current),
+                                  improvement);
   worker->Queue();
   return env.Undefined();
 }
@@ -193,15 +167,9 @@ struct EncoderArgs {
   int level;
 };
 
-EncoderArgs RequireEncoderArgs(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  ByteView dictionary = RequireBytes(info[0], "dictionary");
-  if (dictionary.size == 0 || dictionary.size > kMaxDictionaryCapacity) {
-    throw Napi::RangeError::New(env, "dictionary must be 1 byte to 8 MiB");
-  }
-  if (!info[1].IsNumber()) throw Napi::TypeError::New(env, "level must be a number");
-  const int level = info[1].As<Napi::Number>().Int32Value();
-  if (level < 1 || level > 19) throw Napi::RangeError::New(env, "level must be 1 to 19");
+EncoderArgs EncoderArgsOf(const Napi::CallbackInfo& info) {
+  const ByteView dictionary = ViewBytesOf(Arg(info, 0), "dictionary", 1, kMaxDictionaryCapacity);
+  const int level = Int32Arg(info, 1, "level", kMinLevel, kMaxLevel);
   return {dictionary, level};
 }
 
@@ -214,7 +182,7 @@ Napi::Value EncoderExternal(Napi::Env env, std::unique_ptr<ZstdDictionaryEncoder
 // zstdDictionaryEncoder(dictionary, level) -> External
 Napi::Value CreateEncoder(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const EncoderArgs args = RequireEncoderArgs(info);
+  const EncoderArgs args = EncoderArgsOf(info);
   std::string error;
   std::unique_ptr<ZstdDictionaryEncoder> encoder =
       ZstdDictionaryEncoder::Create(args.dictionary.data, args.dictionary.size, args.level, &error);
@@ -252,10 +220,10 @@ class CreateEncoderWorker : public SafeWorker {
 // zstdDictionaryEncoderAsync(dictionary, level, callback(err, External)) on the pool
 Napi::Value CreateEncoderAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const EncoderArgs args = RequireEncoderArgs(info);
-  if (!info[2].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
+  const EncoderArgs args = EncoderArgsOf(info);
+  Napi::Function callback = FunctionArg(info, 2, "callback");
   auto* worker = new CreateEncoderWorker(
-      info[2].As<Napi::Function>(),
+      callback,
       std::string(reinterpret_cast<const char*>(args.dictionary.data), args.dictionary.size),
       args.level);
   worker->Queue();
@@ -265,9 +233,9 @@ Napi::Value CreateEncoderAsync(const Napi::CallbackInfo& info) {
 // dczEncode(encoder, hash, body) -> Buffer, on this thread
 Napi::Value Encode(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  EncoderHandle encoder = RequireEncoder(info[0]);
-  const uint8_t* hash = RequireHash(info[1]);
-  ByteView body = RequireBytes(info[2], "body");
+  EncoderHandle encoder = EncoderArg(info, 0);
+  const uint8_t* hash = HashArg(info, 1);
+  const ByteView body = ViewBytesOf(Arg(info, 2), "body");
   std::string out;
   std::string error;
   if (!encoder->EncodeDcz(hash, body.data, body.size, &out, &error))
@@ -302,11 +270,11 @@ class EncodeWorker : public BytesWorker {
 // dczEncodeAsync(encoder, hash, body, callback(err, Buffer)) on the pool
 Napi::Value EncodeAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  EncoderHandle encoder = RequireEncoder(info[0]);
-  const uint8_t* hash = RequireHash(info[1]);
-  ByteView body = RequireBytes(info[2], "body");
-  if (!info[3].IsFunction()) throw Napi::TypeError::New(env, "callback must be a function");
-  auto* worker = new EncodeWorker(info[3].As<Napi::Function>(), std::move(encoder), hash,
+  EncoderHandle encoder = EncoderArg(info, 0);
+  const uint8_t* hash = HashArg(info, 1);
+  const ByteView body = ViewBytesOf(Arg(info, 2), "body");
+  Napi::Function callback = FunctionArg(info, 3, "callback");
+  auto* worker = new EncodeWorker(callback, std::move(encoder), hash,
                                   std::string(reinterpret_cast<const char*>(body.data), body.size));
   worker->Queue();
   return env.Undefined();
@@ -335,13 +303,10 @@ const char* DecodeStatusName(DczDecodeStatus status) {
 // dczDecode(dictionary, hash, input, maxOutput) -> Buffer; throws Error('dcz: <status>')
 Napi::Value Decode(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  ByteView dictionary = RequireBytes(info[0], "dictionary");
-  const uint8_t* hash = RequireHash(info[1]);
-  ByteView input = RequireBytes(info[2], "input");
-  if (!info[3].IsNumber()) throw Napi::TypeError::New(env, "maxOutput must be a number");
-  const double max_output = info[3].As<Napi::Number>().DoubleValue();
-  if (!(max_output >= 0 && max_output <= 1 << 30))
-    throw Napi::RangeError::New(env, "maxOutput must be 0 to 1 GiB");
+  const ByteView dictionary = ViewBytesOf(Arg(info, 0), "dictionary");
+  const uint8_t* hash = HashArg(info, 1);
+  const ByteView input = ViewBytesOf(Arg(info, 2), "input");
+  const double max_output = NumberArg(info, 3, "maxOutput", 0, kMaxDecodedBytes);
   std::string out;
   DczDecodeStatus status = ssr_native::DecodeDcz(dictionary.data, dictionary.size, hash, input.data,
                                                  input.size, static_cast<size_t>(max_output), &out);

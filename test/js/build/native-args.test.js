@@ -94,3 +94,107 @@ test('readers of their own kind word their errors the same way', () => {
     message: 'Expected a string, Buffer, TypedArray or DataView for data but received null',
   });
 });
+
+test('the critical CSS bindings read their arguments through args.h', () => {
+  assert.throws(() => native.criticalCssCompileAsync('a{}', () => {}), {
+    name: 'TypeError',
+    message: 'Expected a Buffer, TypedArray or DataView for css but received string of length 3',
+  });
+  assert.throws(() => native.criticalCssCompileAsync(Buffer.from('a{}')), {
+    name: 'TypeError',
+    message: 'Expected a function for callback but received undefined',
+  });
+  assert.throws(() => native.criticalCssCompile(42), {
+    name: 'TypeError',
+    message: 'Expected a string, Buffer, TypedArray or DataView for css but received number 42',
+  });
+  assert.throws(() => native.criticalCssInline('<p></p>', 5), {
+    name: 'TypeError',
+    message: 'Expected an array or a function for plans but received number 5',
+  });
+  assert.throws(() => native.criticalCssInline('<p></p>', [], -1), {
+    name: 'RangeError',
+    message: /for flags but received number -1$/,
+  });
+  // flags absent: the defaults (noscript fallback, inline fonts)
+  assert.equal(typeof native.criticalCssInline('<p></p>', []), typeof native.criticalCssInline('<p></p>', [], 6));
+});
+
+test('the zstd dictionary bindings read their arguments through args.h', () => {
+  const callback = () => assert.fail('no work is queued for bad arguments');
+  assert.throws(() => native.zstdTrainDictionary('x', 1024, callback), {
+    name: 'TypeError',
+    message: 'Expected an array of Buffers, TypedArrays or DataViews for samples but received string of length 1',
+  });
+  assert.throws(() => native.zstdTrainDictionary([Buffer.alloc(1), 3], 1024, callback), {
+    name: 'TypeError',
+    message: 'Expected a Buffer, TypedArray or DataView for samples[1] but received number 3',
+  });
+  assert.throws(() => native.zstdTrainDictionary([], '1024', callback), {
+    name: 'TypeError',
+    message: /^Expected a number for capacity but received string/,
+  });
+  for (const capacity of [255, 8 * 1024 * 1024 + 1, NaN]) {
+    assert.throws(() => native.zstdTrainDictionary([], capacity, callback), {
+      name: 'RangeError',
+      message: /^Expected a number from 256 to 8388608 for capacity but received number/,
+    });
+  }
+  assert.throws(() => native.zstdTrainDictionary([], 1024), { name: 'TypeError', message: /a function for callback/ });
+  assert.throws(() => native.zstdChooseDictionary([], 1024, 20, null, 0.9, callback), {
+    name: 'RangeError',
+    message: 'Expected an integer from 1 to 19 for level but received number 20',
+  });
+  assert.throws(() => native.zstdChooseDictionary([], 1024, 3, 'x', 0.9, callback), {
+    name: 'TypeError',
+    message: /for current but received string/,
+  });
+  assert.throws(() => native.zstdChooseDictionary([], 1024, 3, null, '0.9', callback), {
+    name: 'TypeError',
+    message: /^Expected a number for improvement/,
+  });
+  assert.throws(() => native.zstdChooseDictionary([], 1024, 3, undefined, 0.9), {
+    name: 'TypeError',
+    message: /a function for callback/,
+  });
+  assert.throws(() => native.zstdDictionaryEncoder(Buffer.alloc(0), 3), {
+    name: 'RangeError',
+    message: /^Expected a Buffer, TypedArray or DataView of 1 to 8388608 bytes for dictionary/,
+  });
+  assert.throws(() => native.zstdDictionaryEncoder(Buffer.alloc(16), '3'), {
+    name: 'TypeError',
+    message: /^Expected an integer from 1 to 19 for level but received string/,
+  });
+  assert.throws(() => native.zstdDictionaryEncoderAsync(Buffer.alloc(16), 0, callback), {
+    name: 'RangeError',
+    message: /for level but received number 0$/,
+  });
+  const hash = Buffer.alloc(32);
+  assert.throws(() => native.dczEncode({}, hash, Buffer.alloc(1)), {
+    name: 'TypeError',
+    message: 'Expected a zstd dictionary encoder for encoder but received an object',
+  });
+  assert.throws(() => native.dczEncodeAsync(undefined, hash, Buffer.alloc(1), callback), {
+    name: 'TypeError',
+    message: /for encoder but received undefined$/,
+  });
+  assert.throws(() => native.dczDecode(Buffer.alloc(1), Buffer.alloc(31), Buffer.alloc(1), 10), {
+    name: 'RangeError',
+    message: /^Expected a Buffer, TypedArray or DataView of 32 bytes for hash/,
+  });
+  assert.throws(() => native.dczDecode(Buffer.alloc(1), 'hash', Buffer.alloc(1), 10), {
+    name: 'TypeError',
+    message: /for hash but received string/,
+  });
+  assert.throws(() => native.dczDecode(Buffer.alloc(1), hash, 'body', 10), { name: 'TypeError', message: /for input/ });
+  assert.throws(() => native.dczDecode(Buffer.alloc(1), hash, Buffer.alloc(1), 2 ** 30 + 1), {
+    name: 'RangeError',
+    message: /^Expected a number from 0 to 1073741824 for maxOutput but received number/,
+  });
+  assert.throws(() => native.dczDecode(Buffer.alloc(1), hash, Buffer.alloc(1), '1'), {
+    name: 'TypeError',
+    message: /^Expected a number for maxOutput/,
+  });
+  // the accepted values are unchanged: a DataView body, a fractional capacity or maxOutput
+  assert.throws(() => native.dczDecode(Buffer.alloc(1), hash, new DataView(new ArrayBuffer(4)), 0.5), /^Error: dcz:/);
+});
