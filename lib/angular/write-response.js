@@ -17,7 +17,7 @@ const fresh = require('fresh');
 const { etag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
 const { isHtml } = require('../http/html');
-const { HeldResponse } = require('../http/held-response');
+const { HeldResponse, toNotModified } = require('../http/held-response');
 
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
 
@@ -117,11 +117,7 @@ async function writeResponse(response, req, res, options) {
     ((status >= 200 && status < 300) || status === 304) &&
     fresh(req.headers, { etag: tag, 'last-modified': headers.get('last-modified') || undefined })
   ) {
-    // what Express does for a fresh request in res.send
-    res.removeHeader('Content-Type');
-    res.removeHeader('Content-Length');
-    res.removeHeader('Transfer-Encoding');
-    res.statusCode = 304;
+    toNotModified(res);
     res.end();
     return;
   }

@@ -5,6 +5,22 @@
 const { etag } = require('../etag');
 const { isHtml } = require('../http/html');
 
+/**
+ * The head wantsInlining and inlineWhole read, from a framework's response: `header(name)` gives
+ * the value of a lower-case header name (Koa's response.get, Fastify's reply.getHeader, Hono's
+ * headers.get all do), so the adapters read the same five headers the same way.
+ */
+function headFrom(method, status, header) {
+  return {
+    method,
+    status,
+    type: header('content-type'),
+    coding: header('content-encoding'),
+    tag: header('etag'),
+    lastModified: header('last-modified'),
+  };
+}
+
 /** head: { method, status, type, coding, tag, lastModified } of the answer as it stands. */
 function wantsInlining(head) {
   if (head.method === 'HEAD') return false;
@@ -33,8 +49,16 @@ async function inlineWhole(criticalCss, body, head) {
   return { body: out, tag };
 }
 
+/** The middleware's face in every adapter: its engine, the engine's stats() and close(). */
+function exposeEngine(middleware, engine) {
+  middleware.criticalCss = engine;
+  middleware.stats = () => engine.stats();
+  middleware.close = () => engine.close();
+  return middleware;
+}
+
 function isStrongTag(tag) {
   return typeof tag === 'string' && tag.length > 0 && !tag.startsWith('W/');
 }
 
-module.exports = { wantsInlining, inlineWhole, isStrongTag };
+module.exports = { headFrom, wantsInlining, inlineWhole, exposeEngine, isStrongTag };

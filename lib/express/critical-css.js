@@ -17,17 +17,14 @@
 // head as the route made it otherwise.
 const { HeldResponse, useEtagStage } = require('../http/held-response');
 const { isHtml } = require('../http/html');
-const { isStrongTag } = require('../critical-css/whole-body');
+const { isStrongTag, exposeEngine } = require('../critical-css/whole-body');
 
 function createMiddleware(criticalCss) {
   function criticalCssMiddleware(req, res, next) {
     hold(criticalCss, req, res);
     next();
   }
-  criticalCssMiddleware.criticalCss = criticalCss;
-  criticalCssMiddleware.stats = () => criticalCss.stats();
-  criticalCssMiddleware.close = () => criticalCss.close();
-  return criticalCssMiddleware;
+  return exposeEngine(criticalCssMiddleware, criticalCss);
 }
 
 const TOO_LARGE = 'tooLarge';

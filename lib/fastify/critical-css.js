@@ -4,7 +4,7 @@
 // ETag when the reply had one. Register it before fastifyCompress and fastifyEtag: onSend hooks
 // run in registration order, so they see the inlined page. Stream payloads pass as they are.
 const { CriticalCss } = require('../critical-css/critical-css');
-const { wantsInlining, inlineWhole } = require('../critical-css/whole-body');
+const { headFrom, wantsInlining, inlineWhole } = require('../critical-css/whole-body');
 const { invalidType } = require('../validate');
 const { asPlugin } = require('./plugin-meta');
 
@@ -15,14 +15,7 @@ async function fastifyCriticalCss(app, options) {
   if (!(options.criticalCss instanceof CriticalCss)) app.addHook('onClose', async () => engine.close());
   app.addHook('onSend', async function criticalCssOnSend(request, reply, payload) {
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const head = {
-      method: request.method,
-      status: reply.statusCode,
-      type: reply.getHeader('content-type'),
-      coding: reply.getHeader('content-encoding'),
-      tag: reply.getHeader('etag'),
-      lastModified: reply.getHeader('last-modified'),
-    };
+    const head = headFrom(request.method, reply.statusCode, (name) => reply.getHeader(name));
     if (!wantsInlining(head)) return payload;
     const done = await inlineWhole(engine, payload, head);
     if (done === null) return payload;

@@ -4,7 +4,7 @@
 // and replaced by a Response of the inlined bytes with the same status and headers (the
 // Content-Length dropped, a new ETag when it had one). Mount it after compress() and etag().
 const { CriticalCss } = require('../critical-css/critical-css');
-const { wantsInlining, inlineWhole } = require('../critical-css/whole-body');
+const { headFrom, wantsInlining, inlineWhole, exposeEngine } = require('../critical-css/whole-body');
 const { heldBody } = require('./held-body');
 
 function criticalCss(options) {
@@ -14,14 +14,7 @@ function criticalCss(options) {
     const res = c.res;
     if (!res || !res.body) return;
     const headers = res.headers;
-    const head = {
-      method: c.req.method,
-      status: res.status,
-      type: headers.get('content-type'),
-      coding: headers.get('content-encoding'),
-      tag: headers.get('etag'),
-      lastModified: headers.get('last-modified'),
-    };
+    const head = headFrom(c.req.method, res.status, (name) => headers.get(name));
     if (!wantsInlining(head)) return;
     const length = headers.get('content-length');
     if (length !== null && Number(length) > engine.maxBuffer) return;
@@ -39,10 +32,7 @@ function criticalCss(options) {
     c.res = undefined; // hono merges headers set on c into a new res; start from ours
     c.res = new Response(done.body, { status: res.status, statusText: res.statusText, headers: headersOut });
   }
-  criticalCssMiddleware.criticalCss = engine;
-  criticalCssMiddleware.stats = () => engine.stats();
-  criticalCssMiddleware.close = () => engine.close();
-  return criticalCssMiddleware;
+  return exposeEngine(criticalCssMiddleware, engine);
 }
 
 module.exports = { criticalCss };

@@ -294,11 +294,7 @@ class HeldResponse {
     const res = this.res;
     if (res.destroyed || res.writableEnded) return;
     if (value.notModified) {
-      // what Express's res.send does for a fresh request
-      res.removeHeader('Content-Type');
-      res.removeHeader('Content-Length');
-      res.removeHeader('Transfer-Encoding');
-      res.statusCode = 304;
+      toNotModified(res);
       up.end.call(res, callback);
       return;
     }
@@ -319,6 +315,14 @@ class HeldResponse {
       'last-modified': lastModified === undefined ? undefined : lastModified,
     });
   }
+}
+
+/** The head of a 304 for a fresh request, as Express's res.send makes it (no entity headers). */
+function toNotModified(res) {
+  res.removeHeader('Content-Type');
+  res.removeHeader('Content-Length');
+  res.removeHeader('Transfer-Encoding');
+  res.statusCode = 304;
 }
 
 function intercept(held) {
@@ -417,6 +421,7 @@ module.exports = {
   COPY,
   HeldResponse,
   HeldValue,
+  toNotModified,
   applyWriteHead,
   useEtagStage,
   PLACES,

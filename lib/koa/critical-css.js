@@ -4,7 +4,7 @@
 // ETag when it had one. Mount it after compress(), etag() and cache() (they then see the inlined
 // page) and before the routes. A stream body goes out as it is.
 const { CriticalCss } = require('../critical-css/critical-css');
-const { wantsInlining, inlineWhole } = require('../critical-css/whole-body');
+const { headFrom, wantsInlining, inlineWhole, exposeEngine } = require('../critical-css/whole-body');
 
 function criticalCss(options) {
   const engine = CriticalCss.of(options);
@@ -13,24 +13,14 @@ function criticalCss(options) {
     const body = ctx.body;
     if (typeof body !== 'string' && !Buffer.isBuffer(body)) return;
     const response = ctx.response;
-    const head = {
-      method: ctx.method,
-      status: ctx.status,
-      type: response.get('Content-Type'),
-      coding: response.get('Content-Encoding'),
-      tag: response.get('ETag'),
-      lastModified: response.get('Last-Modified'),
-    };
+    const head = headFrom(ctx.method, ctx.status, (name) => response.get(name));
     if (!wantsInlining(head)) return;
     const done = await inlineWhole(engine, body, head);
     if (done === null) return;
     ctx.body = done.body;
     if (done.tag !== undefined) response.set('ETag', done.tag);
   }
-  criticalCssMiddleware.criticalCss = engine;
-  criticalCssMiddleware.stats = () => engine.stats();
-  criticalCssMiddleware.close = () => engine.close();
-  return criticalCssMiddleware;
+  return exposeEngine(criticalCssMiddleware, engine);
 }
 
 module.exports = { criticalCss };
