@@ -1,6 +1,8 @@
 'use strict';
-// cacheCommonEngine against the real CommonEngine of the other majors: @angular/ssr 17 and 18
-// (exported from '@angular/ssr'), 19, 20 and 22 (from '@angular/ssr/node'; 21 is the fixture app).
+// cacheCommonEngine against the real CommonEngine of each major: @angular/ssr 17 and 18
+// (exported from '@angular/ssr'), 19 to 22 (from '@angular/ssr/node'; 21 is also the fixture
+// app's); for 21 and 22, critical CSS against that version's own processor
+// (scripts/angular-processor-check.js).
 // Each major is installed with its peer packages into a folder under the OS temp directory (kept
 // between runs while its versions do not change), then a child process, started in that folder,
 // builds that version's CommonEngine over a prerendered file tree and checks hits, misses,
@@ -22,6 +24,7 @@ const VERSIONS = {
   18: { ssr: '18.2.21', framework: '18.2.14' },
   19: { ssr: '19.2.27', framework: '19.2.25' },
   20: { ssr: '20.3.37', framework: '20.3.32' },
+  21: { ssr: '21.2.24', framework: '21.2.24' },
   22: { ssr: '22.2.0', framework: '22.2.0', runtime: 'node22' },
 };
 const MAJORS = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(VERSIONS);
@@ -70,6 +73,10 @@ for (const major of MAJORS) {
     const node =
       runtime && Number(process.versions.node.split('.')[0]) < 22 ? ensureRuntime(runtime) : process.execPath;
     execFileSync(node, [path.join(__dirname, 'angular-version-check.js'), major], { cwd: dir, stdio: 'inherit' });
+    // the majors in active support: ours against that Angular's own critical-CSS processor
+    if (Number(major) >= 21) {
+      execFileSync(node, [path.join(__dirname, 'angular-processor-check.js'), major], { cwd: dir, stdio: 'inherit' });
+    }
   } catch (err) {
     if (err.status === undefined) console.log(`angular ${major}: ${err.message}`); // not the check's own failure
     failed++;

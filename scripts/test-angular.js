@@ -3,9 +3,10 @@
 // Packs ssr-native, installs the app's dependencies and the tarball as a user would, builds the
 // app (prerendering runs in worker threads that load the server bundle and so the addon), starts
 // its servers on loopback and checks what the README promises. Then the CommonEngine patch
-// against @angular/ssr 17-20 and 22 (scripts/test-angular-versions.js).
+// against @angular/ssr 17-22 and, for 21 and 22, critical CSS against their own processors
+// (scripts/test-angular-versions.js).
 //   --no-install  reuse the fixture's node_modules      --no-build  reuse its dist/
-//   --no-versions skip the @angular/ssr 17-20 and 22 checks
+//   --no-versions skip the @angular/ssr 17-22 checks
 const assert = require('assert/strict');
 const fs = require('fs');
 const http = require('http');

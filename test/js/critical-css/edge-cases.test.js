@@ -11,71 +11,7 @@ const { CriticalCssEngine } = require('../../../lib/critical-css/engine.js');
 const { createAngularProcessor } = require('./beasties-angular.js');
 const { compareOutputs } = require('./compare.js');
 
-const page = (body, head = '<link rel="stylesheet" href="styles.css">') =>
-  `<!doctype html><html><head><title>t</title>${head}</head><body>${body}</body></html>`;
-
-const CASES = [
-  { name: 'stray } after a rule', css: '.a{color:red}}\n.b{color:blue}', html: page('<p class="a b">x</p>') },
-  {
-    name: 'media with / (aspect ratio)',
-    css: '.a{color:red}',
-    html: page(
-      '<p class="a">x</p>',
-      '<link rel="stylesheet" href="styles.css" media="screen and (min-aspect-ratio: 16/9)">',
-    ),
-  },
-  {
-    name: 'media with quotes',
-    css: '.a{color:red}',
-    html: page('<p class="a">x</p>', `<link rel="stylesheet" href="styles.css" media='screen and (min-width: "1px")'>`),
-  },
-  {
-    name: 'SVG camelCase tags',
-    todo: { 0.4: "beasties 0.4's selector matching of SVG camelCase tags" },
-    css: 'clipPath{fill:red}.icon foreignObject{color:blue}linearGradient{x:y}',
-    html: page('<svg class="icon"><clipPath id="c"></clipPath><foreignObject></foreignObject></svg>'),
-  },
-  { name: 'unclosed block at end', css: '.a{color:red}\n.b{color:blue', html: page('<p class="a b">x</p>') },
-  {
-    name: 'stray } inside @media',
-    css: '@media screen{.a{color:red}}}\n.b{color:blue}',
-    html: page('<p class="a b">x</p>'),
-  },
-  { name: 'unclosed @media', css: '.b{color:blue}@media screen{.a{color:red}', html: page('<p class="a b">x</p>') },
-  {
-    name: 'template descendants',
-    css: '.t{color:red}.u{color:blue}',
-    html: page('<template><p class="t">x</p></template><p class="u">y</p>'),
-  },
-  {
-    name: 'critters:include',
-    // beasties 0.4 reads only `beasties:` directives, untrimmed; ours reads 0.5's at plan time
-    todo: { 0.4: 'directives per beasties version' },
-    css: '/* critters:include */.none{color:red}.a{color:blue}',
-    html: page('<p class="a">x</p>'),
-  },
-  {
-    name: 'namespace selector',
-    css: '@namespace svg url(http://www.w3.org/2000/svg);svg|rect{fill:red}*|p{color:blue}',
-    html: page('<p>x</p><svg><rect/></svg>'),
-  },
-  {
-    name: 'font-face quoted, !important, case',
-    css: '@font-face{font-family:"Brand";src:url(b.woff)}@font-face{font-family:brand2;src:url(c.woff)}.a{font-family:Brand !important}.b{font:12px BRAND2}',
-    html: page('<p class="a b">x</p>'),
-  },
-  {
-    name: 'font-face var() fallback',
-    css: '@font-face{font-family:Brand;src:url(b.woff)}.a{font-family:var(--f, Brand)}',
-    html: page('<p class="a">x</p>'),
-  },
-  {
-    name: 'custom property under minify',
-    css: ':root{--mat-sys-background: #faf9fd;}\n.a{color:var(--mat-sys-background)}\n',
-    html: page('<p class="a">x</p>'),
-    minify: true,
-  },
-];
+const { CASES } = require('./edge-case-pages.js');
 
 for (const beasties of ['0.4', '0.5']) {
   for (const c of CASES) {
