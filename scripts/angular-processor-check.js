@@ -8,13 +8,14 @@
 // Compared as the differential tests compare (compare.js: <style> texts byte for byte, documents
 // parse5-equal). Exits non-zero on a difference that is not documented; prints each kind once.
 //
-// Documented, counted apart:
-// - edge cases marked `todo` for this beasties version (docs/critical-css-differences.md);
-// - Angular 22.2+ defers a stylesheet with beasties 0.5's `preload: 'media-script'`
-//   (`data-beasties-media` on the link, one script at the end of <body>) where ours writes
-//   Angular 21's loader (`onload="this.media=…"`, or `ngCspMedia` and Angular 21's script under a
-//   CSP nonce): such a page is compared once more with both loaders written one neutral way, and
-//   counts as "loader only" when that is all that differs.
+// Documented, counted apart: edge cases marked `todo` for this beasties version
+// (docs/critical-css-differences.md).
+//
+// Angular 22.2's AppEngine runs another engine, beasties/runtime over plans @angular/build
+// compiles (manifest.js: compileSheet + encodePlan), with `preloadFonts: true`. It is driven here
+// the same way (the plan compiled with this folder's beasties/compiler, the nonce the page's
+// ngCspNonce as @angular/build's findNonce reads it from index.html) and measured: printed, not
+// asserted, since ours writes the CommonEngine's and the build's output.
 const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
@@ -26,9 +27,6 @@ const { stylesheets, vocabulary, generatePage, variantFor } = require('../test/j
 
 const major = Number(process.argv[2]);
 const PAGES = Number(process.argv[3] || process.env.ANGULAR_PROCESSOR_PAGES || 40);
-const MEDIA_SCRIPT =
-  "document.querySelectorAll('link[data-beasties-media]').forEach(function(l){l.media=l.getAttribute('data-beasties-media');l.removeAttribute('data-beasties-media')})";
-
 async function loadCommonEngine() {
   const entry = path.join(process.cwd(), 'processor-check.mjs');
   fs.writeFileSync(entry, "import '@angular/compiler';\nexport { CommonEngine } from '@angular/ssr/node';\n");
@@ -36,17 +34,27 @@ async function loadCommonEngine() {
   return CommonEngine;
 }
 
-// Either loader of a deferred stylesheet written one neutral way: Angular 22's media-script
-// (data-beasties-media, one script at the end of <body>) and Angular 21's (onload, or with a CSP
-// nonce ngCspMedia and its load-listener script before the link), which is what ours writes.
-function neutralLoader(html) {
-  return html
-    .replace(/<script(?: nonce="[^"]*")?>([^<]*)<\/script>/g, (whole, body) =>
-      body === MEDIA_SCRIPT || body.includes("const CSP_MEDIA_ATTR = 'ngCspMedia'") ? '' : whole,
-    )
-    .replace(/ (?:data-beasties-media|ngCspMedia)="([^"]*)"/g, ' data-deferred="$1"')
-    .replace(/ onload="this\.media='([^']*)'"/g, ' data-deferred="$1"');
+// Angular 22.2's AppEngine processor for one stylesheet and nonce, as ssr.mjs creates it.
+async function loadAppEngineProcessor() {
+  const entry = path.join(process.cwd(), 'processor-check-runtime.mjs');
+  fs.writeFileSync(
+    entry,
+    "export { createProcessor } from 'beasties/runtime';\nexport { compileSheet, encodePlan } from 'beasties/compiler';\n",
+  );
+  const { createProcessor, compileSheet, encodePlan } = await import(pathToFileURL(entry).href);
+  return (css, nonce) =>
+    createProcessor([encodePlan(compileSheet(css, { href: 'styles.css' }))], {
+      preload: 'media-script',
+      nonce,
+      preloadFonts: true,
+      inlineFonts: true,
+      noscriptFallback: true,
+      cache: true,
+      logger: { warn: () => {} },
+    }).process;
 }
+
+const NONCE_RE = /\sngcspnonce\s*=\s*"([^"]*)"/i;
 
 async function main() {
   // Angular's processor reports each stylesheet's selector errors through console.warn
@@ -63,7 +71,18 @@ async function main() {
     return dir;
   };
   const beasties = beastiesVersion(undefined, browserFolder(''));
-  const counts = { same: 0, documented: 0, loaderOnly: 0, different: 0 };
+  const counts = { same: 0, documented: 0, different: 0 };
+  const appEngine = major >= 22 ? await loadAppEngineProcessor() : null;
+  const appCounts = { same: 0, different: 0 };
+  const appKinds = new Map();
+  const judgeAppEngine = (what, css, html, ours) => {
+    const nonce = NONCE_RE.exec(html)?.[1];
+    const difference = compareOutputs(ours, appEngine(css, nonce)(html));
+    if (difference === null) return appCounts.same++;
+    appCounts.different++;
+    const kind = difference.split(':')[0].replace(/\d+/g, 'n');
+    if (!appKinds.has(kind)) appKinds.set(kind, `${what}: ${difference.slice(0, 400)}`);
+  };
   const kinds = new Map();
   const note = (kind, detail) => {
     if (!kinds.has(kind)) kinds.set(kind, detail);
@@ -74,10 +93,6 @@ async function main() {
     if (todo) {
       note(`documented: ${todo}`, what);
       return counts.documented++;
-    }
-    if (major >= 22 && compareOutputs(neutralLoader(ours), neutralLoader(theirs)) === null) {
-      note("loader only: Angular 22's media-script where ours writes onload", what);
-      return counts.loaderOnly++;
     }
     note(`different: ${difference.split(':')[0]}`, `${what}: ${difference}`);
     counts.different++;
@@ -90,6 +105,7 @@ async function main() {
       const ours = new CriticalCssEngine({ path: dir }).process(c.html);
       const theirs = await angular.inlineCriticalCss(c.html, { publicPath: dir });
       judge(`edge case "${c.name}"`, ours, theirs, c.todo?.[beasties]);
+      if (appEngine) judgeAppEngine(`edge case "${c.name}"`, c.css, c.html, ours);
     }
     for (const sheet of stylesheets()) {
       const dir = browserFolder(sheet.css);
@@ -98,7 +114,9 @@ async function main() {
       for (let seed = 1; seed <= PAGES; seed++) {
         const html = generatePage(vocab, seed, variantFor(seed));
         const theirs = await angular.inlineCriticalCss(html, { publicPath: dir });
-        judge(`${sheet.name} seed ${seed}`, engine.process(html), theirs);
+        const ours = engine.process(html);
+        judge(`${sheet.name} seed ${seed}`, ours, theirs);
+        if (appEngine && seed <= 10) judgeAppEngine(`${sheet.name} seed ${seed}`, sheet.css, html, ours);
       }
     }
   } finally {
@@ -106,10 +124,16 @@ async function main() {
   }
   console.log(
     `angular ${major}: @angular/ssr ${version} (beasties ${beasties} picked from it), CommonEngine's processor: ` +
-      `${counts.same} same, ${counts.loaderOnly} differ only in the stylesheet loader, ` +
-      `${counts.documented} documented differences, ${counts.different} other differences`,
+      `${counts.same} same, ${counts.documented} documented differences, ${counts.different} other differences`,
   );
   for (const [kind, first] of kinds) console.log(`  ${kind}, first: ${first}`);
+  if (appEngine) {
+    console.log(
+      `angular ${major}: AppEngine's beasties/runtime (measured, not asserted): ${appCounts.same} same, ` +
+        `${appCounts.different} different`,
+    );
+    for (const [kind, first] of appKinds) console.log(`  ${kind}, first: ${first}`);
+  }
   if (counts.different > 0) process.exit(1);
 }
 

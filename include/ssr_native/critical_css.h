@@ -92,6 +92,12 @@ struct InlineOptions {
   /// unicode-range filtering; url()s written as the stylesheet has them. False: beasties 0.5
   /// (families parsed and normalized, url()s resolved against the stylesheet's href).
   bool beasties_0_4 = false;
+  /// beasties' `preload: 'media-script'` with its `nonce` option (Angular 22.2's CommonEngine,
+  /// AppEngine and build): a deferred link gets `media="print" data-beasties-media="…"`, one
+  /// script at the end of <body> sets the media, and the nonce of `ngCspNonce` goes on that
+  /// script and every <style> added. False: `preload: 'media'` (`onload="this.media='…'"`) with
+  /// Angular 21's CSP override (`ngCspMedia`, its listener script, the nonce on <head>'s styles).
+  bool media_script = false;
 };
 
 struct InlineResult {

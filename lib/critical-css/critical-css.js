@@ -18,11 +18,12 @@ const { addSource } = require('../stat-sources');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 
-// Angular's InlineCriticalCssProcessor (@angular/ssr): beasties with these options.
+// Angular's InlineCriticalCssProcessor (@angular/ssr): beasties with these options. `preload`
+// follows the beasties version (engine.js: 'media' for Angular 21, 'media-script' for 22.2).
 const ANGULAR_DEFAULTS = {
   publicPath: '',
   minify: false,
-  preload: 'media',
+  preload: undefined,
   noscriptFallback: true,
   inlineFonts: true,
   pruneSource: false,

@@ -23,6 +23,8 @@ const FLAG_COMPRESS = 1;
 const FLAG_NOSCRIPT = 2;
 const FLAG_FONTS = 4;
 const FLAG_BEASTIES_0_4 = 8;
+// Angular 22.2's loader of deferred stylesheets (beasties 0.5's preload: 'media-script')
+const FLAG_MEDIA_SCRIPT = 16;
 const MAX_HREFS = 256; // hrefs whose file is remembered (pages link the same few)
 const MAX_HREF_LENGTH = 1024;
 
@@ -55,14 +57,24 @@ function defaultReader() {
   };
 }
 
+// How the deferred link is loaded: by default as the Angular of that beasties does it (21:
+// 'media', an onload handler and Angular's CSP override; 22.2: 'media-script'). 'media' under
+// beasties 0.5 is beasties 0.5 with Angular 21's processor; 0.4 has no 'media-script'.
+function preloadFlags(preload, version) {
+  const chosen = preload === undefined ? (version === '0.4' ? 'media' : 'media-script') : preload;
+  if (chosen !== 'media' && chosen !== 'media-script') {
+    throw new RangeError(`preload: 'media' or 'media-script' (Angular's modes), received ${String(preload)}`);
+  }
+  if (chosen === 'media-script' && version === '0.4') {
+    throw new RangeError("preload: 'media-script' needs beasties '0.5' (Angular 22.2+)");
+  }
+  return (version === '0.4' ? FLAG_BEASTIES_0_4 : 0) | (chosen === 'media-script' ? FLAG_MEDIA_SCRIPT : 0);
+}
+
 class CriticalCssEngine {
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`Expected an object for options but received ${options === null ? 'null' : typeof options}`);
-    }
-    const preload = options.preload === undefined ? 'media' : options.preload;
-    if (preload !== 'media') {
-      throw new RangeError(`preload: only 'media' (Angular's mode) is supported, received ${String(preload)}`);
     }
     if (options.path !== undefined && typeof options.path !== 'string') {
       throw new TypeError(`Expected a string for path but received ${typeof options.path}`);
@@ -88,7 +100,7 @@ class CriticalCssEngine {
       (bool(options.minify, false, 'minify') || bool(options.compress, false, 'compress') ? FLAG_COMPRESS : 0) |
       (bool(options.noscriptFallback, true, 'noscriptFallback') ? FLAG_NOSCRIPT : 0) |
       (bool(options.inlineFonts, true, 'inlineFonts') ? FLAG_FONTS : 0) |
-      (beastiesVersion(options.beasties, this.path || process.cwd()) === '0.4' ? FLAG_BEASTIES_0_4 : 0);
+      preloadFlags(options.preload, beastiesVersion(options.beasties, this.path || process.cwd()));
     this.readStylesheet = options.readStylesheet || defaultReader();
     this.maxPlans = maxPlans;
     this.plans = new Map(); // content hash -> { handle, bytes, rules }; insertion order = age

@@ -8,8 +8,13 @@ export interface AngularBeastiesOptions {
   publicPath?: string;
   /** Minify the inlined CSS. Default false (as Angular's server-side processor). */
   minify?: boolean;
-  /** How the stylesheet link is deferred: 'media' (media="print" onload="this.media='all'"), Angular's only mode. */
-  preload?: 'media';
+  /**
+   * How the stylesheet link is deferred. Default: as the Angular of `beasties` does it: 'media'
+   * (Angular 21: media="print" onload="this.media='all'", Angular's CSP override under ngCspNonce)
+   * or 'media-script' (Angular 22.2: media="print" data-beasties-media="all" and one script at the
+   * end of <body>; needs beasties '0.5').
+   */
+  preload?: 'media' | 'media-script';
   /** A <noscript> copy of the deferred link. Default true. */
   noscriptFallback?: boolean;
   /** Inline the @font-face rules the critical CSS uses. Default true. */

@@ -42,10 +42,11 @@ const LINK_LOAD_SCRIPT_CONTENT = `
   documentElement.addEventListener('load', listener, true);
 })();`;
 
-// The marks of an inlined page: the deferred link beasties writes (`onload="this.media=..."`),
-// on a CSP page the attribute that replaces it, or the container attribute beasties puts on <html>.
+// The marks of an inlined page: the deferred link beasties writes (`onload="this.media=..."`, or
+// Angular 22.2's `data-beasties-media`), on a CSP page the attribute that replaces the onload, or
+// the container attribute beasties puts on <html>.
 const INLINED_RE =
-  /<link\b[^>]*\s(?:onload\s*=\s*["']?this\.media=|ngcspmedia\s*=)|<html\b[^>]*\sdata-beasties-container[\s>=]/i;
+  /<link\b[^>]*\s(?:onload\s*=\s*["']?this\.media=|ngcspmedia\s*=|data-beasties-media\s*=)|<html\b[^>]*\sdata-beasties-container[\s>=]/i;
 const PRERENDERED_RE = /<[a-z][^>]*\sng-server-context\s*=\s*["']?ssg\b/i;
 const LINK_RE = /<link\b[^>]*>/gi;
 const ATTR_RE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;

@@ -9,7 +9,7 @@
 //       one entry per link[rel=stylesheet]: its href when beasties would fetch it, else null
 //   criticalCssInline(html, plans, flags) -> string | Buffer | { skipped: reason, overBound? }
 //       plans: Array<External | null> (per link) or (href, index) => External | null;
-//       flags: 1 compress, 2 noscript fallback, 4 inline fonts
+//       flags: 1 compress, 2 noscript fallback, 4 inline fonts, 8 beasties 0.4, 16 media-script
 #include "critical_css_binding.h"
 
 #include <memory>
@@ -140,6 +140,7 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
   options.noscript_fallback = (flags & 2) != 0;
   options.inline_fonts = (flags & 4) != 0;
   options.beasties_0_4 = (flags & 8) != 0;
+  options.media_script = (flags & 16) != 0;
   css::InlineResult result = css::Inline(ViewOf(bytes), resolve, options);
   if (result.status != css::Status::kDone) {
     return Skipped(env, result.reason, result.status == css::Status::kOverBound);

@@ -520,6 +520,8 @@ class HtmlParser {
   // domhandler
   void HandlerOpen(std::string_view name, uint8_t id, size_t tag_begin, size_t name_end,
                    size_t attrs_end, size_t tag_end, bool with_attrs);
+  // The element closes at `at`: its end tag's "<", the tag that implies its end, or the end of
+  // a void / self-closed tag (content_end; 0 for what the input's end leaves open).
   void HandlerClose(size_t at) {
     if (!handler_.empty()) {
       doc_->elements[handler_.back()].content_end = static_cast<uint32_t>(at);
@@ -535,6 +537,7 @@ class HtmlParser {
   const TagTables& tags_ = Tags();
   const bool shortcuts_ = g_shortcuts.load(std::memory_order_relaxed);
   std::vector<OpenTag> stack_;  // parser stack, innermost last
+  size_t close_at_ = 0;         // where the elements PopElement closes end (HandlerClose)
   int open_forms_ = 0;
   uint8_t tag_id_ = 0;
   std::vector<Foreign> foreign_;
@@ -567,6 +570,7 @@ void HtmlParser::EmitOpenTag(std::string_view name, size_t tag_begin, size_t nam
   }
   if (id != 0) {
     const uint64_t* closes = tags.closes[id];
+    close_at_ = tag_begin;
     while (!stack_.empty() && TagTables::Has(closes, stack_.back().id)) PopElement();
   }
   if (!TagTables::Has(tags.void_mask, id)) {
@@ -602,12 +606,13 @@ void HtmlParser::PopElement() {
       foreign_.size() > 1) {
     foreign_.pop_back();
   }
-  HandlerClose(0);
+  HandlerClose(close_at_);
 }
 
 void HtmlParser::CloseCurrentTag(size_t at) {
   const std::string_view name = tagname_;
   EndOpenTag(at);
+  close_at_ = at;
   if (!stack_.empty() && stack_.back().name == name) PopElement();
 }
 
@@ -767,6 +772,7 @@ bool HtmlParser::Run(std::string* reason) {
     uint8_t seen = 0;
     i = SkipUntil(section, kEndOfTagSection, &seen);
     if (i == n_) return false;
+    close_at_ = tag_lt;
     OnCloseTag(section, i, (seen & kUpperByte) != 0);
     state = State::kAfterClosingTagName;
     return true;
@@ -1128,6 +1134,7 @@ bool HtmlParser::Run(std::string* reason) {
             const size_t end_of_text = i - len;
             emit_text(end_of_text);
             special = false;
+            tag_lt = end_of_text;
             section = end_of_text + 2;
             state = State::kInClosingTagName;
             continue;  // stateInClosingTagName(c)

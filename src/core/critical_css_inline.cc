@@ -49,6 +49,11 @@ constexpr char kLinkLoadScript[] = R"JS((() => {
   documentElement.addEventListener('load', listener, true);
 })();)JS";
 
+// beasties 0.5's DEFERRED_MEDIA_SCRIPT (preload: 'media-script'), appended to <body>.
+constexpr char kDeferredMediaScript[] =
+    "document.querySelectorAll('link[data-beasties-media]').forEach(function(l){l.media=l."
+    "getAttribute('data-beasties-media');l.removeAttribute('data-beasties-media')})";
+
 bool IsJsSpaceByte(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d); }
 
 std::string_view TrimAscii(std::string_view s) {
@@ -1382,6 +1387,8 @@ InlineResult PageProcessor::Run() {
     }
   }
   int32_t head = -1;
+  int32_t body = -1;            // document.body: the first <body> in document order
+  bool deferred_media = false;  // a link[data-beasties-media] (media-script's script is due)
   int32_t nonce_element = -1;
   std::string_view nonce;
   std::vector<int32_t> links;
@@ -1408,12 +1415,15 @@ InlineResult PageProcessor::Run() {
       } else if (nonce_element < 0 && name_is(a, "ngcspnonce")) {
         nonce_element = e;
         nonce = a_value;
+      } else if (el.name == "link" && name_is(a, "data-beasties-media")) {
+        deferred_media = true;
       } else if (name_is(a, "rel")) {
         has_rel = true;
         value = a_value;
       }
     }
     if (head < 0 && el.name == "head") head = e;
+    if (body < 0 && el.name == "body") body = e;
     if (has_rel && value.size() == 10 && el.name == "link") {
       bool same = true;
       for (size_t i = 0; i < 10; ++i) {
@@ -1451,8 +1461,9 @@ InlineResult PageProcessor::Run() {
     }
     const int32_t L = w.element;
     std::string_view value;
-    // Angular's workaround for links a previous pass deferred: not reproduced.
-    if (GetAttribute(doc_, L, "media", &value) && value == "print") {
+    // Angular 21's workaround for links a previous pass deferred: not reproduced. (Angular 22
+    // has none: beasties defers such a link again.)
+    if (!options_.media_script && GetAttribute(doc_, L, "media", &value) && value == "print") {
       const int32_t next = doc_.elements[L].next;
       if (next >= 0 && doc_.elements[next].name == "noscript" &&
           doc_.elements[next].tag_begin == doc_.elements[L].tag_end) {
@@ -1484,9 +1495,14 @@ InlineResult PageProcessor::Run() {
       }
       AttrOverrides& el = Edits(L);
       el.set_attrs.emplace_back("media", "print");
-      el.set_attrs.emplace_back("onload", "this.media='" + media + "'");
+      if (options_.media_script) {
+        el.set_attrs.emplace_back("data-beasties-media", media);
+        deferred_media = true;
+      } else {
+        el.set_attrs.emplace_back("onload", "this.media='" + media + "'");
+      }
     }
-    if (!nonce.empty()) {
+    if (!nonce.empty() && !options_.media_script) {
       std::string onload_media;
       std::string_view onload;
       if (GetAttribute(doc_, L, "onload", &onload) && MatchMediaHandler(onload, &onload_media)) {
@@ -1515,6 +1531,20 @@ InlineResult PageProcessor::Run() {
         }
       }
     }
+  }
+
+  // media-script: beasties appends its one loader script to document.body once the links are
+  // deferred, before it matches selectors (so `body > script` sees it). Without a <body> it
+  // throws (Angular's AppEngine then sends the page as rendered): the page is left as it is.
+  int32_t body_script = -1;
+  if (options_.media_script && deferred_media) {
+    if (body < 0) return skip("no <body> for the deferred stylesheets' loader script");
+    int32_t last = doc_.elements[body].last_child;
+    while (last >= 0 && doc_.elements[last].next >= 0) last = doc_.elements[last].next;
+    body_script = AddSynthetic("script", body, last, -1);
+    if (!nonce.empty()) Edits(body_script).set_attrs.emplace_back("nonce", std::string(nonce));
+    if (doc_.elements[body].first_child < 0) doc_.elements[body].first_child = body_script;
+    doc_.elements[body].last_child = body_script;
   }
 
   // Where css-select looks (below the root) and what beasties' caches hold (the root too).
@@ -1622,7 +1652,9 @@ InlineResult PageProcessor::Run() {
     const HtmlElement& L = doc_.elements[w.element];
     if (w.style >= 0 && !w.style_removed) {
       std::string s = "<style";
-      if (!nonce.empty() && L.parent == head && head >= 0) s += nonce_attr;
+      if (!nonce.empty() && (options_.media_script || (L.parent == head && head >= 0))) {
+        s += nonce_attr;
+      }
       s.push_back('>');
       result.inlined_bytes += w.sheet.size();
       ++result.styles_inlined;
@@ -1639,7 +1671,7 @@ InlineResult PageProcessor::Run() {
       add(L.tag_begin, 0, std::move(s));
     }
     // The link's own attributes, in beasties' order: replaced in place or appended.
-    const char* const names[] = {"media", "onload", "ngcspmedia"};
+    const char* const names[] = {"media", "onload", "ngcspmedia", "data-beasties-media"};
     for (const char* name : names) {
       const std::string_view lower(name);
       bool removed = false;
@@ -1693,7 +1725,19 @@ InlineResult PageProcessor::Run() {
       add(L.tag_end, 0, std::move(s));
     }
   }
-  if (!nonce.empty() && any_link && head >= 0) {
+  if (body_script >= 0) {
+    // at the end of <body>'s content: before its end tag, or where the parser closed it
+    const HtmlElement& b = doc_.elements[body];
+    const uint32_t at =
+        b.content_end > b.tag_end ? b.content_end : static_cast<uint32_t>(html_.size());
+    std::string s = "<script";
+    if (!nonce.empty()) s += nonce_attr;
+    s.push_back('>');
+    s += kDeferredMediaScript;
+    s += "</script>";
+    add(at, 0, std::move(s));
+  }
+  if (!nonce.empty() && any_link && head >= 0 && !options_.media_script) {
     for (int32_t e = 0; e < original_count; ++e) {
       const HtmlElement& el = doc_.elements[e];
       std::string_view value;

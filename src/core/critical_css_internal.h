@@ -234,7 +234,7 @@ struct HtmlElement {
   uint32_t tag_end = 0;     // after ">"
   uint32_t attr_begin = 0;  // index into HtmlDocument::attrs
   uint32_t attr_count = 0;
-  uint32_t content_end = 0;  // raw-text elements: end of their text
+  uint32_t content_end = 0;  // where it closes (its end tag's "<", ...): HtmlParser::HandlerClose
   bool synthetic = false;    // inserted by the engine (not in the source, not in the caches)
   bool in_cache = true;
   // The scanner's id of a known tag name (the same name, the same id; 0: not one of them, or

@@ -15,7 +15,8 @@ namespace css = ssr_native::critical_css;
 
 namespace {
 
-std::string Inline(const std::string& stylesheet, const std::string& page, bool compress = false) {
+std::string Inline(const std::string& stylesheet, const std::string& page, bool compress = false,
+                   bool media_script = false) {
   css::CompileResult compiled = css::CompilePlan(stylesheet);
   EXPECT_TRUE(compiled.plan) << compiled.error;
   css::LinksResult links = css::FindLinks(page);
@@ -24,6 +25,7 @@ std::string Inline(const std::string& stylesheet, const std::string& page, bool 
     plans.push_back(l.fetched ? compiled.plan.get() : nullptr);
   css::InlineOptions options;
   options.compress = compress;
+  options.media_script = media_script;
   css::InlineResult result = css::Inline(page, plans, options);
   EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
   return result.html;
@@ -114,6 +116,37 @@ TEST(CriticalCssInline, CspNonceMovesOnloadIntoAngularsScript) {
   EXPECT_NE(out.find("<style nonce=\"N1\">.own{}"), std::string::npos);
   EXPECT_NE(out.find("media=\"print\" ngCspMedia=\"all\">"), std::string::npos);
   EXPECT_EQ(out.find("onload="), std::string::npos);
+}
+
+TEST(CriticalCssInline, MediaScriptDefersWithOneScriptAtTheEndOfBody) {
+  // Angular 22.2: the nonce on every <style> added (a link in <body> too), none on the page's
+  // own; one loader script where the parser closes <body>, after text that ends it.
+  const std::string page =
+      "<html><head><style>.own{}</style><link rel=stylesheet href=s.css></head>"
+      "<body><app-root ngCspNonce=\"N1\" class=card></app-root><link rel=stylesheet "
+      "href=s.css>tail</body>\n</html>";
+  const std::string out = Inline(".card{a:1}", page, false, true);
+  const std::string loader =
+      "<script nonce=\"N1\">document.querySelectorAll('link[data-beasties-media]').forEach(";
+  EXPECT_NE(out.find("<style>.own{}"), std::string::npos) << out;
+  const std::string deferred =
+      "<style nonce=\"N1\">.card{a:1}</style><link rel=stylesheet href=s.css media=\"print\" "
+      "data-beasties-media=\"all\">";
+  const size_t first = out.find(deferred);
+  ASSERT_NE(first, std::string::npos) << out;
+  EXPECT_NE(out.find(deferred, first + 1), std::string::npos) << "the link in <body>: " << out;
+  EXPECT_NE(out.find("</noscript>tail" + loader), std::string::npos) << out;
+  EXPECT_NE(out.find("l.removeAttribute('data-beasties-media')})</script></body>\n</html>"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find(loader), out.rfind(loader)) << "one script: " << out;
+  EXPECT_EQ(out.find("onload="), std::string::npos);
+  EXPECT_EQ(out.find("ngCspMedia"), std::string::npos);
+  // no </body>: the script goes where the input ends
+  const std::string open = Inline(
+      ".card{a:1}", "<html><head><link rel=stylesheet href=s.css></head><body><p class=card>x",
+      false, true);
+  EXPECT_EQ(open.substr(open.size() - 9), "</script>") << open;
 }
 
 TEST(CriticalCssInline, LinksBeastiesDoesNotFetchAreLeftAlone) {

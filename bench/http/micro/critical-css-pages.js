@@ -21,14 +21,15 @@ const { makeDistFolder, bootstrapPage, STYLESHEET } = require(
   path.join(root, 'test', 'js', 'helpers', 'critical-css-pages'),
 );
 
-// The options of @angular/ssr's InlineCriticalCssProcessor (beasties' names).
+// The options Angular 22.2's CommonEngine gives beasties 0.5.4 (beasties' names; 21's
+// InlineCriticalCssProcessor differs only in preload: 'media' and its CSP override).
 const ANGULAR_BEASTIES = {
   publicPath: undefined,
   compress: false,
   pruneSource: false,
   reduceInlineStyles: false,
   mergeStylesheets: false,
-  preload: 'media',
+  preload: 'media-script',
   noscriptFallback: true,
   inlineFonts: true,
   logLevel: 'silent',
@@ -55,8 +56,10 @@ async function main() {
   } else if (candidate === 'beasties-runtime') {
     const { compileSheet } = await import('beasties/compiler');
     const { createProcessor } = await import('beasties/runtime');
+    // Angular 22.2's AppEngine options (@angular/ssr's ssr.mjs)
     const processor = createProcessor([compileSheet(css, { href: STYLESHEET })], {
-      preload: 'media',
+      preload: 'media-script',
+      preloadFonts: true,
       noscriptFallback: true,
       inlineFonts: true,
     });

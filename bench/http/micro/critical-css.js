@@ -66,8 +66,10 @@ async function candidateRunner(name, dir) {
     const { compileSheet } = await import('beasties/compiler');
     const { createProcessor } = await import('beasties/runtime');
     const sheet = compileSheet(fs.readFileSync(path.join(dir, 'styles.css'), 'utf8'), { href: 'styles.css' });
+    // Angular 22.2's AppEngine options (@angular/ssr's ssr.mjs)
     const processor = createProcessor([sheet], {
-      preload: 'media',
+      preload: 'media-script',
+      preloadFonts: true,
       noscriptFallback: true,
       inlineFonts: true,
       cache: false,

@@ -1,9 +1,11 @@
 'use strict';
-// The reference for the differential tests: beasties configured and extended the way
-// Angular's InlineCriticalCssProcessor (@angular/ssr, angular-cli
+// The reference for the differential tests: beasties configured and extended the way each
+// Angular runs it. 0.4 (Angular 21): as its InlineCriticalCssProcessor (@angular/ssr, angular-cli
 // packages/angular/ssr/src/utils/inline-critical-css.ts) configures and extends it: the same
 // options, the stylesheet read through an overridden readFile, and the CSP-nonce handling of
-// its embedLinkedStylesheet override (written here from its documented behaviour).
+// its embedLinkedStylesheet override (written here from its documented behaviour). 0.5 (Angular
+// 22.2): plain options (angular22Processor). scripts/angular-processor-check.js checks both
+// against the installed Angulars' own processors.
 const fs = require('fs');
 
 const MEDIA_SET_HANDLER_PATTERN = /^this\.media=["'](.*)["'];?$/;
@@ -46,8 +48,35 @@ async function loadBeasties(version = '0.5') {
   return mod.default || mod;
 }
 
+// Angular 22.2's beasties: CommonEngine's processor and @angular/build's build-time inliner
+// (inline-critical-css.js) give beasties 0.5.4 these options and override nothing but readFile:
+// `preload: 'media-script'` and beasties' own `nonce` option in place of Angular 21's CSP override.
+function angular22Processor(Beasties, { path, publicPath, minify, readFile }) {
+  const processor = new Beasties({
+    logger: { warn: () => {}, error: () => {}, info: () => {} },
+    logLevel: 'warn',
+    path,
+    publicPath,
+    compress: minify,
+    pruneSource: false,
+    reduceInlineStyles: false,
+    mergeStylesheets: false,
+    preload: 'media-script',
+    nonce: (document) => {
+      const nonceElement = document.querySelector('[ngCspNonce], [ngcspnonce]');
+      const cspNonce = nonceElement?.getAttribute('ngCspNonce') || nonceElement?.getAttribute('ngcspnonce');
+      return cspNonce ?? undefined;
+    },
+    noscriptFallback: true,
+    inlineFonts: true,
+  });
+  processor.readFile = (file) => (readFile ? Promise.resolve(readFile(file)) : fs.promises.readFile(file, 'utf-8'));
+  return processor;
+}
+
 async function createAngularProcessor({ path, publicPath, minify = false, readFile, beasties = '0.5' }) {
   const Beasties = await loadBeasties(beasties);
+  if (beasties === '0.5') return angular22Processor(Beasties, { path, publicPath, minify, readFile });
   class AngularBeasties extends Beasties {
     constructor() {
       super({

@@ -60,6 +60,41 @@ const CASES = [
     css: '@font-face{font-family:Brand;src:url(b.woff)}.a{font-family:var(--f, Brand)}',
     html: page('<p class="a">x</p>'),
   },
+  // Angular 22.2's loader (preload: 'media-script'): one script appended to <body>, before the
+  // selectors are matched; the nonce on every <style> added and on that script.
+  {
+    name: 'loader script: no </body>, text and a comment after it',
+    css: '.a{color:red}body>script{color:blue}p+script{x:y}',
+    html: '<!doctype html><html><head><link rel="stylesheet" href="styles.css"></head><body><p class="a">x</p>\n',
+  },
+  {
+    name: 'loader script: after </body>, before </html>',
+    css: '.a{color:red}',
+    html: page('<p class="a">x</p><script>var s = "</body>";</script>').replace('</html>', '\n<!-- c -->\n</html>\n'),
+  },
+  {
+    name: 'loader script: a link in <body> under a CSP nonce',
+    css: '.a{color:red}',
+    html: page(
+      '<app-root ngCspNonce="n0nce"><p class="a">x</p></app-root><link rel="stylesheet" href="styles.css">',
+      '<style>.pre{}</style>',
+    ),
+  },
+  {
+    name: 'loader script: a link already deferred (media=print and a noscript copy)',
+    // Angular 21's override undoes a previous pass and inlines again; ours leaves such a page
+    todo: { 0.4: "Angular 21's re-inlining of a page already inlined" },
+    css: '.a{color:red}',
+    html: page(
+      '<p class="a">x</p>',
+      '<link rel="stylesheet" href="styles.css" media="print" onload="this.media=\'all\'"><noscript><link rel="stylesheet" href="styles.css"></noscript>',
+    ),
+  },
+  {
+    name: 'loader script: a link[data-beasties-media] the page had',
+    css: '.a{color:red}',
+    html: page('<p class="a">x</p>', '<link rel="preload" href="x.css" data-beasties-media="all">'),
+  },
   {
     name: 'custom property under minify',
     css: ':root{--mat-sys-background: #faf9fd;}\n.a{color:var(--mat-sys-background)}\n',

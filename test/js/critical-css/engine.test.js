@@ -44,6 +44,37 @@ test('a TypeError for anything but a string or a Buffer; options are checked', (
   assert.throws(() => new CriticalCssEngine({ readStylesheet: 'x' }), TypeError);
 });
 
+test("preload follows the Angular of the beasties version; either of Angular's modes can be asked for", () => {
+  const dir = folder({ 'styles.css': '.a{color:red}' });
+  const nonce = page('styles.css', '<div class="a" ngCspNonce="n1">x</div>');
+  const onload = /<link rel="stylesheet" href="styles.css" media="print" onload="this.media='all'">/;
+  const cspMedia = /<link rel="stylesheet" href="styles.css" media="print" ngCspMedia="all">/;
+  const deferred = /<link rel="stylesheet" href="styles.css" media="print" data-beasties-media="all">/;
+  const loader =
+    /<script nonce="n1">document\.querySelectorAll\('link\[data-beasties-media\]'\)[^<]*<\/script><\/body>/;
+  const angular21 = new CriticalCssEngine({ path: dir, beasties: '0.4' });
+  assert.match(angular21.process(page()), onload);
+  assert.match(angular21.process(nonce), cspMedia);
+  const angular22 = new CriticalCssEngine({ path: dir, beasties: '0.5' });
+  assert.match(angular22.process(page()), deferred);
+  const out = angular22.process(nonce);
+  assert.match(out, deferred);
+  assert.match(out, loader);
+  assert.match(out, /<style nonce="n1">/);
+  assert.doesNotMatch(out, /ngCspMedia|onload/);
+  // beasties 0.5 with Angular 21's processor
+  const both = new CriticalCssEngine({ path: dir, beasties: '0.5', preload: 'media' });
+  assert.match(both.process(page()), onload);
+  assert.match(both.process(nonce), cspMedia);
+  assert.throws(() => new CriticalCssEngine({ path: dir, beasties: '0.4', preload: 'media-script' }), RangeError);
+  // no <body> for the loader: the page is left as it is, counted
+  const bodiless = '<!doctype html><html><head><link rel="stylesheet" href="styles.css"></head></html>';
+  const before = angular22.stats().skipped;
+  assert.strictEqual(angular22.process(bodiless), bodiless);
+  assert.strictEqual(angular22.stats().skipped, before + 1);
+  assert.match(angular22.stats().lastSkipReason, /<body>/);
+});
+
 test('pages beyond the limits come back unchanged and are counted, never thrown', () => {
   const dir = folder({ 'styles.css': '.a{color:red}' });
   const engine = new CriticalCssEngine({ path: dir });
