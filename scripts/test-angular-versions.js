@@ -58,7 +58,26 @@ function prepare(major) {
   return dir;
 }
 
+// The real stylesheets the critical-CSS check adds to its corpus, at their pinned versions.
+function prepareCssCorpus() {
+  const { REAL_SHEETS } = require('./angular-processor-check-sheets');
+  const dir = path.join(os.tmpdir(), 'ssr-native-css-corpus');
+  const wanted = Object.keys(REAL_SHEETS);
+  const stamp = path.join(dir, 'installed.json');
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === JSON.stringify(wanted)) return dir;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'css-corpus', private: true }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...wanted], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
+  fs.writeFileSync(stamp, JSON.stringify(wanted));
+  return dir;
+}
+
 let failed = 0;
+let cssCorpus;
 for (const major of MAJORS) {
   let dir;
   try {
@@ -75,7 +94,11 @@ for (const major of MAJORS) {
     execFileSync(node, [path.join(__dirname, 'angular-version-check.js'), major], { cwd: dir, stdio: 'inherit' });
     // the majors in active support: ours against that Angular's own critical-CSS processor
     if (Number(major) >= 21) {
-      execFileSync(node, [path.join(__dirname, 'angular-processor-check.js'), major], { cwd: dir, stdio: 'inherit' });
+      cssCorpus ??= prepareCssCorpus();
+      execFileSync(node, [path.join(__dirname, 'angular-processor-check.js'), major, '40', cssCorpus], {
+        cwd: dir,
+        stdio: 'inherit',
+      });
     }
   } catch (err) {
     if (err.status === undefined) console.log(`angular ${major}: ${err.message}`); // not the check's own failure
