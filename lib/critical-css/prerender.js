@@ -6,6 +6,7 @@
 // the `onload` handler. The pages are split among worker threads (one engine each, one per core);
 // each page is written to a temporary file renamed over it, so a reader never sees half a page.
 // A page already inlined (by Angular or by an earlier run) is left alone.
+const crypto = require('crypto');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -101,7 +102,28 @@ function missingStylesheets(html, folder, publicPath, known) {
 const SSR_SCRIPT = `>${LINK_LOAD_SCRIPT_CONTENT.slice(1)}</script>`;
 const BUILD_SCRIPT = `>${LINK_LOAD_SCRIPT_CONTENT}</script>`;
 
+// Angular 22.2's loader (beasties 0.5's preload: 'media-script'), one script at the end of <body>.
+const MEDIA_SCRIPT = `<script>document.querySelectorAll('link[data-beasties-media]').forEach(function(l){l.media=l.getAttribute('data-beasties-media');l.removeAttribute('data-beasties-media')})</script>`;
+const CSP_META_RE =
+  /(<meta\s+http-equiv="Content-Security-Policy"\s+content="script-src 'strict-dynamic')((?: '[^']*')*)( https:)?/i;
+
+// @angular/build 22's autoCsp runs after its inliner and hashes every inline script, the loader
+// included; run after the build, the loader's hash is added to the policy autoCsp wrote (last, as
+// the loader is the document's last script; with 'unsafe-inline' after https: as autoCsp adds it
+// once there is a hash), or the browser would refuse it and the stylesheet stay media="print".
+function allowMediaScript(html) {
+  if (!html.includes(MEDIA_SCRIPT)) return html;
+  const body = MEDIA_SCRIPT.slice('<script>'.length, -'</script>'.length);
+  const hash = `'sha256-${crypto.createHash('sha256').update(body, 'utf8').digest('base64')}'`;
+  return html.replace(CSP_META_RE, (all, start, hashes, https) => {
+    if (hashes.includes(hash)) return all;
+    const fallback = https && !/'sha256-/.test(hashes) ? `${https} 'unsafe-inline'` : https || '';
+    return `${start}${hashes} ${hash}${fallback}`;
+  });
+}
+
 function angularBuildTime(html, autoCsp) {
+  if (autoCsp) html = allowMediaScript(html);
   if (NONCE_RE.test(html)) {
     html = html.replace(SSR_SCRIPT, BUILD_SCRIPT);
   } else if (autoCsp) {

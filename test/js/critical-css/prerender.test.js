@@ -6,6 +6,7 @@
 // inlined and pages whose stylesheet is missing are left as they were, exit codes as documented.
 const test = require('node:test');
 const assert = require('node:assert');
+const crypto = require('crypto');
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
@@ -176,4 +177,30 @@ test('autoCsp: the onload handler becomes ngCspMedia after @angular/build loader
   assert.match(out, /<\/script><link rel="stylesheet" href="s.css" media="print" ngCspMedia="all"><noscript>/);
   assert.doesNotMatch(out, /onload/);
   assert.strictEqual(angularBuildTime(html, false), html);
+});
+
+test("autoCsp on Angular 22.2's loader: its hash joins the policy autoCsp wrote, once", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prerender-csp-'));
+  try {
+    fs.writeFileSync(path.join(dir, 's.css'), '.a{color:red}');
+    const policy = (hashes) =>
+      `<meta http-equiv="Content-Security-Policy" content="script-src 'strict-dynamic'${hashes} https:${
+        hashes ? " 'unsafe-inline'" : ''
+      };object-src 'none';base-uri 'self';">`;
+    for (const hashes of ['', " 'sha256-AAAA'"]) {
+      const html =
+        `<!doctype html><html><head>${policy(hashes)}<link rel="stylesheet" href="s.css"></head>` +
+        '<body><p class="a">x</p></body></html>';
+      const inlined = inlineCriticalCss(html, { browserDistFolder: dir, beasties: '0.5' });
+      const out = angularBuildTime(inlined, true);
+      const script = /<script>([^<]*)<\/script><\/body>/.exec(out);
+      assert.ok(script, out);
+      const hash = `'sha256-${crypto.createHash('sha256').update(script[1]).digest('base64')}'`;
+      assert.ok(out.includes(`script-src 'strict-dynamic'${hashes} ${hash} https: 'unsafe-inline';`), out);
+      assert.strictEqual(angularBuildTime(out, true), out, 'added once');
+      assert.ok(!angularBuildTime(inlined, false).includes(hash), 'only with autoCsp');
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
