@@ -51,8 +51,9 @@ async function loadBeasties(version = '0.5') {
 // Angular 22.2's beasties: CommonEngine's processor and @angular/build's build-time inliner
 // (inline-critical-css.js) give beasties 0.5.4 these options and override nothing but readFile:
 // `preload: 'media-script'` and beasties' own `nonce` option in place of Angular 21's CSP override.
-function angular22Processor(Beasties, { path, publicPath, minify, readFile }) {
-  const processor = new Beasties({
+// The options both majors give beasties.
+function angularOptions({ path, publicPath, minify }) {
+  return {
     logger: { warn: () => {}, error: () => {}, info: () => {} },
     logLevel: 'warn',
     path,
@@ -61,14 +62,20 @@ function angular22Processor(Beasties, { path, publicPath, minify, readFile }) {
     pruneSource: false,
     reduceInlineStyles: false,
     mergeStylesheets: false,
+    noscriptFallback: true,
+    inlineFonts: true,
+  };
+}
+
+function angular22Processor(Beasties, { path, publicPath, minify, readFile }) {
+  const processor = new Beasties({
+    ...angularOptions({ path, publicPath, minify }),
     preload: 'media-script',
     nonce: (document) => {
       const nonceElement = document.querySelector('[ngCspNonce], [ngcspnonce]');
       const cspNonce = nonceElement?.getAttribute('ngCspNonce') || nonceElement?.getAttribute('ngcspnonce');
       return cspNonce ?? undefined;
     },
-    noscriptFallback: true,
-    inlineFonts: true,
   });
   processor.readFile = (file) => (readFile ? Promise.resolve(readFile(file)) : fs.promises.readFile(file, 'utf-8'));
   return processor;
@@ -79,19 +86,7 @@ async function createAngularProcessor({ path, publicPath, minify = false, readFi
   if (beasties === '0.5') return angular22Processor(Beasties, { path, publicPath, minify, readFile });
   class AngularBeasties extends Beasties {
     constructor() {
-      super({
-        logger: { warn: () => {}, error: () => {}, info: () => {} },
-        logLevel: 'warn',
-        path,
-        publicPath,
-        compress: minify,
-        pruneSource: false,
-        reduceInlineStyles: false,
-        mergeStylesheets: false,
-        preload: 'media',
-        noscriptFallback: true,
-        inlineFonts: true,
-      });
+      super({ ...angularOptions({ path, publicPath, minify }), preload: 'media' });
       this.addedCspScriptsDocuments = new WeakSet();
       this.documentNonces = new WeakMap();
     }
