@@ -204,3 +204,13 @@ test("autoCsp on Angular 22.2's loader: its hash joins the policy autoCsp wrote,
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a page Angular 22.2's AppEngine inlined at build time (no container attribute) counts as inlined", () => {
+  // beasties/runtime writes no data-beasties-container: the deferred link is the only mark
+  const runtime =
+    '<!doctype html><html><head><style>.a{color:red}</style>' +
+    '<link rel="stylesheet" href="s.css" media="print" data-beasties-media="all">' +
+    '<noscript><link rel="stylesheet" href="s.css"></noscript></head><body><p class="a">x</p></body></html>';
+  assert.ok(isInlined(runtime));
+  assert.ok(!isInlined(runtime.replace(' media="print" data-beasties-media="all"', '')));
+});
