@@ -119,6 +119,8 @@ function envFor(bin) {
   // The critical-CSS differential corpus (2,100 pairs, ~3 minutes) runs whole under the machine's
   // Node in npm test; the other runtimes check the same engine on a seeded slice of it.
   if (env.CRITICAL_CSS_DIFF_PAGES === undefined) env.CRITICAL_CSS_DIFF_PAGES = '30';
+  // Runtime-independent tests (test/js/helpers/run-once.js) skip: they ran in npm test.
+  env.SSR_NATIVE_OTHER_RUNTIME = '1';
   return env;
 }
 

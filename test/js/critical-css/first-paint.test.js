@@ -31,6 +31,7 @@ const { CriticalCssEngine } = require('../../../lib/critical-css/engine.js');
 const { createAngularProcessor } = require('./beasties-angular.js');
 const { rng, stylesheets, vocabulary, generatePage, variantFor } = require('./corpus.js');
 const { differingPixels } = require('./png.js');
+const { runtimeIndependentSkip } = require('../helpers/run-once.js');
 const { launch } = require('../helpers/chromium');
 
 const CASES = Number(process.env.FIRST_PAINT_CASES || 12);
@@ -104,6 +105,7 @@ test(
   'first paint in chromium: ours equals Angular (beasties 0.4.1) pixel for pixel',
   { timeout: 300000 },
   async (t) => {
+    if (runtimeIndependentSkip()) return t.skip(runtimeIndependentSkip());
     const launched = await launch(['--hide-scrollbars', '--force-color-profile=srgb']);
     if (launched.skip) return t.skip(launched.skip);
     const { page } = launched.browser;
