@@ -2,6 +2,8 @@
 // Handwritten stylesheet x page cases the generated corpus does not reach (edge-cases.test.js
 // checks them against beasties with Angular's options; scripts/angular-processor-check.js against
 // each installed Angular's own processor). `todo`: beasties versions where ours is known to differ.
+const { LINK_LOAD_SCRIPT_CONTENT } = require('./beasties-angular.js');
+
 const page = (body, head = '<link rel="stylesheet" href="styles.css">') =>
   `<!doctype html><html><head><title>t</title>${head}</head><body>${body}</body></html>`;
 
@@ -78,6 +80,23 @@ const CASES = [
     html: page(
       '<app-root ngCspNonce="n0nce"><p class="a">x</p></app-root><link rel="stylesheet" href="styles.css">',
       '<style>.pre{}</style>',
+    ),
+  },
+  // Angular 21's CSP loader (beasties 0.4, a page with ngCspNonce): added before the first
+  // deferred link unless <head>'s text already holds it; <body>'s text does not count.
+  {
+    name: 'CSP loader script already in <head>',
+    css: '.a{color:red}',
+    html: page(
+      '<app-root ngCspNonce="n0nce"><p class="a">x</p></app-root>',
+      `<script nonce="n0nce">${LINK_LOAD_SCRIPT_CONTENT}</script><link rel="stylesheet" href="styles.css">`,
+    ),
+  },
+  {
+    name: 'CSP loader script only in <body>',
+    css: '.a{color:red}',
+    html: page(
+      `<app-root ngCspNonce="n0nce"><p class="a">x</p></app-root><script nonce="n0nce">${LINK_LOAD_SCRIPT_CONTENT}</script>`,
     ),
   },
   {
