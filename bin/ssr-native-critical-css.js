@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// ssr-native-critical-css <browser folder> [--deploy-url URL] [--no-minify] [--auto-csp] [--jobs N]
+// ssr-native-critical-css <browser folder> [--deploy-url URL] [--no-minify] [--auto-csp] [--jobs N] [--beasties 0.4|0.5]
 // Run after `ng build` (with `optimization.styles.inlineCritical: false`): inlines the critical
 // CSS of every prerendered page as Angular's build-time inliner does. Exit codes: 0 done (pages
 // whose stylesheet is missing are left unchanged, with a warning on stderr), 1 a page could not
@@ -8,7 +8,7 @@
 const { inlinePrerendered } = require('../lib/critical-css/prerender');
 
 const USAGE =
-  'usage: ssr-native-critical-css <dist/<app>/browser> [--deploy-url URL] [--no-minify] [--auto-csp] [--jobs N]';
+  'usage: ssr-native-critical-css <dist/<app>/browser> [--deploy-url URL] [--no-minify] [--auto-csp] [--jobs N] [--beasties 0.4|0.5]';
 
 function parse(argv) {
   const options = {};
@@ -21,6 +21,7 @@ function parse(argv) {
     if (arg === '--deploy-url') options.deployUrl = value();
     else if (arg === '--no-minify') options.minify = false;
     else if (arg === '--auto-csp') options.autoCsp = true;
+    else if (arg === '--beasties') options.beasties = value();
     else if (arg === '--jobs') {
       options.jobs = Number(value());
       if (!Number.isInteger(options.jobs) || options.jobs < 1) throw new Error('--jobs needs a whole number >= 1');
@@ -56,7 +57,8 @@ async function main() {
   for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   process.stdout.write(
-    `critical CSS: ${result.inlined} inlined, ${result.already} already inlined, ` +
+    `critical CSS (${result.angular ? `as Angular ${result.angular} writes it, ` : ''}beasties ${result.beasties}): ` +
+      `${result.inlined} inlined, ${result.already} already inlined, ` +
       `${result.unchanged} unchanged, ${result.failed} failed of ${result.pages} pages in ${ms.toFixed(0)} ms\n`,
   );
   return result.failed > 0 ? 1 : 0;

@@ -29,9 +29,13 @@ function beastiesVersion(option, from = process.cwd()) {
     }
     return option;
   }
-  const version = installedAngularSsr(from);
+  return beastiesOf(installedAngularSsr(from));
+}
+
+/** The beasties an @angular/ssr `version` runs (null: none found, the newest). */
+function beastiesOf(version) {
   const major = version === null ? NaN : Number.parseInt(version, 10);
   return major <= 21 ? '0.4' : '0.5';
 }
 
-module.exports = { beastiesVersion, installedAngularSsr };
+module.exports = { beastiesVersion, beastiesOf, installedAngularSsr };

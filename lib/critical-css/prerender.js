@@ -12,6 +12,7 @@ const os = require('os');
 const path = require('path');
 const { Worker } = require('worker_threads');
 const { CriticalCss } = require('./critical-css');
+const { beastiesVersion, beastiesOf, installedAngularSsr } = require('./beasties-version');
 const { invalidType, outOfRange } = require('../validate');
 
 const CSP_MEDIA_ATTR = 'ngCspMedia';
@@ -166,6 +167,7 @@ function inlineFiles(files, options) {
       browserDistFolder: options.folder,
       publicPath: options.deployUrl || '',
       minify,
+      beasties: options.beasties,
       name: `prerender:${options.folder}:${process.pid}:${minify}:${Math.random()}`,
       warm: false,
     });
@@ -223,6 +225,25 @@ function inlineFiles(files, options) {
   return result;
 }
 
+/**
+ * Whose output to write: { beasties: '0.4' | '0.5', angular: the @angular/ssr version found or
+ * null, warning? }. `beasties` given wins; else the @angular/ssr the browser folder resolves
+ * (the app's, for a build inside it), else the one the current directory resolves (a build
+ * written outside the app, the command run from the app), else Angular 22's, with a warning.
+ */
+function angularOf(folder, beasties) {
+  if (beasties !== undefined) return { beasties: beastiesVersion(beasties), angular: null };
+  const angular = installedAngularSsr(folder) || installedAngularSsr(process.cwd());
+  if (angular !== null) return { beasties: beastiesOf(angular), angular };
+  return {
+    beasties: '0.5',
+    angular: null,
+    warning:
+      `no @angular/ssr found from ${folder} or the current directory: pages written as Angular 22 ` +
+      'writes them (beasties 0.5); run the command from the app, or pass --beasties 0.4 for Angular 21',
+  };
+}
+
 async function findPages(folder) {
   const pages = [];
   const walk = async (dir) => {
@@ -255,7 +276,7 @@ function runWorker(files, options) {
 
 /**
  * Inlines the critical CSS of every .html page under `options.folder` (the browser folder of a
- * build). options: { folder, deployUrl = '', minify = true, autoCsp = false,
+ * build). options: { folder, deployUrl = '', minify = true, autoCsp = false, beasties (see angularOf),
  * jobs = the number of cores, one per 1,000 pages at most }. Resolves to { pages, inlined, already, unchanged, failed, warnings }.
  */
 async function inlinePrerendered(options) {
@@ -272,7 +293,14 @@ async function inlinePrerendered(options) {
   const folder = path.resolve(options.folder);
   const stat = await fs.promises.stat(folder).catch(() => null);
   if (!stat || !stat.isDirectory()) throw new Error(`${options.folder}: not a folder`);
-  const settings = { folder, deployUrl, minify: options.minify !== false, autoCsp: options.autoCsp === true };
+  const angular = angularOf(folder, options.beasties);
+  const settings = {
+    folder,
+    deployUrl,
+    minify: options.minify !== false,
+    autoCsp: options.autoCsp === true,
+    beasties: angular.beasties,
+  };
 
   const pages = await findPages(folder);
   // A worker starts, loads the addon and compiles every stylesheet's plan again: on 1,000
@@ -288,7 +316,9 @@ async function inlinePrerendered(options) {
     pages.forEach((page, i) => slices[i % workers].push(page));
     parts = await Promise.all(slices.map((files) => runWorker(files, settings)));
   }
-  const total = { pages: pages.length, inlined: 0, already: 0, unchanged: 0, failed: 0, warnings: [] };
+  const total = { pages: pages.length, inlined: 0, already: 0, unchanged: 0, failed: 0, warnings: [], ...angular };
+  if (angular.warning) total.warnings.push(angular.warning);
+  delete total.warning;
   for (const part of parts) {
     for (const key of ['inlined', 'already', 'unchanged', 'failed']) total[key] += part[key];
     total.warnings.push(...part.warnings);

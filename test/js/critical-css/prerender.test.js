@@ -49,10 +49,29 @@ function buildFolder(count, seed = SEED) {
   return { dir, pages };
 }
 
-function run(...args) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+// An app folder holding @angular/ssr at `version` (its package.json: what the lookup reads).
+function appWith(version) {
+  const app = fs.mkdtempSync(path.join(os.tmpdir(), 'prerender-app-'));
+  fs.mkdirSync(path.join(app, 'node_modules', '@angular', 'ssr'), { recursive: true });
+  fs.writeFileSync(
+    path.join(app, 'node_modules', '@angular', 'ssr', 'package.json'),
+    JSON.stringify({ name: '@angular/ssr', version }),
+  );
+  return app;
+}
+
+// The command run from an Angular 22.2 app, as a user runs it after ng build (the build folders
+// below are written outside it, in the temp directory).
+const APP = appWith('22.2.0');
+
+function runIn(cwd, ...args) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+const run = (...args) => runIn(APP, ...args);
+
+test.after(() => fs.rmSync(APP, { recursive: true, force: true }));
 
 function snapshot(dir, names) {
   return Object.fromEntries(
@@ -147,6 +166,54 @@ test('--deploy-url is stripped from hrefs (publicPath) as Angular strips deployU
     /<style>[^<]*\.btn|<style>[^<]*\.container|<style>/,
   );
   assert.ok(isInlined(fs.readFileSync(path.join(dir, 'index.html'), 'utf8')));
+});
+
+test("whose output: the browser folder's Angular, else the current directory's, else 22's with a warning", () => {
+  const app21 = appWith('21.2.24');
+  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'prerender-nowhere-'));
+  try {
+    const written = (dir) => fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+    const angular21 = /<link rel="stylesheet" href="styles-5INURTSO.css" media="print" onload="this.media='all'">/;
+    const angular22 = /<link rel="stylesheet" href="styles-5INURTSO.css" media="print" data-beasties-media="all">/;
+
+    // a build written outside the app, the command run from the app
+    let { dir } = buildFolder(1);
+    let r = runIn(app21, dir);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^critical CSS \(as Angular 21\.2\.24 writes it, beasties 0\.4\): 2 inlined/);
+    assert.strictEqual(r.stderr, '');
+    assert.match(written(dir), angular21);
+
+    // the build inside the app, the command run from anywhere
+    ({ dir } = buildFolder(1));
+    const inside = path.join(app21, 'dist', 'app', 'browser');
+    fs.mkdirSync(path.dirname(inside), { recursive: true });
+    fs.renameSync(dir, inside);
+    r = runIn(elsewhere, inside);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(written(inside), angular21);
+
+    // no Angular anywhere: Angular 22's output, and a warning saying so
+    ({ dir } = buildFolder(1));
+    r = runIn(elsewhere, dir);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^critical CSS \(beasties 0\.5\): 2 inlined/);
+    assert.match(r.stderr, /^warning: no @angular\/ssr found from .* pass --beasties 0\.4 for Angular 21\n$/);
+    assert.match(written(dir), angular22);
+
+    // --beasties decides, without a warning; a version that is not one is wrong usage
+    ({ dir } = buildFolder(1));
+    r = runIn(elsewhere, dir, '--beasties', '0.4');
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.stderr, '');
+    assert.match(written(dir), angular21);
+    r = runIn(elsewhere, dir, '--beasties', '0.6');
+    assert.strictEqual(r.code, 2);
+    assert.match(r.stderr, /beasties: '0\.4' \(Angular 21\) or '0\.5' \(Angular 22\), received 0\.6/);
+  } finally {
+    fs.rmSync(app21, { recursive: true, force: true });
+    fs.rmSync(elsewhere, { recursive: true, force: true });
+  }
 });
 
 test('exit codes: 2 for wrong usage or no such folder, 1 when a page cannot be read or written', () => {
