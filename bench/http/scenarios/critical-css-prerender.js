@@ -138,7 +138,7 @@ module.exports = {
                 `the same <head> (critical CSS, deferred links): ${pages.sameHead} of ${pages.pages}` +
                 (pages.firstDiff ? `; first difference: ${pages.firstDiff}` : ''),
               `CPU: user + system of the process and its children (/usr/bin/time); ${os.cpus().length} cores, ` +
-                'ssr-native-critical-css with its default threads (one per 1,000 pages, at most one per core), run from the app folder',
+                'ssr-native-critical-css with its default threads (one per 2,000 pages, at most one per core), run from the app folder',
             ],
           },
         ],
