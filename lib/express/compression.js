@@ -37,7 +37,7 @@ const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { dictionaryHeaders, sendDictionary } = require('../compression/dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
-const { HeldResponse } = require('../http/held-response');
+const { HeldResponse, COPY } = require('../http/held-response');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
@@ -133,10 +133,11 @@ function compression(options) {
       return;
     }
     beforeOwnMethods(res); // own methods follow (response-shape.js: why)
-    // Compression is the held response's last stage: it wraps the response's methods below the
-    // held response (held-response.js), so it sees the body every other stage (critical CSS,
-    // the ETag, the response cache) made, whatever the order of app.use(); a body held whole
-    // comes with its CRC-32, taken once.
+    // Compression is the held response's last stage (held-response.js), so it sees the body
+    // every other stage (critical CSS, the ETag, the response cache) made, whatever the order of
+    // app.use(). A body handed whole to end() is compressed by the stage, with the CRC-32 the
+    // held value took once; anything else (res.write, an explicit writeHead first, a body too
+    // large to hold) streams through the response's methods below the held response, wrapped here.
     const held = HeldResponse.of(req, res);
     const below = held.below();
     let ended = false;
@@ -151,6 +152,8 @@ function compression(options) {
     // Http2ServerResponse.end(chunk) writes the chunk through this.write(), which is ours and
     // already ended, and would drop the body (HEADERS with a Content-Length, no DATA).
     let handingOver = false;
+    // The stage decided the head and made the body: what follows goes straight out.
+    let staged = false;
 
     const _end = below.end;
     const _on = res.on;
@@ -162,7 +165,7 @@ function compression(options) {
     };
 
     below.write = function write(chunk, encoding, callback) {
-      if (handingOver) return _write.apply(this, arguments);
+      if (handingOver || staged) return _write.apply(this, arguments);
       if (ended) return false;
       if (!headersSent(this)) this.writeHead(this.statusCode);
       if (stream === null) return _write.apply(this, arguments);
@@ -174,6 +177,7 @@ function compression(options) {
     };
 
     below.end = function end(chunk, encoding, callback) {
+      if (staged) return _end.apply(this, arguments);
       if (ended) return false;
       if (typeof chunk === 'function') {
         callback = chunk;
@@ -219,6 +223,7 @@ function compression(options) {
     };
 
     below.writeHead = function writeHead() {
+      if (staged) return _writeHead.apply(this, arguments);
       const args = applyWriteHeadHeaders(this, arguments);
       if (!fired) {
         fired = true;
@@ -299,6 +304,76 @@ function compression(options) {
       });
       return undefined;
     }
+
+    // The stage: a body handed whole to end() (the held response's `ending`), after every
+    // other stage. The peer's onHeaders step runs on the head as it now is, with the body's
+    // length; a compressed body replaces the value's.
+    const stage = {
+      place: 'compression',
+      maxBuffer: undefined,
+      propagates: true, // a filter that throws reaches the route's error handler, as in the peer
+      // A body handed whole to end() is held as it is, whatever its size (it is in memory
+      // already); one that starts with write() is compressed whole only when another stage
+      // holds it (COPY), else it streams through below, and the copy is not kept.
+      wantsWhole(_res, _req, ending) {
+        stage.maxBuffer = ending ? Infinity : undefined;
+        return ending ? true : COPY;
+      },
+      tap() {},
+      copied() {},
+      run(value) {
+        if (value.notModified || closed) return undefined; // a 304: no body to compress
+        fired = true;
+        if (!res.getHeader('Content-Length')) length = value.body.length;
+        inEnd = true;
+        try {
+          decide();
+        } finally {
+          inEnd = false;
+        }
+        // not compressed: end() below sends it as the peer does (its head written first)
+        if (whole === null) return undefined;
+        const { coding, encoder } = whole;
+        whole = null;
+        staged = true;
+        // no body goes out with these: nothing to compress, and no Content-Length to state
+        if (res.statusCode === 204 || res.statusCode === 304) return value.replace(EMPTY);
+        const original = value.body;
+        const done = (err, encoded) => {
+          if (err) {
+            // the body goes out as it came rather than not at all
+            res.removeHeader('Content-Encoding');
+            encoded = original;
+          }
+          value.replace(encoded);
+          res.setHeader('Content-Length', encoded.length);
+          if (dictionaries !== null) {
+            if (coding === 'dcz' && encoded !== original) dictionaries.record(original.length, encoded.length);
+            learn(original);
+          }
+        };
+        let settle = null;
+        let settled = false;
+        const encoded = encodeWhole(
+          cache,
+          encoder,
+          original,
+          res.getHeader('ETag'),
+          (err, result) => {
+            done(err, result);
+            settled = true;
+            if (settle !== null) settle();
+          },
+          value.crc,
+        );
+        if (encoded !== undefined) return done(null, encoded);
+        if (settled) return undefined;
+        return new Promise((resolve) => {
+          settle = resolve;
+        });
+      },
+    };
+    held.use(stage);
 
     function sendWhole(body, callback) {
       if (res.statusCode === 204 || res.statusCode === 304) {

@@ -14,9 +14,11 @@
 // was held goes out as it came and the rest streams through; each stage hears it (released).
 //
 // A stage is { place, maxBuffer, wantsWhole(res, req, ending), run(value, held), released(),
-// tap(bytes), copied() }: wantsWhole is asked once, on the head as the route set it, when the
-// body starts (`ending`: with the whole body, in end()); run may return a Promise (the held
-// response waits; a rejection sends the value as it stands). A stage that only needs a copy
+// tap(bytes), copied(), propagates }: wantsWhole is asked once, on the head as the route set it,
+// when the body starts (`ending`: with the whole body, in end()); run may return a Promise (the
+// held response waits; a rejection sends the value as it stands); a stage that throws leaves the
+// value as it stood, unless it `propagates` (compression's filter): its exception then reaches
+// the route, out of end(), when it runs there. A stage that only needs a copy
 // (the response cache) answers COPY: held whole when another stage holds it, else it streams
 // through and the stage is handed each chunk (tap) and told when it ended (copied), so that a
 // streamed answer (Server-Sent Events) is never held back for it.
@@ -149,6 +151,7 @@ class HeldResponse {
     this.wanting = new Set(); // the stages that asked for the body whole (or a copy)
     this.taps = null; // the stages copying a body that streams through
     this.askedTag = false; // the route asked for the ETag of what is sent (writeResponse)
+    this.sending = false; // send() is handing the value to the methods below
     // The client's validators, as it sent them: a response cache takes them off the request so
     // that its render is whole; the one 304 decision is still made on them.
     this.validators = {
@@ -267,6 +270,7 @@ class HeldResponse {
     this.value = value;
     const stages = this.stages;
     let index = 0;
+    let inEnd = true; // the first pass runs inside the route's end()
     const step = () => {
       while (index < stages.length) {
         if (this.res.destroyed) return;
@@ -275,7 +279,13 @@ class HeldResponse {
         let result;
         try {
           result = stage.run(value, this);
-        } catch {
+        } catch (err) {
+          // a stage whose errors are the app's (compression's filter) throws them out of the
+          // route's end(), as its peer does, while that is where it runs
+          if (stage.propagates && inEnd) {
+            this.state = PASS; // the app's error response goes straight out
+            throw err;
+          }
           result = undefined; // a stage that fails leaves the value as it stood
         }
         if (result !== undefined && typeof result.then === 'function') {
@@ -285,7 +295,11 @@ class HeldResponse {
       }
       this.send(up, value, callback);
     };
-    step();
+    try {
+      step();
+    } finally {
+      inEnd = false;
+    }
   }
 
   // One end(body) with no explicit writeHead: the status and headers are on the response
@@ -300,8 +314,14 @@ class HeldResponse {
     }
     const args = this.headArgs;
     if (args !== null && args.length > 1 && args[0] === res.statusCode) res.statusMessage = args[1];
-    if (value.body.length === 0) up.end.call(res, callback);
-    else up.end.call(res, value.body, callback);
+    // node:http2's end(chunk) writes the chunk through res.write, which must let it by
+    this.sending = true;
+    try {
+      if (value.body.length === 0) up.end.call(res, callback);
+      else up.end.call(res, value.body, callback);
+    } finally {
+      this.sending = false;
+    }
   }
 
   /** Whether the request's validators match `tag` (and the response's Last-Modified). */
@@ -349,7 +369,10 @@ function intercept(held) {
     };
   }
 
+  // After the route's end(), while the stages run: a write or an end is refused (false, as
+  // compression 1.8 answers them), not sent ahead of the held body.
   res.write = function write(chunk, encoding, callback) {
+    if (held.state === DONE && !held.sending) return false;
     if (held.state === IDLE) held.decide(false);
     if (held.state !== HOLD) {
       if (held.taps !== null && held.state === PASS) held.tap(chunk, encoding);
@@ -366,6 +389,7 @@ function intercept(held) {
   };
 
   res.end = function end(chunk, encoding, callback) {
+    if (held.state === DONE && !held.sending) return false;
     if (held.state === IDLE) held.decide(true);
     if (held.state !== HOLD) {
       if (held.taps === null || held.state !== PASS) return up.end.apply(this, arguments);

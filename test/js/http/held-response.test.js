@@ -142,3 +142,32 @@ test('a streamed answer the cache stores is copied as it goes, never held back',
     layers[2].close();
   }
 });
+
+test("a write or end after the route's end(), while the stages run, is refused, not sent ahead", async () => {
+  // compression's stage compresses a body it has not seen (a content-cache miss) on libuv's pool,
+  // so the stages are still running when the route writes again
+  const middleware = compression({ threshold: 0 });
+  const answers = [];
+  const body = Buffer.from(PAGE);
+  const app = (req, res) =>
+    middleware(req, res, () => {
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.end(body);
+      answers.push([res.write('late write'), res.end('late end')]);
+    });
+  for (const listenOn of [listen, listenH2]) {
+    const server = await listenOn(app);
+    try {
+      const answer =
+        listenOn === listenH2
+          ? await h2request(server.url, '/', { headers: { 'accept-encoding': 'gzip' } })
+          : await request(`${server.url}/`, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers['content-encoding'], 'gzip');
+      assert.deepEqual(decode(answer), body, 'the whole page and nothing else');
+      assert.deepEqual(answers.pop(), [false, false]);
+    } finally {
+      await server.close();
+    }
+  }
+});
