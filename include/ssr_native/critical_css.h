@@ -122,6 +122,14 @@ using PlanResolver = std::function<const Plan*(size_t index, std::string_view hr
 InlineResult Inline(std::string_view html, const PlanResolver& resolve,
                     const InlineOptions& options, const Limits& limits = Limits());
 
+/// The text of the script Angular 21 adds for a page with a CSP nonce (its `ngCspMedia`
+/// listener, @angular/ssr's LINK_LOAD_SCRIPT_CONTENT), as Inline writes it.
+std::string_view CspLoaderScript();
+
+/// The text of beasties 0.5's `media-script` loader (InlineOptions::media_script), as Inline
+/// writes it at the end of <body>.
+std::string_view MediaLoaderScript();
+
 }  // namespace critical_css
 }  // namespace ssr_native
 

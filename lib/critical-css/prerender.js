@@ -11,38 +11,17 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { Worker } = require('worker_threads');
+const native = require('../native');
 const { CriticalCss } = require('./critical-css');
 const { beastiesVersion, beastiesOf, installedAngularSsr } = require('./beasties-version');
 const { invalidType, outOfRange } = require('../validate');
 
 const CSP_MEDIA_ATTR = 'ngCspMedia';
-// @angular/build's LINK_LOAD_SCRIPT_CONTENT, as its build-time inliner writes it into the page.
-const LINK_LOAD_SCRIPT_CONTENT = `
-(() => {
-  const CSP_MEDIA_ATTR = '${CSP_MEDIA_ATTR}';
-  const documentElement = document.documentElement;
-
-  // Listener for load events on link tags.
-  const listener = (e) => {
-    const target = e.target;
-    if (
-      !target ||
-      target.tagName !== 'LINK' ||
-      !target.hasAttribute(CSP_MEDIA_ATTR)
-    ) {
-      return;
-    }
-
-    target.media = target.getAttribute(CSP_MEDIA_ATTR);
-    target.removeAttribute(CSP_MEDIA_ATTR);
-
-    if (!document.head.querySelector(\`link[\${CSP_MEDIA_ATTR}]\`)) {
-      documentElement.removeEventListener('load', listener);
-    }
-  };
-
-  documentElement.addEventListener('load', listener, true);
-})();`;
+// The loader scripts' texts as the engine writes them (one copy, in the addon).
+const LOADERS = native.criticalCssLoaderScripts;
+// @angular/build's LINK_LOAD_SCRIPT_CONTENT, as its build-time inliner writes it into the page:
+// @angular/ssr's (the engine's) after a newline.
+const LINK_LOAD_SCRIPT_CONTENT = `\n${LOADERS.csp}`;
 
 // The marks of an inlined page: the deferred link beasties writes (`onload="this.media=..."`, or
 // Angular 22.2's `data-beasties-media`), on a CSP page the attribute that replaces the onload, or
@@ -104,7 +83,7 @@ const SSR_SCRIPT = `>${LINK_LOAD_SCRIPT_CONTENT.slice(1)}</script>`;
 const BUILD_SCRIPT = `>${LINK_LOAD_SCRIPT_CONTENT}</script>`;
 
 // Angular 22.2's loader (beasties 0.5's preload: 'media-script'), one script at the end of <body>.
-const MEDIA_SCRIPT = `<script>document.querySelectorAll('link[data-beasties-media]').forEach(function(l){l.media=l.getAttribute('data-beasties-media');l.removeAttribute('data-beasties-media')})</script>`;
+const MEDIA_SCRIPT = `<script>${LOADERS.media}</script>`;
 const CSP_META_RE =
   /(<meta\s+http-equiv="Content-Security-Policy"\s+content="script-src 'strict-dynamic')((?: '[^']*')*)( https:)?/i;
 

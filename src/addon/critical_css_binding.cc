@@ -169,6 +169,13 @@ void InitCriticalCss(Napi::Env env, Napi::Object exports) {
               Napi::Function::New(env, CompileAsync, "criticalCssCompileAsync"));
   exports.Set("criticalCssLinks", Napi::Function::New(env, Links, "criticalCssLinks"));
   exports.Set("criticalCssInline", Napi::Function::New(env, Inline, "criticalCssInline"));
+  // the loader scripts' texts, for the build-time command that rewrites them around the engine
+  Napi::Object scripts = Napi::Object::New(env);
+  const std::string_view csp = css::CspLoaderScript();
+  const std::string_view media = css::MediaLoaderScript();
+  scripts.Set("csp", Napi::String::New(env, csp.data(), csp.size()));
+  scripts.Set("media", Napi::String::New(env, media.data(), media.size()));
+  exports.Set("criticalCssLoaderScripts", scripts);
 }
 
 }  // namespace ssr_native_addon

@@ -1828,5 +1828,9 @@ InlineResult Inline(std::string_view html, const PlanResolver& resolve,
   return processor.Run();
 }
 
+std::string_view CspLoaderScript() { return kLinkLoadScript; }
+
+std::string_view MediaLoaderScript() { return kDeferredMediaScript; }
+
 }  // namespace critical_css
 }  // namespace ssr_native

@@ -149,6 +149,23 @@ TEST(CriticalCssInline, MediaScriptDefersWithOneScriptAtTheEndOfBody) {
   EXPECT_EQ(open.substr(open.size() - 9), "</script>") << open;
 }
 
+TEST(CriticalCssInline, LoaderScriptTextsAreTheOnesWritten) {
+  // the build-time command (prerender.js) rewrites the pages around these texts
+  const std::string media = Inline(
+      ".card{a:1}", "<head><link rel=stylesheet href=s.css></head><body><p class=card>x</p></body>",
+      false, true);
+  EXPECT_NE(media.find("<script>" + std::string(css::MediaLoaderScript()) + "</script></body>"),
+            std::string::npos)
+      << media;
+  const std::string csp = Inline(
+      ".card{a:1}",
+      "<html><head><link rel=stylesheet href=s.css></head><body><p class=card ngCspNonce=N>x",
+      false, false);
+  EXPECT_NE(csp.find("<script nonce=\"N\">" + std::string(css::CspLoaderScript()) + "</script>"),
+            std::string::npos)
+      << csp;
+}
+
 TEST(CriticalCssInline, LinksBeastiesDoesNotFetchAreLeftAlone) {
   const css::LinksResult links = css::FindLinks(
       "<link rel=stylesheet href=a.css data-beasties-skip><link rel=StyleSheet href=b.css?v=1>"
