@@ -11,8 +11,8 @@
 // span is NONE or the file is not in memory (the adapter then streams the span itself).
 // Each adapter applies the value its framework's way: node's res, Koa's ctx, Fastify's reply,
 // Hono's context. Where their peers differ (which headers, conditional rules, HEAD) is the
-// flavour's; where they set Vary and call setHeaders after the answer (@fastify/static, Hono),
-// the adapter does it while applying, since those peers' answers read nothing off the response.
+// flavour's. A peer that sets Vary or calls setHeaders after its answer (@fastify/static, Hono's
+// Vary) reads nothing off the response, so its adapter does those while applying the value.
 const { answer, WHOLE, NONE } = require('./answer');
 const { variantFileOf, statsOf } = require('./record');
 const { varyAppend } = require('../http/vary');
@@ -23,9 +23,9 @@ const { varyAppend } = require('../http/vary');
  * `prepare`; undefined for the others. `how` (one object per mount, so a warm hit allocates
  * nothing for it): { options (the flavour's), engine (the StaticEngine that holds the record's
  * compressed variants), prepare(response, record, vary) (sets, before the answer is made, what
- * the peer's answer reads: see prepareSend) }. `file`: answer with this
- * representation instead of the record or its variant (a delta, a streamed file, the record
- * plainly); it gets no Vary from here.
+ * the peer's answer reads: see prepareSend) }. `file`: answer with this representation instead
+ * of the record or its variant (a delta, a streamed file, the record plainly); it gets no Vary
+ * from here.
  */
 function respond(flavour, request, response, record, how, file) {
   let vary = false;
