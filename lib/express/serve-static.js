@@ -16,10 +16,9 @@ const { isCompressible, compressVariants } = require('../files/encoding');
 const { sendConfig, cacheOptions } = require('../files/send-config');
 const { callNext } = require('./send-html');
 const { SendLookup } = require('./send-lookup');
-const { StaticEngine, streamStatus, statsOf, contentTypeOf, statTag } = require('../files/engine');
-const { variantFileOf } = require('../files/record');
-const { answer, errorOf, WHOLE } = require('../files/answer');
-const { varyAppend } = require('../http/vary');
+const { StaticEngine, streamStatus, contentTypeOf, statTag } = require('../files/engine');
+const { errorOf, WHOLE } = require('../files/answer');
+const { respond, prepareSend } = require('../files/respond');
 const { peerOptions } = require('../options');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
 const { assetDelta, encodeDelta } = require('../compression/asset-delta');
@@ -53,6 +52,8 @@ function serveStatic(root, options) {
   const engine = new StaticEngine(cache, { top: config.root, compress: config.compress, fallthroughMemo: true });
   const { routes, misses } = engine;
   const mount = { config, engine, fallthrough, redirect, found };
+  // send reads the response so far: Vary and setHeaders go first
+  const how = { options: config, engine, prepare: prepareSend(setHeaders) };
   // Opt-in: files with a content hash in their name offered as dictionaries for their next
   // versions, and dcz deltas against them (lib/compression/asset-dictionaries.js).
   const assets = AssetDictionaries.from(opts.dictionary, 'serveStatic');
@@ -97,16 +98,8 @@ function serveStatic(root, options) {
   function sendRecord(req, res, next, record) {
     if (res.headersSent) return headersAlreadySent(req, res, next);
     if (assets !== null && sendAsset(req, res, next, record)) return;
-    let file = record;
-    if (record.compressible) {
-      const variant = engine.variant(record, req.headers['accept-encoding']);
-      if (variant !== undefined) file = variantFileOf(record, variant);
-      appendVary(res);
-    }
-    if (setHeaders) setHeaders(res, record.path, statsOf(record));
-    const a = answer('send', req, file, config, res);
-    if (!answered(req, res, next, a))
-      res.end(a.span === WHOLE ? file.body : file.body.subarray(a.span.start, a.span.end + 1));
+    const a = respond('send', req, res, record, how);
+    if (!answered(req, res, next, a)) res.end(a.body);
   }
 
   // With `dictionary`: Use-As-Dictionary on a hashed file, and a dcz delta when the request names
@@ -122,13 +115,20 @@ function serveStatic(root, options) {
     const identity = record.body;
     const deliver = (encoded) => {
       if (res.headersSent) return;
-      if (setHeaders) setHeaders(res, record.path, statsOf(record));
       const { lastModified, type } = record;
-      const file = { size: encoded.length, etag: delta.etag, lastModified, type, encoding: delta.contentEncoding };
+      const file = {
+        body: encoded,
+        size: encoded.length,
+        etag: delta.etag,
+        lastModified,
+        type,
+        encoding: delta.contentEncoding,
+      };
       // no Range here (a Range request gets no delta), so the answer is the whole delta or none
-      if (!answered(req, res, next, answer('send', req, file, config, res))) {
+      const a = respond('send', req, res, record, how, file);
+      if (!answered(req, res, next, a)) {
         assets.record(identity.length, encoded.length);
-        res.end(encoded);
+        res.end(a.body);
       }
     };
     const hit = encodeDelta(delta, identity, (err, encoded) => {
@@ -144,11 +144,10 @@ function serveStatic(root, options) {
     return true;
   }
 
+  // the record itself: no compressed variant, no Vary
   function sendRecordPlain(req, res, next, record) {
-    if (setHeaders) setHeaders(res, record.path, statsOf(record));
-    const a = answer('send', req, record, config, res);
-    if (!answered(req, res, next, a))
-      res.end(a.span === WHOLE ? record.body : record.body.subarray(a.span.start, a.span.end + 1));
+    const a = respond('send', req, res, record, how, record);
+    if (!answered(req, res, next, a)) res.end(a.body);
   }
 
   // send's streaming path for files over maxFileSize (and FIFOs and the like). The file is opened
@@ -167,10 +166,10 @@ function serveStatic(root, options) {
         fs.close(fd, () => {});
         return headersAlreadySent(req, res, next);
       }
-      if (setHeaders) setHeaders(res, filePath, stat);
       const lastModified = stat.mtime.toUTCString();
       const file = { size: stat.size, etag: statTag(stat), lastModified, type: contentTypeOf(filePath) };
-      const a = answer('send', req, file, config, res);
+      // setHeaders gets the descriptor's own stats
+      const a = respond('send', req, res, { path: filePath, stats: stat }, how, file);
       if (answered(req, res, next, a)) return fs.close(fd, () => {});
       if (stat.size === 0) {
         fs.close(fd, () => {});
@@ -221,12 +220,6 @@ function serveStatic(root, options) {
     cache.preload(config.root, { dotfiles: config.dotfiles === 'allow', onFile });
   }
   return middleware;
-}
-
-/** Vary gains Accept-Encoding (unless it already names it or `*`). */
-function appendVary(res) {
-  const vary = varyAppend(res.getHeader('Vary'));
-  if (vary !== undefined) res.setHeader('Vary', vary);
 }
 
 // SendStream.headersAlreadySent: an error once the file is known is always forwarded

@@ -1,17 +1,19 @@
 'use strict';
 // Fastify's half of `dictionary` (fastifyStatic): a hashed file offered as a dictionary for its
 // later versions, and a dcz delta against a file offered before, as the engine decides
-// (lib/compression/asset-delta.js), answered with @fastify/send's answer (lib/files/answer.js,
+// (lib/compression/asset-delta.js), answered with @fastify/send's answer (lib/files/respond.js,
 // 'fastify-send') for the delta's bytes and validator: its conditional rules, its HEAD, no ranges.
 const { assetDelta, encodeDeltaAsync } = require('../compression/asset-delta');
 const { varyWith } = require('../http/vary');
-const { answer, errorOf } = require('../files/answer');
+const { errorOf } = require('../files/answer');
+const { respond } = require('../files/respond');
 
 /**
  * Sets the offer's headers on a file about to be answered, and answers a delta. `how`: { assets,
- * config (the send options' config), finish(a) (the adapter's header step for an answer), plain()
- * (answers the file itself) }. Returns undefined (answer the file as usual) or a promise of the
- * reply once the delta (or, should encoding fail, the file) is sent.
+ * steps (files/respond.js's `how`, with the send options' config), finish(a) (the adapter's
+ * header step for an answer), plain() (answers the file itself) }. Returns undefined (answer
+ * the file as usual) or a promise of the reply once the delta (or, should encoding fail, the
+ * file) is sent.
  */
 function sendAsset(request, reply, record, how) {
   const decision = assetDelta(how.assets, request.raw.url, record, request.headers);
@@ -28,16 +30,16 @@ async function sendDelta(request, reply, record, delta, how) {
     reply.removeHeader('use-as-dictionary');
     return how.plain();
   }
-  const config = how.config;
   const { lastModified, type } = record;
-  const a = answer('fastify-send', request, { size: encoded.length, etag: delta.etag, lastModified, type }, config);
+  const file = { body: encoded, size: encoded.length, etag: delta.etag, lastModified, type };
+  const a = respond('fastify-send', request, undefined, record, how.steps, file);
   if (a.status === 412 || a.status === 416) return reply.send(errorOf(a));
   how.finish(a);
   if (a.status === 304) return reply.send();
   reply.header('content-encoding', delta.contentEncoding);
   if (request.raw.method === 'GET') how.assets.record(record.body.length, encoded.length);
   // HEAD gets the bytes too, as for the file: Fastify's HEAD route counts the announced length
-  return reply.send(encoded);
+  return reply.send(a.body);
 }
 
 module.exports = { sendAsset };

@@ -8,7 +8,8 @@ const fs = require('fs');
 const path = require('path');
 const { fileRangeStream } = require('../files/file-stream');
 const { statsOf, statTag, streamStatus, charsetContentTypeOf: contentTypeOf } = require('../files/engine');
-const { answer, errorOf, WHOLE, NONE } = require('../files/answer');
+const { errorOf, WHOLE, NONE } = require('../files/answer');
+const { respond } = require('../files/respond');
 const { Lookup, resolveFile } = require('./send');
 const { sendAsset } = require('./asset-delta');
 const { configOf, addVaryAcceptEncoding } = require('./static-options');
@@ -22,6 +23,10 @@ const { FST_STATIC_FORBIDDEN_PATH } = require('./errors');
  */
 function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes, setHeaders, assets = null }) {
   const allowedPath = opts.allowedPath;
+  // files/respond.js's steps for the mount's options: @fastify/send reads nothing off the reply,
+  // so setHeaders and Vary come after its headers (finishHeaders)
+  const baseHow = { options: baseConfig };
+  const howOf = (config) => (config === baseConfig ? baseHow : { options: config });
 
   /**
    * Answers `request` with the file `what.pathname` names. `what`: { pathname, rootPath (a root
@@ -149,25 +154,18 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
       // `dictionary`: a hashed file offered, a dcz delta (lib/fastify/asset-delta.js)
       const finish = (a) => finishHeaders(reply, a, record.path, statsOf(record), record);
       const plainly = () => sendRecord(request, reply, record, config, true);
-      const pending = sendAsset(request, reply, record, { assets, config, finish, plain: plainly });
+      const pending = sendAsset(request, reply, record, { assets, steps: howOf(config), finish, plain: plainly });
       if (pending !== undefined) return pending;
     }
     // a precompressed sibling is answered as @fastify/send answers its own path (its type, which
     // finishHeaders then replaces with the original path's)
     const file = record.encoding === undefined ? record : siblingFile(record);
-    const a = answer('fastify-send', request, file, config);
+    const a = respond('fastify-send', request, undefined, record, howOf(config), file);
     if (a.status === 412 || a.status === 416) return reply.send(errorOf(a));
     finishHeaders(reply, a, record.path, statsOf(record), record);
     // HEAD gets the bytes too (node writes no body for HEAD): Fastify's HEAD route then counts
     // the Content-Length @fastify/send announced, as it does not for a stream
-    const span = a.span;
-    const body =
-      span === NONE
-        ? undefined
-        : typeof span === 'string'
-          ? record.body
-          : record.body.subarray(span.start, span.end + 1);
-    return reply.send(body);
+    return reply.send(a.body);
   }
 
   function finishHeaders(reply, a, filePath, stats, record) {
@@ -192,7 +190,7 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
         }
         const lastModified = stat.mtime.toUTCString();
         const file = { size: stat.size, etag: statTag(stat), lastModified, type: contentTypeOf(filePath) };
-        const a = answer('fastify-send', request, file, config);
+        const a = respond('fastify-send', request, undefined, { path: filePath }, howOf(config), file);
         const head = request.raw.method === 'HEAD';
         if (a.span === NONE || head || stat.size === 0) fs.close(fd, () => {});
         if (a.status === 412 || a.status === 416) return resolvePromise(reply.send(errorOf(a)));
@@ -223,7 +221,8 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
 
 // a precompressed sibling's record as @fastify/send sees the file: typed by its own path
 function siblingFile(record) {
-  return { size: record.size, etag: record.etag, lastModified: record.lastModified, type: contentTypeOf(record.path) };
+  const { body, size, etag, lastModified } = record;
+  return { body, size, etag, lastModified, type: contentTypeOf(record.path) };
 }
 
 function statsOfResult(result) {

@@ -20,7 +20,7 @@ function makeRecord(filePath, result, type, encoding, compressible) {
     type,
     encoding,
     compressible,
-    vary: false, // set by adapters whose answer depends on Accept-Encoding
+    vary: compressible, // the answer depends on Accept-Encoding (adapters with precompressed siblings say so too)
     lastModified: lastModifiedOf(result.stat), // rounded as fs.Stats rounds it
     variantFiles: undefined, // encoding -> the answer's file of an in-memory compressed variant (variantFileOf)
     stats: undefined, // fs.Stats-shaped, built on demand (statsOf) for setHeaders callbacks

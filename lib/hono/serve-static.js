@@ -15,7 +15,8 @@ const { fileRangeStream, openFileForStream } = require('../files/file-stream');
 const { Readable } = require('stream');
 const { tagOf } = require('./tags');
 const { decodeUriLenient } = require('../files/paths');
-const { answer: fileAnswer, WHOLE } = require('../files/answer');
+const { WHOLE } = require('../files/answer');
+const { respond } = require('../files/respond');
 const { routeKey } = require('../files/route-memo');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
 const { sendAsset } = require('./asset-delta');
@@ -28,6 +29,9 @@ const ENCODINGS = [
   ['gzip', '.gz'],
 ];
 const UNSAFE_PATH = /(?:^|[/\\])\.{1,2}(?:$|[/\\])|[/\\]{2,}|\\/;
+// files/respond.js's steps: node-server's answer has no options, reads no response, and its
+// Vary is appended after its headers (answer below)
+const NODE_SERVER = { options: undefined };
 
 // Hono's own mime table (so Content-Type matches hono's serveStatic), from the app's hono: loaded
 // when a middleware is made, not when ssr-native/hono is required, so the entry loads without it.
@@ -138,11 +142,11 @@ function serveStatic(options = { root: '' }) {
         return delta;
       }
     }
-    const body = record.body;
     // a file past maxFileSize: its size and date from the stat of its load
-    const file = body !== undefined ? record : streamedFile(record);
-    const a = fileAnswer('node-server', { method, headers: { range: c.req.header('range') } }, file);
-    const headers = a.headers;
+    const file = record.body !== undefined ? record : streamedFile(record);
+    const request = { method, headers: { range: c.req.header('range') } };
+    const a = respond('node-server', request, undefined, record, NODE_SERVER, file);
+    const { headers, body } = a;
     for (const name in headers) c.header(name, headers[name]);
     if (record.encoding !== undefined) c.header('Vary', 'Accept-Encoding', { append: true });
     let result;
@@ -155,11 +159,7 @@ function serveStatic(options = { root: '' }) {
       result = c.body(body !== undefined ? body : await streamOf(record.path, 0, file.size - 1), 200);
       if (body !== undefined) tagOf.set(result, record.etag);
     } else {
-      const { start, end } = a.span;
-      result = c.body(
-        body !== undefined ? body.subarray(start, end + 1) : await streamOf(record.path, start, end),
-        206,
-      );
+      result = c.body(body !== undefined ? body : await streamOf(record.path, a.span.start, a.span.end), 206);
     }
     await options.onFound?.(record.path, c);
     return result;

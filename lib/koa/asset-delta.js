@@ -5,8 +5,7 @@
 // are koa-conditional-get's, on the delta's own ETag; HEAD is Koa's (no body, the delta's length).
 const { assetDelta, encodeDeltaAsync } = require('../compression/asset-delta');
 const { varyWith } = require('../http/vary');
-const { statsOf } = require('../files/engine');
-const { answer } = require('../files/answer');
+const { respond } = require('../files/respond');
 
 /**
  * Sets the offer's headers on a file `sender` (a FileSender) is about to answer, and answers a
@@ -30,14 +29,15 @@ async function sendDelta(sender, ctx, record, delta) {
     response.remove('Use-As-Dictionary');
     return sender.sendRecord(ctx, record, true);
   }
-  if (sender.setHeaders) sender.setHeaders(ctx.res, record.path, statsOf(record));
-  // koa-send's header step for the delta's bytes and validator (files/answer.js), no ranges
+  // koa-send's header step for the delta's bytes and validator (files/respond.js), no ranges
   const { lastModified } = record;
-  const file = { size: encoded.length, etag: delta.etag, lastModified, encoding: delta.contentEncoding };
-  const answered = answer('koa-send', ctx.req, file, { ...sender.answerOptions, acceptRanges: false }, ctx.res);
+  const file = { body: encoded, size: encoded.length, etag: delta.etag, lastModified, encoding: delta.contentEncoding };
+  const how = sender.how;
+  const wholly = { ...how, options: { ...how.options, acceptRanges: false } };
+  const answered = respond('koa-send', ctx.req, ctx.res, record, wholly, file);
   for (const name in answered.headers) response.set(name, answered.headers[name]);
   if (!response.type) response.type = record.type;
-  response.body = encoded;
+  response.body = answered.body;
   // counted once sent: a conditional() mounted in front may still turn it into a 304
   if (ctx.method === 'GET') {
     const res = ctx.res;

@@ -1,23 +1,23 @@
 'use strict';
 // koa-send's answer step over the shared engine, once FileSender (send.js) has found the file:
-// the in-memory compressed variant, Vary and setHeaders, then files/answer.js's 'koa-send'
-// flavour (Content-Length, Last-Modified, Cache-Control and, beyond koa-send, the cache's ETag
-// and ranges) copied onto the response, and Koa's ctx.type. A cached file's body is its Buffer;
+// files/respond.js's decision (the in-memory compressed variant, Vary and setHeaders, then the
+// 'koa-send' flavour: Content-Length, Last-Modified, Cache-Control and, beyond koa-send, the
+// cache's ETag and ranges) copied onto the response, and Koa's ctx.type. A cached file's body is its Buffer;
 // a file past maxFileSize streams from the descriptor that was fstat'ed.
 const fs = require('fs');
 const { basename, extname } = require('path');
 const createError = require('http-errors');
 const { etag: entityTag } = require('../etag');
 const { fileRangeStream } = require('../files/file-stream');
-const { statsOf, streamStatus } = require('../files/engine');
-const { variantFileOf } = require('../files/record');
-const { answer, errorOf, WHOLE } = require('../files/answer');
-const { varyAppend } = require('../http/vary');
+const { streamStatus } = require('../files/engine');
+const { errorOf, WHOLE } = require('../files/answer');
+const { respond } = require('../files/respond');
 const { sendAsset } = require('./asset-delta');
 
 /**
- * FileSender's answering half. Reads the sender's engine, setHeaders, cacheControl and
- * answerOptions (the 'koa-send' flavour's: cacheControl, etag, acceptRanges).
+ * FileSender's answering half. Reads the sender's setHeaders, cacheControl and `how`
+ * (files/respond.js: the engine, prepareSend's step and the 'koa-send' flavour's options:
+ * cacheControl, etag, acceptRanges).
  */
 class KoaFileResponse {
   // a file held in memory (identity, sibling or compressed variant). Returns undefined, or a
@@ -29,21 +29,10 @@ class KoaFileResponse {
       if (pending !== undefined) return pending;
     }
     const response = ctx.response;
-    let file = record;
-    if (record.compressible) {
-      const variant = this.engine.variant(record, ctx.headers['accept-encoding']);
-      if (variant !== undefined) file = variantFileOf(record, variant);
-    }
-    if (record.vary) {
-      const vary = varyAppend(response.get('Vary'));
-      if (vary !== undefined) response.set('Vary', vary);
-    }
-    const setHeaders = this.setHeaders;
-    if (setHeaders) setHeaders(ctx.res, record.path, statsOf(record));
-    const a = answer('koa-send', ctx.req, file, this.answerOptions, ctx.res);
+    const a = respond('koa-send', ctx.req, ctx.res, record, this.how);
     copyAnswer(ctx, a);
     if (!response.type) setType(response, record);
-    response.body = a.span === WHOLE ? file.body : file.body.subarray(a.span.start, a.span.end + 1);
+    response.body = a.body;
     return undefined;
   }
 
@@ -53,11 +42,11 @@ class KoaFileResponse {
     const { fd, stats } = await this.engine.openStreamAsync(filePath).catch(streamError);
     let stream;
     try {
-      if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
       // the stat-based tag koa-etag would have made from the stream's path
       const etag = entityTag(stats, { weak: true });
       const file = { size: stats.size, etag, lastModified: stats.mtime.toUTCString() };
-      const a = answer('koa-send', ctx.req, file, this.answerOptions, ctx.res);
+      // setHeaders gets the descriptor's own stats
+      const a = respond('koa-send', ctx.req, ctx.res, { path: filePath, stats }, this.how, file);
       copyAnswer(ctx, a);
       if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
       const span = a.span === WHOLE ? { start: 0, end: stats.size - 1 } : a.span;

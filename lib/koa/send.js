@@ -23,6 +23,7 @@ const { invalidType } = require('../validate');
 const { FileStats } = require('../files/file-stats');
 const { statError: fsStatError, statStatus } = require('../files/stat-error');
 const { StaticEngine } = require('../files/engine');
+const { prepareSend } = require('../files/respond');
 const { decodePath, isHidden } = require('../files/paths');
 const { KoaFileResponse, setContentEncoding, typeOf } = require('./respond');
 const { AssetDictionaries } = require('../compression/asset-dictionaries');
@@ -56,12 +57,13 @@ class FileSender extends KoaFileResponse {
     this.setEtag = opts.etag !== false;
     this.compress = Boolean(opts.compress);
     this.acceptRanges = Boolean(opts.acceptRanges);
-    // the options of files/answer.js's 'koa-send' flavour
-    this.answerOptions = { cacheControl: this.cacheControl, etag: this.setEtag, acceptRanges: this.acceptRanges };
     this.cache = cache;
     // URL path -> [record per Accept-Encoding outcome]; loads name no top directory (koa-send
     // memoises no misses)
     this.engine = new StaticEngine(cache, { routeSlots: 4, compress: this.compress });
+    // files/respond.js's steps: the 'koa-send' flavour's options, Vary and setHeaders first
+    const options = { cacheControl: this.cacheControl, etag: this.setEtag, acceptRanges: this.acceptRanges };
+    this.how = { options, engine: this.engine, prepare: prepareSend(this.setHeaders) };
     this.routes = this.engine.routes;
     this.acceptOutcomes = new Map(); // Accept-Encoding header -> ACCEPTS_* bits
     // `dictionary`: hashed files offered as dictionaries, dcz deltas (lib/koa/asset-delta.js)
