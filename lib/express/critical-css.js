@@ -16,8 +16,7 @@
 // same page was given lately (CriticalCss#headFor: remembered by the route's own tag), and the
 // head as the route made it otherwise.
 const { HeldResponse, useEtagStage } = require('../http/held-response');
-const { isHtml } = require('../http/html');
-const { isStrongTag, exposeEngine } = require('../critical-css/whole-body');
+const { isStrongTag, exposeEngine, headFrom, wantsInlining } = require('../critical-css/whole-body');
 
 function createMiddleware(criticalCss) {
   function criticalCssMiddleware(req, res, next) {
@@ -32,12 +31,9 @@ const TOO_LARGE = 'tooLarge';
 /** Whether the answer about to start on `res` is one to inline (its head as set now): true,
  *  false, or TOO_LARGE for an HTML page whose Content-Length is over maxBuffer. */
 function isHtmlToInline(res, maxBuffer) {
-  const status = res.statusCode;
-  if (status < 200 || status === 204 || status === 206 || status === 304) return false;
-  const type = res.getHeader('Content-Type');
-  if (!isHtml(type)) return false;
-  const coding = res.getHeader('Content-Encoding');
-  if (coding !== undefined && String(coding).trim().toLowerCase() !== 'identity') return false;
+  // the Koa, Fastify and Hono adapters' rule (whole-body.js); a HEAD is the stage's to answer
+  // (headOnly), so the method is not read here
+  if (!wantsInlining(headFrom(undefined, res.statusCode, (name) => res.getHeader(name)))) return false;
   const length = res.getHeader('Content-Length');
   return length === undefined || !(Number(length) > maxBuffer) ? true : TOO_LARGE;
 }
