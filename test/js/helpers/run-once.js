@@ -7,7 +7,7 @@
 /** The skip reason under scripts/runtimes.js, else null. */
 function runtimeIndependentSkip() {
   return process.env.SSR_NATIVE_OTHER_RUNTIME
-    ? 'runtime-independent: runs once, under the machine\'s Node in npm test'
+    ? "runtime-independent: runs once, under the machine's Node in npm test"
     : null;
 }
 
