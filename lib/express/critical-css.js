@@ -16,7 +16,7 @@
 // same page was given lately (CriticalCss#headFor: remembered by the route's own tag), and the
 // head as the route made it otherwise.
 const { HeldResponse, useEtagStage } = require('../http/held-response');
-const { isStrongTag, exposeEngine, headFrom, wantsInlining } = require('../critical-css/whole-body');
+const { stageOf, exposeEngine } = require('../critical-css/stage');
 
 function createMiddleware(criticalCss) {
   function criticalCssMiddleware(req, res, next) {
@@ -24,18 +24,6 @@ function createMiddleware(criticalCss) {
     next();
   }
   return exposeEngine(criticalCssMiddleware, criticalCss);
-}
-
-const TOO_LARGE = 'tooLarge';
-
-/** Whether the answer about to start on `res` is one to inline (its head as set now): true,
- *  false, or TOO_LARGE for an HTML page whose Content-Length is over maxBuffer. */
-function isHtmlToInline(res, maxBuffer) {
-  // the Koa, Fastify and Hono adapters' rule (whole-body.js); a HEAD is the stage's to answer
-  // (headOnly), so the method is not read here
-  if (!wantsInlining(headFrom(undefined, res.statusCode, (name) => res.getHeader(name)))) return false;
-  const length = res.getHeader('Content-Length');
-  return length === undefined || !(Number(length) > maxBuffer) ? true : TOO_LARGE;
 }
 
 // The critical-css stage of the held response (lib/http/held-response.js): an HTML page held
@@ -47,71 +35,4 @@ function hold(criticalCss, req, res) {
   useEtagStage(held);
 }
 
-// One stage object per CriticalCss (its methods read only their arguments).
-const stages = new WeakMap();
-
-function stageOf(criticalCss) {
-  let stage = stages.get(criticalCss);
-  if (stage === undefined) {
-    stage = {
-      place: 'critical-css',
-      maxBuffer: criticalCss.maxBuffer,
-      wantsWhole(res) {
-        const verdict = isHtmlToInline(res, criticalCss.maxBuffer);
-        if (verdict === true) return true;
-        criticalCss.counts[verdict === TOO_LARGE ? 'tooLarge' : 'passedThrough']++;
-        return false;
-      },
-      released() {
-        criticalCss.counts.tooLarge++;
-      },
-      run(value, held) {
-        return inline(criticalCss, value, held);
-      },
-    };
-    stages.set(criticalCss, stage);
-  }
-  return stage;
-}
-
-function inline(criticalCss, value, held) {
-  const body = value.body;
-  if (body.length === 0) {
-    if (held.req.method === 'HEAD') headOnly(criticalCss, value);
-    return undefined;
-  }
-  const res = value.res;
-  const stored = res.getHeader('Last-Modified') !== undefined || isStrongTag(res.getHeader('ETag'));
-  const inlined = criticalCss.processBody(body, stored, () => value.crc);
-  if (inlined instanceof Promise) return inlined.then((out) => apply(criticalCss, value, body, out));
-  apply(criticalCss, value, body, inlined);
-  return undefined;
-}
-
-function apply(criticalCss, value, body, out) {
-  if (out === body || out.equals(body)) return;
-  const res = value.res;
-  // stable: the engine's output and the memo's copy are never written into; a page inlined from
-  // the memo is the same Buffer each time, and its tag needs no second pass over it
-  value.replace(out, true);
-  if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', out.length);
-  const tag = res.getHeader('ETag');
-  if (tag !== undefined) {
-    const retag = value.retag(!isStrongTag(tag));
-    if (typeof tag === 'string') criticalCss.rememberHead(tag, retag, out.length);
-  }
-}
-
-// A HEAD answered without a body: the head a GET of the same page got, when known; the etag
-// stage then decides its 304 on that tag.
-function headOnly(criticalCss, value) {
-  const res = value.res;
-  const tag = res.getHeader('ETag');
-  const known = typeof tag === 'string' ? criticalCss.headFor(tag) : undefined;
-  if (known === undefined) return;
-  res.setHeader('ETag', known.tag);
-  if (res.getHeader('Content-Length') !== undefined) res.setHeader('Content-Length', known.length);
-  value.tagged = true;
-}
-
-module.exports = { createMiddleware, isHtmlToInline, isStrongTag };
+module.exports = { createMiddleware };

@@ -1,12 +1,33 @@
 'use strict';
 // fastifyCriticalCss: a Fastify 4/5 plugin (not encapsulated, as fastify-plugin would make it)
-// whose onSend hook inlines critical CSS into string and Buffer text/html payloads, with a new
-// ETag when the reply had one. Register it before fastifyCompress and fastifyEtag: onSend hooks
-// run in registration order, so they see the inlined page. Stream payloads pass as they are.
+// whose onSend hook runs string and Buffer text/html payloads through the critical-CSS stage (the
+// same as Express's, lib/critical-css/stage.js): critical CSS inlined, Content-Length and ETag
+// (when the reply had one) made right. Register it before fastifyCompress and fastifyEtag:
+// onSend hooks run in registration order, so they see the inlined page. Stream payloads pass as
+// they are.
 const { CriticalCss } = require('../critical-css/critical-css');
-const { headFrom, wantsInlining, inlineWhole } = require('../critical-css/whole-body');
+const { wantsInlining, inlineWhole, passedThrough } = require('../critical-css/stage');
 const { invalidType } = require('../validate');
 const { asPlugin } = require('./plugin-meta');
+
+/** The reply as the stage reads and sets its head (held-value.js). */
+class ReplyHead {
+  constructor(reply) {
+    this.reply = reply;
+  }
+
+  get statusCode() {
+    return this.reply.statusCode;
+  }
+
+  getHeader(name) {
+    return this.reply.getHeader(name);
+  }
+
+  setHeader(name, value) {
+    this.reply.header(name, value);
+  }
+}
 
 async function fastifyCriticalCss(app, options) {
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
@@ -14,14 +35,15 @@ async function fastifyCriticalCss(app, options) {
   app.decorate('criticalCss', engine);
   if (!(options.criticalCss instanceof CriticalCss)) app.addHook('onClose', async () => engine.close());
   app.addHook('onSend', async function criticalCssOnSend(request, reply, payload) {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const head = headFrom(request.method, reply.statusCode, (name) => reply.getHeader(name));
-    if (!wantsInlining(head)) return payload;
-    const done = await inlineWhole(engine, payload, head);
-    if (done === null) return payload;
-    if (reply.getHeader('content-length') !== undefined) reply.header('content-length', done.body.length);
-    if (done.tag !== undefined) reply.header('etag', done.tag);
-    return done.body;
+    if (
+      (typeof payload !== 'string' && !Buffer.isBuffer(payload)) ||
+      !wantsInlining(request.method, reply.statusCode, (name) => reply.getHeader(name))
+    ) {
+      passedThrough(engine);
+      return payload;
+    }
+    const inlined = await inlineWhole(engine, new ReplyHead(reply), request.method, payload);
+    return inlined === null ? payload : inlined;
   });
 }
 

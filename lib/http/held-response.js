@@ -23,16 +23,13 @@
 // through and the stage is handed each chunk (tap) and told when it ended (copied), so that a
 // streamed answer (Server-Sent Events) is never held back for it.
 const fresh = require('fresh');
-// read through the module object, not destructured: a test counts the CRC-32s by wrapping it
-const etagModule = require('../etag');
 const { beforeOwnMethods } = require('../response-shape');
+const { HeldValue } = require('./held-value');
 
 const PLACES = ['critical-css', 'etag', 'cache', 'compression'];
 const HELD = Symbol('ssrNative.heldResponse');
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
-// CRC-32s of the stable bodies stages hand over again and again (HeldValue#replace)
-const stableCrcs = new WeakMap();
 // What the held responses did, for tests: bodies held whole
 const counts = { bodiesHeld: 0 };
 
@@ -66,64 +63,6 @@ function applyWriteHead(res, args) {
     for (const name of Object.keys(headers)) if (name) res.setHeader(name, headers[name]);
   }
   return Array.prototype.slice.call(args, 0, Math.min(args.length, headerIndex));
-}
-
-/** The value the stages share: the response's status and headers (read and set on `res`), and
- *  the body with its CRC-32, computed when first read and kept until the body is replaced. */
-class HeldValue {
-  constructor(res, body) {
-    this.res = res;
-    this.bodyBytes = body;
-    this.crcValue = undefined;
-    this.stable = false;
-    this.changed = false; // a stage replaced the body
-    this.tagged = false; // the ETag names the body as it now is
-    this.notModified = false; // the etag stage decided a 304
-  }
-
-  get status() {
-    return this.res.statusCode;
-  }
-
-  set status(code) {
-    this.res.statusCode = code;
-  }
-
-  get headers() {
-    return this.res;
-  }
-
-  get body() {
-    return this.bodyBytes;
-  }
-
-  get crc() {
-    if (this.crcValue === undefined) {
-      this.crcValue = etagModule.crc32(this.bodyBytes);
-      if (this.stable) stableCrcs.set(this.bodyBytes, this.crcValue);
-    }
-    return this.crcValue;
-  }
-
-  /** A new body. `stable`: no one ever writes into it (an engine's output, a memo's copy), so
-   *  its CRC-32, once computed, is kept by identity for the next response that sends it. */
-  replace(body, stable = false) {
-    if (body === this.bodyBytes) return;
-    this.bodyBytes = body;
-    this.stable = stable;
-    this.crcValue = stable ? stableCrcs.get(body) : undefined;
-    this.changed = true;
-    this.tagged = false;
-  }
-
-  /** Sets the ETag of the body as it now is (our W/"<length>-<crc>" form) and returns it. */
-  retag(weak) {
-    const hex = this.crc.toString(16).padStart(8, '0');
-    const tag = `${weak ? 'W/' : ''}"${this.bodyBytes.length.toString(16)}-${hex}"`;
-    this.res.setHeader('ETag', tag);
-    this.tagged = true;
-    return tag;
-  }
 }
 
 class HeldResponse {
@@ -266,7 +205,7 @@ class HeldResponse {
           : Buffer.concat(this.chunks, this.size);
     this.chunks = null;
     counts.bodiesHeld++;
-    const value = new HeldValue(this.res, body);
+    const value = new HeldValue(this.res, body, this.req.method);
     this.value = value;
     const stages = this.stages;
     let index = 0;

@@ -1,24 +1,28 @@
 'use strict';
 // criticalCss(options) for Koa 2/3: after the routes below it, an HTML body held whole (a string
-// or a Buffer: ctx.body = html, serve() from memory) gets its critical CSS inlined, and a new
-// ETag when it had one. Mount it after compress(), etag() and cache() (they then see the inlined
-// page) and before the routes. A stream body goes out as it is.
+// or a Buffer: ctx.body = html, serve() from memory) goes through the critical-CSS stage (the
+// same as Express's, lib/critical-css/stage.js): its critical CSS inlined, and a new ETag when
+// it had one. Mount it after compress(), etag() and cache() (they then see the inlined page) and
+// before the routes. A stream body goes out as it is.
 const { CriticalCss } = require('../critical-css/critical-css');
-const { headFrom, wantsInlining, inlineWhole, exposeEngine } = require('../critical-css/whole-body');
+const { wantsInlining, inlineWhole, passedThrough, exposeEngine } = require('../critical-css/stage');
 
 function criticalCss(options) {
   const engine = CriticalCss.of(options);
   async function criticalCssMiddleware(ctx, next) {
     await next();
     const body = ctx.body;
-    if (typeof body !== 'string' && !Buffer.isBuffer(body)) return;
     const response = ctx.response;
-    const head = headFrom(ctx.method, ctx.status, (name) => response.get(name));
-    if (!wantsInlining(head)) return;
-    const done = await inlineWhole(engine, body, head);
-    if (done === null) return;
-    ctx.body = done.body;
-    if (done.tag !== undefined) response.set('ETag', done.tag);
+    if (
+      (typeof body !== 'string' && !Buffer.isBuffer(body)) ||
+      !wantsInlining(ctx.method, ctx.status, (name) => response.get(name))
+    ) {
+      passedThrough(engine);
+      return;
+    }
+    // Koa keeps the headers on ctx.res: the stage reads and sets them there
+    const inlined = await inlineWhole(engine, ctx.res, ctx.method, body);
+    if (inlined !== null) ctx.body = inlined;
   }
   return exposeEngine(criticalCssMiddleware, engine);
 }

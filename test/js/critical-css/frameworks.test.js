@@ -109,6 +109,91 @@ test('Hono: compress() and etag() in front of criticalCss()', async () => {
   }
 });
 
+// The route's own strong ETag, a page and a JSON answer: every adapter runs the one stage
+// (lib/critical-css/stage.js), so the head sent and the counters are the same in all four.
+test('the same stage in Express, Koa, Fastify and Hono: the same head and the same counters', async () => {
+  const express = require('express');
+  const { criticalCss: expressCriticalCss } = require('../../../lib/critical-css/index.js');
+  const page = bootstrapPage('same-stage');
+  const json = JSON.stringify({ a: 1 });
+  const servers = [];
+  const engines = {};
+  const listening = (server) => new Promise((resolve) => server.once('listening', () => resolve(server)));
+  {
+    const app = express();
+    const middleware = expressCriticalCss({ browserDistFolder: dist.dir });
+    engines.express = middleware;
+    app.set('etag', false);
+    app.use(middleware);
+    app.get('/page', (req, res) => res.set('ETag', '"v1"').type('html').send(page));
+    app.get('/json', (req, res) => res.json(JSON.parse(json)));
+    servers.push(['express', await listening(app.listen(0, '127.0.0.1'))]);
+  }
+  {
+    const app = new Koa();
+    const middleware = koaPack.criticalCss({ browserDistFolder: dist.dir });
+    engines.koa = middleware;
+    app.use(middleware);
+    app.use((ctx) => {
+      if (ctx.path === '/json') ctx.body = JSON.parse(json);
+      else {
+        ctx.set('ETag', '"v1"');
+        ctx.type = 'html';
+        ctx.body = page;
+      }
+    });
+    servers.push(['koa', await listening(app.listen(0, '127.0.0.1'))]);
+  }
+  const fastify = Fastify();
+  await fastify.register(fastifyPack.criticalCss, { browserDistFolder: dist.dir });
+  fastify.get('/page', async (req, reply) => reply.header('etag', '"v1"').type('text/html').send(page));
+  fastify.get('/json', async () => JSON.parse(json));
+  await fastify.listen({ port: 0, host: '127.0.0.1' });
+  engines.fastify = fastify.criticalCss;
+  servers.push(['fastify', fastify.server]);
+  {
+    const app = new Hono();
+    const middleware = honoPack.criticalCss({ browserDistFolder: dist.dir });
+    engines.hono = middleware;
+    app.use('*', middleware);
+    app.get('/page', (c) => {
+      c.header('ETag', '"v1"');
+      return c.html(page);
+    });
+    app.get('/json', (c) => c.json(JSON.parse(json)));
+    servers.push([
+      'hono',
+      await new Promise((resolve) => {
+        const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+      }),
+    ]);
+  }
+  try {
+    const expected = inlined(page);
+    const strongTag = etag(expected, { weak: false });
+    for (const [name, server] of servers) {
+      const url = `http://127.0.0.1:${server.address().port}`;
+      const got = await request(`${url}/page`);
+      assert.deepEqual(got.body, expected, name);
+      assert.equal(got.headers.etag, strongTag, `${name}: the route's strong tag, retagged strong`);
+      assert.equal(Number(got.headers['content-length']), expected.length, name);
+      assert.equal((await request(`${url}/json`)).body.toString(), json, name);
+      const stats = engines[name].stats();
+      assert.deepEqual(
+        { inlined: stats.inlined, passedThrough: stats.passedThrough },
+        { inlined: 1, passedThrough: 1 },
+        `${name}: ${JSON.stringify(stats)}`,
+      );
+    }
+  } finally {
+    for (const [name, server] of servers) {
+      if (name === 'fastify') await fastify.close();
+      else server.close();
+    }
+    for (const name of ['express', 'koa', 'hono']) engines[name].close();
+  }
+});
+
 test('package surface: ssr-native/critical-css (CommonJS, ESM), criticalCss in /angular, /koa, /hono, /fastify', async () => {
   const cjs = require('ssr-native/critical-css');
   const esm = await import('ssr-native/critical-css');
