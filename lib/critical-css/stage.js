@@ -9,15 +9,14 @@ const { isHtml } = require('../http/html');
 const { HeldValue } = require('../http/held-value');
 
 /**
- * Whether an answer is a page to inline: `header(name)` gives a header's value as the framework
- * keeps it (res.getHeader, Koa's response.get, Fastify's reply.getHeader, Hono's headers.get).
- * The method is undefined where a HEAD is the stage's to answer (node:http: headOnly below).
+ * Whether an answer is a page to inline, from its Content-Type and Content-Encoding as the
+ * framework keeps them (absent: undefined, null or ''). The method is undefined where a HEAD is
+ * the stage's to answer (node:http: headOnly below).
  */
-function wantsInlining(method, status, header) {
+function wantsInlining(method, status, type, coding) {
   if (method === 'HEAD') return false;
   if (status < 200 || status === 204 || status === 206 || status === 304) return false;
-  if (!isHtml(header('content-type'))) return false;
-  const coding = header('content-encoding');
+  if (!isHtml(type)) return false;
   return !coding || String(coding).trim().toLowerCase() === 'identity';
 }
 
@@ -26,7 +25,9 @@ const TOO_LARGE = 'tooLarge';
 /** Whether the answer about to start on node:http's `res` is one to inline (its head as set
  *  now): true, false, or TOO_LARGE for an HTML page whose Content-Length is over maxBuffer. */
 function isHtmlToInline(res, maxBuffer) {
-  if (!wantsInlining(undefined, res.statusCode, (name) => res.getHeader(name))) return false;
+  if (!wantsInlining(undefined, res.statusCode, res.getHeader('Content-Type'), res.getHeader('Content-Encoding'))) {
+    return false;
+  }
   const length = res.getHeader('Content-Length');
   return length === undefined || !(Number(length) > maxBuffer) ? true : TOO_LARGE;
 }

@@ -37,7 +37,12 @@ async function fastifyCriticalCss(app, options) {
   app.addHook('onSend', async function criticalCssOnSend(request, reply, payload) {
     if (
       (typeof payload !== 'string' && !Buffer.isBuffer(payload)) ||
-      !wantsInlining(request.method, reply.statusCode, (name) => reply.getHeader(name))
+      !wantsInlining(
+        request.method,
+        reply.statusCode,
+        reply.getHeader('content-type'),
+        reply.getHeader('content-encoding'),
+      )
     ) {
       passedThrough(engine);
       return payload;

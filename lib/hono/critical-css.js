@@ -32,7 +32,7 @@ function criticalCss(options) {
     const res = c.res;
     if (!res || !res.body) return;
     const headers = res.headers;
-    if (!wantsInlining(c.req.method, res.status, (name) => headers.get(name))) {
+    if (!wantsInlining(c.req.method, res.status, headers.get('content-type'), headers.get('content-encoding'))) {
       passedThrough(engine);
       return;
     }

@@ -12,16 +12,16 @@ function criticalCss(options) {
   async function criticalCssMiddleware(ctx, next) {
     await next();
     const body = ctx.body;
-    const response = ctx.response;
+    const res = ctx.res; // Koa 2's response.get() copies every header on each call
     if (
       (typeof body !== 'string' && !Buffer.isBuffer(body)) ||
-      !wantsInlining(ctx.method, ctx.status, (name) => response.get(name))
+      !wantsInlining(ctx.method, ctx.status, res.getHeader('Content-Type'), res.getHeader('Content-Encoding'))
     ) {
       passedThrough(engine);
       return;
     }
     // Koa keeps the headers on ctx.res: the stage reads and sets them there
-    const inlined = await inlineWhole(engine, ctx.res, ctx.method, body);
+    const inlined = await inlineWhole(engine, res, ctx.method, body);
     if (inlined !== null) ctx.body = inlined;
   }
   return exposeEngine(criticalCssMiddleware, engine);
