@@ -13,7 +13,7 @@
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
-const { sentHead, whenHeadSent } = require('../cache/sent-head');
+const { storeWhole, storeWhenSent } = require('../cache/store-step');
 const { HeldResponse, COPY } = require('../http/held-response');
 
 // Express honours X-Forwarded-Host / -Proto (req.hostname, req.protocol) when `trust proxy`
@@ -182,7 +182,7 @@ function capture(engine, fill, req, res, next) {
       let at = 0;
       for (const c of chunks) at += c.copy(copy, at);
       chunks = null;
-      storeWhenSent(copy, res.getHeaders(), false);
+      storeWhenSent(engine, fill, policy, res, res.getHeaders(), copy, tagValue);
     },
     released() {
       restore();
@@ -196,31 +196,10 @@ function capture(engine, fill, req, res, next) {
         serveStale(engine, value, fill.stale, wasHead);
         return;
       }
-      const body = value.body;
-      if (body.length > engine.maxEntrySize) {
-        engine.tooLarge(fill, policy);
-        return;
-      }
-      const copy = Buffer.allocUnsafeSlow(body.length);
-      body.copy(copy);
-      storeWhenSent(copy, res.getHeaders(), value.notModified);
+      storeWhole(engine, fill, policy, res, res.getHeaders(), value.body, tagValue, value.notModified);
     },
   };
 
-  // Decided again on the head as it went out: listeners and compression may add Set-Cookie or
-  // Cache-Control until the head is written.
-  function storeWhenSent(copy, headMap, notModified) {
-    whenHeadSent(res, () => {
-      try {
-        const sent = sentHead(res);
-        if (notModified && sent.status === 304) sent.status = policy.status; // the client's 304, not the page's
-        const final = engine.confirm(fill, policy, headMap, sent);
-        if (final !== undefined) engine.store(fill, final, headMap, copy, tagValue);
-      } catch {
-        engine.abandon(fill); // a cache that fails to store costs the next request a render, nothing more
-      }
-    });
-  }
   held.use(stage);
 
   res.once('close', () => {

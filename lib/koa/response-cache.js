@@ -8,7 +8,7 @@ const { Readable } = require('stream');
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
-const { sentHead, whenHeadSent } = require('../cache/sent-head');
+const { storeWhole } = require('../cache/store-step');
 
 // Koa honours X-Forwarded-Host / -Proto (ctx.host, ctx.protocol) when app.proxy is set.
 const trustsForwarding = (view) => view.ctx.app.proxy === true;
@@ -149,22 +149,14 @@ async function storeBody(engine, fill, ctx) {
   } else if (!Buffer.isBuffer(body)) {
     body = Buffer.from(JSON.stringify(body)); // what Koa's respond sends for an object
   }
-  if (body.length > engine.maxEntrySize) return engine.tooLarge(fill, policy);
-  const stored = Buffer.allocUnsafeSlow(body.length);
-  body.copy(stored);
-  if (ctx.body !== null && ctx.body !== undefined) ctx.body = stored; // the bytes stored are the bytes sent
-  // Decided again on the head as it goes out: middleware in front runs after `await next()`
+  // Stored on the head as it goes out: middleware in front runs after `await next()`
   // (koa-session sets its cookie there) until Koa writes the response.
   const res = ctx.res;
-  whenHeadSent(res, () => {
-    try {
-      const final = engine.confirm(fill, policy, headersAtAdmission, sentHead(res));
-      if (final !== undefined) engine.store(fill, final, headersAtAdmission, stored, tagValue);
-    } catch {
-      engine.abandon(fill);
-    }
-  });
+  const stored = storeWhole(engine, fill, policy, res, headersAtAdmission, body, tagValue);
+  if (stored === undefined) return undefined;
+  if (ctx.body !== null && ctx.body !== undefined) ctx.body = stored; // the bytes stored are the bytes sent
   res.once('close', () => engine.abandon(fill));
+  return undefined;
 }
 
 // Reads a stream up to `max` bytes: { body } when it ended by then, else { rest }: a stream of
