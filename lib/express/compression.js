@@ -37,7 +37,7 @@ const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { dictionaryHeaders, sendDictionary } = require('../compression/dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
-const { HeldResponse, COPY } = require('../http/held-response');
+const { HeldResponse, COPY, toNotModified } = require('../http/held-response');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
@@ -322,9 +322,12 @@ function compression(options) {
       tap() {},
       copied() {},
       run(value) {
-        if (value.notModified || closed) return undefined; // a 304: no body to compress
+        if (closed) return undefined;
+        // The etag stage's 304: decided on its head as sent (no Content-Type or Content-Length)
+        // and an empty body, as the peer decides the 304 a route sends (toNotModified, then end())
+        if (value.notModified) toNotModified(res);
         fired = true;
-        if (!res.getHeader('Content-Length')) length = value.body.length;
+        if (!res.getHeader('Content-Length')) length = value.notModified ? 0 : value.body.length;
         inEnd = true;
         try {
           decide();
