@@ -12,7 +12,9 @@
 // peers default to), one per turn of the event loop, else on libuv's pool (encoders.js).
 // Everything else (res.write, Server-Sent Events,
 // res.flush(), an explicit res.writeHead before the body) streams through a zlib stream per
-// response exactly as the peer does.
+// response exactly as the peer does. A response whose body started before this middleware ran
+// (another middleware's held response holding it) is left alone, as the peer leaves a response
+// whose head was sent before it ran.
 //
 // Differences from compression 1.8.2, all visible only on the wire:
 // - a whole body goes out with Content-Length instead of Transfer-Encoding: chunked;
@@ -376,7 +378,14 @@ function compression(options) {
         });
       },
     };
-    held.use(stage);
+    // The body started before this middleware ran (another's held response holds a head or a
+    // body the route gave first): the peer, mounted here, finds that head sent and leaves the
+    // response alone (its onHeaders never fires), and so does this; 'drain' listeners go to the
+    // response (the peer would keep them for a stream that never comes, and a pipe would stall).
+    if (!held.use(stage)) {
+      fired = true;
+      attachListeners(res, _on);
+    }
 
     function sendWhole(body, callback) {
       if (res.statusCode === 204 || res.statusCode === 304) {

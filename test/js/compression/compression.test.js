@@ -9,8 +9,10 @@
 //   Accept-Encoding: a plain answer or an error response, never a crash;
 // - streamed responses are compressed as they stream (res.flush() delivers an event before end),
 //   a streamed Brotli response with a bounded window (256 KiB) unless the options set one;
-// - the 304 the held response decides meets the threshold and the filter as the peer's 304
-//   does, over HTTP/1.1 and HTTP/2.
+// - the corners the peer decides on a head it sees late or empty: a body that started before
+//   compression ran (another middleware's held response holds it) is left alone, and the 304
+//   the held response decides meets the threshold and the filter as the peer's 304 does, over
+//   HTTP/1.1 and HTTP/2.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -31,9 +33,11 @@ const { parseBytes } = require('../../../lib/http/bytes');
 const { etag } = require('../../../lib/etag');
 const { mulberry32 } = require('../helpers/seeded-random');
 const peerCompression = require('compression');
+const { criticalCss } = require('../../../lib/critical-css/index.js');
 const { writeResponse } = require('../../../lib/angular/index.js');
 const helpers = require('../helpers/http');
 const { listenH2, h2request } = require('../helpers/http2');
+const { makeDistFolder } = require('../helpers/critical-css-pages');
 
 const SEED = Number(process.env.COMPRESSION_SEED || 0xc0de);
 
@@ -501,6 +505,56 @@ function headOf(res) {
   delete headers.date;
   return { status: res.status, headers };
 }
+
+test("a body that started before compression ran (another middleware's held response has it): left alone, as the peer leaves it", async () => {
+  const dist = makeDistFolder();
+  const PAGE = `<!doctype html><html><head><title>t</title></head><body>${'<p>row</p>'.repeat(400)}</body></html>`;
+  // what the route did before compression's middleware ran, and what it does after
+  const starts = {
+    writeHead: [(res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }), (res) => res.end(PAGE)],
+    write: [
+      (res) => {
+        res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.write(PAGE.slice(0, 100));
+      },
+      (res) => res.end(PAGE.slice(100)),
+    ],
+    'writeHead 204': [(res) => res.writeHead(204, { 'Content-Type': 'text/html; charset=utf-8' }), (res) => res.end()],
+  };
+  const css = criticalCss({ browserDistFolder: dist.dir });
+  try {
+    for (const [name, [before, after]] of Object.entries(starts)) {
+      const early = (req, res, next) => {
+        before(res);
+        next();
+      };
+      const route = (req, res) => after(res);
+      const options = { threshold: 0 };
+      // ours behind critical CSS, whose held response holds that start; the peer with no held
+      // response, where the start went out before it ran; and the page critical CSS makes alone
+      const ours = await helpers.listen(chain([css, early, compression(options), route]));
+      const peer = await helpers.listen(chain([early, peerCompression(options), route]));
+      const alone = await helpers.listen(chain([css, early, route]));
+      try {
+        for (const path of ['/a', '/a']) {
+          const got = await helpers.request(ours.url + path, { headers: { 'accept-encoding': 'gzip, br' } });
+          const want = await helpers.request(peer.url + path, { headers: { 'accept-encoding': 'gzip, br' } });
+          assert.deepEqual(headOf(got), headOf(want), name);
+          assert.equal(got.headers['content-encoding'], undefined, name);
+          const page = await helpers.request(alone.url + path, { headers: { 'accept-encoding': 'gzip, br' } });
+          assert.deepEqual(got.body, page.body, name);
+        }
+      } finally {
+        await ours.close();
+        await peer.close();
+        await alone.close();
+      }
+    }
+  } finally {
+    css.close();
+    dist.remove();
+  }
+});
 
 test("the 304 the held response decides (writeResponse's ETag) meets the peer's rules: threshold 0, filters", async () => {
   const PAGE = `<!doctype html><html><body>${'<p>row</p>'.repeat(400)}</body></html>`;
