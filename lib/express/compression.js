@@ -148,13 +148,10 @@ function compression(options) {
     let stream = null;
     let closed = false;
     let fired = false;
-    let inEnd = false; // end() is deciding the head with the whole body in hand
-    let whole = null; // { coding, args }: a whole body compressing, its writeHead held back
-    // Set while we hand the compressed whole body to the runtime's own end(): node:http2's
-    // Http2ServerResponse.end(chunk) writes the chunk through this.write(), which is ours and
-    // already ended, and would drop the body (HEADERS with a Content-Length, no DATA).
-    let handingOver = false;
-    // The stage decided the head and made the body: what follows goes straight out.
+    let inEnd = false; // the stage is deciding the head with the whole body in hand
+    let whole = null; // { coding, encoder }: what the stage's decision chose for the whole body
+    // The stage decided the head and made the body: what follows goes straight out (node:http2's
+    // Http2ServerResponse.end(chunk) writes the chunk through this.write(), which must let it by).
     let staged = false;
 
     const _end = below.end;
@@ -167,7 +164,7 @@ function compression(options) {
     };
 
     below.write = function write(chunk, encoding, callback) {
-      if (handingOver || staged) return _write.apply(this, arguments);
+      if (staged) return _write.apply(this, arguments);
       if (ended) return false;
       if (!headersSent(this)) this.writeHead(this.statusCode);
       if (stream === null) return _write.apply(this, arguments);
@@ -192,17 +189,7 @@ function compression(options) {
       const first = !headersSent(this);
       if (first) {
         if (!this.getHeader('Content-Length')) length = chunkLength(chunk, encoding);
-        inEnd = true;
-        try {
-          this.writeHead(this.statusCode);
-        } finally {
-          inEnd = false;
-        }
-        if (whole !== null) {
-          ended = true;
-          sendWhole(chunk ? toBuffer(chunk, encoding) : EMPTY, callback);
-          return this;
-        }
+        this.writeHead(this.statusCode);
       }
       if (stream === null) {
         if (dictionaries !== null && first && chunk) {
@@ -234,10 +221,6 @@ function compression(options) {
           args[0] = this.statusCode;
           args.length = 1;
         }
-      }
-      if (whole !== null) {
-        whole.args = args;
-        return this;
       }
       return _writeHead.apply(this, args);
     };
@@ -282,7 +265,7 @@ function compression(options) {
       if (inEnd) {
         res.setHeader('Content-Encoding', method);
         res.removeHeader('Content-Length');
-        whole = { coding: method, encoder, args: null, body: null };
+        whole = { coding: method, encoder };
         return attachListeners(res, _on);
       }
 
@@ -385,53 +368,6 @@ function compression(options) {
     if (!held.use(stage)) {
       fired = true;
       attachListeners(res, _on);
-    }
-
-    function sendWhole(body, callback) {
-      if (res.statusCode === 204 || res.statusCode === 304) {
-        // no body goes out with these: nothing to compress, and no Content-Length to state
-        const args = whole.args;
-        whole = null;
-        _writeHead.apply(res, args);
-        _end.call(res, callback);
-        return;
-      }
-      whole.body = body;
-      const encoded = encodeWhole(
-        cache,
-        whole.encoder,
-        body,
-        res.getHeader('ETag'),
-        (err, result) => {
-          if (closed || res.destroyed) return;
-          if (err) {
-            // the body goes out as it came rather than not at all
-            res.removeHeader('Content-Encoding');
-            finish(body, callback);
-          } else {
-            finish(result, callback);
-          }
-        },
-        held.crcOf(body),
-      );
-      if (encoded !== undefined) finish(encoded, callback);
-    }
-
-    function finish(body, callback) {
-      const { args, body: original, coding } = whole;
-      whole = null;
-      res.setHeader('Content-Length', body.length);
-      _writeHead.apply(res, args);
-      handingOver = true;
-      try {
-        _end.call(res, body, callback);
-      } finally {
-        handingOver = false;
-      }
-      if (dictionaries !== null) {
-        if (coding === 'dcz' && body !== original) dictionaries.record(original.length, body.length);
-        learn(original);
-      }
     }
 
     // A whole body that went out: the learner reads the head as it was sent.
