@@ -12,7 +12,9 @@
 // peers default to), one per turn of the event loop, else on libuv's pool (encoders.js).
 // Everything else (res.write, Server-Sent Events,
 // res.flush(), an explicit res.writeHead before the body) streams through a zlib stream per
-// response exactly as the peer does.
+// response exactly as the peer does. A response whose body started before this middleware ran
+// (another middleware's held response holding it) is left alone, as the peer leaves a response
+// whose head was sent before it ran.
 //
 // Differences from compression 1.8.2, all visible only on the wire:
 // - a whole body goes out with Content-Length instead of Transfer-Encoding: chunked;
@@ -37,7 +39,7 @@ const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { dictionaryHeaders, sendDictionary } = require('../compression/dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
-const { HeldResponse, COPY } = require('../http/held-response');
+const { HeldResponse, COPY, toNotModified } = require('../http/held-response');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
@@ -146,13 +148,10 @@ function compression(options) {
     let stream = null;
     let closed = false;
     let fired = false;
-    let inEnd = false; // end() is deciding the head with the whole body in hand
-    let whole = null; // { coding, args }: a whole body compressing, its writeHead held back
-    // Set while we hand the compressed whole body to the runtime's own end(): node:http2's
-    // Http2ServerResponse.end(chunk) writes the chunk through this.write(), which is ours and
-    // already ended, and would drop the body (HEADERS with a Content-Length, no DATA).
-    let handingOver = false;
-    // The stage decided the head and made the body: what follows goes straight out.
+    let inEnd = false; // the stage is deciding the head with the whole body in hand
+    let whole = null; // { coding, encoder }: what the stage's decision chose for the whole body
+    // The stage decided the head and made the body: what follows goes straight out (node:http2's
+    // Http2ServerResponse.end(chunk) writes the chunk through this.write(), which must let it by).
     let staged = false;
 
     const _end = below.end;
@@ -165,7 +164,7 @@ function compression(options) {
     };
 
     below.write = function write(chunk, encoding, callback) {
-      if (handingOver || staged) return _write.apply(this, arguments);
+      if (staged) return _write.apply(this, arguments);
       if (ended) return false;
       if (!headersSent(this)) this.writeHead(this.statusCode);
       if (stream === null) return _write.apply(this, arguments);
@@ -190,17 +189,7 @@ function compression(options) {
       const first = !headersSent(this);
       if (first) {
         if (!this.getHeader('Content-Length')) length = chunkLength(chunk, encoding);
-        inEnd = true;
-        try {
-          this.writeHead(this.statusCode);
-        } finally {
-          inEnd = false;
-        }
-        if (whole !== null) {
-          ended = true;
-          sendWhole(chunk ? toBuffer(chunk, encoding) : EMPTY, callback);
-          return this;
-        }
+        this.writeHead(this.statusCode);
       }
       if (stream === null) {
         if (dictionaries !== null && first && chunk) {
@@ -232,10 +221,6 @@ function compression(options) {
           args[0] = this.statusCode;
           args.length = 1;
         }
-      }
-      if (whole !== null) {
-        whole.args = args;
-        return this;
       }
       return _writeHead.apply(this, args);
     };
@@ -280,7 +265,7 @@ function compression(options) {
       if (inEnd) {
         res.setHeader('Content-Encoding', method);
         res.removeHeader('Content-Length');
-        whole = { coding: method, encoder, args: null, body: null };
+        whole = { coding: method, encoder };
         return attachListeners(res, _on);
       }
 
@@ -322,9 +307,12 @@ function compression(options) {
       tap() {},
       copied() {},
       run(value) {
-        if (value.notModified || closed) return undefined; // a 304: no body to compress
+        if (closed) return undefined;
+        // The etag stage's 304: decided on its head as sent (no Content-Type or Content-Length)
+        // and an empty body, as the peer decides the 304 a route sends (toNotModified, then end())
+        if (value.notModified) toNotModified(res);
         fired = true;
-        if (!res.getHeader('Content-Length')) length = value.body.length;
+        if (!res.getHeader('Content-Length')) length = value.notModified ? 0 : value.body.length;
         inEnd = true;
         try {
           decide();
@@ -373,53 +361,13 @@ function compression(options) {
         });
       },
     };
-    held.use(stage);
-
-    function sendWhole(body, callback) {
-      if (res.statusCode === 204 || res.statusCode === 304) {
-        // no body goes out with these: nothing to compress, and no Content-Length to state
-        const args = whole.args;
-        whole = null;
-        _writeHead.apply(res, args);
-        _end.call(res, callback);
-        return;
-      }
-      whole.body = body;
-      const encoded = encodeWhole(
-        cache,
-        whole.encoder,
-        body,
-        res.getHeader('ETag'),
-        (err, result) => {
-          if (closed || res.destroyed) return;
-          if (err) {
-            // the body goes out as it came rather than not at all
-            res.removeHeader('Content-Encoding');
-            finish(body, callback);
-          } else {
-            finish(result, callback);
-          }
-        },
-        held.crcOf(body),
-      );
-      if (encoded !== undefined) finish(encoded, callback);
-    }
-
-    function finish(body, callback) {
-      const { args, body: original, coding } = whole;
-      whole = null;
-      res.setHeader('Content-Length', body.length);
-      _writeHead.apply(res, args);
-      handingOver = true;
-      try {
-        _end.call(res, body, callback);
-      } finally {
-        handingOver = false;
-      }
-      if (dictionaries !== null) {
-        if (coding === 'dcz' && body !== original) dictionaries.record(original.length, body.length);
-        learn(original);
-      }
+    // The body started before this middleware ran (another's held response holds a head or a
+    // body the route gave first): the peer, mounted here, finds that head sent and leaves the
+    // response alone (its onHeaders never fires), and so does this; 'drain' listeners go to the
+    // response (the peer would keep them for a stream that never comes, and a pipe would stall).
+    if (!held.use(stage)) {
+      fired = true;
+      attachListeners(res, _on);
     }
 
     // A whole body that went out: the learner reads the head as it was sent.

@@ -85,7 +85,6 @@ class HeldResponse {
     this.chunks = [];
     this.size = 0;
     this.limit = 0;
-    this.value = null; // the HeldValue, once the body was held whole
     this.up = null;
     this.wanting = new Set(); // the stages that asked for the body whole (or a copy)
     this.taps = null; // the stages copying a body that streams through
@@ -122,12 +121,6 @@ class HeldResponse {
    */
   below() {
     return this.up;
-  }
-
-  /** The CRC-32 of `body` when it is the body the stages were handed (computed once, here). */
-  crcOf(body) {
-    const value = this.value;
-    return value !== null && value.body === body && body.length > 0 ? value.crc : undefined;
   }
 
   /** The route asks that what is sent carries its ETag (when it has none) and gets the 304;
@@ -206,7 +199,6 @@ class HeldResponse {
     this.chunks = null;
     counts.bodiesHeld++;
     const value = new HeldValue(this.res, body, this.req.method);
-    this.value = value;
     const stages = this.stages;
     let index = 0;
     let inEnd = true; // the first pass runs inside the route's end()

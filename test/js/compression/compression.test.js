@@ -8,7 +8,11 @@
 // - hostile input: a client leaving mid-stream or during a miss, a filter that throws, a huge
 //   Accept-Encoding: a plain answer or an error response, never a crash;
 // - streamed responses are compressed as they stream (res.flush() delivers an event before end),
-//   a streamed Brotli response with a bounded window (256 KiB) unless the options set one.
+//   a streamed Brotli response with a bounded window (256 KiB) unless the options set one;
+// - the corners the peer decides on a head it sees late or empty: a body that started before
+//   compression ran (another middleware's held response holds it) is left alone, and the 304
+//   the held response decides meets the threshold and the filter as the peer's 304 does, over
+//   HTTP/1.1 and HTTP/2.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -28,6 +32,12 @@ const { varyAcceptEncoding } = require('../../../lib/http/vary');
 const { parseBytes } = require('../../../lib/http/bytes');
 const { etag } = require('../../../lib/etag');
 const { mulberry32 } = require('../helpers/seeded-random');
+const peerCompression = require('compression');
+const { criticalCss } = require('../../../lib/critical-css/index.js');
+const { writeResponse } = require('../../../lib/angular/index.js');
+const helpers = require('../helpers/http');
+const { listenH2, h2request } = require('../helpers/http2');
+const { makeDistFolder } = require('../helpers/critical-css-pages');
 
 const SEED = Number(process.env.COMPRESSION_SEED || 0xc0de);
 
@@ -473,4 +483,128 @@ test('a body up to 128 KB at the fast settings is compressed on the JavaScript t
   const gzipFast = await whereCompressed(createEncoder('gzip', {}), body.subarray(0, 30 * 1024));
   assert.equal(gzipFast.pooled, false, 'gzip at the default level, 30 KB: on the JavaScript thread');
   assert.equal((await whereCompressed(createEncoder('gzip', { level: 9 }), body.subarray(0, 30 * 1024))).pooled, true);
+});
+
+// connect's chain, as Express runs app.use() layers (and as node:http2 needs, Express aside)
+function chain(layers) {
+  return (req, res) => {
+    let at = 0;
+    const next = (err) => {
+      if (err) {
+        res.statusCode = 500;
+        res.end(String(err));
+      } else layers[at++](req, res, next);
+    };
+    next();
+  };
+}
+
+// The head as a client compares it: every header but Date.
+function headOf(res) {
+  const headers = { ...res.headers };
+  delete headers.date;
+  return { status: res.status, headers };
+}
+
+test("a body that started before compression ran (another middleware's held response has it): left alone, as the peer leaves it", async () => {
+  const dist = makeDistFolder();
+  const PAGE = `<!doctype html><html><head><title>t</title></head><body>${'<p>row</p>'.repeat(400)}</body></html>`;
+  // what the route did before compression's middleware ran, and what it does after
+  const starts = {
+    writeHead: [(res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }), (res) => res.end(PAGE)],
+    write: [
+      (res) => {
+        res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.write(PAGE.slice(0, 100));
+      },
+      (res) => res.end(PAGE.slice(100)),
+    ],
+    'writeHead 204': [(res) => res.writeHead(204, { 'Content-Type': 'text/html; charset=utf-8' }), (res) => res.end()],
+  };
+  const css = criticalCss({ browserDistFolder: dist.dir });
+  try {
+    for (const [name, [before, after]] of Object.entries(starts)) {
+      const early = (req, res, next) => {
+        before(res);
+        next();
+      };
+      const route = (req, res) => after(res);
+      const options = { threshold: 0 };
+      // ours behind critical CSS, whose held response holds that start; the peer with no held
+      // response, where the start went out before it ran; and the page critical CSS makes alone
+      const ours = await helpers.listen(chain([css, early, compression(options), route]));
+      const peer = await helpers.listen(chain([early, peerCompression(options), route]));
+      const alone = await helpers.listen(chain([css, early, route]));
+      try {
+        for (const path of ['/a', '/a']) {
+          const got = await helpers.request(ours.url + path, { headers: { 'accept-encoding': 'gzip, br' } });
+          const want = await helpers.request(peer.url + path, { headers: { 'accept-encoding': 'gzip, br' } });
+          assert.deepEqual(headOf(got), headOf(want), name);
+          assert.equal(got.headers['content-encoding'], undefined, name);
+          const page = await helpers.request(alone.url + path, { headers: { 'accept-encoding': 'gzip, br' } });
+          assert.deepEqual(got.body, page.body, name);
+        }
+      } finally {
+        await ours.close();
+        await peer.close();
+        await alone.close();
+      }
+    }
+  } finally {
+    css.close();
+    dist.remove();
+  }
+});
+
+test("the 304 the held response decides (writeResponse's ETag) meets the peer's rules: threshold 0, filters", async () => {
+  const PAGE = `<!doctype html><html><body>${'<p>row</p>'.repeat(400)}</body></html>`;
+  const route = (req, res) => {
+    const response = new Response(PAGE, { headers: { 'content-type': 'text/html;charset=UTF-8' } });
+    writeResponse(response, req, res).catch((err) => res.destroy(err));
+  };
+  const always = () => true;
+  const variants = [
+    { threshold: 0 },
+    { threshold: 0, filter: always },
+    { threshold: 1, filter: always },
+    { filter: always },
+  ];
+  for (const options of variants) {
+    const label = JSON.stringify({ ...options, filter: options.filter && 'always' });
+    // ours holds the page and decides its 304 once (the etag stage); the peer is handed the
+    // 304 writeResponse makes itself (toNotModified, then end())
+    const ours = await helpers.listen(chain([compression(options), route]));
+    const peer = await helpers.listen(chain([peerCompression(options), route]));
+    try {
+      const headers = { 'accept-encoding': 'gzip' };
+      const page = await helpers.request(ours.url, { headers });
+      const peerPage = await helpers.request(peer.url, { headers });
+      assert.equal(page.headers.etag, peerPage.headers.etag, label);
+      const conditional = { ...headers, 'if-none-match': page.headers.etag };
+      const got = await helpers.request(ours.url, { headers: conditional });
+      const want = await helpers.request(peer.url, { headers: conditional });
+      assert.equal(got.status, 304, label);
+      assert.deepEqual(headOf(got), headOf(want), label);
+      assert.equal(got.body.length, 0, label);
+    } finally {
+      await ours.close();
+      await peer.close();
+    }
+    // the same 304 over node:http2: its head, no DATA, the stream ends cleanly
+    const h2 = await listenH2(chain([compression(options), route]));
+    try {
+      const page = await h2request(h2.url, '/', { headers: { 'accept-encoding': 'gzip' } });
+      const got = await h2request(h2.url, '/', {
+        headers: { 'accept-encoding': 'gzip', 'if-none-match': page.headers.etag },
+      });
+      assert.equal(got.status, 304, label);
+      assert.equal(got.body.length, 0, label);
+      const filtered = !options.filter; // the default filter: a 304 has no Content-Type
+      const small = options.threshold !== 0; // the 304's body is empty
+      assert.equal(got.headers.vary, filtered ? undefined : 'Accept-Encoding', label);
+      assert.equal(got.headers['content-encoding'], filtered || small ? undefined : 'gzip', label);
+    } finally {
+      await h2.close();
+    }
+  }
 });
