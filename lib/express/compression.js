@@ -39,7 +39,7 @@ const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { dictionaryHeaders, sendDictionary } = require('../compression/dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
-const { HeldResponse, COPY, toNotModified } = require('../http/held-response');
+const { HeldResponse, COPY, toNotModified, applyWriteHead } = require('../http/held-response');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
@@ -74,30 +74,6 @@ function release(stream) {
   if (stream === null) return;
   stream.destroy();
   if (typeof stream.close === 'function') stream.close();
-}
-
-// What on-headers does with writeHead's arguments: headers given to writeHead are set on the
-// response first (so the decision sees them), and the call goes on with status (and reason).
-function applyWriteHeadHeaders(res, args) {
-  const headerIndex = args.length > 1 && typeof args[1] === 'string' ? 2 : 1;
-  const headers = args.length >= headerIndex + 1 ? args[headerIndex] : undefined;
-  res.statusCode = args[0];
-  if (Array.isArray(headers)) {
-    if (headers.length && Array.isArray(headers[0])) {
-      for (const pair of headers) if (pair[0]) res.setHeader(pair[0], pair[1]);
-    } else {
-      if (headers.length % 2 !== 0) throw new TypeError('headers array is malformed');
-      if (typeof res.appendHeader === 'function') {
-        for (let i = 0; i < headers.length; i += 2) res.removeHeader(headers[i]);
-        for (let i = 0; i < headers.length; i += 2) if (headers[i]) res.appendHeader(headers[i], headers[i + 1]);
-      } else {
-        for (let i = 0; i < headers.length; i += 2) if (headers[i]) res.setHeader(headers[i], headers[i + 1]);
-      }
-    }
-  } else if (headers) {
-    for (const name of Object.keys(headers)) if (name) res.setHeader(name, headers[name]);
-  }
-  return Array.prototype.slice.call(args, 0, Math.min(args.length, headerIndex));
 }
 
 function compression(options) {
@@ -213,7 +189,9 @@ function compression(options) {
 
     below.writeHead = function writeHead() {
       if (staged) return _writeHead.apply(this, arguments);
-      const args = applyWriteHeadHeaders(this, arguments);
+      // what on-headers does with writeHead's arguments, read the one way the held response reads
+      // them: headers given to writeHead are set first (the decision sees them)
+      const args = applyWriteHead(this, arguments);
       if (!fired) {
         fired = true;
         decide();
