@@ -193,8 +193,10 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
           return resolvePromise(reply.send(err));
         }
         const lastModified = stat.mtime.toUTCString();
-        const file = { size: stat.size, etag: statTag(stat), lastModified, type: contentTypeOf(filePath) };
-        const a = respond('fastify-send', request, undefined, { path: filePath }, howOf(config), file);
+        const type = contentTypeOf(filePath);
+        const file = { path: filePath, stats: stat, size: stat.size, etag: statTag(stat), lastModified, type };
+        // no record: a file streamed from disk is all respond() is given
+        const a = respond('fastify-send', request, undefined, null, howOf(config), file);
         const head = request.raw.method === 'HEAD';
         if (a.span === NONE || head || stat.size === 0) fs.close(fd, () => {});
         if (a.status === 412 || a.status === 416) return resolvePromise(reply.send(errorOf(a)));

@@ -44,9 +44,10 @@ class KoaFileResponse {
     try {
       // the stat-based tag koa-etag would have made from the stream's path
       const etag = entityTag(stats, { weak: true });
-      const file = { size: stats.size, etag, lastModified: stats.mtime.toUTCString() };
-      // setHeaders gets the descriptor's own stats
-      const a = respond('koa-send', ctx.req, ctx.res, { path: filePath, stats }, this.how, file);
+      const lastModified = stats.mtime.toUTCString();
+      // no record: setHeaders gets the file's path and the descriptor's own stats
+      const file = { path: filePath, stats, size: stats.size, etag, lastModified };
+      const a = respond('koa-send', ctx.req, ctx.res, null, this.how, file);
       copyAnswer(ctx, a);
       if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
       const span = a.span === WHOLE ? { start: 0, end: stats.size - 1 } : a.span;
