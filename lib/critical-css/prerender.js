@@ -254,6 +254,18 @@ function runWorker(files, options) {
 }
 
 /**
+ * How many threads inline `pages` pages (0 or 1: the calling thread alone). `jobs`: the option,
+ * undefined for the default. A worker starts, loads the addon and compiles every stylesheet's
+ * plan again: on 1,003 pages, two threads saved 10% of the wall time for 30% more CPU
+ * (docs/performance.md). By default one per 2,000 pages, at most `cores`; `jobs` given, that
+ * many, at most one per page.
+ */
+function workerCount(pages, jobs, cores) {
+  if (jobs === undefined) return Math.min(cores, Math.ceil(pages / 2000));
+  return Math.min(jobs, pages);
+}
+
+/**
  * Inlines the critical CSS of every .html page under `options.folder` (the browser folder of a
  * build). options: { folder, deployUrl = '', minify = true, autoCsp = false, beasties (see angularOf),
  * jobs = the number of cores, one per 2,000 pages at most }. Resolves to { pages, inlined, already, unchanged, failed, warnings }.
@@ -282,10 +294,7 @@ async function inlinePrerendered(options) {
   };
 
   const pages = await findPages(folder);
-  // A worker starts, loads the addon and compiles every stylesheet's plan again: on 1,003
-  // pages, two threads saved 10% of the wall time for 30% more CPU (docs/performance.md). By
-  // default one per 2,000 pages at most; `jobs` given, that many.
-  const workers = Math.min(jobs, options.jobs === undefined ? Math.ceil(pages.length / 2000) : pages.length);
+  const workers = workerCount(pages.length, options.jobs, cores);
   let parts;
   if (workers <= 1) {
     // still off the main thread's event loop only when there are workers; one slice runs here
@@ -306,4 +315,4 @@ async function inlinePrerendered(options) {
   return total;
 }
 
-module.exports = { inlinePrerendered, inlineFiles, isInlined, angularBuildTime, LINK_LOAD_SCRIPT_CONTENT };
+module.exports = { inlinePrerendered, workerCount, inlineFiles, isInlined, angularBuildTime, LINK_LOAD_SCRIPT_CONTENT };

@@ -167,9 +167,10 @@ function serveStatic(root, options) {
         return headersAlreadySent(req, res, next);
       }
       const lastModified = stat.mtime.toUTCString();
-      const file = { size: stat.size, etag: statTag(stat), lastModified, type: contentTypeOf(filePath) };
-      // setHeaders gets the descriptor's own stats
-      const a = respond('send', req, res, { path: filePath, stats: stat }, how, file);
+      const type = contentTypeOf(filePath);
+      // no record: setHeaders gets the file's path and the descriptor's own stats
+      const file = { path: filePath, stats: stat, size: stat.size, etag: statTag(stat), lastModified, type };
+      const a = respond('send', req, res, null, how, file);
       if (answered(req, res, next, a)) return fs.close(fd, () => {});
       if (stat.size === 0) {
         fs.close(fd, () => {});

@@ -25,6 +25,9 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
   const allowedPath = opts.allowedPath;
   // files/respond.js's steps for the mount's options: @fastify/send reads nothing off the reply,
   // so setHeaders and Vary come after its headers (finishHeaders)
+  // A config other than the mount's is the one configOf() made for this very call (sendFile or
+  // download with options; a route passes none), so it never recurs: a cache keyed by it (a
+  // WeakMap) would never hit. Each answer takes its steps once instead.
   const baseHow = { options: baseConfig };
   const howOf = (config) => (config === baseConfig ? baseHow : { options: config });
 
@@ -150,17 +153,18 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
 
   // the file held in memory: @fastify/send's headers and decision, the bytes as a Buffer
   function sendRecord(request, reply, record, config, plain = false) {
+    const steps = howOf(config);
     if (assets !== null && !plain) {
       // `dictionary`: a hashed file offered, a dcz delta (lib/fastify/asset-delta.js)
       const finish = (a) => finishHeaders(reply, a, record.path, statsOf(record), record);
       const plainly = () => sendRecord(request, reply, record, config, true);
-      const pending = sendAsset(request, reply, record, { assets, steps: howOf(config), finish, plain: plainly });
+      const pending = sendAsset(request, reply, record, { assets, steps, finish, plain: plainly });
       if (pending !== undefined) return pending;
     }
     // a precompressed sibling is answered as @fastify/send answers its own path (its type, which
     // finishHeaders then replaces with the original path's)
     const file = record.encoding === undefined ? record : siblingFile(record);
-    const a = respond('fastify-send', request, undefined, record, howOf(config), file);
+    const a = respond('fastify-send', request, undefined, record, steps, file);
     if (a.status === 412 || a.status === 416) return reply.send(errorOf(a));
     finishHeaders(reply, a, record.path, statsOf(record), record);
     // HEAD gets the bytes too (node writes no body for HEAD): Fastify's HEAD route then counts
@@ -189,8 +193,10 @@ function pumpOf({ opts, sendOptions, baseConfig, engines, fallbackEngine, routes
           return resolvePromise(reply.send(err));
         }
         const lastModified = stat.mtime.toUTCString();
-        const file = { size: stat.size, etag: statTag(stat), lastModified, type: contentTypeOf(filePath) };
-        const a = respond('fastify-send', request, undefined, { path: filePath }, howOf(config), file);
+        const type = contentTypeOf(filePath);
+        const file = { path: filePath, stats: stat, size: stat.size, etag: statTag(stat), lastModified, type };
+        // no record: a file streamed from disk is all respond() is given
+        const a = respond('fastify-send', request, undefined, null, howOf(config), file);
         const head = request.raw.method === 'HEAD';
         if (a.span === NONE || head || stat.size === 0) fs.close(fd, () => {});
         if (a.status === 412 || a.status === 416) return resolvePromise(reply.send(errorOf(a)));

@@ -22,10 +22,12 @@ const { varyAppend } = require('../http/vary');
  * response already holds (node's ServerResponse), for the flavours that read it and for
  * `prepare`; undefined for the others. `how` (one object per mount, so a warm hit allocates
  * nothing for it): { options (the flavour's), engine (the StaticEngine that holds the record's
- * compressed variants), prepare(response, record, vary) (sets, before the answer is made, what
- * the peer's answer reads: see prepareSend) }. `file`: answer with this representation instead
- * of the record or its variant (a delta, a streamed file, the record plainly); it gets no Vary
- * from here.
+ * compressed variants), prepare(response, source, vary) (sets, before the answer is made, what
+ * the peer's answer reads: see prepareSend; `source` is the record, or the streamed file) }.
+ * `file`: answer with this representation instead of the record or its variant (a delta, the
+ * record plainly); it gets no Vary from here. A file streamed from disk has no record: `record`
+ * is null and `file` carries its `path` and `stats` (fs.Stats-shaped, from the descriptor's
+ * fstat) for `prepare`.
  */
 function respond(flavour, request, response, record, how, file) {
   let vary = false;
@@ -37,7 +39,7 @@ function respond(flavour, request, response, record, how, file) {
       if (variant !== undefined) file = variantFileOf(record, variant);
     }
   }
-  if (how.prepare !== undefined) how.prepare(response, record, vary);
+  if (how.prepare !== undefined) how.prepare(response, record ?? file, vary);
   const a = answer(flavour, request, file, how.options, response);
   const span = a.span;
   const bytes = file.body;
@@ -54,15 +56,16 @@ function respond(flavour, request, response, record, how, file) {
  * The prepare step of the send-style peers (send under serve-static, koa-send), whose answer
  * reads the response's headers: Vary gains Accept-Encoding when the answer depends on it, then
  * the user's setHeaders(res, path, stats) may change what the answer then reads. `res`: node's
- * ServerResponse (Koa's ctx.res: ctx.set comes down to the same setHeader).
+ * ServerResponse (Koa's ctx.res: ctx.set comes down to the same setHeader). `source`: a record
+ * (record.js: its stats made once) or a streamed file, whose `stats` statsOf() returns as they are.
  */
 function prepareSend(setHeaders) {
-  return function prepare(res, record, vary) {
+  return function prepare(res, source, vary) {
     if (vary) {
       const value = varyAppend(res.getHeader('Vary'));
       if (value !== undefined) res.setHeader('Vary', value);
     }
-    if (setHeaders) setHeaders(res, record.path, statsOf(record));
+    if (setHeaders) setHeaders(res, source.path, statsOf(source));
   };
 }
 

@@ -15,9 +15,9 @@ const { respond } = require('../files/respond');
 const { sendAsset } = require('./asset-delta');
 
 /**
- * FileSender's answering half. Reads the sender's setHeaders, cacheControl and `how`
- * (files/respond.js: the engine, prepareSend's step and the 'koa-send' flavour's options:
- * cacheControl, etag, acceptRanges).
+ * FileSender's answering half. Reads the sender's `how` (files/respond.js: the engine,
+ * prepareSend's step and the 'koa-send' flavour's options: cacheControl, etag, acceptRanges) and
+ * `howAsKoaSend` (the same without ETag and ranges).
  */
 class KoaFileResponse {
   // a file held in memory (identity, sibling or compressed variant). Returns undefined, or a
@@ -44,9 +44,10 @@ class KoaFileResponse {
     try {
       // the stat-based tag koa-etag would have made from the stream's path
       const etag = entityTag(stats, { weak: true });
-      const file = { size: stats.size, etag, lastModified: stats.mtime.toUTCString() };
-      // setHeaders gets the descriptor's own stats
-      const a = respond('koa-send', ctx.req, ctx.res, { path: filePath, stats }, this.how, file);
+      const lastModified = stats.mtime.toUTCString();
+      // no record: setHeaders gets the file's path and the descriptor's own stats
+      const file = { path: filePath, stats, size: stats.size, etag, lastModified };
+      const a = respond('koa-send', ctx.req, ctx.res, null, this.how, file);
       copyAnswer(ctx, a);
       if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
       const span = a.span === WHOLE ? { start: 0, end: stats.size - 1 } : a.span;
@@ -60,12 +61,23 @@ class KoaFileResponse {
   }
 
   // koa-send's own streaming, kept for what the cache does not hold as a regular file (FIFOs,
-  // an index that is a directory...): koa-send's headers, its stream, its errors.
+  // devices, an index that is a directory...): koa-send's headers, its stream, its errors.
+  // koa-send's order is respond()'s: setHeaders (no Vary: a file passed gets none), then
+  // Content-Length always, Last-Modified and Cache-Control where absent. `howAsKoaSend` adds no
+  // ETag and no ranges, as koa-send does not; the size and date are read from the stats once
+  // setHeaders has run, as koa-send reads them.
   sendAsKoaSend(ctx, filePath, encodingExt, stats) {
-    if (this.setHeaders) this.setHeaders(ctx.res, filePath, stats);
-    ctx.set('Content-Length', String(stats.size));
-    if (!ctx.response.get('Last-Modified')) ctx.set('Last-Modified', stats.mtime.toUTCString());
-    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', this.cacheControl);
+    const file = {
+      path: filePath,
+      stats,
+      get size() {
+        return stats.size;
+      },
+      get lastModified() {
+        return stats.mtime.toUTCString();
+      },
+    };
+    copyAnswer(ctx, respond('koa-send', ctx.req, ctx.res, null, this.howAsKoaSend, file));
     if (!ctx.type) ctx.type = typeOf(filePath, encodingExt);
     ctx.body = fs.createReadStream(filePath);
   }

@@ -64,6 +64,9 @@ class FileSender extends KoaFileResponse {
     // files/respond.js's steps: the 'koa-send' flavour's options, Vary and setHeaders first
     const options = { cacheControl: this.cacheControl, etag: this.setEtag, acceptRanges: this.acceptRanges };
     this.how = { options, engine: this.engine, prepare: prepareSend(this.setHeaders) };
+    // koa-send's own answer (sendAsKoaSend): no ETag, no ranges
+    const asKoaSend = { cacheControl: this.cacheControl, etag: false, acceptRanges: false };
+    this.howAsKoaSend = { options: asKoaSend, engine: this.engine, prepare: this.how.prepare };
     this.routes = this.engine.routes;
     this.acceptOutcomes = new Map(); // Accept-Encoding header -> ACCEPTS_* bits
     // `dictionary`: hashed files offered as dictionaries, dcz deltas (lib/koa/asset-delta.js)

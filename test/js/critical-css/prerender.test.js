@@ -13,7 +13,7 @@ const os = require('os');
 const path = require('path');
 const { mulberry32 } = require('../helpers/seeded-random');
 const { inlineCriticalCss } = require('../../../lib/critical-css');
-const { inlineFiles, angularBuildTime, isInlined } = require('../../../lib/critical-css/prerender');
+const { inlineFiles, angularBuildTime, isInlined, workerCount } = require('../../../lib/critical-css/prerender');
 
 const BIN = path.join(__dirname, '..', '..', '..', 'bin', 'ssr-native-critical-css.js');
 const BOOTSTRAP = require.resolve('bootstrap/dist/css/bootstrap.css');
@@ -112,6 +112,24 @@ test('every page inlined as Angular inlines it (prerendered: @angular/ssr, the s
     [],
     'no temporary file left behind',
   );
+});
+
+test('threads: by default one per 2,000 pages, at most one per core; --jobs: that many, at most one per page', () => {
+  // by default, with cores to spare: the calling thread alone up to 2,000 pages
+  const byDefault = (pages) => workerCount(pages, undefined, 64);
+  assert.deepStrictEqual(
+    [0, 1, 2000, 2001, 4000, 4001, 10000].map(byDefault),
+    [0, 1, 1, 2, 2, 3, 5],
+    'pages -> threads, 64 cores',
+  );
+  // ... and no more than the cores
+  assert.strictEqual(workerCount(100000, undefined, 4), 4);
+  assert.strictEqual(workerCount(2001, undefined, 1), 1);
+  // jobs given: that many, whatever the page count, but not more threads than pages
+  assert.strictEqual(workerCount(120, 2, 64), 2);
+  assert.strictEqual(workerCount(120, 8, 1), 8);
+  assert.strictEqual(workerCount(3, 8, 64), 3);
+  assert.strictEqual(workerCount(0, 8, 64), 0);
 });
 
 test('a second run changes nothing: every page is already inlined, no file rewritten', () => {

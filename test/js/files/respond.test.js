@@ -76,11 +76,42 @@ test('respond: a file passed gets no variant and no Vary; no content has no body
   assert.strictEqual(a.body, undefined);
 });
 
-test('respond: a file not in memory has no body, only its span', () => {
-  const file = { size: 100, etag: '"s"', lastModified: new Date(STAT.mtimeMs).toUTCString(), type: 'text/plain' };
+// a file streamed from disk: no record, its path and the descriptor's stats on the file
+function streamedFile() {
+  const stats = { size: 100, mtime: new Date(STAT.mtimeMs), isFile: () => true };
+  const lastModified = stats.mtime.toUTCString();
+  return { path: '/srv/big', stats, size: 100, etag: '"s"', lastModified, type: 'text/plain' };
+}
+
+test('respond: a file not in memory (no record) has no body, only its span', () => {
+  const file = streamedFile();
   const request = { method: 'GET', headers: { range: 'bytes=10-19' } };
-  const a = respond('node-server', request, undefined, { path: '/srv/big' }, { options: undefined }, file);
+  const a = respond('node-server', request, undefined, null, { options: undefined }, file);
   assert.strictEqual(a.status, 206);
   assert.deepStrictEqual(a.span, { start: 10, end: 19 });
+  assert.strictEqual(a.file, file);
   assert.strictEqual(a.body, undefined);
+});
+
+test('respond: with no record, setHeaders gets the streamed file: its path and stats, then send reads it', () => {
+  const seen = [];
+  const setHeaders = (res, filePath, stats) => {
+    seen.push([filePath, stats]);
+    res.setHeader('Last-Modified', 'Mon, 01 Jan 2000 00:00:00 GMT');
+  };
+  const how = { options: config, engine, prepare: prepareSend(setHeaders) };
+  const res = responseOf();
+  const file = streamedFile();
+  const request = { method: 'GET', headers: { 'accept-encoding': 'gzip' } };
+  const a = respond('send', request, res, null, how, file);
+  assert.deepStrictEqual(seen, [['/srv/big', file.stats]]);
+  assert.strictEqual(seen[0][1], file.stats);
+  // no variant and no Vary for a file passed
+  assert.strictEqual(res.getHeader('Vary'), undefined);
+  assert.strictEqual(a.file, file);
+  assert.strictEqual(a.status, 200);
+  assert.strictEqual(a.span, WHOLE);
+  assert.strictEqual(a.body, undefined);
+  // send keeps the Last-Modified setHeaders set
+  assert.ok(!('Last-Modified' in a.headers));
 });
