@@ -17,6 +17,7 @@
 // the same way (the plan compiled with this folder's beasties/compiler, the nonce the page's
 // ngCspNonce as @angular/build's findNonce reads it from index.html) and measured: printed, not
 // asserted, since ours writes the CommonEngine's and the build's output.
+// scripts/appengine-runtime-diff.js sorts those differences by cause (format, selection).
 const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
