@@ -73,8 +73,9 @@ export interface CriticalCssStats {
   outsideFolder: number;
   /** Pages the engine threw on (sent unchanged). */
   errors: number;
-  /** Answers the middleware let through untouched (not HTML, compressed, 304...), and bodies over maxBuffer. */
+  /** Answers the middleware let through untouched (not HTML, encoded, a 304, a stream body...), in every adapter. */
   passedThrough: number;
+  /** Pages over maxBuffer, sent as they were. */
   tooLarge: number;
   /** Memo of repeated pages. */
   memoPages: number;
