@@ -30,7 +30,10 @@ function criticalCss(options) {
   async function criticalCssMiddleware(c, next) {
     await next();
     const res = c.res;
-    if (!res || !res.body) return;
+    if (!res) return;
+    // Read without touching res.body or res.statusText: on @hono/node-server either turns the
+    // response it holds as given into a web stream, which is then read back through a clone
+    // (held-body.js); headers and status are read from what it holds.
     const headers = res.headers;
     if (!wantsInlining(c.req.method, res.status, headers.get('content-type'), headers.get('content-encoding'))) {
       passedThrough(engine);
@@ -42,16 +45,25 @@ function criticalCss(options) {
       return;
     }
     let body = heldBody(res);
-    if (body === null) return;
-    if (body === undefined) body = Buffer.from(await res.clone().arrayBuffer());
-    else if (typeof body !== 'string') body = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    if (body === null) return; // no body
+    const streamed = body === undefined;
+    if (streamed) {
+      if (!res.body) return;
+      body = Buffer.from(await res.clone().arrayBuffer());
+    } else if (typeof body !== 'string') body = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     const headersOut = new Headers(headers);
     const inlined = await inlineWhole(engine, new HeadersHead(res.status, headersOut), c.req.method, body);
     if (inlined === null) return;
     headersOut.delete('content-length');
-    await res.body?.cancel().catch(() => {});
+    const init = { status: res.status, headers: headersOut };
+    if (streamed) {
+      // a response read through its clone: its own stream is let go, its statusText kept
+      // (node-server writes none for a body it holds)
+      init.statusText = res.statusText;
+      await res.body.cancel().catch(() => {});
+    }
     c.res = undefined; // hono merges headers set on c into a new res; start from ours
-    c.res = new Response(inlined, { status: res.status, statusText: res.statusText, headers: headersOut });
+    c.res = new Response(inlined, init);
   }
   return exposeEngine(criticalCssMiddleware, engine);
 }

@@ -194,6 +194,37 @@ test('the same stage in Express, Koa, Fastify and Hono: the same head and the sa
   }
 });
 
+// @hono/node-server holds a body as given until something reads res.body; criticalCss reads the
+// held page (no clone read back through a web stream) and a streamed page through its clone.
+test('Hono: criticalCss reads the page node-server holds, and a streamed page through a clone', async () => {
+  const held = require('../../../lib/hono/held-body');
+  const app = new Hono();
+  const middleware = honoPack.criticalCss({ browserDistFolder: dist.dir });
+  app.use('*', middleware);
+  const page = bootstrapPage('held');
+  app.get('/held', (c) => c.html(page));
+  app.get('/stream', (c) => c.body(new Blob([page]).stream(), 200, { 'content-type': 'text/html' }));
+  const server = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  try {
+    const url = `http://127.0.0.1:${server.address().port}`;
+    for (const [path, route] of [
+      ['/held', { held: 1, notHeld: 0 }],
+      ['/stream', { held: 0, notHeld: 1 }],
+    ]) {
+      const before = held.stats();
+      const got = await request(url + path);
+      const after = held.stats();
+      assert.deepEqual(got.body, inlined(page), path);
+      assert.deepEqual({ held: after.held - before.held, notHeld: after.notHeld - before.notHeld }, route, path);
+    }
+  } finally {
+    server.close();
+    middleware.close();
+  }
+});
+
 test('package surface: ssr-native/critical-css (CommonJS, ESM), criticalCss in /angular, /koa, /hono, /fastify', async () => {
   const cjs = require('ssr-native/critical-css');
   const esm = await import('ssr-native/critical-css');
