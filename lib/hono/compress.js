@@ -58,9 +58,10 @@ function addVary(c) {
   }
   const headers = new Headers(res.headers);
   headers.set('Vary', vary);
-  const { status, statusText } = res;
+  // not res.statusText: reading it turns the held response into a web stream (node-server
+  // writes no statusText for a body it holds)
   c.res = undefined; // as below: assigning over a response would read the held body as a stream
-  c.res = new Response(held, { status, statusText, headers });
+  c.res = new Response(held, { status: res.status, headers });
 }
 
 // The request as Node's IncomingMessage shows it (node-server's, or one made from the Request:

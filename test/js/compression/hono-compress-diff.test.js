@@ -490,3 +490,34 @@ test('hostile input: malformed Accept-Encoding, clients that leave, stream bodie
     await Promise.all(servers.map(close));
   }
 });
+
+// An answer left uncompressed (no Accept-Encoding) gets hono/compress's Vary from a response made
+// over the bytes node-server holds; the route's own response must stay held too (reading its
+// statusText would turn it into a web stream first, for nothing: node-server writes none).
+test('an uncompressed answer: its Vary added without turning the route response into a stream', async () => {
+  const { peekHeldBody } = require('../../../lib/hono/held-body');
+  const app = new Hono();
+  app.use('*', compress());
+  const page = '<p>held</p>'.repeat(200);
+  let routeResponse;
+  app.get('/', (c) => (routeResponse = c.html(page)));
+  const server = createAdaptorServer({ fetch: app.fetch });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const got = await new Promise((resolve, reject) => {
+      http
+        .get({ port: server.address().port, host: '127.0.0.1', path: '/' }, (res) => {
+          const chunks = [];
+          res.on('data', (chunk) => chunks.push(chunk));
+          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks).toString() }));
+        })
+        .on('error', reject);
+    });
+    assert.equal(got.body, page);
+    assert.equal(got.headers.vary, 'Accept-Encoding');
+    assert.equal(got.headers['content-encoding'], undefined);
+    assert.equal(peekHeldBody(routeResponse), page, "the route's response still holds its body");
+  } finally {
+    server.close();
+  }
+});
