@@ -5,22 +5,70 @@
 // route with none of them; and each stage alone, so that the stack's cost can be set against
 // the sum of its stages (the glue). Each variant runs in its own server process pinned to CPU 1
 // (the load on CPU 0), the variants interleaved round by round; `--lib <dir>` measures another
-// checkout's lib/ (main, before the change).
-//   node bench/http/micro/held-response.js [--lib /work/main/lib] [--rounds 5] [--requests 3000]
+// checkout's lib/ (main, before the change). `--adapters`: the same stages from Koa's, Fastify's
+// and Hono's own hooks instead, each over its framework's bare route: criticalCss in each, and
+// Hono's compress on a page it leaves uncompressed (the request sends no Accept-Encoding).
+//   node bench/http/micro/held-response.js [--adapters] [--lib /work/main/lib] [--rounds 5] [--requests 3000]
 const { spawn } = require('child_process');
 const http = require('http');
 const path = require('path');
 
 const VARIANTS = ['none', 'compression', 'cache', 'criticalCss', 'writeResponse', 'stack'];
+// <framework>:<stage>; `identity`: the load sends no Accept-Encoding
+const ADAPTER_VARIANTS = [
+  'koa:none',
+  'koa:criticalCss',
+  'fastify:none',
+  'fastify:criticalCss',
+  'hono:none',
+  'hono:criticalCss',
+  'hono:none:identity',
+  'hono:compress:identity',
+];
 
-function server(lib, variant) {
-  const { makeDistFolder, bootstrapPage } = require('../../../test/js/helpers/critical-css-pages');
+// The bare route of `framework` sending the page, with `stage` from lib's adapter in front.
+function adapterServer(lib, framework, stage, page, dist) {
+  const pack = require(path.join(lib, framework));
+  if (framework === 'koa') {
+    const Koa = require('koa');
+    const app = new Koa();
+    if (stage === 'criticalCss') app.use(pack.criticalCss({ browserDistFolder: dist.dir }));
+    app.use((ctx) => {
+      ctx.type = 'html';
+      ctx.body = page;
+    });
+    return http.createServer(app.callback());
+  }
+  if (framework === 'hono') {
+    const { Hono } = require('hono');
+    const { getRequestListener } = require('@hono/node-server');
+    const app = new Hono();
+    if (stage === 'criticalCss') app.use('*', pack.criticalCss({ browserDistFolder: dist.dir }));
+    if (stage === 'compress') app.use('*', pack.compress());
+    app.get('*', (c) => c.html(page));
+    return http.createServer(getRequestListener(app.fetch));
+  }
+  const Fastify = require('fastify');
+  let handler;
+  const app = Fastify({
+    serverFactory: (h) => {
+      handler = h;
+      return http.createServer((req, res) => handler(req, res));
+    },
+  });
+  if (stage === 'criticalCss') app.register(pack.criticalCss, { browserDistFolder: dist.dir });
+  app.get('/*', async (req, reply) => reply.type('text/html').send(page));
+  const srv = app.server;
+  srv.whenReady = app.ready();
+  return srv;
+}
+
+// node:http with the whole-body stack (or one stage of it) in front of the route.
+function stackServer(lib, variant, page, dist) {
   const { criticalCss } = require(path.join(lib, 'critical-css'));
   const { writeResponse } = require(path.join(lib, 'angular'));
   const compression = require(path.join(lib, 'compression'));
   const { responseCache } = require(path.join(lib, 'cache'));
-  const dist = makeDistFolder();
-  const page = bootstrapPage('everyone', 50);
   const layers = [];
   const has = (name) => variant === name || variant === 'stack';
   if (has('compression')) layers.push(compression());
@@ -34,11 +82,20 @@ function server(lib, variant) {
         res.end(page);
       };
   const chain = layers.concat(route);
-  const srv = http.createServer((req, res) => {
+  return http.createServer((req, res) => {
     let at = 0;
     const next = () => chain[at++](req, res, next);
     next();
   });
+}
+
+function server(lib, variant) {
+  const { makeDistFolder, bootstrapPage } = require('../../../test/js/helpers/critical-css-pages');
+  const dist = makeDistFolder();
+  const page = bootstrapPage('everyone', 50);
+  const [framework, stage] = variant.split(':');
+  const srv =
+    stage === undefined ? stackServer(lib, variant, page, dist) : adapterServer(lib, framework, stage, page, dist);
   srv.keepAliveTimeout = 60000;
   let start;
   process.on('message', (m) => {
@@ -51,10 +108,13 @@ function server(lib, variant) {
       process.exit(0);
     }
   });
-  srv.listen(0, '127.0.0.1', () => process.send({ port: srv.address().port }));
+  // Fastify's server answers once its plugins are loaded
+  Promise.resolve(srv.whenReady).then(() =>
+    srv.listen(0, '127.0.0.1', () => process.send({ port: srv.address().port })),
+  );
 }
 
-function load(port, requests, tag) {
+function load(port, requests, tag, identity) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   let sent = 0;
   let done = 0;
@@ -64,7 +124,13 @@ function load(port, requests, tag) {
       const n = sent++;
       http
         .get(
-          { port, host: '127.0.0.1', path: `/p/${tag}-${n}`, agent, headers: { 'accept-encoding': 'br, gzip' } },
+          {
+            port,
+            host: '127.0.0.1',
+            path: `/p/${tag}-${n}`,
+            agent,
+            headers: identity ? {} : { 'accept-encoding': 'br, gzip' },
+          },
           (res) => {
             res.resume();
             res.on('end', () => {
@@ -90,9 +156,10 @@ async function measure(lib, variant, requests, round) {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await message(child, 'port');
-  await load(port, Math.min(500, requests), `warm${round}`); // compiles, memo, JIT
+  const identity = variant.endsWith(':identity');
+  await load(port, Math.min(500, requests), `warm${round}`, identity); // compiles, memo, JIT
   child.send('start');
-  await load(port, requests, `r${round}`);
+  await load(port, requests, `r${round}`, identity);
   const cpu = message(child, 'cpu');
   child.send('stop');
   const micros = await cpu;
@@ -107,12 +174,14 @@ async function main() {
   const libs = opt('--lib', null)
     ? [path.join(__dirname, '../../../lib'), opt('--lib')]
     : [path.join(__dirname, '../../../lib')];
+  const adapters = args.includes('--adapters');
+  const variants = adapters ? ADAPTER_VARIANTS : VARIANTS;
   const rounds = Number(opt('--rounds', 5));
   const requests = Number(opt('--requests', 3000));
   const samples = {};
   for (let round = 0; round < rounds; round++) {
     for (const lib of libs) {
-      for (const variant of VARIANTS) {
+      for (const variant of variants) {
         const key = `${lib === libs[0] ? 'this' : 'other'} ${variant}`;
         (samples[key] = samples[key] || []).push(await measure(lib, variant, requests, round));
       }
@@ -121,11 +190,20 @@ async function main() {
   const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
   for (const which of libs.map((lib) => (lib === libs[0] ? 'this' : 'other'))) {
     const m = {};
-    for (const v of VARIANTS) m[v] = median(samples[`${which} ${v}`]);
+    for (const v of variants) m[v] = median(samples[`${which} ${v}`]);
+    console.log(`${which === 'this' ? 'this checkout' : opt('--lib')}: CPU us/request (median of ${rounds})`);
+    if (adapters) {
+      // each stage over its own framework's bare route (same Accept-Encoding)
+      const bare = (v) => v.replace(/:[^:]+(:identity)?$/, ':none$1');
+      for (const v of variants) {
+        const over = v === bare(v) ? '' : `  (+${(m[v] - m[bare(v)]).toFixed(1)} over ${bare(v)})`;
+        console.log(`  ${v.padEnd(24)} ${m[v].toFixed(1)}${over}`);
+      }
+      continue;
+    }
     const over = (v) => m[v] - m.none;
     const sum = over('compression') + over('cache') + over('criticalCss') + over('writeResponse');
-    console.log(`${which === 'this' ? 'this checkout' : opt('--lib')}: CPU us/request (median of ${rounds})`);
-    for (const v of VARIANTS) console.log(`  ${v.padEnd(14)} ${m[v].toFixed(1)}  (+${over(v).toFixed(1)} over none)`);
+    for (const v of variants) console.log(`  ${v.padEnd(14)} ${m[v].toFixed(1)}  (+${over(v).toFixed(1)} over none)`);
     console.log(
       `  stack over none ${over('stack').toFixed(1)}; sum of stages alone ${sum.toFixed(1)}; ratio ${(over('stack') / sum).toFixed(3)}`,
     );
