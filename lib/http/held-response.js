@@ -2,8 +2,8 @@
 // The held response: the one place that intercepts a node:http (or node:http2 compatibility)
 // response for the stages that want its body whole. It reads writeHead's arguments one way,
 // holds the body once (up to the largest maxBuffer a stage asked for), and hands the stages one
-// value, { status, headers, body, crc }, whose CRC-32 is computed once, by the first stage that
-// reads it. The stages run in the pipeline's order, whatever the order of app.use():
+// value, { res, method, body, crc } (held-value.js), whose CRC-32 is computed once, by the first
+// stage that reads it. The stages run in the pipeline's order, whatever the order of app.use():
 //   critical-css  inlines the page's critical CSS (may replace the body)
 //   etag          the ETag of the body as it now is, and the one 304 decision on it
 //   cache         the response cache's store decision and its copy

@@ -23,18 +23,6 @@ class HeldValue {
     this.notModified = false; // the etag stage decided a 304
   }
 
-  get status() {
-    return this.res.statusCode;
-  }
-
-  set status(code) {
-    this.res.statusCode = code;
-  }
-
-  get headers() {
-    return this.res;
-  }
-
   get body() {
     return this.bodyBytes;
   }
