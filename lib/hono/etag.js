@@ -8,7 +8,7 @@
 const { etag: entityTag } = require('../etag');
 const { honoEtagMatches } = require('../http/conditional');
 const { tagOf } = require('./tags');
-const { heldBody } = require('./held-body');
+const { heldBody, peekHeldBody } = require('./held-body');
 
 const RETAINED_304_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary'];
 const STRONG = { weak: false };
@@ -45,7 +45,8 @@ function etag(options) {
       tag = weak ? `W/"${hash}"` : `"${hash}"`;
     }
     if (honoEtagMatches(ifNoneMatch, tag)) {
-      await res.body?.cancel();
+      // a body node-server still holds is let go as it is (res.body would make it a stream)
+      if (peekHeldBody(res) === undefined) await res.body?.cancel();
       c.res = new Response(null, { status: 304, statusText: 'Not Modified', headers: { ETag: tag } });
       for (const key of Array.from(c.res.headers.keys()))
         if (!retained.has(key.toLowerCase())) c.res.headers.delete(key);

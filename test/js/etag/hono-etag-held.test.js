@@ -81,3 +81,26 @@ test('a holder of another shape is not trusted', async () => {
     }
   });
 });
+
+// A 304 drops the route's response: the body it holds is let go as it is, not turned into a web
+// stream first only to cancel it (reading res.body does that on node-server).
+test('a 304 leaves the held body as it was', async () => {
+  const app = new Hono();
+  app.use('*', etag());
+  let routeResponse;
+  app.get('/', (c) => (routeResponse = c.text(TEXT)));
+  const server = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  try {
+    const res = await fetch(`http://127.0.0.1:${server.address().port}/`, {
+      headers: { 'if-none-match': expectedTag },
+    });
+    assert.equal(res.status, 304);
+    assert.equal(res.headers.get('etag'), expectedTag);
+    assert.equal(held.peekHeldBody(routeResponse), TEXT, "the route's response still holds its body");
+  } finally {
+    server.closeAllConnections?.();
+    await new Promise((done) => server.close(done));
+  }
+});
