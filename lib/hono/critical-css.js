@@ -8,20 +8,24 @@ const { CriticalCss } = require('../critical-css/critical-css');
 const { wantsInlining, inlineWhole, passedThrough, exposeEngine } = require('../critical-css/stage');
 const { heldBody } = require('./held-body');
 
-/** Web Headers as the stage reads and sets a head (held-value.js): undefined when absent. */
+/** Web Headers as the stage reads and sets a head (held-value.js): undefined when absent. The
+ *  response's own headers are read until the stage sets one; only then are they copied (a page
+ *  the stage leaves as it was costs no copy). */
 class HeadersHead {
   constructor(status, headers) {
     this.statusCode = status;
-    this.headers = headers;
+    this.source = headers;
+    this.copy = null;
   }
 
   getHeader(name) {
-    const value = this.headers.get(name);
+    const value = (this.copy ?? this.source).get(name);
     return value === null ? undefined : value;
   }
 
   setHeader(name, value) {
-    this.headers.set(name, String(value));
+    if (this.copy === null) this.copy = new Headers(this.source);
+    this.copy.set(name, String(value));
   }
 }
 
@@ -51,9 +55,10 @@ function criticalCss(options) {
       if (!res.body) return;
       body = Buffer.from(await res.clone().arrayBuffer());
     } else if (typeof body !== 'string') body = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    const headersOut = new Headers(headers);
-    const inlined = await inlineWhole(engine, new HeadersHead(res.status, headersOut), c.req.method, body);
+    const head = new HeadersHead(res.status, headers);
+    const inlined = await inlineWhole(engine, head, c.req.method, body);
     if (inlined === null) return;
+    const headersOut = head.copy ?? new Headers(headers);
     headersOut.delete('content-length');
     const init = { status: res.status, headers: headersOut };
     if (streamed) {

@@ -225,6 +225,44 @@ test('Hono: criticalCss reads the page node-server holds, and a streamed page th
   }
 });
 
+// A page the stage leaves as it was goes out with the route's own headers: they are copied only
+// once the stage sets one (an inlined page's ETag and Content-Length), not for every page.
+test('Hono: a page left as it was costs no copy of its headers', async () => {
+  const app = new Hono();
+  const middleware = honoPack.criticalCss({ browserDistFolder: dist.dir });
+  app.use('*', middleware);
+  // already inlined (beasties marks its container): the engine leaves it as it is
+  const page = inlined(bootstrapPage('done')).toString();
+  let routeHeaders;
+  app.get('/', (c) => {
+    const res = c.html(page, 200, { etag: '"route-tag"' });
+    routeHeaders = res.headers;
+    return res;
+  });
+  const RealHeaders = globalThis.Headers;
+  let copies = 0;
+  globalThis.Headers = class extends RealHeaders {
+    constructor(init) {
+      super(init);
+      if (init !== undefined && init === routeHeaders) copies++;
+    }
+  };
+  const server = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  try {
+    const got = await request(`http://127.0.0.1:${server.address().port}/`);
+    assert.equal(got.body.toString(), page);
+    assert.equal(got.headers.etag, '"route-tag"');
+    assert.equal(copies, 0, "the route's headers were copied for a page left as it was");
+    assert.equal(middleware.stats().inlined, 0);
+  } finally {
+    globalThis.Headers = RealHeaders;
+    server.close();
+    middleware.close();
+  }
+});
+
 test('package surface: ssr-native/critical-css (CommonJS, ESM), criticalCss in /angular, /koa, /hono, /fastify', async () => {
   const cjs = require('ssr-native/critical-css');
   const esm = await import('ssr-native/critical-css');
