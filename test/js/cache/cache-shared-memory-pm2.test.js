@@ -7,7 +7,7 @@
 // torn or foreign body. Renders are counted from a log every render appends to.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -31,6 +31,23 @@ try {
 }
 const skip = PM2 === null ? 'pm2 is not installed (a devDependency: npm install)' : false;
 
+// PM2's daemon is detached by design: if this process is killed (a runner's timeout) before
+// t.after runs, the daemon and its 4 instances would live on. A detached watchdog polls this
+// process and, once it is gone, does what t.after does.
+const WATCHDOG = `
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const [pm2, parent, shm, dir] = process.argv.slice(1);
+const alive = () => { try { process.kill(Number(parent), 0); return true; } catch { return false; } };
+const timer = setInterval(() => {
+  if (alive()) return;
+  clearInterval(timer);
+  spawnSync(process.execPath, [pm2, 'kill'], { timeout: 60000, stdio: 'ignore' });
+  fs.rmSync(shm, { force: true });
+  fs.rmSync(dir, { recursive: true, force: true });
+}, 500);
+`;
+
 // Starts the app under a PM2 daemon of its own; stops the daemon and removes everything after.
 async function startPm2(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shm-pm2-'));
@@ -45,10 +62,18 @@ async function startPm2(t) {
     RENDER_LOG: log,
   };
   const pm2 = (...args) => spawnSync(process.execPath, [PM2, ...args], { env, encoding: 'utf8', timeout: 60000 });
+  const shm = `/dev/shm/ssr-native-cache-${name}`;
+  const watchdog = spawn(process.execPath, ['-e', WATCHDOG, PM2, String(process.pid), shm, dir], {
+    env,
+    detached: true,
+    stdio: 'ignore',
+  });
+  watchdog.unref();
   t.after(() => {
     pm2('kill');
-    fs.rmSync(`/dev/shm/ssr-native-cache-${name}`, { force: true });
+    fs.rmSync(shm, { force: true });
     fs.rmSync(dir, { recursive: true, force: true });
+    watchdog.kill(); // last: this process may be killed while the lines above run
   });
   const started = pm2('start', APP, '-i', '4', '--name', 'shop', '--no-color');
   assert.equal(started.status, 0, `pm2 start: ${started.stdout}\n${started.stderr}`);
