@@ -1,11 +1,11 @@
 'use strict';
 // Measures, and sorts by cause, how ours (beasties '0.5') differs from Angular 22.2's AppEngine,
 // which runs beasties/runtime over plans compiled by beasties/compiler (not the Beasties class the
-// CommonEngine and the build run). Run in the folder scripts/test-angular-versions.js installs
-// Angular 22 into (its node_modules has beasties 0.5.4):
-//   cd "$TMPDIR/ssr-native-angular-ssr-22" && node /path/to/scripts/appengine-runtime-diff.js [seeds = 10]
-// The runtime is driven as @angular/ssr 22.2's AngularServerApp#inlineCriticalCss drives it, as
-// scripts/angular-processor-check.js does. Pages: the handwritten edge cases, `seeds` pages over
+// CommonEngine and the build run):
+//   node scripts/appengine-runtime-diff.js [seeds = 10]
+// Run in the folder scripts/test-angular-versions.js installs Angular 22 into, it runs that
+// install's beasties; elsewhere this repository's (0.5.4 both). The runtime is driven as
+// @angular/ssr 22.2's AngularServerApp#inlineCriticalCss drives it (appengine-runtime.js). Pages: the handwritten edge cases, `seeds` pages over
 // each corpus stylesheet, and probes of the runtime's own HTML scanner.
 //
 // Output format and selection are told apart by comparing the runtime's CSS with ours minified
@@ -16,15 +16,14 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { pathToFileURL } = require('url');
 const parse5 = require('parse5');
 const postcss = require('postcss');
 const { CriticalCssEngine } = require('../lib/critical-css/engine');
+const { loadAppEngineRuntime } = require('../test/js/critical-css/appengine-runtime');
 const { CASES } = require('../test/js/critical-css/edge-case-pages');
 const { stylesheets, vocabulary, generatePage, variantFor } = require('../test/js/critical-css/corpus');
 
 const SEEDS = Number(process.argv[2] || 10);
-const NONCE_RE = /\sngcspnonce\s*=\s*"([^"]*)"/i;
 const page = (body, head = '<link rel="stylesheet" href="styles.css">') =>
   `<!doctype html><html><head><title>t</title>${head}</head><body>${body}</body></html>`;
 
@@ -114,22 +113,7 @@ function oursOnly(item) {
 
 async function main() {
   console.warn = () => {};
-  const entry = path.join(process.cwd(), 'appengine-runtime-diff.mjs');
-  fs.writeFileSync(
-    entry,
-    "export { createProcessor } from 'beasties/runtime';\nexport { compileSheet, encodePlan } from 'beasties/compiler';\n",
-  );
-  const { createProcessor, compileSheet, encodePlan } = await import(pathToFileURL(entry).href);
-  const runtime = (css, html) =>
-    createProcessor([encodePlan(compileSheet(css, { href: 'styles.css' }))], {
-      preload: 'media-script',
-      nonce: NONCE_RE.exec(html)?.[1],
-      preloadFonts: true,
-      inlineFonts: true,
-      noscriptFallback: true,
-      cache: true,
-      logger: { warn: () => {} },
-    }).process(html);
+  const { process: runtime } = await loadAppEngineRuntime();
 
   const pages = CASES.map((c) => ({ what: `edge case "${c.name}"`, css: c.css, html: c.html }));
   for (const sheet of stylesheets()) {
