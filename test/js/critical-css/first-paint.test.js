@@ -1,8 +1,9 @@
 'use strict';
 // First paint in a real browser: Debian's chromium, headless, over the DevTools protocol
-// (test/js/helpers/chromium.js). For a seeded sample of the differential corpus (corpus.js: npm
-// stylesheets x generated pages), Angular's output and ours are served from a local
-// node:http server next to the stylesheet and screenshotted at 1024x768, deviceScaleFactor 1.
+// (first-paint-camera.js, over test/js/helpers/chromium.js). For a seeded sample of the
+// differential corpus (corpus.js: npm stylesheets x generated pages), Angular's output and ours
+// are served from a local node:http server next to the stylesheet and screenshotted at
+// 1024x768, deviceScaleFactor 1.
 // The cases alternate between the two Angular majors (beasties-angular.js): Angular 21's
 // processor (beasties 0.4.1, the onload loader) against the engine with beasties: '0.4', and
 // Angular 22.2's (beasties 0.5.4, preload 'media-script': one script at the end of <body>)
@@ -27,7 +28,6 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { CriticalCssEngine } = require('../../../lib/critical-css/engine.js');
@@ -35,11 +35,10 @@ const { createAngularProcessor } = require('./beasties-angular.js');
 const { rng, stylesheets, vocabulary, generatePage, variantFor } = require('./corpus.js');
 const { differingPixels } = require('./png.js');
 const { runtimeIndependentSkip } = require('../helpers/run-once.js');
-const { launch } = require('../helpers/chromium');
+const { openCamera } = require('./first-paint-camera.js');
 
 const CASES = Number(process.env.FIRST_PAINT_CASES || 12);
 const SEED = Number(process.env.FIRST_PAINT_SEED || 1);
-const VIEWPORT = { width: 1024, height: 768, deviceScaleFactor: 1, mobile: false };
 
 function sample() {
   const r = rng(SEED);
@@ -52,87 +51,21 @@ function sample() {
   return Array.from({ length: CASES }, (_, i) => ({ sheet: sheets[i % used], pageSeed: 1 + r.int(1000000) }));
 }
 
-// Settles the page: fonts, transitions run to their end, infinite animations at their start.
-// Twice: a transition that a late style change starts in the first frames is finished too.
-const SETTLE = `(async () => {
-  await document.fonts.ready;
-  for (let pass = 0; pass < 2; pass++) {
-    for (const animation of document.getAnimations()) {
-      if (animation.effect.getComputedTiming().endTime === Infinity) {
-        animation.pause();
-        animation.currentTime = 0;
-      } else animation.finish();
-    }
-    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-  }
-  return true;
-})()`;
-
-// How many stylesheets from /styles.css apply: their media matches (a deferred one still at
-// media=print does not) and they hold rules (one that failed to load holds none, or throws).
-const APPLIED = `[...document.styleSheets].filter((sheet) => {
-  if (!sheet.href || new URL(sheet.href).pathname !== '/styles.css') return false;
-  if (sheet.media.mediaText && !matchMedia(sheet.media.mediaText).matches) return false;
-  try {
-    return sheet.cssRules.length > 0;
-  } catch {
-    return false;
-  }
-}).length`;
-
-function serve() {
-  const state = { pages: {}, css: '' };
-  const server = http.createServer((req, res) => {
-    const { pathname } = new URL(req.url, 'http://localhost');
-    res.setHeader('Cache-Control', 'no-store');
-    if (pathname.endsWith('.html') && state.pages[pathname.slice(1, -5)] !== undefined) {
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      res.end(state.pages[pathname.slice(1, -5)]);
-    } else if (pathname === '/x.css') {
-      // edge-cases.css has @import url("x.css"): a failed @import fires the link's error event,
-      // not load, so a deferred link's onload never sets media=all (docs/critical-css-differences.md)
-      res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8' });
-      res.end('');
-    } else if (pathname === '/styles.css') {
-      res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8' });
-      res.end(state.css);
-    } else {
-      res.writeHead(404, { 'Content-Type': 'text/plain' });
-      res.end('not found');
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, state })));
-}
-
 test(
   'first paint in chromium: ours equals Angular 21 (beasties 0.4.1) and 22.2 (0.5.4) pixel for pixel',
   { timeout: 300000 },
   async (t) => {
     if (runtimeIndependentSkip()) return t.skip(runtimeIndependentSkip());
-    const launched = await launch(['--hide-scrollbars', '--force-color-profile=srgb']);
-    if (launched.skip) return t.skip(launched.skip);
-    const { page } = launched.browser;
-    const { server, state } = await serve();
-    const origin = `http://localhost:${server.address().port}`;
+    const opened = await openCamera();
+    if (opened.skip) return t.skip(opened.skip);
+    const { camera } = opened;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'first-paint-css-'));
-    let holdStylesheet = true;
-    const offPaused = page.on('Fetch.requestPaused', ({ requestId, request }) => {
-      const url = new URL(request.url);
-      const blocked = url.origin !== origin || (holdStylesheet && url.pathname === '/styles.css');
-      page
-        .send(blocked ? 'Fetch.failRequest' : 'Fetch.continueRequest', {
-          requestId,
-          ...(blocked ? { errorReason: 'BlockedByClient' } : {}),
-        })
-        .catch(() => {});
-    });
     let plainApplied = 0;
     const shot = async (name, label) => {
-      await page.navigate(`${origin}/${name}.html`);
+      const { png, applied } = await camera.shot(name);
       // phase 1 must paint from the inlined CSS alone: no stylesheet from /styles.css applied;
       // phase 2: the deferred sheet applies where the page as written applies it (not media=print)
-      const applied = await page.evaluate(APPLIED);
-      if (holdStylesheet) assert.equal(applied, 0, `${label}: ${name}: the held-back stylesheet applied`);
+      if (camera.holdStylesheet) assert.equal(applied, 0, `${label}: ${name}: the held-back stylesheet applied`);
       else if (name === 'plain') plainApplied = applied;
       else
         assert.equal(
@@ -140,18 +73,9 @@ test(
           plainApplied,
           `${label}: ${name}: the stylesheet applies ${applied} times, as written ${plainApplied}`,
         );
-      const { exceptionDetails } = await page.send('Runtime.evaluate', { expression: SETTLE, awaitPromise: true });
-      if (exceptionDetails) throw new Error(`settling ${name}: ${exceptionDetails.text}`);
-      const { data } = await page.send('Page.captureScreenshot', { format: 'png' });
-      return Buffer.from(data, 'base64');
+      return png;
     };
     try {
-      await page.send('Emulation.setDeviceMetricsOverride', VIEWPORT);
-      await page.send('Network.setCacheDisabled', { cacheDisabled: true });
-      // every page's animation timeline stands still: no frame of a running animation in a shot
-      await page.send('Animation.enable');
-      await page.send('Animation.setPlaybackRate', { playbackRate: 0 });
-      await page.send('Fetch.enable', { patterns: [{ urlPattern: '*' }] });
       const saved = fs.mkdtempSync(path.join(os.tmpdir(), 'first-paint-'));
       let savedAny = false;
       const expectSame = (label, [nameA, a], [nameB, b], what) => {
@@ -176,10 +100,9 @@ test(
           const angular = await (await createAngularProcessor({ path: dir, minify, beasties })).process(html);
           assert.match(ours, /<style/, 'the page got no critical CSS');
           if (beasties === '0.5') assert.match(ours, /data-beasties-media/, 'not the media-script loader');
-          state.pages = { ours, angular, plain: html };
-          state.css = sheet.css;
+          camera.show({ ours, angular, plain: html }, sheet.css);
 
-          holdStylesheet = true;
+          camera.holdStylesheet = true;
           expectSame(
             label,
             ['angular', await shot('angular', label)],
@@ -192,7 +115,7 @@ test(
           // beasties (0.4 and 0.5) and ours inline a media=print sheet's critical CSS in a <style>
           // with no media: it paints on screen, where the page as written shows no stylesheet
           if (variant.media === 'print') return;
-          holdStylesheet = false;
+          camera.holdStylesheet = false;
           const plain = await shot('plain', label);
           expectSame(label, ['plain', plain], ['ours', await shot('ours', label)], 'stylesheet loaded');
           expectSame(label, ['plain', plain], ['angular', await shot('angular', label)], 'stylesheet loaded');
@@ -202,10 +125,8 @@ test(
       if (!savedAny) fs.rmSync(saved, { recursive: true, force: true });
       assert.ok(phase2 > 0 || CASES === 0, 'no case reached phase 2');
     } finally {
-      offPaused();
-      server.close();
       fs.rmSync(dir, { recursive: true, force: true });
-      await launched.browser.close();
+      await camera.close();
     }
   },
 );

@@ -1,0 +1,126 @@
+'use strict';
+// A camera for first paint: Debian's chromium, headless, over the DevTools protocol
+// (../helpers/chromium.js), screenshotting pages served from a local node:http server next to
+// their stylesheet, /styles.css, at 1024x768, deviceScaleFactor 1. With `holdStylesheet` the
+// stylesheet request is failed (DevTools Fetch domain), so only the inlined critical CSS applies
+// (phase 1); without, it loads (phase 2). Every request for another origin is failed too (no web
+// fonts or CDNs from the network); fonts the stylesheets name by url() resolve to the local
+// server, which answers 404. Before each screenshot: document.fonts.ready, CSS transitions
+// finished and infinite animations held at their start (a stylesheet applied late starts
+// transitions the normal page never runs), two animation frames, with every page's animation
+// timeline standing still. Used by first-paint.test.js and scripts/appengine-first-paint.js.
+const http = require('node:http');
+const { launch } = require('../helpers/chromium');
+
+const VIEWPORT = { width: 1024, height: 768, deviceScaleFactor: 1, mobile: false };
+
+// Settles the page: fonts, transitions run to their end, infinite animations at their start.
+// Twice: a transition that a late style change starts in the first frames is finished too.
+const SETTLE = `(async () => {
+  await document.fonts.ready;
+  for (let pass = 0; pass < 2; pass++) {
+    for (const animation of document.getAnimations()) {
+      if (animation.effect.getComputedTiming().endTime === Infinity) {
+        animation.pause();
+        animation.currentTime = 0;
+      } else animation.finish();
+    }
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  }
+  return true;
+})()`;
+
+// How many stylesheets from /styles.css apply: their media matches (a deferred one still at
+// media=print does not) and they hold rules (one that failed to load holds none, or throws).
+const APPLIED = `[...document.styleSheets].filter((sheet) => {
+  if (!sheet.href || new URL(sheet.href).pathname !== '/styles.css') return false;
+  if (sheet.media.mediaText && !matchMedia(sheet.media.mediaText).matches) return false;
+  try {
+    return sheet.cssRules.length > 0;
+  } catch {
+    return false;
+  }
+}).length`;
+
+function serve() {
+  const state = { pages: {}, css: '' };
+  const server = http.createServer((req, res) => {
+    const { pathname } = new URL(req.url, 'http://localhost');
+    res.setHeader('Cache-Control', 'no-store');
+    if (pathname.endsWith('.html') && state.pages[pathname.slice(1, -5)] !== undefined) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(state.pages[pathname.slice(1, -5)]);
+    } else if (pathname === '/x.css') {
+      // edge-cases.css has @import url("x.css"): a failed @import fires the link's error event,
+      // not load, so a deferred link's onload never sets media=all (docs/critical-css-differences.md)
+      res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8' });
+      res.end('');
+    } else if (pathname === '/styles.css') {
+      res.writeHead(200, { 'Content-Type': 'text/css; charset=utf-8' });
+      res.end(state.css);
+    } else {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, state })));
+}
+
+/**
+ * { camera } or { skip: reason } where chromium is missing or cannot start. camera.show(pages, css)
+ * serves pages ({ name: html }, at /name.html) and css (at /styles.css); camera.holdStylesheet
+ * (default true) fails the stylesheet request; camera.shot(name) resolves to { png, applied }:
+ * the screenshot and how many stylesheets from /styles.css applied before settling (see
+ * APPLIED); camera.close() stops the server and the browser.
+ */
+async function openCamera() {
+  const launched = await launch(['--hide-scrollbars', '--force-color-profile=srgb']);
+  if (launched.skip) return { skip: launched.skip };
+  const { page } = launched.browser;
+  const { server, state } = await serve();
+  const origin = `http://localhost:${server.address().port}`;
+  const camera = {
+    holdStylesheet: true,
+    show(pages, css) {
+      state.pages = pages;
+      state.css = css;
+    },
+    async shot(name) {
+      await page.navigate(`${origin}/${name}.html`);
+      const applied = await page.evaluate(APPLIED);
+      const { exceptionDetails } = await page.send('Runtime.evaluate', { expression: SETTLE, awaitPromise: true });
+      if (exceptionDetails) throw new Error(`settling ${name}: ${exceptionDetails.text}`);
+      const { data } = await page.send('Page.captureScreenshot', { format: 'png' });
+      return { png: Buffer.from(data, 'base64'), applied };
+    },
+    async close() {
+      offPaused();
+      server.close();
+      await launched.browser.close();
+    },
+  };
+  const offPaused = page.on('Fetch.requestPaused', ({ requestId, request }) => {
+    const url = new URL(request.url);
+    const blocked = url.origin !== origin || (camera.holdStylesheet && url.pathname === '/styles.css');
+    page
+      .send(blocked ? 'Fetch.failRequest' : 'Fetch.continueRequest', {
+        requestId,
+        ...(blocked ? { errorReason: 'BlockedByClient' } : {}),
+      })
+      .catch(() => {});
+  });
+  try {
+    await page.send('Emulation.setDeviceMetricsOverride', VIEWPORT);
+    await page.send('Network.setCacheDisabled', { cacheDisabled: true });
+    // every page's animation timeline stands still: no frame of a running animation in a shot
+    await page.send('Animation.enable');
+    await page.send('Animation.setPlaybackRate', { playbackRate: 0 });
+    await page.send('Fetch.enable', { patterns: [{ urlPattern: '*' }] });
+  } catch (err) {
+    await camera.close();
+    throw err;
+  }
+  return { camera };
+}
+
+module.exports = { openCamera, VIEWPORT };
