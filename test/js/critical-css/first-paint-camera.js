@@ -71,7 +71,8 @@ function serve() {
  * serves pages ({ name: html }, at /name.html) and css (at /styles.css); camera.holdStylesheet
  * (default true) fails the stylesheet request; camera.shot(name) resolves to { png, applied }:
  * the screenshot and how many stylesheets from /styles.css applied before settling (see
- * APPLIED); camera.close() stops the server and the browser.
+ * APPLIED); camera.version() resolves to chromium's version; camera.close() stops the server and
+ * the browser.
  */
 async function openCamera() {
   const launched = await launch(['--hide-scrollbars', '--force-color-profile=srgb']);
@@ -92,6 +93,10 @@ async function openCamera() {
       if (exceptionDetails) throw new Error(`settling ${name}: ${exceptionDetails.text}`);
       const { data } = await page.send('Page.captureScreenshot', { format: 'png' });
       return { png: Buffer.from(data, 'base64'), applied };
+    },
+    /** chromium's product string, as Browser.getVersion reports it. */
+    async version() {
+      return (await page.send('Browser.getVersion')).product;
     },
     async close() {
       offPaused();
