@@ -13,6 +13,9 @@ const { spawn } = require('child_process');
 const http = require('http');
 const path = require('path');
 
+// what Chrome and Firefox send (compression 1.8 picks br from it, as ours does)
+const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
+
 const VARIANTS = ['none', 'compression', 'cache', 'criticalCss', 'writeResponse', 'stack'];
 // <framework>:<stage>; `identity`: the load sends no Accept-Encoding
 const ADAPTER_VARIANTS = [
@@ -129,7 +132,7 @@ function load(port, requests, tag, identity) {
             host: '127.0.0.1',
             path: `/p/${tag}-${n}`,
             agent,
-            headers: identity ? {} : { 'accept-encoding': 'br, gzip' },
+            headers: identity ? {} : { 'accept-encoding': BROWSER_ACCEPT_ENCODING },
           },
           (res) => {
             res.resume();
