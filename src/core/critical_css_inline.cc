@@ -801,9 +801,13 @@ class Writer {
         if (!compress_) Push(Slice(node.begin, node.end));
         return;
       case CssKind::kDecl: {
-        if (plan_.style_end_decl[index]) return;
+        if (plan_.style_end_decl[index]) {
+          last_decl_start_ = last_decl_end_ = std::string::npos;
+          return;
+        }
         const uint32_t text_end = node.own_semicolon ? node.end - 1 : node.end;
         BeginPiece();
+        last_decl_start_ = out_.size();
         if (compress_) {
           std::string_view between = Slice(node.a_end, node.value_text_begin);
           while (!between.empty() && IsJsSpaceByte(static_cast<unsigned char>(between.back()))) {
@@ -816,6 +820,7 @@ class Writer {
           out_.append(Slice(node.begin, text_end));
         }
         if (semicolon) out_.push_back(';');
+        last_decl_end_ = out_.size();
         return;
       }
       case CssKind::kRule: {
@@ -888,11 +893,24 @@ class Writer {
         if (!removed_[c]) last = static_cast<int32_t>(c);
       }
       if (last >= 0 && plan_.tree.nodes[last].kind == CssKind::kDecl && starts_.size() >= 2) {
+        // beasties' writer drops the last character of the piece before the last one, meant to
+        // be the last declaration's ";" (the last piece is then what follows it, maybe empty).
+        // Where the last piece is the last declaration itself (nothing written between its ";"
+        // and "}": `a{b:1;}`, `a{b:1;c:2;}`), that drops the "{" or an earlier ";" and the
+        // browser loses the rule or a declaration; ours drops the last declaration's ";" there,
+        // and writes beasties' bytes everywhere else (docs/critical-css-differences.md).
         const size_t k = starts_.size() - 2;
         const size_t b = starts_[k], e = starts_[k + 1];
+        const bool last_piece_is_last_decl = starts_.back() == last_decl_start_ &&
+                                             out_.size() == last_decl_end_ &&
+                                             last_decl_end_ > last_decl_start_;
         if (e > b) {
-          out_.erase(e - 1, 1);
-          starts_[k + 1] = e - 1;
+          if (!last_piece_is_last_decl) {
+            out_.erase(e - 1, 1);
+            starts_[k + 1] = e - 1;
+          } else if (out_.back() == ';') {
+            out_.pop_back();
+          }
         }
       }
     }
@@ -907,6 +925,8 @@ class Writer {
   bool compress_;
   std::string out_;
   std::vector<size_t> starts_;
+  size_t last_decl_start_ = 0;  // the last declaration written: where its piece starts and ends
+  size_t last_decl_end_ = 0;
 };
 
 }  // namespace

@@ -95,6 +95,21 @@ TEST(CriticalCssInline, CompressWritesBeastiesMinifiedForm) {
   EXPECT_EQ(StyleOf(out), ".card{a :1;b:2 !important}");
 }
 
+// beasties' writer drops the "{" of `a{b:1;}` and the first ";" of `a{b:1;c:2;}` (a block with
+// nothing between its last ";" and "}"), which the browser reads as a broken rule; ours writes
+// what the stylesheet says there, and beasties' bytes wherever its writer gets it right.
+TEST(CriticalCssInline, CompressKeepsBlocksWithNothingAfterTheLastSemicolon) {
+  EXPECT_EQ(StyleOf(Inline(".card{a:1;}", kPage, true)), ".card{a:1}");
+  EXPECT_EQ(StyleOf(Inline(".card{a:1;b:2;}", kPage, true)), ".card{a:1;b:2}");
+  EXPECT_EQ(StyleOf(Inline("@media screen{.card{a:1;}}", kPage, true)),
+            "@media screen{.card{a:1}}");
+  // beasties' own bytes, as before: a space before "}", or none after "{" and no last ";"
+  EXPECT_EQ(StyleOf(Inline(".card{a:1; }", kPage, true)), ".card{a:1}");
+  EXPECT_EQ(StyleOf(Inline(".card{a:1;b:2}", kPage, true)), ".card{a:1;b:2}");
+  EXPECT_EQ(StyleOf(Inline(".card{a:1; b:2;}", kPage, true)), ".card{a:1;b:2;}");
+  EXPECT_EQ(StyleOf(Inline(".card{a:1;}", kPage, false)), ".card{a:1;}");
+}
+
 TEST(CriticalCssInline, FontsAndKeyframesFollowKeptRules) {
   const std::string out = Inline(
       "@font-face{font-family:\"Used\";src:url(u.woff)}@font-face{font-family:Unused;src:url(x)}"

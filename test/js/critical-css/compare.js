@@ -35,4 +35,9 @@ function compareOutputs(ours, theirs) {
   return null;
 }
 
-module.exports = { compareOutputs };
+/** The text of each <style> element of a page, in document order. */
+function styleTexts(html) {
+  return styles(parse5.parse(String(html)));
+}
+
+module.exports = { compareOutputs, styleTexts };
