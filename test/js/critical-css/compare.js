@@ -38,11 +38,14 @@ function compareOutputs(ours, theirs) {
 // ---------------------------------------------------------------------------------------------
 // The one intended difference from beasties in the <style> text (docs/critical-css-differences.md,
 // "CSS nesting"): ours keeps a style rule with nested rules whole when its own selectors match
-// the page, beasties (0.4 and 0.5) drops it. withoutNestedRules(css) is ours' text as beasties
-// would have written it: every style rule whose block holds a nested `{` removed (with the
-// whitespace before it, its raws.before), at any at-rule depth, and then every at-rule that held
-// such a rule and is left with nothing but whitespace (beasties drops an at-rule whose children
-// are all removed; @layer and @font-face it keeps). Strings, comments and escapes are skipped.
+// the page; beasties (0.4 and 0.5) drops it, or keeps it with only the nested parts css-select
+// takes on their own (daisyUI's `:root{--x:…;@media (…){transition:…}}` becomes
+// `:root{@media (…){transition:…}}`). withoutNestedRules(css) is a <style> text with every style
+// rule whose block holds a nested `{` removed (with the whitespace before it, its raws.before),
+// at any at-rule depth, and then every at-rule that held such a rule and is left with nothing but
+// whitespace (beasties drops an at-rule whose children are all removed; @layer and @font-face it
+// keeps). Strings, comments and escapes are skipped. Both sides go through it: what is left, every
+// rule without nesting and the rest of the page, must be the same byte for byte.
 
 function scanBlocks(css) {
   // Top-level nodes and their blocks: { start, open, close, end, at, children } where `start` is
@@ -99,7 +102,7 @@ function scanBlocks(css) {
   return root;
 }
 
-function withoutNestedRules(css) {
+function withoutNestedRules(css, other = '') {
   const cuts = []; // [begin, end) ranges, in order
   // Post-order over blocks: returns true when `node` is removed.
   const visit = (node) => {
@@ -134,10 +137,62 @@ function withoutNestedRules(css) {
   const root = scanBlocks(css);
   visit(root);
   let out = '';
+  let removed = '';
   let k = 0;
   for (const [b, e] of cuts) {
     out += css.slice(k, b);
+    removed += css.slice(b, e);
     k = e;
+  }
+  out += css.slice(k);
+  return removed === '' ? out : withoutFacesUsedOnlyBy(out, removed, other);
+}
+
+// Ours keeps the @keyframes and @font-face its kept nested rules use; beasties, without those
+// rules, does not (but keeps those its partly kept nested rules' own declarations use). Removed
+// from `css`: each @keyframes / @font-face block that the other side's text (`other`) does not
+// hold and whose name (the keyframes name, the font family) is a word of the removed rules' text
+// and of nothing else left in `css` but its own blocks.
+function withoutFacesUsedOnlyBy(css, removed, other) {
+  const root = scanBlocks(css);
+  const faces = [];
+  const collect = (node) => {
+    for (const child of node.children) {
+      if (child.close < 0) continue;
+      let name = null;
+      if (child.at === 'keyframes' || child.at === '-webkit-keyframes') {
+        name = css
+          .slice(child.prelude, child.open)
+          .replace(/^@[-\w]+/, '')
+          .trim();
+      } else if (child.at === 'font-face') {
+        const m = /font-family\s*:\s*([^;}]*)/i.exec(css.slice(child.open + 1, child.close));
+        name = m ? m[1].trim().replace(/^(["'])(.*)\1$/, '$2') : null;
+      } else if (child.at !== null) {
+        collect(child);
+      }
+      if (name) faces.push({ node: child, name });
+    }
+  };
+  collect(root);
+  const word = (name) => new RegExp(`(^|[^-\\w])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^-\\w]|$)`);
+  const cuts = faces.filter(({ node, name }) => {
+    if (other.includes(css.slice(node.prelude, node.end)) || !word(name).test(removed)) return false;
+    let rest = '';
+    let k = 0;
+    for (const f of faces) {
+      if (f.name !== name) continue;
+      rest += css.slice(k, f.node.start);
+      k = f.node.end;
+    }
+    rest += css.slice(k);
+    return !word(name).test(rest);
+  });
+  let out = '';
+  let k = 0;
+  for (const { node } of cuts) {
+    out += css.slice(k, node.start);
+    k = node.end;
   }
   return out + css.slice(k);
 }
@@ -164,14 +219,16 @@ function collectStyles(node, out = []) {
   return out;
 }
 
-// Ours' page as beasties would have written it without the nesting difference: each <style>'s
-// text through withoutNestedRules, and a <style> left empty by that removed (beasties removes a
-// <style> it inlined nothing into). Null when ours keeps no nested rule.
-function withoutNestedRulesPage(ours) {
-  const doc = parse5.parse(String(ours));
+// A page without its style rules with nested rules: each <style>'s text through
+// withoutNestedRules, and a <style> left empty by that removed (beasties removes a <style> it
+// inlined nothing into). Null when the page keeps no nested rule. `other`: the page compared
+// with (withoutNestedRules' `other`: its <style> texts).
+function withoutNestedRulesPage(html, other = '') {
+  const doc = parse5.parse(String(html));
   const elements = collectStyles(doc);
   const before = styles(doc);
-  const after = before.map(withoutNestedRules);
+  const others = styles(parse5.parse(String(other)));
+  const after = before.map((text, i) => withoutNestedRules(text, others[i] ?? ''));
   if (after.every((t, i) => t === before[i])) return null;
   setStyles(doc, after.slice());
   dropStyles(doc, new Set(elements.filter((e, i) => after[i] !== before[i] && after[i].trim() === '')));
@@ -179,14 +236,16 @@ function withoutNestedRulesPage(ours) {
 }
 
 // The one classifier of differences from beasties / Angular's processor: null when the same,
-// { documented: 'nesting', difference } when ours differs only by keeping style rules with nested
-// rules, { documented: null, difference } otherwise.
+// { documented: NESTING, difference } when the two differ only in style rules with nested rules
+// (both pages through withoutNestedRulesPage equal), { documented: null, difference } otherwise.
 const NESTING = 'css nesting: ours keeps a style rule with nested rules whose selectors match the page';
 function classifyDifference(ours, theirs) {
   const difference = compareOutputs(ours, theirs);
   if (difference === null) return null;
-  const page = withoutNestedRulesPage(ours);
-  if (page !== null && compareOutputs(page, theirs) === null) return { documented: NESTING, difference };
+  const page = withoutNestedRulesPage(ours, theirs);
+  if (page !== null && compareOutputs(page, withoutNestedRulesPage(theirs, ours) ?? theirs) === null) {
+    return { documented: NESTING, difference };
+  }
   return { documented: null, difference };
 }
 

@@ -48,6 +48,15 @@ test("the nesting classifier's remover: style rules with a nested block, and at-
     ['@layer base{.card{& p{c:3}}}', '@layer base{}'],
     ['@media print{}.a{/* { */b:1}.b{c:"}"}', '@media print{}.a{/* { */b:1}.b{c:"}"}'],
     ['@keyframes k{to{t:1}}.a{@media (x){b:2}}', '@keyframes k{to{t:1}}'],
+    // a @keyframes / @font-face only a removed rule uses goes with it, unless the other side has it
+    [
+      '@keyframes spin{to{t:1}}@keyframes other{to{t:2}}@font-face{font-family:"U";src:url(u)}.card{& p{font-family:U;animation:spin 1s}}.a{animation:other 1s}',
+      '@keyframes other{to{t:2}}.a{animation:other 1s}',
+    ],
   ];
   for (const [css, expected] of cases) assert.strictEqual(withoutNestedRules(css), expected, css);
+  assert.strictEqual(
+    withoutNestedRules('@keyframes spin{to{t:1}}.card{& p{animation:spin 1s}}', '@keyframes spin{to{t:1}}'),
+    '@keyframes spin{to{t:1}}',
+  );
 });
