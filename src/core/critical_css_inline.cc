@@ -1142,6 +1142,19 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   bool include_next = false, exclude_next = false, include_all = false, exclude_all = false;
   const std::string_view text(tree.text);
   std::vector<std::string_view> kept;
+  std::vector<uint32_t> stack;  // a kept nested rule's descendants
+
+  auto collect = [&](const RuleFacts& facts) {
+    for (uint32_t f = 0; f < facts.font_count; ++f) {
+      fonts.push_back(plan.fonts[facts.font_begin + f]);
+    }
+    for (uint32_t f = 0; f < facts.legacy_font_count; ++f) {
+      legacy_fonts.push_back(plan.legacy_font_values[facts.legacy_font_begin + f]);
+    }
+    for (uint32_t a = 0; a < facts.anim_count; ++a) {
+      animations.push_back(plan.animations[facts.anim_begin + a]);
+    }
+  };
 
   auto predicate = [&](uint32_t index) -> bool {  // false: marked removed
     const CssNode& node = tree.nodes[index];
@@ -1222,6 +1235,31 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
         finish_selector(all_parts());
         return result;
       }
+      if (plan.has_nested[index]) {
+        // Kept whole, every selector and all nested content as written, when one of its own
+        // selectors matches: each nested selector is relative to it (`&`), so nothing nested
+        // can match where it does not, and what more it keeps never changes a paint.
+        bool any = false;
+        for (uint32_t p = 0; p < facts.piece_count && !any; ++p) {
+          any = SelectorMatches(plan, plan.piece_selector[facts.piece_begin + p]);
+        }
+        if (!any) return false;
+        finish_selector(all_parts());
+        if (written[selector_slot[index] - 1].empty()) return false;
+        // The fonts and animation names of its nested rules count as its own (an explicit
+        // stack: the depth is the stylesheet's, bounded by the plan).
+        stack.assign(1, index);
+        while (!stack.empty()) {
+          const uint32_t r = stack.back();
+          stack.pop_back();
+          if (tree.nodes[r].kind == CssKind::kRule) collect(plan.FactsOf(r));
+          for (uint32_t c : tree.Children(tree.nodes[r])) {
+            const CssKind k = tree.nodes[c].kind;
+            if (k == CssKind::kRule || k == CssKind::kAtRule) stack.push_back(c);
+          }
+        }
+        return true;
+      }
       kept.clear();
       for (uint32_t p = 0; p < facts.piece_count; ++p) {
         if (SelectorMatches(plan, plan.piece_selector[facts.piece_begin + p])) {
@@ -1231,15 +1269,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
       if (kept.empty()) return false;
       finish_selector(kept);
       if (written[selector_slot[index] - 1].empty()) return false;
-      for (uint32_t f = 0; f < facts.font_count; ++f) {
-        fonts.push_back(plan.fonts[facts.font_begin + f]);
-      }
-      for (uint32_t f = 0; f < facts.legacy_font_count; ++f) {
-        legacy_fonts.push_back(plan.legacy_font_values[facts.legacy_font_begin + f]);
-      }
-      for (uint32_t a = 0; a < facts.anim_count; ++a) {
-        animations.push_back(plan.animations[facts.anim_begin + a]);
-      }
+      collect(facts);
       return children_alive();
     }
     const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);

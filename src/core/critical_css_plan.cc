@@ -406,7 +406,12 @@ class Compiler {
 
 void Compiler::Walk(NodeList children) {
   for (uint32_t index : children) {
-    if (plan_->has_nested[index]) Walk(plan_->tree.Children(plan_->tree.nodes[index]));
+    // A style rule with nested rules is decided whole by its own selectors (its nested
+    // selectors are relative to it): the walk does not enter it, unlike beasties' (issue #43,
+    // docs/critical-css-differences.md: beasties drops such a rule, the browser paints it).
+    if (plan_->has_nested[index] && plan_->tree.nodes[index].kind != CssKind::kRule) {
+      Walk(plan_->tree.Children(plan_->tree.nodes[index]));
+    }
     plan_->walk.push_back(index);
   }
 }
@@ -480,8 +485,7 @@ void Compiler::BuildRulePass() {
       open = !SelectorGates(plan_->piece_selector[facts.piece_begin + p], &gates);
     }
     if (open) plan_->node_flags[index] |= Plan::kOpenRule;
-    // A rule with nested rules is decided after them: it keeps its place in the walk.
-    if (open || plan_->has_nested[index]) {
+    if (open) {
       plan_->walk_ungated.push_back(index);
     } else {
       plan_->gated_removed[index] = 1;

@@ -154,9 +154,9 @@ class Plan {
   std::vector<uint32_t> gate_rules;  // node indices
   // Without comment directives (nothing then depends on the walk's order but an at-rule's
   // children being decided before it), a page decides the rules its keys open first and then
-  // walks only the rest: `walk_ungated` (the walk without the gated rules; a gated rule with
-  // nested rules stays in it, decided after them), with every other gated rule removed to begin
-  // with (`gated_removed`, per node).
+  // walks only the rest: `walk_ungated` (the walk without the gated rules), with every gated
+  // rule removed to begin with (`gated_removed`, per node). The walk never enters a style rule
+  // with nested rules: it is decided whole, its nested content kept or dropped with it.
   bool has_directives = false;
   std::vector<uint32_t> walk_ungated;
   std::vector<uint8_t> gated_removed;

@@ -121,6 +121,77 @@ TEST(CriticalCssInline, FontsAndKeyframesFollowKeptRules) {
             ".card{font:12px/1.5 Used, serif;animation:spin 1s}");
 }
 
+// A style rule with nested rules is kept whole when one of its own selectors matches, dropped
+// whole otherwise, in both beasties modes (beasties drops it: docs/critical-css-differences.md).
+std::string InlineMode(const std::string& stylesheet, const std::string& page, bool compress,
+                       bool beasties_0_4) {
+  css::CompileResult compiled = css::CompilePlan(stylesheet);
+  EXPECT_TRUE(compiled.plan) << compiled.error;
+  css::LinksResult links = css::FindLinks(page);
+  std::vector<const css::Plan*> plans;
+  for (const css::PageLink& l : links.links)
+    plans.push_back(l.fetched ? compiled.plan.get() : nullptr);
+  css::InlineOptions options;
+  options.compress = compress;
+  options.beasties_0_4 = beasties_0_4;
+  css::InlineResult result = css::Inline(page, plans, options);
+  EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
+  return StyleOf(result.html);
+}
+
+TEST(CriticalCssInline, NestedRulesAreKeptWholeWithAMatchingParent) {
+  for (bool v04 : {false, true}) {
+    SCOPED_TRACE(v04 ? "beasties 0.4" : "beasties 0.5");
+    const std::string card = ".card{& .card-text{font-weight:bold} color:blue}\n.zzz{a:1}\n";
+    EXPECT_EQ(InlineMode(card, kPage, false, v04),
+              ".card{& .card-text{font-weight:bold} color:blue}\n");
+    EXPECT_EQ(InlineMode(card, kPage, true, v04),
+              ".card{& .card-text{font-weight:bold}color:blue}");
+    // Tailwind 4's space-x-4: the nested rule names no class of its own.
+    const std::string page =
+        "<html><head><link rel=stylesheet href=a.css></head><body><div class=\"space-x-4\">"
+        "<p>a</p><p>b</p></div></body></html>";
+    const std::string tw =
+        ".space-x-4 {\n  :where(& > :not(:last-child)) {\n    margin-inline-end: 1rem;\n  }\n}\n";
+    EXPECT_EQ(InlineMode(tw, page, false, v04), tw);
+    EXPECT_EQ(InlineMode(tw, page, true, v04),
+              ".space-x-4{:where(& > :not(:last-child)){margin-inline-end:1rem}}");
+    // `&` last: the nested rule is kept though nothing on the page is a .y.
+    EXPECT_EQ(InlineMode(".x{color:red; .y &{color:green}}",
+                         "<html><head><link rel=stylesheet "
+                         "href=a.css></head><body><p class=x>x</p></body></html>",
+                         false, v04),
+              ".x{color:red; .y &{color:green}}");
+    // A selector list keeps every selector, with a pseudo-class stripped as for other rules.
+    EXPECT_EQ(InlineMode(".nope, .card:hover{& b{c:1}}", kPage, false, v04),
+              ".nope, .card:hover{& b{c:1}}");
+    // A parent that matches nothing: dropped whole, though `.card-text` is on the page.
+    EXPECT_EQ(InlineMode(".nope{& .card-text{a:1} b:2}.card{c:3}", kPage, false, v04),
+              ".card{c:3}");
+    EXPECT_EQ(InlineMode(".nope{& .card-text{a:1} b:2}", kPage, false, v04), "<none>");
+    // Nested @media in a matching parent, a nested rule inside @media, and @media's own rules
+    // as before.
+    const std::string media =
+        ".card{a:1;@media (min-width:1px){b:2}}"
+        "@media print{.card{& p{c:3}}.nope{& p{d:4}}.card-text{e:5}.zz{f:6}}";
+    EXPECT_EQ(InlineMode(media, kPage, false, v04),
+              ".card{a:1;@media (min-width:1px){b:2}}@media print{.card{& p{c:3}}.card-text{e:5}}");
+    EXPECT_EQ(InlineMode(media, kPage, true, v04),
+              ".card{a:1;@media (min-width:1px){b:2}}@media print{.card{& p{c:3}}.card-text{e:5}}");
+  }
+}
+
+TEST(CriticalCssInline, FontsAndKeyframesSeeKeptNestedRules) {
+  const std::string out = InlineMode(
+      "@font-face{font-family:Used;src:url(u.woff)}@keyframes spin{to{t:1}}"
+      "@keyframes other{to{t:2}}.card{& p{font-family:Used;animation:spin 1s}}"
+      ".nope{& p{animation:other 1s}}",
+      kPage, false, false);
+  EXPECT_EQ(out,
+            "@font-face{font-family:Used;src:url(u.woff)}@keyframes spin{to{t:1}}"
+            ".card{& p{font-family:Used;animation:spin 1s}}");
+}
+
 TEST(CriticalCssInline, CspNonceMovesOnloadIntoAngularsScript) {
   const std::string page =
       "<html><head><style>.own{}</style><link rel=stylesheet href=s.css></head>"

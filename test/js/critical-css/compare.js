@@ -35,9 +35,237 @@ function compareOutputs(ours, theirs) {
   return null;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The one intended difference from beasties in the <style> text (docs/critical-css-differences.md,
+// "CSS nesting"): ours keeps a style rule with nested rules whole when its own selectors match
+// the page; beasties (0.4 and 0.5) drops it, or keeps it with only the nested parts css-select
+// takes on their own (daisyUI's `:root{--x:…;@media (…){transition:…}}` becomes
+// `:root{@media (…){transition:…}}`). withoutNestedRules(css) is a <style> text with every style
+// rule whose block holds a nested `{` removed (with the whitespace before it, its raws.before),
+// at any at-rule depth, and then every at-rule that held such a rule and is left with nothing but
+// whitespace (beasties drops an at-rule whose children are all removed; @layer and @font-face it
+// keeps). Strings, comments and escapes are skipped. Both sides go through it: what is left, every
+// rule without nesting and the rest of the page, must be the same byte for byte.
+
+function scanBlocks(css) {
+  // Top-level nodes and their blocks: { start, open, close, end, at, children } where `start` is
+  // the beginning of the whitespace before the prelude. Iterative (an explicit stack).
+  const root = { children: [], open: -1 };
+  const stack = [root];
+  let preludeStart = 0; // where the current prelude's whitespace starts
+  let i = 0;
+  const n = css.length;
+  while (i < n) {
+    const c = css[i];
+    if (c === '\\') {
+      i += 2;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      i++;
+      while (i < n && css[i] !== c) i += css[i] === '\\' ? 2 : 1;
+      i++;
+      continue;
+    }
+    if (c === '/' && css[i + 1] === '*') {
+      const e = css.indexOf('*/', i + 2);
+      i = e < 0 ? n : e + 2;
+      preludeStart = i;
+      continue;
+    }
+    if (c === '{') {
+      let p = preludeStart;
+      while (p < i && /\s/.test(css[p])) p++;
+      const node = { start: preludeStart, prelude: p, open: i, close: -1, end: -1, children: [] };
+      node.at =
+        css[p] === '@'
+          ? css
+              .slice(p + 1)
+              .match(/^[-\w]*/)[0]
+              .toLowerCase()
+          : null;
+      stack[stack.length - 1].children.push(node);
+      stack.push(node);
+      preludeStart = i + 1;
+    } else if (c === '}') {
+      if (stack.length > 1) {
+        const node = stack.pop();
+        node.close = i;
+        node.end = i + 1;
+      }
+      preludeStart = i + 1;
+    } else if (c === ';') {
+      preludeStart = i + 1;
+    }
+    i++;
+  }
+  return root;
+}
+
+function withoutNestedRules(css, other = '') {
+  const cuts = []; // [begin, end) ranges, in order
+  // Post-order over blocks: returns true when `node` is removed.
+  const visit = (node) => {
+    let removedChild = false;
+    for (const child of node.children) {
+      if (child.close < 0) return false; // unclosed: leave it as it is
+      if (child.at === null) {
+        if (child.children.length > 0) {
+          cuts.push([child.start, child.end]);
+          removedChild = true;
+        }
+        continue;
+      }
+      if (visit(child)) removedChild = true;
+    }
+    if (node === root || node.at === null || !removedChild) return false;
+    if (node.at === 'layer' || node.at === 'font-face') return false;
+    // What is left of the block after the cuts within it: whitespace only drops the at-rule.
+    let left = '';
+    let k = node.open + 1;
+    for (const [b, e] of cuts) {
+      if (b < node.open || e > node.close) continue;
+      left += css.slice(k, b);
+      k = e;
+    }
+    left += css.slice(k, node.close);
+    if (left.trim() !== '') return false;
+    for (let j = cuts.length - 1; j >= 0 && cuts[j][0] > node.open; j--) cuts.pop();
+    cuts.push([node.start, node.end]);
+    return true;
+  };
+  const root = scanBlocks(css);
+  visit(root);
+  let out = '';
+  let removed = '';
+  let k = 0;
+  for (const [b, e] of cuts) {
+    out += css.slice(k, b);
+    removed += css.slice(b, e);
+    k = e;
+  }
+  out += css.slice(k);
+  return removed === '' ? out : withoutFacesUsedOnlyBy(out, removed, other);
+}
+
+// Ours keeps the @keyframes and @font-face its kept nested rules use; beasties, without those
+// rules, does not (but keeps those its partly kept nested rules' own declarations use). Removed
+// from `css`: each @keyframes / @font-face block that the other side's text (`other`) does not
+// hold and whose name (the keyframes name, the font family) is a word of the removed rules' text
+// and of nothing else left in `css` but its own blocks.
+function withoutFacesUsedOnlyBy(css, removed, other) {
+  const root = scanBlocks(css);
+  const faces = [];
+  const collect = (node) => {
+    for (const child of node.children) {
+      if (child.close < 0) continue;
+      let name = null;
+      if (child.at === 'keyframes' || child.at === '-webkit-keyframes') {
+        name = css
+          .slice(child.prelude, child.open)
+          .replace(/^@[-\w]+/, '')
+          .trim();
+      } else if (child.at === 'font-face') {
+        const m = /font-family\s*:\s*([^;}]*)/i.exec(css.slice(child.open + 1, child.close));
+        name = m ? m[1].trim().replace(/^(["'])(.*)\1$/, '$2') : null;
+      } else if (child.at !== null) {
+        collect(child);
+      }
+      if (name) faces.push({ node: child, name });
+    }
+  };
+  collect(root);
+  const word = (name) => new RegExp(`(^|[^-\\w])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^-\\w]|$)`);
+  const cuts = faces.filter(({ node, name }) => {
+    if (other.includes(css.slice(node.prelude, node.end)) || !word(name).test(removed)) return false;
+    let rest = '';
+    let k = 0;
+    for (const f of faces) {
+      if (f.name !== name) continue;
+      rest += css.slice(k, f.node.start);
+      k = f.node.end;
+    }
+    rest += css.slice(k);
+    return !word(name).test(rest);
+  });
+  let out = '';
+  let k = 0;
+  for (const { node } of cuts) {
+    out += css.slice(k, node.start);
+    k = node.end;
+  }
+  return out + css.slice(k);
+}
+
+function setStyles(node, texts) {
+  if (node.nodeName === 'style') {
+    const text = texts.shift();
+    node.childNodes = text === '' ? [] : [{ nodeName: '#text', value: text, parentNode: node }];
+  }
+  for (const child of node.childNodes || []) setStyles(child, texts);
+  if (node.content) setStyles(node.content, texts);
+}
+
+function dropStyles(node, drop) {
+  if (node.childNodes) node.childNodes = node.childNodes.filter((c) => !drop.has(c));
+  for (const child of node.childNodes || []) dropStyles(child, drop);
+  if (node.content) dropStyles(node.content, drop);
+}
+
+function collectStyles(node, out = []) {
+  if (node.nodeName === 'style') out.push(node);
+  for (const child of node.childNodes || []) collectStyles(child, out);
+  if (node.content) collectStyles(node.content, out);
+  return out;
+}
+
+// A page without its style rules with nested rules: each <style>'s text through
+// withoutNestedRules, and a <style> left empty by that removed (beasties removes a <style> it
+// inlined nothing into). Null when the page keeps no nested rule. `other`: the page compared
+// with (withoutNestedRules' `other`: its <style> texts).
+function withoutNestedRulesPage(html, other = '') {
+  const doc = parse5.parse(String(html));
+  const elements = collectStyles(doc);
+  const before = styles(doc);
+  const others = styles(parse5.parse(String(other)));
+  const after = before.map((text, i) => withoutNestedRules(text, others[i] ?? ''));
+  if (after.every((t, i) => t === before[i])) return null;
+  setStyles(doc, after.slice());
+  dropStyles(doc, new Set(elements.filter((e, i) => after[i] !== before[i] && after[i].trim() === '')));
+  return parse5.serialize(doc);
+}
+
+// The one classifier of differences from beasties / Angular's processor: null when the same,
+// { documented: NESTING, difference } when the two differ only in style rules with nested rules
+// (both pages through withoutNestedRulesPage equal), { documented: null, difference } otherwise.
+const NESTING = 'css nesting: ours keeps a style rule with nested rules whose selectors match the page';
+function classifyDifference(ours, theirs) {
+  const difference = compareOutputs(ours, theirs);
+  if (difference === null) return null;
+  const page = withoutNestedRulesPage(ours, theirs);
+  if (page !== null && compareOutputs(page, withoutNestedRulesPage(theirs, ours) ?? theirs) === null) {
+    return { documented: NESTING, difference };
+  }
+  return { documented: null, difference };
+}
+
+// compareOutputs, with the documented nesting difference counted as the same.
+function compareOutputsAllowingNesting(ours, theirs) {
+  const c = classifyDifference(ours, theirs);
+  return c === null || c.documented ? null : c.difference;
+}
+
 /** The text of each <style> element of a page, in document order. */
 function styleTexts(html) {
   return styles(parse5.parse(String(html)));
 }
 
-module.exports = { compareOutputs, styleTexts };
+module.exports = {
+  compareOutputs,
+  styleTexts,
+  classifyDifference,
+  compareOutputsAllowingNesting,
+  withoutNestedRules,
+  withoutNestedRulesPage,
+  NESTING,
+};

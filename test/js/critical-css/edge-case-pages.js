@@ -4,6 +4,8 @@
 // each installed Angular's own processor). `todo`: beasties versions where ours is known to differ.
 // `browser`: where beasties' output reads differently in a browser and ours follows the browser
 // (docs/critical-css-differences.md): ours' <style> text, and beasties' as it stands.
+// `nesting`: ours differs by design, by the documented CSS nesting difference (compare.js's
+// classifyDifference decides) and by nothing else.
 const { LINK_LOAD_SCRIPT_CONTENT } = require('./beasties-angular.js');
 
 const page = (body, head = '<link rel="stylesheet" href="styles.css">') =>
@@ -134,6 +136,24 @@ const CASES = [
       style: ':root{--mat-sys-background:#faf9fd}.a{color:var(--mat-sys-background)}.b{color:red;margin:0}',
       theirs: ':root--mat-sys-background:#faf9fd;}.a{color:var(--mat-sys-background)}.b{color:redmargin:0;}',
     },
+  },
+  {
+    name: 'CSS nesting: a matching .card keeps its nested rule and its own declarations',
+    nesting: true,
+    css: '.card{& .card-text{font-weight:bold} color:blue}\n.zz{color:red}\n.card-text{margin:0}\n',
+    html: page('<div class="card"><p class="card-text">x</p></div>'),
+  },
+  {
+    name: "CSS nesting: Tailwind 4's space-x-4 under minify",
+    nesting: true,
+    css: '.space-x-4 {\n  :where(& > :not(:last-child)) {\n    margin-inline-end: 1rem;\n  }\n}\n.a{color:red}\n',
+    html: page('<div class="space-x-4 a"><p>1</p><p>2</p></div>'),
+    minify: true,
+  },
+  {
+    name: 'CSS nesting: a parent matching nothing is dropped whole, in @media too',
+    css: '.nope{& .a{color:red} color:blue}\n@media screen{.nope{& .a{x:y}}.a{color:green}}\n',
+    html: page('<p class="a">x</p>'),
   },
 ];
 
