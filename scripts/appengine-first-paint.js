@@ -23,7 +23,7 @@ const { parseArgs } = require('node:util');
 const { CriticalCssEngine } = require('../lib/critical-css/engine');
 const { loadAppEngineRuntime } = require('../test/js/critical-css/appengine-runtime');
 const { CASES } = require('../test/js/critical-css/edge-case-pages');
-const { rng, stylesheets, vocabulary, generatePage, variantFor } = require('../test/js/critical-css/corpus');
+const { rng, shuffledStylesheets, vocabulary, generatePage, variantFor } = require('../test/js/critical-css/corpus');
 const { openCamera } = require('../test/js/critical-css/first-paint-camera');
 const { differingPixels } = require('../test/js/critical-css/png');
 
@@ -45,11 +45,7 @@ for (const [name, value] of Object.entries({ sheets: SHEETS, pages: PAGES, seed:
 // `--sheets` stylesheets in the seed's order, `--pages` page seeds each, then the edge cases.
 function sample() {
   const r = rng(SEED);
-  const sheets = stylesheets();
-  for (let i = sheets.length - 1; i > 0; i--) {
-    const j = r.int(i + 1);
-    [sheets[i], sheets[j]] = [sheets[j], sheets[i]];
-  }
+  const sheets = shuffledStylesheets(r);
   const out = [];
   for (const sheet of sheets.slice(0, SHEETS)) {
     const vocab = vocabulary(sheet.css);

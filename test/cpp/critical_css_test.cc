@@ -16,7 +16,7 @@ namespace css = ssr_native::critical_css;
 namespace {
 
 std::string Inline(const std::string& stylesheet, const std::string& page, bool compress = false,
-                   bool media_script = false) {
+                   bool media_script = false, bool beasties_0_4 = false) {
   css::CompileResult compiled = css::CompilePlan(stylesheet);
   EXPECT_TRUE(compiled.plan) << compiled.error;
   css::LinksResult links = css::FindLinks(page);
@@ -26,6 +26,7 @@ std::string Inline(const std::string& stylesheet, const std::string& page, bool 
   css::InlineOptions options;
   options.compress = compress;
   options.media_script = media_script;
+  options.beasties_0_4 = beasties_0_4;
   css::InlineResult result = css::Inline(page, plans, options);
   EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
   return result.html;
@@ -125,18 +126,7 @@ TEST(CriticalCssInline, FontsAndKeyframesFollowKeptRules) {
 // whole otherwise, in both beasties modes (beasties drops it: docs/critical-css-differences.md).
 std::string InlineMode(const std::string& stylesheet, const std::string& page, bool compress,
                        bool beasties_0_4) {
-  css::CompileResult compiled = css::CompilePlan(stylesheet);
-  EXPECT_TRUE(compiled.plan) << compiled.error;
-  css::LinksResult links = css::FindLinks(page);
-  std::vector<const css::Plan*> plans;
-  for (const css::PageLink& l : links.links)
-    plans.push_back(l.fetched ? compiled.plan.get() : nullptr);
-  css::InlineOptions options;
-  options.compress = compress;
-  options.beasties_0_4 = beasties_0_4;
-  css::InlineResult result = css::Inline(page, plans, options);
-  EXPECT_EQ(result.status, css::Status::kDone) << result.reason;
-  return StyleOf(result.html);
+  return StyleOf(Inline(stylesheet, page, compress, /*media_script=*/false, beasties_0_4));
 }
 
 TEST(CriticalCssInline, NestedRulesAreKeptWholeWithAMatchingParent) {

@@ -312,4 +312,14 @@ function variantFor(seed) {
   return v;
 }
 
-module.exports = { rng, stylesheets, vocabulary, generatePage, variantFor, tailwindLike };
+/** The stylesheets in an order drawn from `r` (an rng): the first-paint samples take a prefix. */
+function shuffledStylesheets(r) {
+  const sheets = stylesheets();
+  for (let i = sheets.length - 1; i > 0; i--) {
+    const j = r.int(i + 1);
+    [sheets[i], sheets[j]] = [sheets[j], sheets[i]];
+  }
+  return sheets;
+}
+
+module.exports = { rng, stylesheets, shuffledStylesheets, vocabulary, generatePage, variantFor, tailwindLike };

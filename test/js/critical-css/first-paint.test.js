@@ -36,7 +36,7 @@ const path = require('node:path');
 const { CriticalCssEngine } = require('../../../lib/critical-css/engine.js');
 const { createAngularProcessor } = require('./beasties-angular.js');
 const { classifyDifference } = require('./compare.js');
-const { rng, stylesheets, vocabulary, generatePage, variantFor } = require('./corpus.js');
+const { rng, shuffledStylesheets, vocabulary, generatePage, variantFor } = require('./corpus.js');
 const { differingPixels } = require('./png.js');
 const { runtimeIndependentSkip } = require('../helpers/run-once.js');
 const { openCamera } = require('./first-paint-camera.js');
@@ -46,11 +46,7 @@ const SEED = Number(process.env.FIRST_PAINT_SEED || 1);
 
 function sample() {
   const r = rng(SEED);
-  const sheets = stylesheets();
-  for (let i = sheets.length - 1; i > 0; i--) {
-    const j = r.int(i + 1);
-    [sheets[i], sheets[j]] = [sheets[j], sheets[i]];
-  }
+  const sheets = shuffledStylesheets(r);
   const used = CASES > 12 ? sheets.length : 6;
   return Array.from({ length: CASES }, (_, i) => ({ sheet: sheets[i % used], pageSeed: 1 + r.int(1000000) }));
 }
