@@ -1227,6 +1227,25 @@ bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc,
   return parser.Run(reason);
 }
 
+void UseHtmlparser2v10Names(HtmlDocument* doc) {
+  for (HtmlElement& el : doc->elements) {
+    const std::string_view name = el.name;
+    if (name == "img") {
+      if (el.name_end - el.tag_begin == 6) el.name = "image";  // written <image>: 12 renames it
+      continue;
+    }
+    bool upper = false;  // only an adjusted SVG name has a capital: the scanner lowercases
+    for (char c : name) upper |= c >= 'A' && c <= 'Z';
+    if (!upper) continue;
+    for (const auto& a : kSvgAdjust) {
+      if (name == a[1]) {
+        el.name = a[0];
+        break;
+      }
+    }
+  }
+}
+
 bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view lower_name,
                   std::string_view* value) {
   const HtmlElement& el = doc.elements[element];

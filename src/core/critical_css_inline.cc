@@ -1140,6 +1140,8 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   std::vector<std::string_view> legacy_fonts;
   std::vector<std::string_view> animations;
   bool include_next = false, exclude_next = false, include_all = false, exclude_all = false;
+  const std::vector<Directive>& directives =
+      options_.beasties_0_4 ? plan.directives_0_4 : plan.directives;
   const std::string_view text(tree.text);
   std::vector<std::string_view> kept;
   std::vector<uint32_t> stack;  // a kept nested rule's descendants
@@ -1159,7 +1161,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   auto predicate = [&](uint32_t index) -> bool {  // false: marked removed
     const CssNode& node = tree.nodes[index];
     if (node.kind == CssKind::kComment) {
-      switch (plan.directives[index]) {
+      switch (directives[index]) {
         case Directive::kInclude:
           include_next = true;
           break;
@@ -1281,7 +1283,7 @@ std::string PageProcessor::ProcessStyle(const Plan& plan) {
   // Rules a page can keep a selector of: those a key of the page opens, and the open ones.
   std::vector<uint8_t>& live = scratch_.live;
   live.assign(count, 0);
-  if (!plan.has_directives) {
+  if (!(options_.beasties_0_4 ? plan.has_directives_0_4 : plan.has_directives)) {
     // Pass 1, beasties' walkStyleRules with markOnly, in the order that matters without
     // directives: a rule is decided by its own selectors (what it collects, fonts and
     // animation names, is a set), an at-rule by its children, decided before it. So the rules
@@ -1411,7 +1413,9 @@ const DocumentChars& PageProcessor::Chars() {
 }
 
 bool PageProcessor::BuildDocument(std::string* reason) {
-  return ParseHtml(html_, limits_, &doc_, reason);
+  if (!ParseHtml(html_, limits_, &doc_, reason)) return false;
+  if (options_.beasties_0_4) UseHtmlparser2v10Names(&doc_);
+  return true;
 }
 
 InlineResult PageProcessor::Run() {

@@ -293,6 +293,11 @@ void SetHtmlScanShortcuts(bool on);
 // a reason when a limit is exceeded.
 bool ParseHtml(std::string_view html, const Limits& limits, HtmlDocument* doc, std::string* reason);
 
+// htmlparser2 10's element names (beasties 0.4, Angular 21) on a tree ParseHtml built: SVG tag
+// names stay lowercased (`clippath`, 12 writes `clipPath`) and `<image>` stays `image` (12
+// writes `img`). The tree is the same; css-select's lowercased tag selectors then match them.
+void UseHtmlparser2v10Names(HtmlDocument* doc);
+
 // Attribute lookup with htmlparser2's rules (lowercased names, first occurrence wins), seeing
 // the engine's overrides. Returns false when absent.
 bool GetAttribute(const HtmlDocument& doc, int32_t element, std::string_view lower_name,

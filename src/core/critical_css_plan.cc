@@ -301,6 +301,30 @@ bool ParseUnicodeRanges(std::string_view value, std::vector<uint32_t>* ranges) {
   return !ranges->empty();
 }
 
+// Where JavaScript's "." stops: the first line terminator (\n, \r, U+2028, U+2029) of `s`.
+size_t LineEnd(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\n' || s[i] == '\r') return i;
+    if (s[i] == '\xE2' && i + 2 < s.size() && s[i + 1] == '\x80' &&
+        (s[i + 2] == '\xA8' || s[i + 2] == '\xA9')) {
+      return i;
+    }
+  }
+  return s.size();
+}
+
+Directive CommandOf(std::string_view command) {
+  if (command == "include") return Directive::kInclude;
+  if (command == "exclude") return Directive::kExclude;
+  if (command == "include start") return Directive::kIncludeStart;
+  if (command == "include end") return Directive::kIncludeEnd;
+  if (command == "exclude start") return Directive::kExcludeStart;
+  if (command == "exclude end") return Directive::kExcludeEnd;
+  return Directive::kNone;
+}
+
+// beasties 0.5: /^(beasties|critters):(.*)$/ on postcss's trimmed comment text, the command
+// trimmed. `text` is the comment's body between its delimiters.
 Directive ParseDirective(std::string_view text) {
   std::string_view t = Trim(text);
   std::string_view rest;
@@ -311,17 +335,20 @@ Directive ParseDirective(std::string_view text) {
   } else {
     return Directive::kNone;
   }
-  if (rest.find('\n') != std::string_view::npos || rest.find('\r') != std::string_view::npos) {
+  if (LineEnd(rest) != rest.size()) {
     return Directive::kNone;  // "." in /^(beasties|critters):(.*)$/ stops at a line end
   }
-  const std::string_view command = Trim(rest);
-  if (command == "include") return Directive::kInclude;
-  if (command == "exclude") return Directive::kExclude;
-  if (command == "include start") return Directive::kIncludeStart;
-  if (command == "include end") return Directive::kIncludeEnd;
-  if (command == "exclude start") return Directive::kExcludeStart;
-  if (command == "exclude end") return Directive::kExcludeEnd;
-  return Directive::kNone;
+  return CommandOf(Trim(rest));
+}
+
+// beasties 0.4 (Angular 21): /^(?<!! )beasties:(.*)/, the command as matched: `beasties:` only
+// (no `critters:`), the command not trimmed (`beasties: include` is no directive), and a
+// command on several lines cut at the first line end, the expression being unanchored.
+Directive ParseDirective04(std::string_view text) {
+  const std::string_view t = Trim(text);
+  if (t.compare(0, 9, "beasties:") != 0) return Directive::kNone;
+  const std::string_view rest = t.substr(9);
+  return CommandOf(rest.substr(0, LineEnd(rest)));
 }
 
 }  // namespace
@@ -467,8 +494,9 @@ void Compiler::BuildRulePass() {
   plan_->gated_removed.assign(count, 0);
   for (uint32_t index : plan_->walk) {
     const CssNode& node = tree.nodes[index];
-    if (node.kind == CssKind::kComment && plan_->directives[index] != Directive::kNone) {
-      plan_->has_directives = true;
+    if (node.kind == CssKind::kComment) {
+      if (plan_->directives[index] != Directive::kNone) plan_->has_directives = true;
+      if (plan_->directives_0_4[index] != Directive::kNone) plan_->has_directives_0_4 = true;
     }
     if (node.kind != CssKind::kRule) plan_->walk_ungated.push_back(index);
     if (node.kind == CssKind::kAtRule) {
@@ -589,6 +617,7 @@ bool Compiler::Run(std::string* error) {
   plan_->rule_facts.assign(1, RuleFacts());
   plan_->facts_index.assign(count, 0);
   plan_->directives.assign(count, Directive::kNone);
+  plan_->directives_0_4.assign(count, Directive::kNone);
   plan_->has_nested.assign(count, false);
   plan_->style_end_decl.assign(count, false);
   plan_->font_face.assign(count, -1);
@@ -610,6 +639,7 @@ bool Compiler::Run(std::string* error) {
     auto sv = [&](uint32_t b, uint32_t e) { return std::string_view(text).substr(b, e - b); };
     if (node.kind == CssKind::kComment) {
       plan_->directives[i] = ParseDirective(sv(node.a_begin, node.a_end));
+      plan_->directives_0_4[i] = ParseDirective04(sv(node.a_begin, node.a_end));
       continue;
     }
     if (node.kind == CssKind::kDecl) {
@@ -716,8 +746,8 @@ bool Compiler::Run(std::string* error) {
   bytes += tree.child_list.capacity() * sizeof(uint32_t) + tree.roots.capacity() * sizeof(uint32_t);
   bytes += plan_->pieces.capacity() * (sizeof(std::string_view) + sizeof(uint32_t));
   bytes += plan_->rule_facts.capacity() * sizeof(RuleFacts);
-  // per node: facts_index, directives, font_face, has_nested, style_end_decl
-  bytes += count * (sizeof(uint32_t) + sizeof(Directive) + sizeof(int32_t) + 2);
+  // per node: facts_index, directives (two), font_face, has_nested, style_end_decl
+  bytes += count * (sizeof(uint32_t) + 2 * sizeof(Directive) + sizeof(int32_t) + 2);
   bytes += plan_->is_trigger.capacity();
   for (const FontFaceFacts& f : plan_->font_faces) {
     bytes += sizeof(FontFaceFacts) + f.family.capacity() + f.ranges.capacity() * sizeof(uint32_t);

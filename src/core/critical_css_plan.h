@@ -123,7 +123,9 @@ class Plan {
   std::vector<RuleFacts> rule_facts;
   std::vector<uint32_t> facts_index;  // per node
   const RuleFacts& FactsOf(uint32_t node) const { return rule_facts[facts_index[node]]; }
-  std::vector<Directive> directives;    // per node (comments)
+  // Per node (comments): the directive beasties 0.5 reads, and the one 0.4 reads.
+  std::vector<Directive> directives;
+  std::vector<Directive> directives_0_4;
   std::vector<uint8_t> has_nested;      // per node: beasties' hasNestedRules
   std::vector<uint8_t> style_end_decl;  // per node: a declaration whose value has </style>
   std::vector<int32_t> font_face;       // per node: index into font_faces or -1
@@ -157,7 +159,8 @@ class Plan {
   // walks only the rest: `walk_ungated` (the walk without the gated rules), with every gated
   // rule removed to begin with (`gated_removed`, per node). The walk never enters a style rule
   // with nested rules: it is decided whole, its nested content kept or dropped with it.
-  bool has_directives = false;
+  bool has_directives = false;  // for beasties 0.5; has_directives_0_4 for 0.4
+  bool has_directives_0_4 = false;
   std::vector<uint32_t> walk_ungated;
   std::vector<uint8_t> gated_removed;
   static constexpr uint8_t kOpenRule = 1;

@@ -171,6 +171,32 @@ TEST(CriticalCssInline, NestedRulesAreKeptWholeWithAMatchingParent) {
   }
 }
 
+// Comment directives as each beasties reads them (both answers taken from beasties 0.4.1 and
+// 0.5.4 with Angular's options): 0.4 reads `beasties:` only, its command untrimmed and cut at
+// a line end; 0.5 reads `critters:` too, trimmed, and no directive spanning lines.
+TEST(CriticalCssInline, DirectivesAsEachBeastiesReadsThem) {
+  const std::string sheet =
+      "/* critters:include */.none{color:red}/* beasties: include */.n2{x:y}"
+      "/* beasties:include\nfoo */.n3{z:w}.card{color:blue}";
+  EXPECT_EQ(InlineMode(sheet, kPage, false, /*beasties_0_4=*/true), ".n3{z:w}.card{color:blue}");
+  EXPECT_EQ(InlineMode(sheet, kPage, false, /*beasties_0_4=*/false),
+            ".none{color:red}.n2{x:y}.card{color:blue}");
+}
+
+// SVG tag names as each htmlparser2 names them: 10 (beasties 0.4) lowercases `clipPath` and
+// keeps `<image>`, so css-select's lowercased tag selectors match them; 12 (beasties 0.5)
+// writes `clipPath` and `img`, which a lowercased selector never equals.
+TEST(CriticalCssInline, SvgCamelCaseTagsAsEachBeastiesNamesThem) {
+  const std::string page =
+      "<html><head><link rel=stylesheet href=a.css></head><body><svg class=icon>"
+      "<clipPath></clipPath><foreignObject></foreignObject></svg><image src=x></body></html>";
+  const std::string sheet =
+      "clipPath{a:1}CLIPPATH{b:2}.icon foreignObject{c:3}linearGradient{d:4}image{e:5}img{f:6}";
+  EXPECT_EQ(InlineMode(sheet, page, false, /*beasties_0_4=*/true),
+            "clipPath{a:1}CLIPPATH{b:2}.icon foreignObject{c:3}image{e:5}");
+  EXPECT_EQ(InlineMode(sheet, page, false, /*beasties_0_4=*/false), "img{f:6}");
+}
+
 TEST(CriticalCssInline, FontsAndKeyframesSeeKeptNestedRules) {
   const std::string out = InlineMode(
       "@font-face{font-family:Used;src:url(u.woff)}@keyframes spin{to{t:1}}"
