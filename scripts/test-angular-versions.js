@@ -58,13 +58,17 @@ function prepare(major) {
   return dir;
 }
 
-// The real stylesheets the critical-CSS check adds to its corpus, at their pinned versions.
+// The real stylesheets the critical-CSS check adds to its corpus, at their pinned versions, and
+// the Tailwind builds (scripts/angular-processor-check-tailwind.js), written once after the
+// install; the stamp holds their class list too, so a changed list builds them again.
 function prepareCssCorpus() {
   const { REAL_SHEETS } = require('./angular-processor-check-sheets');
+  const { TAILWIND_SHEETS, CANDIDATES } = require('./angular-processor-check-tailwind');
   const dir = path.join(os.tmpdir(), 'ssr-native-css-corpus');
-  const wanted = Object.keys(REAL_SHEETS);
+  const wanted = [...Object.keys(REAL_SHEETS), ...TAILWIND_SHEETS.flatMap((sheet) => sheet.packages)];
   const stamp = path.join(dir, 'installed.json');
-  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === JSON.stringify(wanted)) return dir;
+  const stamped = JSON.stringify({ wanted, tailwind: CANDIDATES });
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === stamped) return dir;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'css-corpus', private: true }));
@@ -72,7 +76,11 @@ function prepareCssCorpus() {
     cwd: dir,
     stdio: 'inherit',
   });
-  fs.writeFileSync(stamp, JSON.stringify(wanted));
+  // a child process: the builds are async, this script is not
+  execFileSync(process.execPath, [path.join(__dirname, 'angular-processor-check-tailwind.js'), dir], {
+    stdio: 'inherit',
+  });
+  fs.writeFileSync(stamp, stamped);
   return dir;
 }
 
