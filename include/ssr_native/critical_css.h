@@ -98,6 +98,11 @@ struct InlineOptions {
   /// script and every <style> added. False: `preload: 'media'` (`onload="this.media='…'"`) with
   /// Angular 21's CSP override (`ngCspMedia`, its listener script, the nonce on <head>'s styles).
   bool media_script = false;
+  /// A prerendered page (`ng-server-context` naming `ssg`) that already carries inlined critical
+  /// CSS (a data-beasties-container, a deferred stylesheet link) is skipped: Angular serves its
+  /// prerendered pages as they were built, never through its inliner. False: the page is
+  /// processed as Angular's processor would process it (Angular 21 undoes the deferral first).
+  bool leave_inlined_prerendered = false;
 };
 
 struct InlineResult {

@@ -96,7 +96,14 @@ class CriticalCss {
     this.ownCache = options.cache === undefined;
     this.cache = options.cache || new FileCache({ root: this.path, name: `critical-css:${this.path}` });
     this.source = new StylesheetSource(this.cache);
-    const engineOptions = { ...ANGULAR_DEFAULTS, path: this.path, readStylesheet: this.source.read };
+    // serving, a prerendered page already inlined (at build time) goes out as built, as Angular
+    // sends it; any other page is processed as Angular's processor would process it
+    const engineOptions = {
+      ...ANGULAR_DEFAULTS,
+      path: this.path,
+      readStylesheet: this.source.read,
+      leaveInlinedPrerendered: true,
+    };
     for (const name of ENGINE_OPTIONS) if (options[name] !== undefined) engineOptions[name] = options[name];
     this.engine = new CriticalCssEngine(engineOptions);
     this.memo = new PageMemo({ maxBytes: this.memoBytes, maxEntries: this.memoPages });

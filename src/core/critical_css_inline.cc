@@ -296,9 +296,16 @@ class PageProcessor {
     std::string href;
     int32_t style = -1;     // synthetic <style>
     int32_t noscript = -1;  // synthetic <noscript>
+    int32_t copy = -1;      // the synthetic <link> in it
     int32_t script = -1;    // synthetic nonce'd <script>
     std::string sheet;      // the critical CSS
     bool style_removed = false;
+    // Angular 21 undid a previous pass's deferral of this link: its media back from the
+    // onload handler, the handler and the <noscript> copy after it removed.
+    bool undone = false;
+    // Inside a <noscript> that undoing removed: beasties embeds it in the detached copy,
+    // which is never written out.
+    bool detached = false;
   };
 
   bool BuildDocument(std::string* reason);
@@ -311,6 +318,25 @@ class PageProcessor {
     }
     return doc_.overrides[el.overrides];
   }
+  // Sets `name` (lowercase) to `value` in `edits`, replacing an earlier value or removal, so
+  // that GetAttribute and the writer read the last one.
+  static void SetAttr(AttrOverrides* edits, const std::string& name, std::string value) {
+    auto& removed = edits->removed_attrs;
+    removed.erase(std::remove(removed.begin(), removed.end(), name), removed.end());
+    for (auto& kv : edits->set_attrs) {
+      if (kv.first == name) {
+        kv.second = std::move(value);
+        return;
+      }
+    }
+    edits->set_attrs.emplace_back(name, std::move(value));
+  }
+  // Takes the source element `element` out of the tree, as domutils' removeElement does
+  // (its subtree flagged in *detached, sized to the page's source elements on first use).
+  void Detach(int32_t element, std::vector<uint8_t>* detached);
+  // Where the source element `element` ends: after its end tag when it has one, else where the
+  // parser closed it.
+  uint32_t ElementEnd(int32_t element) const;
   // `name` is a literal (the element keeps the view).
   int32_t AddSynthetic(std::string_view name, int32_t parent, int32_t prev, int32_t next);
   struct ClassValue {
@@ -427,6 +453,47 @@ class PageProcessor {
   std::vector<uint32_t>& class_keys_ = scratch_.class_keys;  // per element's classes (flat)
   std::vector<uint32_t>& class_key_begin_ = scratch_.class_key_begin;  // element -> class_keys_
 };
+
+void PageProcessor::Detach(int32_t element, std::vector<uint8_t>* detached) {
+  std::vector<HtmlElement>& els = doc_.elements;
+  if (detached->empty()) detached->assign(els.size(), 0);
+  // Source elements come in document order, parents first: the subtree is the run after it
+  // whose parent chain reaches it.
+  (*detached)[element] = 1;
+  for (size_t e = static_cast<size_t>(element) + 1; e < detached->size(); ++e) {
+    const int32_t parent = els[e].parent;
+    if (parent < element || !(*detached)[parent]) break;
+    (*detached)[e] = 1;
+  }
+  HtmlElement& el = els[element];
+  if (el.prev >= 0) els[el.prev].next = el.next;
+  if (el.next >= 0) els[el.next].prev = el.prev;
+  if (el.parent >= 0) {
+    HtmlElement& parent = els[el.parent];
+    if (parent.first_child == element) parent.first_child = el.next;
+    if (parent.last_child == element) parent.last_child = el.prev;
+  }
+  el.prev = el.next = -1;
+}
+
+uint32_t PageProcessor::ElementEnd(int32_t element) const {
+  const HtmlElement& el = doc_.elements[element];
+  const size_t at = el.content_end;
+  if (at < el.tag_end) return el.tag_end;
+  // its own end tag (`</noscript>`, any case), not an ancestor's that closed it
+  const std::string_view name = el.name;
+  bool own = at + 2 + name.size() <= html_.size() && html_[at] == '<' && html_[at + 1] == '/';
+  for (size_t i = 0; own && i < name.size(); ++i) {
+    char c = html_[at + 2 + i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    own = c == name[i];
+  }
+  if (own) {
+    const size_t close = html_.find('>', at);
+    if (close != std::string_view::npos) return static_cast<uint32_t>(close + 1);
+  }
+  return static_cast<uint32_t>(at);
+}
 
 int32_t PageProcessor::AddSynthetic(std::string_view name, int32_t parent, int32_t prev,
                                     int32_t next) {
@@ -1446,6 +1513,9 @@ InlineResult PageProcessor::Run() {
   int32_t nonce_element = -1;
   std::string_view nonce;
   std::vector<int32_t> links;
+  int32_t container = -1;  // the first element marked data-beasties-container
+  int containers = 0;
+  bool prerendered = false;  // an ng-server-context naming ssg (Angular's SSG marker)
   // Names compared lowercased; the scanner kept the first of repeated attributes, and nothing
   // is overridden yet, so one pass over each element's own attributes answers all three.
   auto name_is = [&](const HtmlAttr& a, std::string_view lower) {
@@ -1465,7 +1535,10 @@ InlineResult PageProcessor::Run() {
       const HtmlAttr& a = doc_.attrs[el.attr_begin + k];
       const std::string_view a_value = html_.substr(a.value_begin, a.value_end - a.value_begin);
       if (name_is(a, "data-beasties-container")) {
-        return skip("the page marks its own data-beasties-container");
+        if (container < 0) container = e;
+        ++containers;
+      } else if (name_is(a, "ng-server-context")) {
+        prerendered = prerendered || a_value.find("ssg") != std::string_view::npos;
       } else if (nonce_element < 0 && name_is(a, "ngcspnonce")) {
         nonce_element = e;
         nonce = a_value;
@@ -1489,11 +1562,28 @@ InlineResult PageProcessor::Run() {
     }
   }
 
+  // beasties' container: the page's own data-beasties-container (0.4's querySelector: the first;
+  // 0.5 searches every one it finds, not reproduced), else <html>, which it then marks.
+  const bool leave_inlined = options_.leave_inlined_prerendered && prerendered;
+  if (leave_inlined && (container >= 0 || deferred_media)) {
+    return skip("a prerendered page already inlined");
+  }
+  bool mark_container = true;
+  if (container >= 0) {
+    if (containers > 1 && !options_.beasties_0_4) {
+      return skip("the page marks more than one data-beasties-container");
+    }
+    root_ = container;
+    mark_container = false;
+  }
+
   if (links.size() > limits_.max_stylesheet_links) {
     return over_bound("more than " + std::to_string(limits_.max_stylesheet_links) +
                       " stylesheet links");
   }
   std::vector<LinkWork> work(links.size());
+  std::vector<uint8_t> detached;           // per element: inside a removed <noscript>
+  std::vector<int32_t> removed_noscripts;  // the <noscript>s undoing removed
   bool script_added = false;
   bool any_link = !links.empty();
   for (size_t k = 0; k < links.size(); ++k) {
@@ -1515,13 +1605,33 @@ InlineResult PageProcessor::Run() {
     }
     const int32_t L = w.element;
     std::string_view value;
-    // Angular 21's workaround for links a previous pass deferred: not reproduced. (Angular 22
-    // has none: beasties defers such a link again.)
+    if (!detached.empty() && detached[L]) {
+      w.detached = true;
+      w.plan = nullptr;  // nothing of it is written: no CSS to select
+      continue;
+    }
+    // Angular 21's embedLinkedStylesheet override, for a link a previous pass deferred
+    // (media="print", its onload setting the media, a <noscript> right after it): the media
+    // back from the handler, the handler and the <noscript> removed, then beasties defers the
+    // link again. (Angular 22 has none: beasties defers such a link as it is.)
     if (!options_.media_script && GetAttribute(doc_, L, "media", &value) && value == "print") {
       const int32_t next = doc_.elements[L].next;
+      std::string_view onload;
+      std::string media;
       if (next >= 0 && doc_.elements[next].name == "noscript" &&
-          doc_.elements[next].tag_begin == doc_.elements[L].tag_end) {
-        return skip("a stylesheet link already deferred by a previous pass");
+          doc_.elements[next].tag_begin == doc_.elements[L].tag_end &&
+          GetAttribute(doc_, L, "onload", &onload) && MatchMediaHandler(onload, &media)) {
+        if (leave_inlined) return skip("a prerendered page already inlined");
+        if (!nonce.empty()) {
+          // its CSP branch then also runs on the links of the removed copy, in the order their
+          // reads complete: not reproduced
+          return skip("a stylesheet link already deferred by a previous pass, with a CSP nonce");
+        }
+        w.undone = true;
+        SetAttr(&Edits(L), "media", media);
+        Edits(L).removed_attrs.push_back("onload");
+        Detach(next, &detached);
+        removed_noscripts.push_back(next);
       }
     }
     if (GetAttribute(doc_, L, "href", &value)) w.href.assign(value);
@@ -1543,17 +1653,25 @@ InlineResult PageProcessor::Run() {
         clone.clone_of = L;
         doc_.elements.push_back(std::move(clone));
         const int32_t c = static_cast<int32_t>(doc_.elements.size() - 1);
+        w.copy = c;
         Edits(c).removed_attrs.push_back("id");
+        if (w.undone) {  // copied after Angular's override: its media, no handler
+          std::string_view undone_media;
+          GetAttribute(doc_, L, "media", &undone_media);
+          std::string media_copy(undone_media);  // a view into L's edits
+          SetAttr(&Edits(c), "media", std::move(media_copy));
+          Edits(c).removed_attrs.push_back("onload");
+        }
         doc_.elements[w.noscript].first_child = c;
         doc_.elements[w.noscript].last_child = c;
       }
       AttrOverrides& el = Edits(L);
-      el.set_attrs.emplace_back("media", "print");
+      SetAttr(&el, "media", "print");
       if (options_.media_script) {
-        el.set_attrs.emplace_back("data-beasties-media", media);
+        SetAttr(&el, "data-beasties-media", media);
         deferred_media = true;
       } else {
-        el.set_attrs.emplace_back("onload", "this.media='" + media + "'");
+        SetAttr(&el, "onload", "this.media='" + media + "'");
       }
     }
     if (!nonce.empty() && !options_.media_script) {
@@ -1625,10 +1743,20 @@ InlineResult PageProcessor::Run() {
     in_cache_[e] = !doc_.elements[e].synthetic && (in_domain_[e] || e == root_);
     if (in_domain_[e]) domain_.push_back(e);
   }
+  if (!detached.empty()) {
+    // removed from the document before the search, but in the caches beasties built before
+    for (size_t e = 0; e < detached.size(); ++e) {
+      if (detached[e]) in_domain_[e] = 0;
+    }
+    domain_.erase(std::remove_if(domain_.begin(), domain_.end(),
+                                 [&](int32_t e) { return in_domain_[e] == 0; }),
+                  domain_.end());
+  }
   match_.doc = &doc_;
   match_.class_keys = &class_keys_;
   match_.class_key_begin = &class_key_begin_;
   match_.root = root_;
+  match_.inside_root = root_ >= 0 && doc_.elements[root_].parent >= 0 ? in_domain_.data() : nullptr;
   match_.max_steps = limits_.max_match_steps;
   chain_stamp_.assign(count, 0);
   chain_value_.assign(count, 0);
@@ -1680,7 +1808,13 @@ InlineResult PageProcessor::Run() {
     e.text = std::move(text);
     edits.push_back(std::move(e));
   };
-  if (root_ >= 0) add(doc_.elements[root_].attrs_end, 0, " data-beasties-container");
+  if (root_ >= 0 && mark_container) {
+    add(doc_.elements[root_].attrs_end, 0, " data-beasties-container");
+  }
+  for (int32_t ns : removed_noscripts) {
+    const HtmlElement& n = doc_.elements[ns];
+    add(n.tag_begin, ElementEnd(ns) - n.tag_begin, "");
+  }
   const std::string nonce_attr = [&]() {
     std::string s = " nonce=\"";
     AppendAttributeValue(nonce, &s);
@@ -1703,6 +1837,7 @@ InlineResult PageProcessor::Run() {
     return nullptr;
   };
   for (const LinkWork& w : work) {
+    if (w.detached) continue;
     const HtmlElement& L = doc_.elements[w.element];
     if (w.style >= 0 && !w.style_removed) {
       std::string s = "<style";
@@ -1746,9 +1881,18 @@ InlineResult PageProcessor::Run() {
         AppendAttributeValue(*set_value, &written);
         written.push_back('"');
       }
-      if (removed && set_value == nullptr) {
-        if (source != nullptr) add(source->name_begin, source->end - source->name_begin, "");
-        continue;
+      // removed with the space before it, as a serializer writes the rest
+      auto remove_source = [&]() {
+        uint32_t b = source->name_begin;
+        while (b > L.name_end && IsJsSpaceByte(static_cast<unsigned char>(html_[b - 1]))) --b;
+        add(b, source->end - b, "");
+      };
+      // Angular 21 removed the handler of a link it undid: beasties' new one goes last
+      const bool moved = w.undone && lower == "onload";
+      if ((removed && set_value == nullptr) || (moved && source != nullptr)) {
+        if (source != nullptr) remove_source();
+        if (set_value == nullptr) continue;
+        source = nullptr;
       }
       if (set_value == nullptr) continue;
       if (source != nullptr) {
@@ -1758,6 +1902,8 @@ InlineResult PageProcessor::Run() {
       }
     }
     if (w.noscript >= 0) {
+      // the link's attributes as written, less and changed as its copy's edits say (no id)
+      const AttrOverrides& copy = doc_.overrides[doc_.elements[w.copy].overrides];
       std::string s = "<noscript><link";
       for (uint32_t k = 0; k < L.attr_count; ++k) {
         const HtmlAttr& a = doc_.attrs[L.attr_begin + k];
@@ -1765,10 +1911,16 @@ InlineResult PageProcessor::Run() {
         for (char& c : name) {
           if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
         }
-        if (name == "id") continue;
+        if (std::find(copy.removed_attrs.begin(), copy.removed_attrs.end(), name) !=
+            copy.removed_attrs.end()) {
+          continue;
+        }
         s.push_back(' ');
         s += name;
-        const std::string_view value = html_.substr(a.value_begin, a.value_end - a.value_begin);
+        std::string_view value = html_.substr(a.value_begin, a.value_end - a.value_begin);
+        for (const auto& kv : copy.set_attrs) {
+          if (kv.first == name) value = kv.second;
+        }
         if (!value.empty()) {
           s += "=\"";
           AppendAttributeValue(value, &s);

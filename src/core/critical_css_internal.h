@@ -312,7 +312,11 @@ struct MatchContext {
   // test is an integer comparison instead of a scan of the attribute value.
   const std::vector<uint32_t>* class_key_begin = nullptr;  // size elements + 1
   const std::vector<uint32_t>* class_keys = nullptr;
-  int32_t root = -1;   // the beasties container (<html>), -1 for the document
+  int32_t root = -1;  // the beasties container (<html>), -1 for the document
+  // Per element, whether it is below the root; set only for a root with an element parent
+  // (a page's own data-beasties-container), where css-select reads each group as
+  // `:scope <group>`. nullptr otherwise.
+  const uint8_t* inside_root = nullptr;
   uint64_t steps = 0;  // work done, checked against the limit
   uint64_t max_steps = 0;
   bool exhausted = false;

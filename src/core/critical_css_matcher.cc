@@ -155,6 +155,9 @@ bool MatchFrom(const ComplexSelector& selector, size_t index, int32_t element,
   if (index == 0) {
     if (selector.scope_child)
       return doc.elements[element].parent == context->root && context->root >= 0;
+    // css-select's absolutize: below a container that has an element parent, the group reads
+    // `:scope <group>`, so its leftmost compound must match inside the container.
+    if (context->inside_root != nullptr) return context->inside_root[element] != 0;
     return true;
   }
   const Combinator combinator = selector.combinators[index - 1];

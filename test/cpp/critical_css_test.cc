@@ -197,6 +197,42 @@ TEST(CriticalCssInline, SvgCamelCaseTagsAsEachBeastiesNamesThem) {
   EXPECT_EQ(InlineMode(sheet, page, false, /*beasties_0_4=*/false), "img{f:6}");
 }
 
+// Angular 21's override for a link a previous pass deferred (answers from beasties 0.4.1 with
+// Angular 21's processor): the media back from the handler, the handler and the <noscript>
+// after it removed, the link deferred again; the removed copy's classes stay in beasties'
+// cache (`.b`), its elements leave the searched tree.
+TEST(CriticalCssInline, Angular21UndoesAPreviousDeferralAndInlinesAgain) {
+  const std::string page =
+      "<html><head><link rel=stylesheet href=a.css media=print onload=\"this.media='screen'\">"
+      "<noscript><link rel=stylesheet href=a.css><p class=b></p></noscript></head>"
+      "<body><p class=a></p></body></html>";
+  const std::string sheet = ".a{color:red}.b{color:blue}noscript p{x:y}";
+  const std::string out = Inline(sheet, page, false, false, /*beasties_0_4=*/true);
+  EXPECT_EQ(StyleOf(out), ".a{color:red}.b{color:blue}");
+  EXPECT_NE(out.find("<link rel=stylesheet href=a.css media=\"print\" "
+                     "onload=\"this.media='screen'\"><noscript><link rel=\"stylesheet\" "
+                     "href=\"a.css\" media=\"screen\"></noscript></head>"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("<p class=b>"), std::string::npos) << out;
+}
+
+// A page's own data-beasties-container is the container (not marked again); below one with an
+// element parent css-select reads `div>p` as `:scope div>p` (answers from beasties 0.4.1 and
+// 0.5.4).
+TEST(CriticalCssInline, APagesOwnContainerScopesTheSearch) {
+  const std::string page =
+      "<html><head><link rel=stylesheet href=a.css></head><body><p class=a></p>"
+      "<div data-beasties-container><p class=b></p><div><p></p></div></div></body></html>";
+  for (bool v04 : {false, true}) {
+    SCOPED_TRACE(v04 ? "beasties 0.4" : "beasties 0.5");
+    const std::string out =
+        Inline(".a{color:red}.b{color:blue}div>p{z:w}div p{y:x}", page, false, false, v04);
+    EXPECT_EQ(StyleOf(out), ".b{color:blue}div>p{z:w}div p{y:x}");
+    EXPECT_EQ(out.find("<html data-beasties-container>"), std::string::npos) << out;
+  }
+}
+
 TEST(CriticalCssInline, FontsAndKeyframesSeeKeptNestedRules) {
   const std::string out = InlineMode(
       "@font-face{font-family:Used;src:url(u.woff)}@keyframes spin{to{t:1}}"

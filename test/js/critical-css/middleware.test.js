@@ -50,9 +50,15 @@ test('inlineCriticalCss: string in, string out; Buffer in, Buffer out; the criti
   assert.ok(Buffer.isBuffer(asBuffer));
   assert.equal(asBuffer.toString(), asString);
   assert.deepEqual(asBuffer, inlined(page));
-  // a page the engine skips (it marks its own data-beasties-container) is returned as it was
-  const skipped = `<!DOCTYPE html><html><head><link rel="stylesheet" href="${STYLESHEET}"></head><body><div data-beasties-container><p class="mb-2">x</p></div></body></html>`;
+  // a page the engine skips (two data-beasties-container under beasties 0.5) is returned as it was
+  const skipped = `<!DOCTYPE html><html><head><link rel="stylesheet" href="${STYLESHEET}"></head><body><div data-beasties-container><p class="mb-2">x</p></div><div data-beasties-container></div></body></html>`;
   assert.equal(inlineCriticalCss(skipped, options), skipped);
+  // a prerendered page inlined at build time goes out as built (Angular serves it so)
+  const prerendered = page.replace(/<app-root\b/, '<app-root ng-server-context="ssg"');
+  assert.notEqual(prerendered, page);
+  const built = inlineCriticalCss(prerendered, options);
+  assert.notEqual(built, prerendered);
+  assert.equal(inlineCriticalCss(built, options), built);
   assert.throws(() => inlineCriticalCss(42, options), TypeError);
   assert.throws(() => inlineCriticalCss(page, null), TypeError);
   assert.throws(() => inlineCriticalCss(page, {}), TypeError);
@@ -191,7 +197,8 @@ test('left untouched: HEAD before any GET, non-HTML, a Content-Encoding, 304, a 
   app.get('/json', (req, res) => res.type('text/plain').send(page));
   app.get('/gz', (req, res) => res.set({ 'Content-Type': 'text/html', 'Content-Encoding': 'gzip' }).end(gz));
   app.get('/not-modified', (req, res) => res.status(304).end());
-  const skipped = `<!DOCTYPE html><html><head><link rel="stylesheet" href="${STYLESHEET}"></head><body><div data-beasties-container><p>x</p></div></body></html>`;
+  // two data-beasties-container: beasties 0.5 searches both, the engine skips the page
+  const skipped = `<!DOCTYPE html><html><head><link rel="stylesheet" href="${STYLESHEET}"></head><body><div data-beasties-container><p>x</p></div><div data-beasties-container></div></body></html>`;
   app.get('/skipped', (req, res) => res.send(skipped));
   app.get('/big', (req, res) => {
     res.type('html');
