@@ -318,11 +318,15 @@ class PageProcessor {
     }
     return doc_.overrides[el.overrides];
   }
-  // Sets `name` (lowercase) to `value` in `edits`, replacing an earlier value or removal, so
-  // that GetAttribute and the writer read the last one.
+  // Sets `name` (lowercase) to `value` in `edits`, replacing an earlier value, so that
+  // GetAttribute and the writer read the last one; after a removal it is re-added (last).
   static void SetAttr(AttrOverrides* edits, const std::string& name, std::string value) {
     auto& removed = edits->removed_attrs;
-    removed.erase(std::remove(removed.begin(), removed.end(), name), removed.end());
+    const auto gone = std::remove(removed.begin(), removed.end(), name);
+    if (gone != removed.end()) {
+      removed.erase(gone, removed.end());
+      edits->readded_attrs.push_back(name);
+    }
     for (auto& kv : edits->set_attrs) {
       if (kv.first == name) {
         kv.second = std::move(value);
@@ -1887,8 +1891,9 @@ InlineResult PageProcessor::Run() {
         while (b > L.name_end && IsJsSpaceByte(static_cast<unsigned char>(html_[b - 1]))) --b;
         add(b, source->end - b, "");
       };
-      // Angular 21 removed the handler of a link it undid: beasties' new one goes last
-      const bool moved = w.undone && lower == "onload";
+      // removed, then set again (Angular 21's undoing, then beasties' handler): written last
+      const bool moved = std::find(edits.readded_attrs.begin(), edits.readded_attrs.end(), lower) !=
+                         edits.readded_attrs.end();
       if ((removed && set_value == nullptr) || (moved && source != nullptr)) {
         if (source != nullptr) remove_source();
         if (set_value == nullptr) continue;

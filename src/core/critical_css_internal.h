@@ -249,6 +249,8 @@ struct HtmlElement {
 struct AttrOverrides {
   std::vector<std::pair<std::string, std::string>> set_attrs;
   std::vector<std::string> removed_attrs;
+  // Removed, then set again: the DOM appends such an attribute, so it is written last.
+  std::vector<std::string> readded_attrs;
 };
 
 struct HtmlTextRun {
