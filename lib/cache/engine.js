@@ -56,6 +56,7 @@ const PASS_BY_REASON = { method: PASS_METHOD, body: PASS_BODY, cookie: PASS_COOK
 const PASS_UNKEYED = { action: 'pass', reason: 'unkeyed' }; // forwarding headers not keyed, a Host not allowed, key() false
 const PASS_BAD_AUTHORITY = { action: 'pass', reason: 'bad-authority' }; // a Host that is not host[:port]
 const BAD_AUTHORITY = Symbol('bad authority');
+const HOST_WARNING_EVERY_MS = 60_000; // a refused Host is warned about at most this often
 const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
 
 // The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
@@ -138,8 +139,8 @@ class CacheEngine {
         ? undefined
         : inputs.hostAllowList(options.allowedHosts, { anyPort: options.host !== false });
     this.lastAuthority = undefined; // the last Host value found well-formed
-    this.hostAllowed = false; // allowedHosts matched a request once (else its first refusal warns)
-    this.warnedHost = false;
+    this.hostAllowed = false; // allowedHosts matched a request once (said in the refusal's warning)
+    this.hostWarnedAt = -Infinity; // Date.now() of the last refusal warning (one a minute at most)
     if (options.host === false && this.allowedHost === undefined)
       throw new TypeError(
         'options.host: false shares one entry between every Host a request names, so it needs options.allowedHosts (the names of the one site)',
@@ -331,10 +332,8 @@ class CacheEngine {
       extra = inputs.forwardingPart(headers);
     }
     if (this.allowedHost !== undefined) {
-      const localPort = req.socket == null ? undefined : req.socket.localPort;
-      if (authority !== undefined && !this.allowedHost(authority, localPort)) return this.refusedHost(authority);
-      if ((authority === undefined || host !== undefined) && !this.allowedHost(host, localPort))
-        return this.refusedHost(host);
+      if (authority !== undefined && !this.allowedHost(authority)) return this.refusedHost(authority);
+      if ((authority === undefined || host !== undefined) && !this.allowedHost(host)) return this.refusedHost(host);
       this.hostAllowed = true;
     }
     if (this.keyHook !== undefined) {
@@ -358,13 +357,20 @@ class CacheEngine {
     return true;
   }
 
-  /** A Host allowedHosts refused: counted, and named in one warning while none was ever allowed. */
+  /**
+   * A Host allowedHosts refused: counted, and named in a warning at most once a minute (real
+   * time, not the `now` option's clock): a missing name or port, or someone probing.
+   */
   refusedHost(host) {
     this.counters.hostNotAllowed++;
-    if (!this.hostAllowed && !this.warnedHost) {
-      this.warnedHost = true;
+    const now = Date.now();
+    if (now - this.hostWarnedAt >= HOST_WARNING_EVERY_MS) {
+      this.hostWarnedAt = now;
+      const what = this.hostAllowed
+        ? 'that request passes the cache'
+        : 'and has allowed none yet: every request passes the cache';
       process.emitWarning(
-        `response cache: options.allowedHosts refused the Host ${JSON.stringify(String(host))} and has allowed none yet: every request passes the cache (is the site's name, and port, in allowedHosts?)`,
+        `response cache: options.allowedHosts refused the Host ${JSON.stringify(String(host))} ${what} (${this.counters.hostNotAllowed} refused so far; is the site's name, and port, in allowedHosts? an entry without a port matches only a Host without one when host: false)`,
         { code: 'SSR_NATIVE_CACHE_HOST_NOT_ALLOWED' },
       );
     }

@@ -36,8 +36,9 @@ export interface ResponseCacheOptions {
   /**
    * The Host names the cache serves and stores for, as Angular's `security.allowedHosts`:
    * 'shop.example', 'shop.example:8443' (that port only), '*.shop.example' (its subdomains),
-   * '*' (any). An entry without a port allows any port while the Host is keyed, no port with
-   * `host: false`. A request naming another (in Host, or in a keyed X-Forwarded-Host / X-Host /
+   * '*' (any). An entry without a port allows any port while the Host is keyed; with
+   * `host: false` no entry matches a Host whose port it does not spell ('localhost:4200' for
+   * development), whatever port the server listens on. A request naming another (in Host, or in a keyed X-Forwarded-Host / X-Host /
    * Forwarded host=) passes; a value that is not `host[:port]` always passes. Default: any
    * well-formed Host, each its own entries (as sent, no case folding).
    */
