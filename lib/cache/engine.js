@@ -163,6 +163,7 @@ class CacheEngine {
     this.token = crypto.randomBytes(18).toString('base64url'); // marks our own refresh requests
     // a store with layers of its own (sharedMemoryStore) replaces this process's memory
     const layers = options.store == null ? undefined : options.store[CACHE_LAYERS];
+    this.layers = layers;
     this.memory =
       layers === undefined ? new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries }) : layers.memory;
     this.pending = new Map(); // coalescing key -> { since, waiters: Set<function> }
@@ -855,8 +856,15 @@ class CacheEngine {
     if (this.shared !== undefined) this.shared.close();
   }
 
+  /** Which store holds the entries: 'memory', 'redis', or the shared-memory store's own word. */
+  storeName() {
+    if (this.layers !== undefined) return this.layers.describe();
+    return this.shared === undefined ? 'memory' : 'redis';
+  }
+
   stats() {
     return {
+      store: this.storeName(),
       ...this.counters,
       entries: this.memory.entries.size,
       bytes: this.memory.bytes,

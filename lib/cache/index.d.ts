@@ -126,6 +126,8 @@ export interface ResponseCacheOptions {
 }
 
 export interface ResponseCacheStats {
+  /** Which store holds the entries (see ResponseCacheStoreName). */
+  store: ResponseCacheStoreName;
   hits: number;
   misses: number;
   staleServed: number;
@@ -202,9 +204,14 @@ export function responseCache(options?: ResponseCacheOptions): ResponseCacheMidd
 export interface SharedMemoryStoreOptions {
   /** The segment's name (letters, digits, '.', '_', '-'): every process giving it shares one cache. */
   name: string;
-  /** An absolute tmpfs folder. Default '/dev/shm'. */
+  /**
+   * An absolute tmpfs folder. Default: $XDG_RUNTIME_DIR, else the first of systemd's
+   * $RUNTIME_DIRECTORY, when it is a directory of this user that no one else may write; else
+   * '/dev/shm' (where another local user can plant a file under the name: then this process
+   * falls back to its own memory, see `stats().store`).
+   */
   dir?: string;
-  /** Bytes of stored entries for all processes together, reserved at open. Default 64 MiB. */
+  /** Bytes of stored entries for all processes together, reserved in RAM when the segment is opened. Default 64 MiB. */
   maxBytes?: number;
   /** Index slots. Default 10000. */
   maxEntries?: number;
@@ -212,15 +219,28 @@ export interface SharedMemoryStoreOptions {
   persist?: boolean;
 }
 
+/**
+ * Which store holds a response cache's entries: 'memory' (this process's), 'redis',
+ * 'shared-memory' (the segment, opened), 'shared-memory (opens at first use)' (nothing asked
+ * yet), or `memory (fallback: <reason>)` when the segment could not be used and this process
+ * keeps its own memory store: `refused: <what is there, its owner uid and mode>`,
+ * `no room: <free and needed sizes>`, `cannot open: <the system's error>`.
+ */
+export type ResponseCacheStoreName = string;
+
 export interface SharedMemoryStore {
-  /** This process's counters and the segment's (entries, bytes, maxBytes, evictions, repairs). */
-  stats(): Record<string, number>;
+  /** The segment's path (created at first use). */
+  readonly file: string;
+  /** Which store is in use (see ResponseCacheStoreName), this process's counters and the segment's sizes. */
+  stats(): { store: ResponseCacheStoreName } & Record<string, number | string>;
 }
 
 /**
  * A response store in shared memory for every process of this machine that opens the same name
- * (node:cluster, PM2 cluster mode): pass it as responseCache's `store`. Throws an Error with code
- * ERR_SSR_NATIVE_SHARED_CACHE when the segment cannot be opened or is refused.
+ * (node:cluster, PM2 cluster mode): pass it as responseCache's `store`. Nothing is created until
+ * the first look-up, store or purge (so a build that loads the server creates nothing). A
+ * segment refused for its owner, mode or type, or a folder without room, gives one process
+ * warning (code SSR_NATIVE_SHARED_CACHE_FALLBACK) and this process serves from its own memory.
  */
 export function sharedMemoryStore(options: SharedMemoryStoreOptions): SharedMemoryStore;
 

@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { mulberry32 } = require('../helpers/seeded-random');
+const { segmentDir, leftovers } = require('../helpers/shm-segments');
 const {
   freePort,
   get,
@@ -24,18 +25,31 @@ const SERVER = path.join(__dirname, '..', 'helpers', 'shm-cluster-server.js');
 // the chaos run's length: 8 s in npm test, CHAOS_SECONDS=60 in CI's own step (.ci/run)
 const CHAOS_MS = 1000 * Number(process.env.CHAOS_SECONDS || 8);
 
-async function startCluster(t) {
+const PREFIX = `cluster-${process.pid}`;
+test.after(() => assert.deepEqual(leftovers(PREFIX), [], 'every segment and folder made here is removed'));
+
+async function startCluster(t, workers = 4) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shm-cluster-'));
-  const name = `test-${process.pid}-${Date.now()}`;
+  const shmDir = segmentDir(PREFIX);
+  const name = `${PREFIX}-${Date.now()}`;
   const port = await freePort();
   const log = path.join(dir, 'renders.log');
   const child = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, PORT: String(port), SHM_NAME: name, RENDER_LOG: log, WORKERS: '4' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      SHM_NAME: name,
+      SHM_DIR: shmDir,
+      RENDER_LOG: log,
+      WORKERS: String(workers),
+    },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
-  t.after(() => {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  t.after(async () => {
     child.kill('SIGTERM');
-    fs.rmSync(`/dev/shm/ssr-native-cache-${name}`, { force: true });
+    await exited;
+    fs.rmSync(shmDir, { recursive: true, force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   });
   await new Promise((resolve, reject) => {
