@@ -15,6 +15,7 @@ const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
 const { RedisStore } = require('./redis-store');
 const { CACHE_LAYERS } = require('./shared-memory-store');
+const { storeChoiceError } = require('./store-choice');
 const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
@@ -114,8 +115,24 @@ class CacheEngine {
   constructor(options = {}, adapter = {}) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
     ownOptions(options, RESPONSE_CACHE_OPTIONS, 'responseCache(options)');
-    this.maxBytes = numberOption(options, 'maxBytes');
-    this.maxEntries = numberOption(options, 'maxEntries', 1);
+    const store = options.store;
+    if (store != null && typeof store !== 'object' && typeof store !== 'function') throw storeChoiceError(store);
+    // a store with layers of its own (sharedMemoryStore) replaces this process's memory
+    const layers = store == null ? undefined : store[CACHE_LAYERS];
+    this.layers = layers;
+    if (layers === undefined) {
+      this.maxBytes = numberOption(options, 'maxBytes');
+      this.maxEntries = numberOption(options, 'maxEntries', 1);
+    } else {
+      // one budget: the segment's, which holds the entries of every process
+      for (const name of ['maxBytes', 'maxEntries'])
+        if (options[name] !== undefined)
+          throw new TypeError(
+            `options.${name}: with store: sharedMemoryStore(...), the segment holds the entries and its size is the budget: give ${name} to sharedMemoryStore({ ${name} }) only`,
+          );
+      this.maxBytes = layers.memory.maxBytes;
+      this.maxEntries = layers.memory.maxEntries;
+    }
     this.maxEntrySize = Math.min(numberOption(options, 'maxEntrySize'), this.maxBytes);
     this.lockTimeout = numberOption(options, 'lockTimeout');
     this.hitForPassMs = numberOption(options, 'hitForPass') * 1000;
@@ -161,9 +178,6 @@ class CacheEngine {
     this.addEtag = options.etag !== false;
     this.backgroundRefresh = options.staleWhileRevalidate !== false;
     this.token = crypto.randomBytes(18).toString('base64url'); // marks our own refresh requests
-    // a store with layers of its own (sharedMemoryStore) replaces this process's memory
-    const layers = options.store == null ? undefined : options.store[CACHE_LAYERS];
-    this.layers = layers;
     this.memory =
       layers === undefined ? new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries }) : layers.memory;
     this.pending = new Map(); // coalescing key -> { since, waiters: Set<function> }
@@ -274,10 +288,12 @@ class CacheEngine {
     if (entry !== undefined) {
       if (now < entry.freshUntil) {
         this.counters.hits++;
+        if (this.layers !== undefined) this.servedFromSegment();
         return { action: 'hit', entry, stale: false };
       }
       if (now < entry.swrUntil) {
         this.counters.staleServed++;
+        if (this.layers !== undefined) this.servedFromSegment();
         if (this.backgroundRefresh) this.refreshInBackground(req, key, entry);
         return { action: 'hit', entry, stale: true };
       }
@@ -854,6 +870,14 @@ class CacheEngine {
 
   close() {
     if (this.shared !== undefined) this.shared.close();
+  }
+
+  /**
+   * A hit served out of the shared-memory segment, which is this process's memory layer too:
+   * counted in sharedHits (the shared layer's own look-up runs only when that layer missed).
+   */
+  servedFromSegment() {
+    if (this.memory.segment !== undefined) this.shared.counters.sharedHits++;
   }
 
   /** Which store holds the entries: 'memory', 'redis', or the shared-memory store's own word. */

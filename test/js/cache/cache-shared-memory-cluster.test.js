@@ -80,6 +80,32 @@ test('a purge through one worker: the next request renders, on every worker', as
   await purgeReachesAll(port, renders);
 });
 
+test('2 workers: a hit served from the segment counts once in sharedHits of the worker that served it', async (t) => {
+  const { port, renders } = await startCluster(t, 2);
+  for (let i = 0; i < 10; i++) assert.equal((await get(port, '/p/counted')).status, 200);
+  assert.equal(renders(), 1);
+  const byPid = new Map();
+  for (let i = 0; i < 50 && byPid.size < 2; i++) {
+    const { pid, stats } = JSON.parse((await get(port, '/stats')).body);
+    byPid.set(pid, stats);
+  }
+  assert.equal(byPid.size, 2, 'both workers answered /stats');
+  const all = [...byPid.values()];
+  assert.equal(
+    all.reduce((n, s) => n + s.hits, 0),
+    9,
+    'nine hits between them',
+  );
+  for (const s of all) {
+    assert.equal(s.store, 'shared-memory');
+    assert.equal(s.maxBytes, 32 * 1024 * 1024, "the segment's budget (shm-cluster-app.js)");
+    assert.equal(s.sharedHits, s.hits, `each hit came from the segment: ${JSON.stringify(s)}`);
+  }
+  // the worker that did not render served its hits from what the other stored
+  const other = all.find((s) => s.renders === 0);
+  assert.ok(other !== undefined && other.sharedHits > 0, JSON.stringify(all));
+});
+
 test(
   'workers SIGKILLed at random under load: no torn or foreign body, the store keeps serving',
   { timeout: CHAOS_MS + 120000 },
