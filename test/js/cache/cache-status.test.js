@@ -61,9 +61,9 @@ function koaApp(Koa, mw, state) {
   return app.callback();
 }
 
-async function site(flavor, cacheStatus) {
+async function site(flavor, cacheStatus, extra = {}) {
   const clock = { now: 1_700_000_000_000 };
-  const options = { now: () => clock.now, staleWhileRevalidate: false };
+  const options = { now: () => clock.now, staleWhileRevalidate: false, ...extra };
   if (cacheStatus !== undefined) options.cacheStatus = cacheStatus;
   const mw = flavor.startsWith('koa') ? koaCache(options) : responseCache(options);
   const state = { renders: 0, broken: false };
@@ -145,6 +145,19 @@ for (const flavor of Object.keys(APPS)) {
     }
   });
 
+  test(`${flavor}: cacheStatus: a client's no-cache that the options honour says fwd=request`, async () => {
+    const s = await site(flavor, true, { honorRequestNoCache: true });
+    try {
+      await get(s);
+      assert.equal((await get(s)).headers['cache-status'], 'ssr-native; hit; ttl=60');
+      const again = await get(s, { 'cache-control': 'no-cache' });
+      assert.equal(again.body.toString(), 'page 2');
+      assert.equal(again.headers['cache-status'], 'ssr-native; fwd=request');
+    } finally {
+      await s.close();
+    }
+  });
+
   test(`${flavor}: cacheStatus { worker: true } names the process in detail`, async () => {
     const s = await site(flavor, { worker: true });
     try {
@@ -182,6 +195,30 @@ test('cacheStatus { worker: true } in a node:cluster worker names the worker id 
     const exited = new Promise((resolve) => worker.once('exit', resolve));
     worker.kill();
     await exited;
+  }
+});
+
+test('koa: a render that throws is answered by its stale-if-error copy, fwd-status from the error', async () => {
+  const Koa = require('koa');
+  const clock = { now: 1_700_000_000_000 };
+  const app = new Koa();
+  app.silent = true;
+  app.use(koaCache({ now: () => clock.now, cacheStatus: true }));
+  let renders = 0;
+  app.use((ctx) => {
+    if (++renders > 1) ctx.throw(503, 'the database is down');
+    ctx.set('cache-control', 'public, max-age=10, stale-if-error=600');
+    ctx.body = 'page';
+  });
+  const s = await listen(app.callback());
+  try {
+    await request(`${s.url}/`);
+    clock.now += 12_000;
+    const failed = await request(`${s.url}/`);
+    assert.equal(failed.body.toString(), 'page');
+    assert.equal(failed.headers['cache-status'], 'ssr-native; fwd=stale; fwd-status=503; ttl=-2');
+  } finally {
+    await s.close();
   }
 });
 
