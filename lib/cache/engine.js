@@ -20,6 +20,7 @@ const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
+const { cacheStatusOption, CACHE_STATUS_HEADER } = require('./cache-status');
 
 const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,
@@ -36,7 +37,7 @@ const RESPONSE_CACHE_OPTIONS = [
   ...Object.keys(DEFAULTS),
   ...['name', 'query', 'ignoreParams', 'host', 'allowedHosts', 'forwarded', 'key', 'keyHeaders', 'cookies'],
   ...['authorization', 'bypass', 'statuses', 'honorRequestNoCache', 'tagHeader', 'etag', 'staleWhileRevalidate'],
-  ...['refresh', 'store', 'storeOptions', 'now'],
+  ...['refresh', 'store', 'storeOptions', 'now', 'cacheStatus'],
 ];
 
 // Headers never stored: hop-by-hop ones (RFC 9110 7.6.1), the length (set from the stored body)
@@ -177,6 +178,8 @@ class CacheEngine {
     this.tagHeader = options.tagHeader === undefined ? 'cache-tag' : String(options.tagHeader).toLowerCase();
     this.addEtag = options.etag !== false;
     this.backgroundRefresh = options.staleWhileRevalidate !== false;
+    // RFC 9211's Cache-Status (./cache-status.js), or undefined when not asked
+    this.cacheStatus = cacheStatusOption(options.cacheStatus);
     this.token = crypto.randomBytes(18).toString('base64url'); // marks our own refresh requests
     this.memory =
       layers === undefined ? new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries }) : layers.memory;
@@ -667,6 +670,7 @@ class CacheEngine {
     const stored = {};
     for (const name of Object.keys(headers)) {
       if (UNSTORED.has(name) || name === this.tagHeader) continue;
+      if (name === CACHE_STATUS_HEADER && this.cacheStatus !== undefined) continue; // each response's own
       const value = headers[name];
       stored[name] = typeof value === 'number' ? String(value) : value;
     }
@@ -709,6 +713,34 @@ class CacheEngine {
     this.hitForPass.delete(key);
     this.release(fill);
     return ok ? entry : undefined;
+  }
+
+  // ---- Cache-Status (RFC 9211): each returns the header's value, or undefined when not asked ----
+
+  /** For a 'pass' or 'fill' answer of begin(), or a fill (fillWithoutLock). */
+  statusOf(decision) {
+    const status = this.cacheStatus;
+    if (status === undefined) return undefined;
+    if (decision.action === 'pass') return status.pass(decision.reason);
+    const fill = decision.action === 'fill' ? decision.fill : decision;
+    if (fill.forced) return status.forward('request');
+    return status.forward(fill.stale === undefined ? 'miss' : 'stale');
+  }
+
+  /** For a stored entry sent (fresh, or stale while it is revalidated). */
+  hitStatusOf(entry) {
+    return this.cacheStatus === undefined ? undefined : this.cacheStatus.hit(this.ttlOf(entry));
+  }
+
+  /** For a stale-if-error copy sent in place of a render answered with `failedStatus`. */
+  staleIfErrorStatusOf(entry, failedStatus) {
+    if (this.cacheStatus === undefined) return undefined;
+    return this.cacheStatus.staleIfError(failedStatus, this.ttlOf(entry));
+  }
+
+  // seconds of freshness left, negative once stale (RFC 9211 2.4)
+  ttlOf(entry) {
+    return Math.floor((entry.freshUntil - this.now()) / 1000);
   }
 
   /** The Age a hit is sent with (RFC 9111 4.2.3), in seconds. */

@@ -97,6 +97,15 @@ export interface ResponseCacheOptions {
   etag?: boolean;
   /** Refresh stale-while-revalidate entries in the background (through the server). Default true. */
   staleWhileRevalidate?: boolean;
+  /**
+   * Add a `Cache-Status` header (RFC 9211) saying how the cache handled each request:
+   * `ssr-native; hit; ttl=53` (negative ttl: stale while revalidated), `ssr-native; fwd=miss`,
+   * `fwd=stale`, `fwd=stale; fwd-status=500; ttl=-40` (a stale-if-error copy), `fwd=request`,
+   * `fwd=method`, `fwd=bypass; detail=cookie`. Never stored: each hit writes its own.
+   * `{ worker: true }` adds the process (`pid=`, and `worker=` in a node:cluster / PM2 worker) to
+   * `detail`. Default false.
+   */
+  cacheStatus?: boolean | { worker?: boolean };
   /** Milliseconds a background refresh may take. Default 30000. */
   refreshTimeout?: number;
   /** Background refreshes in flight at once. Default 16. */
