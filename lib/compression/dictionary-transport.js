@@ -37,7 +37,7 @@ const { DictionaryLearner, sharingRefusal } = require('./dictionary-learner');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 const { addSource } = require('../stat-sources');
-const { sentHead } = require('../http/sent-head');
+const { sentHeaderReader } = require('../http/sent-head');
 
 const DEFAULT_PREFIX = '/_ssr-native/dictionary/';
 // `:` + base64 of 32 bytes (44 characters) + `:`; anything else is not one of our hashes.
@@ -290,14 +290,14 @@ class DictionaryTransport {
    * late headers to choose(), for the warning.
    */
   ended(req, res, body, answeredWith, advice) {
-    const sent = sentHead(res);
-    const getHeader = (name) => sent.headers[name];
-    if (answeredWith !== null && answeredWith.method !== 'supplied' && sent.headers['content-encoding'] === 'dcz') {
-      const why = this.whyNotLearnedDcz({ req, status: sent.status, getHeader });
+    let read = null; // made when first asked: most pages are neither dcz nor sampled
+    const getHeader = (name) => (read || (read = sentHeaderReader(res)))(name);
+    if (answeredWith !== null && answeredWith.method !== 'supplied' && getHeader('content-encoding') === 'dcz') {
+      const why = this.whyNotLearnedDcz({ req, status: res.statusCode, getHeader });
       if (why !== undefined) this.lateMark(why, advice);
     }
     if (body !== undefined && this.learner !== null)
-      this.learner.offer(req.method, req.originalUrl || req.url, sent.status, req.headers, getHeader, body);
+      this.learner.offer(req.method, req.originalUrl || req.url, res.statusCode, req.headers, getHeader, body);
   }
 
   // A dcz answer went out against a learned dictionary with a mark the sharing rule refuses,
