@@ -4,7 +4,8 @@
 // strictest lets through are ever sampled (lib/http/shareable.js, the rule the response cache
 // uses too): a GET without Cookie, Authorization or a body, answered 200 with HTML and a positive
 // shared lifetime (s-maxage, max-age or Expires; never private, no-store or no-cache), no
-// Set-Cookie, no Vary on *, Cookie or Authorization. When in doubt a page is not sampled.
+// Set-Cookie, no Vary on *, Cookie or Authorization. When in doubt a page is not sampled. It is
+// offered once the response has ended, with the head it was sent with (dictionary-transport.js).
 //
 // Sampled across many pages, not the first few requests: one sample per path (the query is not
 // part of it), and no dictionary before `minPages` (at least 32) distinct paths were sampled.
