@@ -28,6 +28,7 @@
 //   connected again.
 const crypto = require('crypto');
 const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
+const { storeChoiceError } = require('./store-choice');
 
 const UNAVAILABLE = Symbol('unavailable');
 const PURGED = 0; // what the read script answers for an entry a purge reached
@@ -167,7 +168,7 @@ function clientApi(client) {
       },
     };
   }
-  throw new TypeError('options.store must be an ioredis/iovalkey client or a node-redis client');
+  throw storeChoiceError(client);
 }
 
 class RedisStore {
