@@ -112,6 +112,7 @@ module.exports = [
       'dist/**',
       'prebuilds/**',
       'test/fixtures/angular-app/**',
+      'test/fixtures/angular22-app/**',
       'bench/results/**',
     ],
   },

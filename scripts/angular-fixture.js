@@ -1,10 +1,16 @@
 'use strict';
-// Prepares test/fixtures/angular-app the way a user's project gets ssr-native: `npm ci` of the
-// app's own lock file, then the packed ssr-native tarball installed like any package (its install
-// script builds the addon), then `ng build` (which prerenders in worker threads that load the
-// server bundle, and so the addon). Used by scripts/test-angular.js and the `angular` benchmark.
+// Prepares a fixture app the way a user's project gets ssr-native: `npm ci` of the app's own lock
+// file, then the packed ssr-native tarball installed like any package (its install script uses
+// the prebuild, or builds the addon), then `ng build` (which prerenders in worker threads that
+// load the server bundle, and so the addon). Two apps:
+//   - test/fixtures/angular-app: Angular 21, on the Node running this script (module.exports);
+//   - test/fixtures/angular22-app: Angular 22 as `ng new --ssr` makes it, its server.ts the
+//     README's, installed, built and served with Node 24 from scripts/runtimes.js, as Angular 22
+//     refuses Node 20 (module.exports.angular22).
+// Used by scripts/test-angular.js, scripts/test-angular22.js and the angular benchmarks.
 const { execFileSync, spawn } = require('child_process');
 const fs = require('fs');
+const net = require('net');
 const os = require('os');
 const path = require('path');
 
@@ -19,11 +25,19 @@ function log(message) {
   console.log(`angular: ${message}`);
 }
 
-function npm(args, cwd) {
+// The environment for a fixture's npm and ng under `nodeBin` (undefined: this Node): its folder
+// first on PATH, so npm's and ng's `#!/usr/bin/env node` run that Node.
+function envFor(nodeBin, extra = {}) {
+  const env = { ...process.env, ...extra };
+  if (nodeBin) env.PATH = `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}`;
+  return env;
+}
+
+function npm(args, cwd, nodeBin) {
   execFileSync('npm', args, {
     cwd,
     stdio: 'inherit',
-    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+    env: envFor(nodeBin, { npm_config_audit: 'false', npm_config_fund: 'false' }),
   });
 }
 
@@ -62,31 +76,37 @@ function packForThisMachine(packDir) {
   });
 }
 
-/** npm ci + the packed ssr-native; returns the seconds spent. */
-function install() {
+// One tarball per process: both fixtures install the same package (removed at exit).
+let packed;
+function tarballOnce() {
+  if (packed) return { path: packed, seconds: 0 };
   const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-pack-'));
-  try {
-    const pack = timed('npm pack', () => packForThisMachine(packDir));
-    const tarball = path.join(packDir, pack.result.trim().split('\n').pop());
-    const ci = timed('npm ci (fixture)', () => npm(['ci', '--no-audit', '--no-fund'], APP));
-    const add = timed('npm install ssr-native tarball', () =>
-      npm(['install', '--no-save', '--no-audit', '--no-fund', tarball], APP),
-    );
-    return pack.seconds + ci.seconds + add.seconds;
-  } finally {
-    fs.rmSync(packDir, { recursive: true, force: true });
-  }
+  process.once('exit', () => fs.rmSync(packDir, { recursive: true, force: true }));
+  const pack = timed('npm pack', () => packForThisMachine(packDir));
+  packed = path.join(packDir, pack.result.trim().split('\n').pop());
+  return { path: packed, seconds: pack.seconds };
 }
 
-/** ng build; returns { seconds, output }. Throws when the build fails. */
-function build() {
-  const ng = path.join(APP, 'node_modules', '.bin', 'ng');
+/** npm ci + the packed ssr-native in `app` (with `nodeBin`); returns the seconds spent. */
+function install({ app = APP, nodeBin } = {}) {
+  const label = path.basename(app);
+  const tarball = tarballOnce();
+  const ci = timed(`npm ci (${label})`, () => npm(['ci', '--no-audit', '--no-fund'], app, nodeBin));
+  const add = timed(`npm install ssr-native tarball (${label})`, () =>
+    npm(['install', '--no-save', '--no-audit', '--no-fund', tarball.path], app, nodeBin),
+  );
+  return tarball.seconds + ci.seconds + add.seconds;
+}
+
+/** ng build of `app` (with `nodeBin`); returns { seconds, output }. Throws when the build fails. */
+function build({ app = APP, nodeBin } = {}) {
+  const ng = path.join(app, 'node_modules', '.bin', 'ng');
   let output = '';
-  const { seconds } = timed('ng build', () => {
+  const { seconds } = timed(`ng build (${path.basename(app)})`, () => {
     output = execFileSync(ng, ['build'], {
-      cwd: APP,
+      cwd: app,
       encoding: 'utf8',
-      env: { ...process.env, NG_CLI_ANALYTICS: 'false', CI: '1' },
+      env: envFor(nodeBin, { NG_CLI_ANALYTICS: 'false', CI: '1' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   });
@@ -94,15 +114,18 @@ function build() {
   return { seconds, output };
 }
 
-function isInstalled() {
+function isInstalled(app = APP) {
   return (
-    fs.existsSync(path.join(APP, 'node_modules', '@angular', 'build')) &&
-    fs.existsSync(path.join(APP, 'node_modules', 'ssr-native', 'package.json'))
+    fs.existsSync(path.join(app, 'node_modules', '@angular', 'build')) &&
+    fs.existsSync(path.join(app, 'node_modules', 'ssr-native', 'package.json'))
   );
 }
 
-function isBuilt() {
-  return fs.existsSync(SERVER_BUNDLE) && fs.existsSync(path.join(BROWSER, 'about', 'index.html'));
+function isBuilt(dist = DIST) {
+  return (
+    fs.existsSync(path.join(dist, 'server', 'server.mjs')) &&
+    fs.existsSync(path.join(dist, 'browser', 'about', 'index.html'))
+  );
 }
 
 /** Whether the built app has the cacheable routes (products/:id, news/:id): a dist built before them has not. */
@@ -168,7 +191,79 @@ function startServer(name, { cpu } = {}) {
   });
 }
 
+// A loopback port nobody listens on now (for a server that takes its port from PORT).
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const APP22 = path.join(ROOT, 'test', 'fixtures', 'angular22-app');
+const DIST22 = path.join(APP22, 'dist', 'angular22-app');
+
+// Angular 22 needs Node ^22.22.3 || ^24.15.0 || >=26: the fixture runs on scripts/runtimes.js's
+// Node 24 (installed into its cache folder on first use).
+let node24;
+function node24Bin() {
+  if (!node24) node24 = require('./runtimes').ensureRuntime('node24');
+  return node24;
+}
+
+/**
+ * Starts the Angular 22 fixture's server as its users do, `node dist/<app>/server/server.mjs`
+ * with PORT (the README's server.ts listens on every interface), under Node 24.
+ * Resolves to { port, child, stop() } once it listens.
+ */
+async function startServer22() {
+  const port = await freePort();
+  const child = spawn(node24Bin(), [path.join(DIST22, 'server', 'server.mjs')], {
+    cwd: APP22,
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onExit = (code) => reject(new Error(`the Angular 22 server exited (${code}) before listening: ${out}`));
+    child.once('exit', onExit);
+    child.stdout.on('data', (data) => {
+      out += data;
+      if (!/listening on/.test(out)) return;
+      child.off('exit', onExit);
+      child.stdout.resume();
+      resolve({
+        port,
+        child,
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill();
+          }),
+      });
+    });
+  });
+}
+
+const angular22 = {
+  APP: APP22,
+  DIST: DIST22,
+  BROWSER: path.join(DIST22, 'browser'),
+  SERVER_BUNDLE: path.join(DIST22, 'server', 'server.mjs'),
+  nodeBin: node24Bin,
+  install: () => install({ app: APP22, nodeBin: node24Bin() }),
+  build: () => build({ app: APP22, nodeBin: node24Bin() }),
+  isInstalled: () => isInstalled(APP22),
+  isBuilt: () => isBuilt(DIST22),
+  startServer: startServer22,
+};
+
 module.exports = {
+  angular22,
   ROOT,
   APP,
   DIST,
