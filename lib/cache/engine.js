@@ -19,6 +19,7 @@ const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
+const { BoundedLru } = require('../bounded/lru');
 
 const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,
@@ -165,8 +166,9 @@ class CacheEngine {
     this.memory =
       layers === undefined ? new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries }) : layers.memory;
     this.pending = new Map(); // coalescing key -> { since, waiters: Set<function> }
-    this.hitForPass = new Map(); // variant key -> until (ms); insertion order = age, capped like entries
-    this.hitForPassVary = new Map(); // primary -> the Vary names of its hit-for-pass answers
+    // Both first in first out (looked up with peek), capped like entries:
+    this.hitForPass = new BoundedLru({ maxEntries: this.maxEntries }); // variant key -> until (ms)
+    this.hitForPassVary = new BoundedLru({ maxEntries: this.maxEntries }); // primary -> its Vary names
     this.refreshing = new Set(); // keys with a background refresh in flight
     this.tickets = new Map(); // refresh number -> { key, remoteAddress }: the refreshes sent
     this.ticketSeq = 0;
@@ -250,7 +252,7 @@ class CacheEngine {
       return PASS_BAD_AUTHORITY;
     }
     let names = this.memory.varyOf(primary);
-    if (names === undefined && this.hitForPassVary.size > 0) names = this.hitForPassVary.get(primary);
+    if (names === undefined && this.hitForPassVary.size > 0) names = this.hitForPassVary.peek(primary);
     const key = names === undefined ? primary : variantKey(primary, names, headers);
     if (ticket !== undefined && ticket.key !== key) {
       // the refresh would not render the variant it was sent for (a key() input it lacks)
@@ -285,7 +287,7 @@ class CacheEngine {
     // Hit-for-pass (Varnish): this variant's answers were found unstorable for everyone lately.
     // Checked after the lookup: a stored entry is always good to serve.
     if (this.hitForPass.size > 0) {
-      const until = this.hitForPass.get(key);
+      const until = this.hitForPass.peek(key);
       if (until !== undefined) {
         if (until > now) {
           this.counters.hitForPassServed++;
@@ -613,15 +615,8 @@ class CacheEngine {
     ) {
       const names = varyNames === undefined ? [] : varyNames;
       const key = names.length === 0 ? fill.primary : variantKey(fill.primary, names, fill.requestHeaders);
-      this.hitForPass.delete(key);
       this.hitForPass.set(key, this.now() + this.hitForPassMs);
-      if (names.length > 0) {
-        this.hitForPassVary.delete(fill.primary);
-        this.hitForPassVary.set(fill.primary, names);
-        if (this.hitForPassVary.size > this.maxEntries)
-          this.hitForPassVary.delete(this.hitForPassVary.keys().next().value);
-      }
-      if (this.hitForPass.size > this.maxEntries) this.hitForPass.delete(this.hitForPass.keys().next().value);
+      if (names.length > 0) this.hitForPassVary.set(fill.primary, names);
     }
     this.release(fill);
     return reason;

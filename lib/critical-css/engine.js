@@ -13,6 +13,7 @@ const fs = require('fs');
 const path = require('path');
 const native = require('../native');
 const { beastiesVersion } = require('./beasties-version.js');
+const { BoundedLru } = require('../bounded/lru');
 
 // beasties' getCssAsset: how an href becomes a file under `path`.
 const LEADING_SLASH_OR_QUERY_RE = /^\/(?!\/)|[?#].*$/g;
@@ -106,7 +107,14 @@ class CriticalCssEngine {
       preloadFlags(options.preload, beastiesVersion(options.beasties, this.path || process.cwd()));
     this.readStylesheet = options.readStylesheet || defaultReader();
     this.maxPlans = maxPlans;
-    this.plans = new Map(); // content hash -> { handle, bytes, rules }; insertion order = age
+    // content hash -> { handle, bytes, rules }, first in first out (looked up with peek); a plan
+    // evicted takes the sources that point at it along, so that they do not keep it alive.
+    this.plans = new BoundedLru({
+      maxEntries: maxPlans,
+      onEvict: (key, plan) => {
+        for (const [file, source] of this.sources) if (source.plan === plan) this.sources.delete(file);
+      },
+    });
     this.sources = new Map(); // file -> { data, plan } (the last content seen for the file)
     this.files = new Map(); // href -> the file it names, or null (fileFor)
     this.refused = new Set(); // content hashes of stylesheets the engine cannot compile
@@ -210,7 +218,7 @@ class CriticalCssEngine {
       return known.plan ? known.plan.handle : null;
     }
     const key = this.keyOf(data);
-    let plan = this.plans.get(key);
+    let plan = this.plans.peek(key);
     if (plan === undefined && this.refused.has(key)) {
       plan = null;
     } else if (plan === undefined && this.uncompiled !== null) {
@@ -243,11 +251,6 @@ class CriticalCssEngine {
     this.counters.compiled++;
     const plan = { handle: compiled[0], bytes: compiled[1], rules: compiled[2] };
     this.plans.set(key, plan);
-    while (this.plans.size > this.maxPlans) {
-      const oldest = this.plans.keys().next().value;
-      this.plans.delete(oldest);
-      for (const [f, s] of this.sources) if (s.plan && s.plan === this.plans.get(oldest)) this.sources.delete(f);
-    }
     return plan;
   }
 
