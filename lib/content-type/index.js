@@ -16,6 +16,7 @@ const {
   isTypeString,
 } = require('./scan');
 const { ParseCache } = require('./parse-cache');
+const { ownOptions } = require('../options');
 const { joinParameters } = require('./format-trie');
 
 // The package's own expressions, used only where the argument is not a string and its
@@ -265,10 +266,13 @@ function formatSlow(parameters, type) {
  * ('auto': JavaScript up to 256 characters, C++ beyond; 'js'; 'native'). Returns the settings
  * in force.
  */
+const CONFIGURE_OPTIONS = ['cacheSize', 'scanner'];
+
 function configure(options = {}) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('options must be an object');
   }
+  ownOptions(options, CONFIGURE_OPTIONS, 'configure(options)');
   const { cacheSize, scanner } = options;
   if (cacheSize !== undefined) {
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {

@@ -12,6 +12,7 @@
 // `parameters.charset`, negotiator overwrites `type`), and a cache of finished headers in front
 // of format.
 const { ParseCache } = require('./parse-cache');
+const { ownOptions } = require('../options');
 const { FormatTrie, joinParameters } = require('./format-trie');
 const { isTokenString, isTypeString } = require('./scan');
 
@@ -413,8 +414,11 @@ function isTokenValid(token, start = 0, end = token.length) {
 // ---------------------------------------------------------------------------------------------
 
 /** Set the parse cache's capacity in entries (0 disables it; also sizes format's cache). */
+const CONFIGURE_OPTIONS = ['cacheSize'];
+
 function configure(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+  ownOptions(options, CONFIGURE_OPTIONS, 'configure(options)');
   const { cacheSize } = options;
   if (cacheSize !== undefined) {
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {

@@ -15,6 +15,9 @@ const native = require('../native');
 const { CriticalCss } = require('./critical-css');
 const { beastiesVersion, beastiesOf, installedAngularSsr } = require('./beasties-version');
 const { invalidType, outOfRange } = require('../validate');
+const { ownOptions } = require('../options');
+
+const PRERENDER_OPTIONS = ['folder', 'deployUrl', 'minify', 'autoCsp', 'beasties', 'jobs'];
 
 const CSP_MEDIA_ATTR = 'ngCspMedia';
 // The loader scripts' texts as the engine writes them (one copy, in the addon).
@@ -272,6 +275,7 @@ function workerCount(pages, jobs, cores) {
  */
 async function inlinePrerendered(options) {
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  ownOptions(options, PRERENDER_OPTIONS, 'inlinePrerendered(options)');
   if (typeof options.folder !== 'string' || options.folder === '') {
     throw invalidType('options.folder', 'a non-empty string', options.folder);
   }

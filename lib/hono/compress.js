@@ -23,6 +23,8 @@ const { heldBody, peekHeldBody } = require('./held-body');
 const { tagOf } = require('./tags');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const dictionaryHeaders = require('../compression/dictionary-headers');
+const { HONO_COMPRESS_OPTIONS } = require('../compression/option-names');
+const { peerOptions } = require('../options');
 
 const CODINGS = ['gzip', 'deflate'];
 // the statuses the Fetch API's Response refuses a body for
@@ -74,6 +76,7 @@ function incomingOf(c) {
 }
 
 function compress(options) {
+  peerOptions(options, HONO_COMPRESS_OPTIONS, 'hono compress(options)');
   const threshold = options?.threshold ?? 1024;
   const candidates = options?.encoding ? [options.encoding] : CODINGS;
   const filter = options?.contentTypeFilter ?? honoCompressibleTypes();
