@@ -24,7 +24,7 @@ const { addSource } = require('../stat-sources');
 const { BoundedLru } = require('../bounded/lru');
 const { ownOptions } = require('../options');
 
-const CONTENT_CACHE_OPTIONS = ['maxBytes', 'maxEntries', 'maxEntryBytes', 'minUses'];
+const CONTENT_CACHE_OPTIONS = ['maxBytes', 'maxEntries', 'maxEntryBytes', 'minUses', 'name'];
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_ENTRIES = 4096;
