@@ -17,7 +17,7 @@ const { RedisStore } = require('./redis-store');
 const { CACHE_LAYERS } = require('./shared-memory-store');
 const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
-const { invalidType, outOfRange } = require('../validate');
+const { invalidType, invalidValue, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 const { BoundedLru } = require('../bounded/lru');
 
@@ -142,8 +142,10 @@ class CacheEngine {
     this.hostAllowed = false; // allowedHosts matched a request once (else its first refusal warns)
     this.warnedHost = false;
     if (options.host === false && this.allowedHost === undefined)
-      throw new TypeError(
-        'options.host: false shares one entry between every Host a request names, so it needs options.allowedHosts (the names of the one site)',
+      throw invalidValue(
+        'options.allowedHosts',
+        'the names of the one site with options.host: false (it shares one entry between every Host a request names)',
+        options.allowedHosts,
       );
     this.keyHook = functionOption(options, 'key');
     const keyHeaders = options.keyHeaders === undefined ? [] : options.keyHeaders;

@@ -27,6 +27,7 @@
 //   is waited for within the call's timeout, and a back-off taken while it was away ends once it is
 //   connected again.
 const crypto = require('crypto');
+const { invalidType } = require('../validate');
 const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
 
 const UNAVAILABLE = Symbol('unavailable');
@@ -154,7 +155,7 @@ function clientApi(client) {
       },
     };
   }
-  throw new TypeError('options.store must be an ioredis/iovalkey client or a node-redis client');
+  throw invalidType('options.store', 'an ioredis/iovalkey client or a node-redis client', client);
 }
 
 class RedisStore {

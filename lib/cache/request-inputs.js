@@ -10,6 +10,7 @@
 // - the Host, checked against `allowedHosts` (as Angular's security.allowedHosts).
 
 const { parseAuthority } = require('../http/authority');
+const { invalidValue } = require('../validate');
 
 const FORWARDING_HEADERS = [
   'forwarded',
@@ -75,7 +76,7 @@ function hostAllowList(patterns, { anyPort = true } = {}) {
     else if (pattern.startsWith('*.')) suffixes.push(pattern.slice(1).toLowerCase());
     else if (pattern !== '') {
       const parsed = parseAuthority(pattern);
-      if (parsed === undefined) throw new TypeError(`options.allowedHosts: '${pattern}' is not a host[:port]`);
+      if (parsed === undefined) throw invalidValue('options.allowedHosts', 'host[:port] patterns', pattern);
       const name = hostName(parsed.host);
       if (!exact.has(name)) exact.set(name, new Set());
       exact.get(name).add(parsed.port === undefined ? '' : String(Number(parsed.port)));

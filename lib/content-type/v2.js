@@ -13,6 +13,7 @@
 // of format.
 const { ParseCache } = require('./parse-cache');
 const { ownOptions } = require('../options');
+const { invalidType, outOfRange } = require('../validate');
 const { FormatTrie, joinParameters } = require('./format-trie');
 const { isTokenString, isTypeString } = require('./scan');
 
@@ -417,12 +418,12 @@ function isTokenValid(token, start = 0, end = token.length) {
 const CONFIGURE_OPTIONS = ['cacheSize'];
 
 function configure(options = {}) {
-  if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
   ownOptions(options, CONFIGURE_OPTIONS, 'configure(options)');
   const { cacheSize } = options;
   if (cacheSize !== undefined) {
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {
-      throw new RangeError(`options.cacheSize must be a non-negative integer, got ${String(cacheSize)}`);
+      throw outOfRange('options.cacheSize', 'a non-negative integer', cacheSize);
     }
     parseCache.resize(cacheSize);
     formatCache.resize(Math.floor(cacheSize / 2));
