@@ -44,6 +44,13 @@ function statTag(stats, weak) {
 // src/addon/string_bytes.h), by every name Buffer accepts for them. 'ascii' is Buffer's
 // alias of latin1 when encoding a string. The others (base64, base64url, hex) are decoded by
 // Buffer.from first.
+// A body's tag from its byte length and CRC-32: W/"<length hex>-<crc32 8 hex digits>" (or strong),
+// the form the native entityTag writes; for callers that hold the CRC already (http/held-value.js).
+function crcTag(length, crc, weak) {
+  const tag = `"${length.toString(16)}-${crc.toString(16).padStart(8, '0')}"`;
+  return weak ? `W/${tag}` : tag;
+}
+
 const NATIVE_ENCODINGS = new Map([
   [undefined, 0],
   ['utf8', 0],
@@ -161,4 +168,4 @@ function crc32(data, value = 0) {
   return native.crc32(data, value);
 }
 
-module.exports = { etag, crc32, isStats, statTag };
+module.exports = { etag, crc32, isStats, statTag, crcTag };

@@ -13,6 +13,8 @@
 // { bounds, counts, sum, count } (counts per bucket, one more than bounds) is a histogram.
 // With `owner`, the registry holds the owner weakly: statsFn(owner) must not close over it, and
 // the source disappears when the owner is collected or remove() is called (close()).
+const { invalidType, invalidValue } = require('./validate');
+
 const COUNTERS = new Set([
   'hits',
   'misses',
@@ -41,10 +43,9 @@ function onSource(listener) {
 }
 
 function addSource(kind, name, statsFn, options = {}) {
-  if (typeof kind !== 'string' || !KIND.test(kind))
-    throw new TypeError(`kind must be snake_case (received ${String(kind)})`);
-  if (typeof name !== 'string' || name.length === 0) throw new TypeError('name must be a non-empty string');
-  if (typeof statsFn !== 'function') throw new TypeError('statsFn must be a function');
+  if (typeof kind !== 'string' || !KIND.test(kind)) throw invalidValue('kind', 'snake_case', kind);
+  if (typeof name !== 'string' || name.length === 0) throw invalidType('name', 'a non-empty string', name);
+  if (typeof statsFn !== 'function') throw invalidType('statsFn', 'a function', statsFn);
   let names = byKind.get(kind);
   if (names === undefined) byKind.set(kind, (names = new Map()));
   let unique = name;

@@ -15,7 +15,7 @@ const fs = require('fs');
 const path = require('path');
 const { FileCache } = require('../files/file-cache');
 const { PageMemo } = require('./page-memo');
-const { describe, invalidType, outOfRange } = require('../validate');
+const { describe, invalidType, outOfRange, ownError } = require('../validate');
 const { ownOptions } = require('../options');
 
 // The marker prerendering leaves in the page (the same expression in @angular/ssr 17 to 21).
@@ -204,7 +204,9 @@ function checkShape(engine) {
   if (typeof engine.render !== 'function') problems.push('it has no render() method');
   else if (!renderCallsRetrieve(engine)) problems.push('its render() does not call retrieveSSGPage()');
   if (problems.length === 0) return;
-  throw new TypeError(
+  throw ownError(
+    TypeError,
+    'UNSUPPORTED_ENGINE',
     `cacheCommonEngine: unsupported CommonEngine (${describeVersion(engine)}): ${problems.join(', ')}. ` +
       `ssr-native supports the CommonEngine of ${SUPPORTED}.`,
   );

@@ -18,8 +18,10 @@ const { etag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
 const { isHtml } = require('../http/html');
 const { HeldResponse, toNotModified } = require('../http/held-response');
+const { ownOptions } = require('../options');
 
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
+const WRITE_RESPONSE_OPTIONS = ['maxBuffer'];
 
 async function writeResponse(response, req, res, options) {
   if (
@@ -40,6 +42,7 @@ async function writeResponse(response, req, res, options) {
   let maxBuffer = DEFAULT_MAX_BUFFER;
   if (options !== undefined) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    ownOptions(options, WRITE_RESPONSE_OPTIONS, 'writeResponse(response, req, res, options)');
     if (options.maxBuffer !== undefined) {
       maxBuffer = options.maxBuffer;
       if (typeof maxBuffer !== 'number' || Number.isNaN(maxBuffer))

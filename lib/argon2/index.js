@@ -10,6 +10,7 @@ const native = require('../native.js');
 const { serialize, deserialize } = require('./phc.js');
 const { Semaphore, SemaphoreFullError } = require('./semaphore.js');
 const { invalidType, outOfRange } = require('../validate.js');
+const { ownOptions, peerOptions } = require('../options.js');
 
 const argon2d = 0;
 const argon2i = 1;
@@ -147,24 +148,16 @@ function checkInteger(options, name, min, max) {
  * configure({ maxConcurrency, maxQueue, queueTimeoutMs, threads, priority }) -> settings.
  * maxConcurrency and maxQueue follow `threads` (1x and 8x) unless set themselves.
  */
+const CONFIGURE_OPTIONS = [
+  ...['maxConcurrency', 'maxQueue', 'queueTimeoutMs', 'rejectDelayMs', 'threads', 'priority', 'policy'],
+  ...['shared', 'sharedSlots'],
+];
+
 function configure(options = {}) {
   if (typeof options !== 'object' || options === null) {
     throw invalidType('options', 'an object', options);
   }
-  const known = [
-    'maxConcurrency',
-    'maxQueue',
-    'queueTimeoutMs',
-    'rejectDelayMs',
-    'threads',
-    'priority',
-    'policy',
-    'shared',
-    'sharedSlots',
-  ];
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw invalidType(`options.${key}`, `one of ${known.join(', ')}`, key);
-  }
+  ownOptions(options, CONFIGURE_OPTIONS, 'configure(options)');
   if (options.threads !== undefined) checkInteger(options, 'threads', 1, 1024);
   if (options.priority !== undefined) checkInteger(options, 'priority', 0, 19);
   if (options.maxConcurrency !== undefined) checkInteger(options, 'maxConcurrency', 1, 1e6);
@@ -187,7 +180,7 @@ function configure(options = {}) {
   }
 
   resolveDefaults();
-  for (const key of known) {
+  for (const key of CONFIGURE_OPTIONS) {
     if (options[key] !== undefined) {
       settings[key] = options[key];
       explicit.add(key);
@@ -294,10 +287,17 @@ async function admittedHash({ password, salt, secret, associatedData, hashLength
 
 // ---- The argon2 package's API ----------------------------------------------------------
 
+// Its option names; it ignores others, so they draw one warning (a typo such as `memorycost`
+// would silently hash with the default)
+const HASH_OPTIONS = [...Object.keys(defaults), 'salt', 'raw', 'secret', 'associatedData'];
+const VERIFY_OPTIONS = ['secret'];
+const NEEDS_REHASH_OPTIONS = ['memoryCost', 'timeCost', 'parallelism', 'version'];
+
 /**
  * hash(password, options) -> Promise<string> (PHC, m,t,p order) or Promise<Buffer> (raw).
  */
 async function hash(password, options) {
+  peerOptions(options, HASH_OPTIONS, 'hash(password, options)');
   const { raw, salt: givenSalt, ...rest } = { ...defaults, ...options };
 
   if (rest.hashLength > 2 ** 32 - 1) throw new RangeError('Hash length is too large');
@@ -343,6 +343,7 @@ async function hash(password, options) {
  * digest was made with other parameters than these (the defaults when omitted).
  */
 function needsRehash(digest, options = {}) {
+  peerOptions(options, NEEDS_REHASH_OPTIONS, 'needsRehash(digest, options)');
   const { memoryCost, timeCost, parallelism, version } = { ...defaults, ...options };
   const {
     version: v,
@@ -361,6 +362,7 @@ function needsRehash(digest, options = {}) {
  * (bcrypt, scrypt, ...) give false; malformed ones reject with a TypeError.
  */
 async function verify(digest, password, options = {}) {
+  peerOptions(options, VERIFY_OPTIONS, 'verify(digest, password, options)');
   const { id, ...rest } = deserialize(digest);
   if (!(id in types)) return false;
   const {

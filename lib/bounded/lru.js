@@ -1,7 +1,7 @@
 'use strict';
 // BoundedLru: a map bounded by entries and by bytes (each entry's size as its owner counts it),
 // evicting the least recently used entry first, with counters and optional admission. Every
-// bounded map that used to be a Map kept in LRU order sits on it.
+// bounded map that used to be a Map kept in LRU or insertion order sits on it.
 //
 // Why not a Map in LRU order: moving a key to the end on a hit is a delete plus a set, and V8
 // keeps a deleted Map entry in its hash bucket's chain until the table is rebuilt, so one key hit
@@ -18,6 +18,10 @@
 // re-place them all at once (a pause that grows with the cache), at most MAX_REPLACEMENTS happen
 // per eviction; past that the root goes even though it was used, and the order is approximate
 // until the backlog is worked off. A cache of at most MAX_REPLACEMENTS entries is exactly LRU.
+//
+// First in, first out: an owner that looks entries up with peek() (never get()) marks none used,
+// so every entry keeps the rank of its set() and the root is always the oldest set: eviction is
+// in insertion order, a set() of a present key counting as new.
 //
 // Admission (after nginx's proxy_cache_min_uses 2), for owners whose inserts are costly or mostly
 // one-offs: sighted(key) notes a miss and says whether the key was missed before, remembering
@@ -100,7 +104,7 @@ class BoundedLru {
     if (!this.fits(size)) return false;
     const old = this._index.get(key);
     if (old !== undefined) this._remove(old);
-    this._seenOnce.delete(key);
+    if (this._seenOnce.size > 0) this._seenOnce.delete(key);
     while (this._index.size > 0 && (this.bytes + size > this.maxBytes || this._index.size >= this.maxEntries)) {
       this._evictOne();
     }
@@ -151,6 +155,11 @@ class BoundedLru {
   /** Every key, in no particular order. */
   keys() {
     return this._index.keys();
+  }
+
+  /** Every value, in no particular order (none marked used). */
+  *values() {
+    for (const entry of this._index.values()) yield entry.value;
   }
 
   clear() {

@@ -18,9 +18,10 @@ const { CACHE_LAYERS } = require('./shared-memory-store');
 const { storeChoiceError } = require('./store-choice');
 const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
-const { invalidType, outOfRange } = require('../validate');
+const { invalidType, invalidValue, outOfRange, ownError } = require('../validate');
 const { ownOptions } = require('../options');
 const { cacheStatusOption, CACHE_STATUS_HEADER } = require('./cache-status');
+const { BoundedLru } = require('../bounded/lru');
 
 const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,
@@ -128,7 +129,9 @@ class CacheEngine {
       // one budget: the segment's, which holds the entries of every process
       for (const name of ['maxBytes', 'maxEntries'])
         if (options[name] !== undefined)
-          throw new TypeError(
+          throw ownError(
+            TypeError,
+            'OPTION_CONFLICT',
             `options.${name}: with store: sharedMemoryStore(...), the segment holds the entries and its size is the budget: give ${name} to sharedMemoryStore({ ${name} }) only`,
           );
       this.maxBytes = layers.memory.maxBytes;
@@ -160,8 +163,10 @@ class CacheEngine {
     this.hostAllowed = false; // allowedHosts matched a request once (said in the refusal's warning)
     this.hostWarnedAt = -Infinity; // Date.now() of the last refusal warning (one a minute at most)
     if (options.host === false && this.allowedHost === undefined)
-      throw new TypeError(
-        'options.host: false shares one entry between every Host a request names, so it needs options.allowedHosts (the names of the one site)',
+      throw invalidValue(
+        'options.allowedHosts',
+        'the names of the one site with options.host: false (it shares one entry between every Host a request names)',
+        options.allowedHosts,
       );
     this.keyHook = functionOption(options, 'key');
     const keyHeaders = options.keyHeaders === undefined ? [] : options.keyHeaders;
@@ -184,8 +189,9 @@ class CacheEngine {
     this.memory =
       layers === undefined ? new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries }) : layers.memory;
     this.pending = new Map(); // coalescing key -> { since, waiters: Set<function> }
-    this.hitForPass = new Map(); // variant key -> until (ms); insertion order = age, capped like entries
-    this.hitForPassVary = new Map(); // primary -> the Vary names of its hit-for-pass answers
+    // Both first in first out (looked up with peek), capped like entries:
+    this.hitForPass = new BoundedLru({ maxEntries: this.maxEntries }); // variant key -> until (ms)
+    this.hitForPassVary = new BoundedLru({ maxEntries: this.maxEntries }); // primary -> its Vary names
     this.refreshing = new Set(); // keys with a background refresh in flight
     this.tickets = new Map(); // refresh number -> { key, remoteAddress }: the refreshes sent
     this.ticketSeq = 0;
@@ -269,7 +275,7 @@ class CacheEngine {
       return PASS_BAD_AUTHORITY;
     }
     let names = this.memory.varyOf(primary);
-    if (names === undefined && this.hitForPassVary.size > 0) names = this.hitForPassVary.get(primary);
+    if (names === undefined && this.hitForPassVary.size > 0) names = this.hitForPassVary.peek(primary);
     const key = names === undefined ? primary : variantKey(primary, names, headers);
     if (ticket !== undefined && ticket.key !== key) {
       // the refresh would not render the variant it was sent for (a key() input it lacks)
@@ -306,7 +312,7 @@ class CacheEngine {
     // Hit-for-pass (Varnish): this variant's answers were found unstorable for everyone lately.
     // Checked after the lookup: a stored entry is always good to serve.
     if (this.hitForPass.size > 0) {
-      const until = this.hitForPass.get(key);
+      const until = this.hitForPass.peek(key);
       if (until !== undefined) {
         if (until > now) {
           this.counters.hitForPassServed++;
@@ -639,15 +645,8 @@ class CacheEngine {
     ) {
       const names = varyNames === undefined ? [] : varyNames;
       const key = names.length === 0 ? fill.primary : variantKey(fill.primary, names, fill.requestHeaders);
-      this.hitForPass.delete(key);
       this.hitForPass.set(key, this.now() + this.hitForPassMs);
-      if (names.length > 0) {
-        this.hitForPassVary.delete(fill.primary);
-        this.hitForPassVary.set(fill.primary, names);
-        if (this.hitForPassVary.size > this.maxEntries)
-          this.hitForPassVary.delete(this.hitForPassVary.keys().next().value);
-      }
-      if (this.hitForPass.size > this.maxEntries) this.hitForPass.delete(this.hitForPass.keys().next().value);
+      if (names.length > 0) this.hitForPassVary.set(fill.primary, names);
     }
     this.release(fill);
     return reason;

@@ -10,6 +10,7 @@
 // - the Host, checked against `allowedHosts` (as Angular's security.allowedHosts).
 
 const { parseAuthority } = require('../http/authority');
+const { invalidValue } = require('../validate');
 
 const FORWARDING_HEADERS = [
   'forwarded',
@@ -76,7 +77,7 @@ function hostAllowList(patterns, { anyPort = true } = {}) {
     else if (pattern !== '') {
       const wildcard = pattern.startsWith('*.');
       const parsed = parseAuthority(wildcard ? pattern.slice(2) : pattern);
-      if (parsed === undefined) throw new TypeError(`options.allowedHosts: '${pattern}' is not a host[:port]`);
+      if (parsed === undefined) throw invalidValue('options.allowedHosts', 'host[:port] patterns', pattern);
       const name = hostName(parsed.host);
       const port = portOf(parsed);
       if (wildcard) suffixes.push({ suffix: `.${name}`, port });

@@ -17,6 +17,7 @@ const { DczDictionary, PREPARE_ON_THREAD_LIMIT } = dcz;
 const { invalidType } = require('../validate');
 const { ownOptions } = require('../options');
 const { addSource } = require('../stat-sources');
+const { BoundedLru } = require('../bounded/lru');
 
 const HASHED_NAME = /^(.*?[-.])([0-9A-Za-z_]{6,})((?:\.[0-9A-Za-z]+)+)$/;
 // characters a URLPattern reads literally in a pathname (no ( ) * + ? : { } \)
@@ -46,8 +47,8 @@ class AssetDictionaries {
     this.maxEntries = maxEntries;
     this.maxBytes = maxBytes;
     this.level = level;
-    this.byHash = new Map(); // `:base64:` -> { body, dictionary }, oldest first
-    this.bytes = 0;
+    // `:base64:` -> { body, dictionary }, first in first out (looked up with peek), by body bytes
+    this.byHash = new BoundedLru({ maxEntries, maxBytes });
     this.hashes = new WeakMap(); // body -> `:base64:` (a file version's hash, computed once)
     this.counts = { offered: 0, hits: 0, bytesSaved: 0 };
     addSource('static_asset_dictionary', name, (assets) => assets.stats(), {
@@ -94,14 +95,8 @@ class AssetDictionaries {
   }
 
   remember(hash, body) {
-    if (this.byHash.has(hash) || body.length > this.maxBytes) return;
-    this.byHash.set(hash, { body, dictionary: null, preparing: false });
-    this.bytes += body.length;
-    for (const [oldest, entry] of this.byHash) {
-      if (this.byHash.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      this.byHash.delete(oldest);
-      this.bytes -= entry.body.length;
-    }
+    if (this.byHash.has(hash)) return;
+    this.byHash.set(hash, { body, dictionary: null, preparing: false }, body.length);
   }
 
   /**
@@ -111,7 +106,7 @@ class AssetDictionaries {
   choose(acceptEncoding, availableDictionary, acceptsDcz) {
     if (typeof availableDictionary !== 'string' || availableDictionary.length !== AVAILABLE_DICTIONARY_LENGTH)
       return null;
-    const entry = this.byHash.get(availableDictionary);
+    const entry = this.byHash.peek(availableDictionary);
     if (entry === undefined || !acceptsDcz(acceptEncoding)) return null;
     if (entry.dictionary === null && !entry.preparing) {
       const options = { level: this.level, method: 'asset' };
@@ -134,7 +129,7 @@ class AssetDictionaries {
   }
 
   stats() {
-    return { ...this.counts, entries: this.byHash.size, bytes: this.bytes };
+    return { ...this.counts, entries: this.byHash.size, bytes: this.byHash.bytes };
   }
 }
 

@@ -22,6 +22,9 @@ const { invalidType, outOfRange } = require('../validate');
 const { crc32 } = require('../etag');
 const { addSource } = require('../stat-sources');
 const { BoundedLru } = require('../bounded/lru');
+const { ownOptions } = require('../options');
+
+const CONTENT_CACHE_OPTIONS = ['maxBytes', 'maxEntries', 'maxEntryBytes', 'minUses', 'name'];
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_ENTRIES = 4096;
@@ -38,6 +41,7 @@ function readLimit(options, name, fallback) {
 class ContentCache {
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+    ownOptions(options, CONTENT_CACHE_OPTIONS, 'new ContentCache(options)');
     this.maxBytes = readLimit(options, 'maxBytes', DEFAULT_MAX_BYTES);
     this.maxEntries = readLimit(options, 'maxEntries', DEFAULT_MAX_ENTRIES);
     // One body may take at most an eighth of the budget, so one large page cannot flush the rest.

@@ -7,6 +7,7 @@
 // dictionary coding is offered.
 const crypto = require('crypto');
 const native = require('../native');
+const { ownError } = require('../validate');
 const { runOnThread, encodeNowThenCall, SYNC_LIMIT } = require('./encoders');
 
 // libzstd is loaded on first use (a dictionary option turned on), not when this file is required.
@@ -26,7 +27,8 @@ const DEFAULT_LEVEL = 3;
 const subtle = (globalThis.crypto && globalThis.crypto.subtle) || crypto.webcrypto.subtle;
 
 function requireZstd() {
-  if (!zstdStatus().available) throw new Error(`ssr-native: dictionary compression needs libzstd: ${status.error}`);
+  if (zstdStatus().available) return;
+  throw ownError(Error, 'ZSTD_MISSING', `ssr-native: dictionary compression needs libzstd: ${status.error}`);
 }
 
 class DczDictionary {

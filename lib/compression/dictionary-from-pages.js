@@ -9,7 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const native = require('../native');
 const dcz = require('./dcz');
-const { invalidType, outOfRange } = require('../validate');
+const { invalidType, outOfRange, ownError } = require('../validate');
 
 const DEFAULT_MAX_BYTES = 128 * 1024; // the learned dictionary's default size (dictionary-transport.js)
 // the learner's bounds on one page, and bounds on the whole read
@@ -50,13 +50,13 @@ function choose(samples, maxBytes, level) {
  * saying what is missing when no dictionary can be built.
  */
 async function dictionaryFromPages(folder, { maxBytes = DEFAULT_MAX_BYTES, level = dcz.DEFAULT_LEVEL } = {}) {
-  if (!dcz.available) throw new Error(`no dictionary can be built: ${dcz.unavailableReason}`);
+  if (!dcz.available) throw ownError(Error, 'ZSTD_MISSING', `no dictionary can be built: ${dcz.unavailableReason}`);
   if (typeof folder !== 'string' || folder === '') throw invalidType('folder', 'a folder path', folder);
   if (!Number.isInteger(maxBytes) || maxBytes < 1024 || maxBytes > 8 * 1024 * 1024)
     throw outOfRange('maxBytes', '1024 to 8388608', maxBytes);
   if (!Number.isInteger(level) || level < 1 || level > 19) throw outOfRange('level', '1 to 19', level);
   const stat = await fs.promises.stat(folder).catch(() => null);
-  if (stat === null || !stat.isDirectory()) throw new Error(`${folder} is not a folder`);
+  if (stat === null || !stat.isDirectory()) throw ownError(Error, 'NOT_A_FOLDER', `${folder} is not a folder`);
   const files = await htmlFiles(folder);
   const samples = [];
   let sampleBytes = 0;
@@ -76,13 +76,15 @@ async function dictionaryFromPages(folder, { maxBytes = DEFAULT_MAX_BYTES, level
     sampleBytes += bytes.length;
   }
   if (samples.length < 2)
-    throw new Error(
+    throw ownError(
+      Error,
+      'TOO_FEW_PAGES',
       `${folder} has ${samples.length} page(s) of ${MIN_PAGE_BYTES} B to ${MAX_PAGE_BYTES / 1024} KiB ` +
         `(of ${files.length} .html files); a dictionary needs at least 2`,
     );
   const choice = await choose(samples, maxBytes, level);
   if (choice.dictionary === null || choice.dictionary === undefined)
-    throw new Error(`no dictionary made the pages of ${folder} smaller`);
+    throw ownError(Error, 'NO_SMALLER_DICTIONARY', `no dictionary made the pages of ${folder} smaller`);
   const dictionary = Buffer.from(choice.dictionary);
   const heldOutBytes = choice.method === 'trained' ? choice.trainedBytes : choice.commonBytes;
   return { dictionary, method: choice.method, pages: samples.length, skipped, sampleBytes, heldOutBytes };

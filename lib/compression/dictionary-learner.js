@@ -24,6 +24,7 @@ const native = require('../native');
 const rules = require('../http/cache-rules');
 const { isHtmlOrXhtml } = require('../http/html');
 const shareable = require('../http/shareable');
+const { BoundedLru } = require('../bounded/lru');
 
 const RISKY_VARY = /(?:^|,)\s*(?:cookie|authorization|\*)\s*(?:,|$)/i;
 const RESPONSE_HEADERS = ['cache-control', 'set-cookie', 'vary', 'content-range', 'expires', 'date'];
@@ -84,8 +85,8 @@ class DictionaryLearner {
     this.rebuildInterval = options.rebuildInterval;
     this.lastBuild = 0;
     this.onDictionary = onDictionary;
-    this.samples = new Map(); // path (no query) -> Buffer (a copy), oldest first
-    this.sampleBytes = 0;
+    // path (no query) -> Buffer (a copy), first in first out, a path sampled again counting as new
+    this.samples = new BoundedLru({ maxEntries: this.maxSamples, maxBytes: this.maxSampleBytes });
     this.newSamples = 0;
     this.seen = 0;
     this.building = false;
@@ -158,21 +159,11 @@ class DictionaryLearner {
   }
 
   add(path, body) {
-    const previous = this.samples.get(path);
-    if (previous !== undefined) {
-      this.samples.delete(path);
-      this.sampleBytes -= previous.length;
-    }
     const copy = Buffer.from(body); // the caller's buffer may be reused once it is sent
-    this.samples.set(path, copy);
-    this.sampleBytes += copy.length;
+    // a page larger than all the samples may hold leaves none, as evicting oldest first would
+    if (!this.samples.set(path, copy, copy.length)) this.samples.clear();
     this.newSamples++;
     this.counts.sampled++;
-    for (const [oldest, bytes] of this.samples) {
-      if (this.samples.size <= this.maxSamples && this.sampleBytes <= this.maxSampleBytes) break;
-      this.samples.delete(oldest);
-      this.sampleBytes -= bytes.length;
-    }
   }
 
   build() {
@@ -214,7 +205,7 @@ class DictionaryLearner {
       ...this.counts,
       refusedBy: { ...this.refusedBy },
       samples: this.samples.size,
-      sampleBytes: this.sampleBytes,
+      sampleBytes: this.samples.bytes,
       building: this.building,
     };
   }

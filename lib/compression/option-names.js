@@ -42,4 +42,17 @@ const KOA_COMPRESS_OPTIONS = [
   'dictionary',
 ];
 
-module.exports = { COMPRESSION_OPTIONS, KOA_COMPRESS_OPTIONS };
+// @fastify/compress 9 (its decompression options too, and Fastify's register options)
+const FASTIFY_COMPRESS_OPTIONS = [
+  ...['global', 'globalCompression', 'globalDecompression', 'threshold', 'customTypes', 'zlib'],
+  ...['brotliOptions', 'zlibOptions', 'encodings', 'requestEncodings', 'forceRequestEncoding'],
+  ...['onUnsupportedEncoding', 'onUnsupportedRequestEncoding', 'onInvalidRequestPayload'],
+  ...['inflateIfDeflated', 'removeContentLengthHeader', 'syncThreshold', 'prefix', 'logLevel', 'logSerializers'],
+  'cache',
+  'dictionary',
+];
+
+// hono/compress
+const HONO_COMPRESS_OPTIONS = ['encoding', 'threshold', 'contentTypeFilter', 'cache', 'dictionary'];
+
+module.exports = { COMPRESSION_OPTIONS, KOA_COMPRESS_OPTIONS, FASTIFY_COMPRESS_OPTIONS, HONO_COMPRESS_OPTIONS };

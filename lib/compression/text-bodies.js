@@ -18,49 +18,49 @@
 // one length: strings of one length share the hash, so a lookup compares the string with each
 // of them up to its first difference (pages of a site share their first kilobytes), and a page
 // not remembered must not pay dozens of such compares before its own encoding.
+const { BoundedLru } = require('../bounded/lru');
+
 const MAX_ENTRIES = 64;
 const MAX_CHARS = 4 * 1024 * 1024;
 const MAX_SAME_LENGTH = 4;
 
 class TextBodies {
   constructor({ maxEntries = MAX_ENTRIES, maxChars = MAX_CHARS, maxSameLength = MAX_SAME_LENGTH } = {}) {
-    this.maxEntries = maxEntries;
     this.maxChars = maxChars;
     this.maxSameLength = maxSameLength;
-    this.map = new Map(); // text -> { bytes, crc }, oldest first
-    this.lengths = new Map(); // text.length -> how many remembered texts have it
-    this.chars = 0;
+    // text -> { bytes, crc }, weighed by its length, first in first out (looked up with peek)
+    this.texts = new BoundedLru({ maxEntries, maxBytes: maxChars, onEvict: (text) => this.unlist(text) });
+    this.byLength = new Map(); // text.length -> the remembered texts of that length, oldest first
+  }
+
+  get size() {
+    return this.texts.size;
   }
 
   /** { bytes, crc } of a string remembered, or undefined. */
   get(text) {
-    return this.map.get(text);
+    return this.texts.peek(text);
   }
 
   remember(text, bytes, crc) {
-    if (text.length > this.maxChars / 8 || this.map.has(text)) return;
-    if ((this.lengths.get(text.length) || 0) >= this.maxSameLength) {
-      for (const other of this.map.keys()) {
-        if (other.length === text.length) {
-          this.forget(other);
-          break;
-        }
-      }
+    if (text.length > this.maxChars / 8 || this.texts.has(text)) return;
+    let same = this.byLength.get(text.length);
+    if (same !== undefined && same.length >= this.maxSameLength) {
+      this.texts.delete(same[0]);
+      this.unlist(same[0]);
     }
-    while (this.map.size > 0 && (this.map.size >= this.maxEntries || this.chars + text.length > this.maxChars)) {
-      this.forget(this.map.keys().next().value);
-    }
-    this.map.set(text, { bytes, crc });
-    this.chars += text.length;
-    this.lengths.set(text.length, (this.lengths.get(text.length) || 0) + 1);
+    if (!this.texts.set(text, { bytes, crc }, text.length)) return;
+    same = this.byLength.get(text.length);
+    if (same === undefined) this.byLength.set(text.length, [text]);
+    else same.push(text);
   }
 
-  forget(text) {
-    this.map.delete(text);
-    this.chars -= text.length;
-    const left = this.lengths.get(text.length) - 1;
-    if (left === 0) this.lengths.delete(text.length);
-    else this.lengths.set(text.length, left);
+  // Drops `text` from its length's list (it has left `texts`); the oldest goes first, as a rule.
+  unlist(text) {
+    const same = this.byLength.get(text.length);
+    if (same.length === 1) this.byLength.delete(text.length);
+    else if (same[0] === text) same.shift();
+    else same.splice(same.indexOf(text), 1);
   }
 }
 

@@ -16,6 +16,8 @@ const {
   isTypeString,
 } = require('./scan');
 const { ParseCache } = require('./parse-cache');
+const { ownOptions } = require('../options');
+const { invalidType, invalidValue, outOfRange } = require('../validate');
 const { joinParameters } = require('./format-trie');
 
 // The package's own expressions, used only where the argument is not a string and its
@@ -265,14 +267,17 @@ function formatSlow(parameters, type) {
  * ('auto': JavaScript up to 256 characters, C++ beyond; 'js'; 'native'). Returns the settings
  * in force.
  */
+const CONFIGURE_OPTIONS = ['cacheSize', 'scanner'];
+
 function configure(options = {}) {
   if (options === null || typeof options !== 'object') {
-    throw new TypeError('options must be an object');
+    throw invalidType('options', 'an object', options);
   }
+  ownOptions(options, CONFIGURE_OPTIONS, 'configure(options)');
   const { cacheSize, scanner } = options;
   if (cacheSize !== undefined) {
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {
-      throw new RangeError(`options.cacheSize must be a non-negative integer, got ${String(cacheSize)}`);
+      throw outOfRange('options.cacheSize', 'a non-negative integer', cacheSize);
     }
     parseCache.resize(cacheSize);
     formatCapacity = Math.floor(cacheSize / 2);
@@ -281,7 +286,7 @@ function configure(options = {}) {
   }
   if (scanner !== undefined) {
     if (!Object.hasOwn(SCANNERS, scanner)) {
-      throw new TypeError(`options.scanner must be 'auto', 'js' or 'native', got ${String(scanner)}`);
+      throw invalidValue('options.scanner', "'auto', 'js' or 'native'", scanner);
     }
     scan = SCANNERS[scanner];
   }

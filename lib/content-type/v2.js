@@ -12,6 +12,8 @@
 // `parameters.charset`, negotiator overwrites `type`), and a cache of finished headers in front
 // of format.
 const { ParseCache } = require('./parse-cache');
+const { ownOptions } = require('../options');
+const { invalidType, outOfRange } = require('../validate');
 const { FormatTrie, joinParameters } = require('./format-trie');
 const { isTokenString, isTypeString } = require('./scan');
 
@@ -413,12 +415,15 @@ function isTokenValid(token, start = 0, end = token.length) {
 // ---------------------------------------------------------------------------------------------
 
 /** Set the parse cache's capacity in entries (0 disables it; also sizes format's cache). */
+const CONFIGURE_OPTIONS = ['cacheSize'];
+
 function configure(options = {}) {
-  if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  ownOptions(options, CONFIGURE_OPTIONS, 'configure(options)');
   const { cacheSize } = options;
   if (cacheSize !== undefined) {
     if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) {
-      throw new RangeError(`options.cacheSize must be a non-negative integer, got ${String(cacheSize)}`);
+      throw outOfRange('options.cacheSize', 'a non-negative integer', cacheSize);
     }
     parseCache.resize(cacheSize);
     formatCache.resize(Math.floor(cacheSize / 2));

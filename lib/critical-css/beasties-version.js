@@ -6,6 +6,7 @@
 const fs = require('fs');
 const Module = require('module');
 const path = require('path');
+const { outOfRange } = require('../validate');
 
 const VERSIONS = new Set(['0.4', '0.5']);
 
@@ -25,7 +26,7 @@ function installedAngularSsr(from) {
 function beastiesVersion(option, from = process.cwd()) {
   if (option !== undefined) {
     if (!VERSIONS.has(option)) {
-      throw new RangeError(`beasties: '0.4' (Angular 21) or '0.5' (Angular 22), received ${String(option)}`);
+      throw outOfRange('beasties', "'0.4' (Angular 21) or '0.5' (Angular 22)", option);
     }
     return option;
   }

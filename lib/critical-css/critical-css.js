@@ -17,6 +17,7 @@ const { FileCache } = require('../files/file-cache');
 const { addSource } = require('../stat-sources');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
+const { BoundedLru } = require('../bounded/lru');
 
 // Angular's InlineCriticalCssProcessor (@angular/ssr): beasties with these options. `preload`
 // follows the beasties version (engine.js: 'media' for Angular 21, 'media-script' for 22.2).
@@ -113,7 +114,7 @@ class CriticalCss {
     this.engine = new CriticalCssEngine(engineOptions);
     this.memo = new PageMemo({ maxBytes: this.memoBytes, maxEntries: this.memoPages });
     // a route's tag of a page -> { tag, length } of the inlined page a GET was sent (for HEAD)
-    this.heads = new Map();
+    this.heads = new BoundedLru({ maxEntries: MAX_HEADS }); // routeTag -> { tag, length }, first in first out
     this.headsGeneration = -1;
     this.counts = { errors: 0, stylesheetLoads: 0, passedThrough: 0, tooLarge: 0 };
     this.closed = false;
@@ -260,15 +261,13 @@ class CriticalCss {
       this.heads.clear();
       this.headsGeneration = this.cache.generation();
     }
-    this.heads.delete(routeTag);
     this.heads.set(routeTag, { tag, length });
-    if (this.heads.size > MAX_HEADS) this.heads.delete(this.heads.keys().next().value);
   }
 
   /** { tag, length } of the inlined page whose route tag is `routeTag`, if sent lately. */
   headFor(routeTag) {
     if (this.headsGeneration !== this.cache.generation()) return undefined;
-    return this.heads.get(routeTag);
+    return this.heads.peek(routeTag);
   }
 
   stats() {

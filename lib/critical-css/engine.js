@@ -13,6 +13,8 @@ const fs = require('fs');
 const path = require('path');
 const native = require('../native');
 const { beastiesVersion } = require('./beasties-version.js');
+const { BoundedLru } = require('../bounded/lru');
+const { invalidType, outOfRange } = require('../validate');
 
 // beasties' getCssAsset: how an href becomes a file under `path`.
 const LEADING_SLASH_OR_QUERY_RE = /^\/(?!\/)|[?#].*$/g;
@@ -34,7 +36,7 @@ const MAX_HREF_LENGTH = 1024;
 function bool(value, fallback, name) {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') {
-    throw new TypeError(`Expected a boolean for ${name} but received ${typeof value}`);
+    throw invalidType(name, 'a boolean', value);
   }
   return value;
 }
@@ -66,10 +68,10 @@ function defaultReader() {
 function preloadFlags(preload, version) {
   const chosen = preload === undefined ? (version === '0.4' ? 'media' : 'media-script') : preload;
   if (chosen !== 'media' && chosen !== 'media-script') {
-    throw new RangeError(`preload: 'media' or 'media-script' (Angular's modes), received ${String(preload)}`);
+    throw outOfRange('preload', "'media' or 'media-script' (Angular's modes)", preload);
   }
   if (chosen === 'media-script' && version === '0.4') {
-    throw new RangeError("preload: 'media-script' needs beasties '0.5' (Angular 22.2+)");
+    throw outOfRange('preload', "'media' with beasties '0.4' ('media-script' needs '0.5', Angular 22.2+)", preload);
   }
   return (version === '0.4' ? FLAG_BEASTIES_0_4 : 0) | (chosen === 'media-script' ? FLAG_MEDIA_SCRIPT : 0);
 }
@@ -77,25 +79,25 @@ function preloadFlags(preload, version) {
 class CriticalCssEngine {
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`Expected an object for options but received ${options === null ? 'null' : typeof options}`);
+      throw invalidType('options', 'an object', options);
     }
     if (options.path !== undefined && typeof options.path !== 'string') {
-      throw new TypeError(`Expected a string for path but received ${typeof options.path}`);
+      throw invalidType('options.path', 'a string', options.path);
     }
     if (options.publicPath !== undefined && options.publicPath !== null && typeof options.publicPath !== 'string') {
-      throw new TypeError(`Expected a string for publicPath but received ${typeof options.publicPath}`);
+      throw invalidType('options.publicPath', 'a string', options.publicPath);
     }
     for (const unsupported of ['pruneSource', 'reduceInlineStyles', 'mergeStylesheets']) {
       if (bool(options[unsupported], false, unsupported)) {
-        throw new RangeError(`${unsupported}: only false (Angular's setting) is supported`);
+        throw outOfRange(`options.${unsupported}`, "false (Angular's setting, the only one supported)", true);
       }
     }
     const maxPlans = options.maxPlans === undefined ? 16 : options.maxPlans;
     if (!Number.isInteger(maxPlans) || maxPlans < 1) {
-      throw new RangeError(`maxPlans must be a positive integer, received ${String(maxPlans)}`);
+      throw outOfRange('options.maxPlans', 'a positive integer', maxPlans);
     }
     if (options.readStylesheet !== undefined && typeof options.readStylesheet !== 'function') {
-      throw new TypeError(`Expected a function for readStylesheet but received ${typeof options.readStylesheet}`);
+      throw invalidType('options.readStylesheet', 'a function', options.readStylesheet);
     }
     this.path = options.path === undefined ? '' : options.path;
     this.publicPath = options.publicPath || '';
@@ -108,7 +110,14 @@ class CriticalCssEngine {
       preloadFlags(options.preload, beastiesVersion(options.beasties, this.path || process.cwd()));
     this.readStylesheet = options.readStylesheet || defaultReader();
     this.maxPlans = maxPlans;
-    this.plans = new Map(); // content hash -> { handle, bytes, rules }; insertion order = age
+    // content hash -> { handle, bytes, rules }, first in first out (looked up with peek); a plan
+    // evicted takes the sources that point at it along, so that they do not keep it alive.
+    this.plans = new BoundedLru({
+      maxEntries: maxPlans,
+      onEvict: (key, plan) => {
+        for (const [file, source] of this.sources) if (source.plan === plan) this.sources.delete(file);
+      },
+    });
     this.sources = new Map(); // file -> { data, plan } (the last content seen for the file)
     this.files = new Map(); // href -> the file it names, or null (fileFor)
     this.refused = new Set(); // content hashes of stylesheets the engine cannot compile
@@ -204,7 +213,7 @@ class CriticalCssEngine {
       return null;
     }
     if (typeof data !== 'string' && !Buffer.isBuffer(data)) {
-      throw new TypeError(`readStylesheet must return a string, a Buffer or null, received ${typeof data}`);
+      throw invalidType("readStylesheet's result", 'a string, a Buffer or null', data);
     }
     const known = this.sources.get(file);
     if (known && known.data === data) {
@@ -212,7 +221,7 @@ class CriticalCssEngine {
       return known.plan ? known.plan.handle : null;
     }
     const key = this.keyOf(data);
-    let plan = this.plans.get(key);
+    let plan = this.plans.peek(key);
     if (plan === undefined && this.refused.has(key)) {
       plan = null;
     } else if (plan === undefined && this.uncompiled !== null) {
@@ -245,11 +254,6 @@ class CriticalCssEngine {
     this.counters.compiled++;
     const plan = { handle: compiled[0], bytes: compiled[1], rules: compiled[2] };
     this.plans.set(key, plan);
-    while (this.plans.size > this.maxPlans) {
-      const oldest = this.plans.keys().next().value;
-      this.plans.delete(oldest);
-      for (const [f, s] of this.sources) if (s.plan && s.plan === this.plans.get(oldest)) this.sources.delete(f);
-    }
     return plan;
   }
 
@@ -297,7 +301,7 @@ class CriticalCssEngine {
   process(html) {
     const isString = typeof html === 'string';
     if (!isString && !Buffer.isBuffer(html)) {
-      throw new TypeError(`Expected a string or Buffer for html but received ${html === null ? 'null' : typeof html}`);
+      throw invalidType('html', 'a string or a Buffer', html);
     }
     this.counters.pages++;
     this.pageLinks = 0;

@@ -8,11 +8,12 @@
 const { CriticalCss, ANGULAR_DEFAULTS } = require('./critical-css');
 const { createMiddleware } = require('../express/critical-css');
 const { invalidType } = require('../validate');
+const { BoundedLru } = require('../bounded/lru');
 
 // inlineCriticalCss keeps one CriticalCss per distinct set of options, the most recently used
 // few: a server has one or two; a caller that varies them per page gets new ones, evicted.
 const MAX_SHARED = 8;
-const shared = new Map();
+const shared = new BoundedLru({ maxEntries: MAX_SHARED, onEvict: (key, engine) => engine.close() });
 const objectIds = new WeakMap(); // a FileCache passed as `cache` is part of the key by identity
 let nextObjectId = 1;
 
@@ -32,18 +33,9 @@ function sharedFor(options) {
       .map((k) => [k, keyPart(options[k])]),
   );
   let found = shared.get(key);
-  if (found !== undefined) {
-    shared.delete(key);
-    shared.set(key, found);
-    return found;
-  }
+  if (found !== undefined) return found;
   found = new CriticalCss({ ...options, name: options.name || 'inlineCriticalCss' });
   shared.set(key, found);
-  if (shared.size > MAX_SHARED) {
-    const [oldestKey, oldest] = shared.entries().next().value;
-    shared.delete(oldestKey);
-    oldest.close();
-  }
   return found;
 }
 

@@ -14,7 +14,10 @@ const { Worker } = require('worker_threads');
 const native = require('../native');
 const { CriticalCss } = require('./critical-css');
 const { beastiesVersion, beastiesOf, installedAngularSsr } = require('./beasties-version');
-const { invalidType, outOfRange } = require('../validate');
+const { invalidType, outOfRange, ownError } = require('../validate');
+const { ownOptions } = require('../options');
+
+const PRERENDER_OPTIONS = ['folder', 'deployUrl', 'minify', 'autoCsp', 'beasties', 'jobs'];
 
 const CSP_MEDIA_ATTR = 'ngCspMedia';
 // The loader scripts' texts as the engine writes them (one copy, in the addon).
@@ -248,7 +251,7 @@ function runWorker(files, options) {
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (answer !== undefined) resolve(answer);
-      else reject(new Error(`critical-css worker exited with code ${code} before answering`));
+      else reject(ownError(Error, 'WORKER_EXITED', `critical-css worker exited with code ${code} before answering`));
     });
   });
 }
@@ -272,6 +275,7 @@ function workerCount(pages, jobs, cores) {
  */
 async function inlinePrerendered(options) {
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
+  ownOptions(options, PRERENDER_OPTIONS, 'inlinePrerendered(options)');
   if (typeof options.folder !== 'string' || options.folder === '') {
     throw invalidType('options.folder', 'a non-empty string', options.folder);
   }
@@ -283,7 +287,7 @@ async function inlinePrerendered(options) {
   if (jobs < 1) throw outOfRange('options.jobs', '>= 1', jobs);
   const folder = path.resolve(options.folder);
   const stat = await fs.promises.stat(folder).catch(() => null);
-  if (!stat || !stat.isDirectory()) throw new Error(`${options.folder}: not a folder`);
+  if (!stat || !stat.isDirectory()) throw ownError(Error, 'NOT_A_FOLDER', `${options.folder}: not a folder`);
   const angular = angularOf(folder, options.beasties);
   const settings = {
     folder,

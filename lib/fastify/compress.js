@@ -30,6 +30,8 @@ const { asPlugin } = require('./plugin-meta');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { linkWith } = require('../compression/dictionary-headers');
 const { whenHeadSent } = require('../http/sent-head');
+const { FASTIFY_COMPRESS_OPTIONS } = require('../compression/option-names');
+const { peerOptions } = require('../options');
 
 // @fastify/compress's default compressible types (text but event streams, JSON, text, XML and
 // octet-stream), besides mime-db's compressible flag.
@@ -388,6 +390,7 @@ function addCompressHooks(params, routeOptions, decorateOnly) {
 
 async function fastifyCompress(fastify, opts) {
   const options = opts || {};
+  peerOptions(options, FASTIFY_COMPRESS_OPTIONS, 'fastifyCompress options');
   const global = compressParams(options);
   const decompress = decompressParams(options);
   if (options.encodings && options.encodings.length < 1)

@@ -11,14 +11,18 @@ const { etag: entityTag } = require('../etag');
 const { invalidType } = require('../validate');
 const { fastifyEtagMatches } = require('../http/conditional');
 const { asPlugin } = require('./plugin-meta');
+const { peerOptions } = require('../options');
 
 const STRONG = { weak: false };
 const WEAK = { weak: true };
+// @fastify/etag's options, and Fastify's register options
+const FASTIFY_ETAG_OPTIONS = ['weak', 'replyWith304', 'algorithm', 'hashFn', 'prefix', 'logLevel', 'logSerializers'];
 
 async function fastifyEtag(app, options) {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw invalidType('options', 'an object', options);
   }
+  peerOptions(options, FASTIFY_ETAG_OPTIONS, 'fastifyEtag options');
   const { weak = false, replyWith304 = true, algorithm, hashFn } = options || {};
   // @fastify/etag's own check: an algorithm this runtime's crypto lacks is an error
   if (typeof hashFn !== 'function' && algorithm !== undefined && algorithm !== 'fnv1a') {

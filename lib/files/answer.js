@@ -28,6 +28,7 @@
 // Nothing here touches a framework object; `response` (a node ServerResponse, read only) is
 // read by the flavours whose peer looks at the headers already set.
 const createError = require('http-errors');
+const { invalidValue } = require('../validate');
 const { isConditional, isPreconditionFailure, isFresh, fastifySend } = require('../http/conditional');
 const {
   rangeOf,
@@ -221,7 +222,7 @@ const FLAVOURS = {
  */
 function answer(flavour, request, file, options, response) {
   const step = FLAVOURS[flavour];
-  if (step === undefined) throw new TypeError(`unknown static answer flavour: ${flavour}`);
+  if (step === undefined) throw invalidValue('flavour', `one of ${Object.keys(FLAVOURS).join(', ')}`, flavour);
   return step(request, file, options, response);
 }
 

@@ -21,6 +21,7 @@
 const fs = require('fs');
 const { Readable } = require('stream');
 const onFinished = require('on-finished');
+const { outOfRange } = require('../validate');
 
 const CHUNK = 64 * 1024;
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0) | (fs.constants.O_CLOEXEC || 0);
@@ -49,10 +50,9 @@ function shrankError(expected, sent) {
 class FileRangeStream extends Readable {
   constructor(fd, { start = 0, end, res, highWaterMark = CHUNK } = {}) {
     super({ highWaterMark });
-    if (!Number.isSafeInteger(start) || start < 0) throw new RangeError(`start must be an integer >= 0 (got ${start})`);
-    if (end === undefined || end === Infinity) throw new RangeError('end is required');
-    if (!Number.isSafeInteger(end) || end < start - 1)
-      throw new RangeError(`end must be an integer >= start - 1 (got ${end})`);
+    if (!Number.isSafeInteger(start) || start < 0) throw outOfRange('start', 'an integer >= 0', start);
+    if (end === undefined || end === Infinity) throw outOfRange('end', 'a finite integer', end);
+    if (!Number.isSafeInteger(end) || end < start - 1) throw outOfRange('end', 'an integer >= start - 1', end);
     this.fd = fd;
     this.position = start;
     this.expected = end - start + 1;

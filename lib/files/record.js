@@ -4,6 +4,7 @@
 const { extname } = require('path');
 const mime = require('mime-types');
 const { FileStats, lastModifiedOf } = require('./file-stats');
+const { statTag: entityStatTag } = require('../etag');
 
 /**
  * `result`: a FileCache hit/load with a body. `type`: the Content-Type (or, for Koa, the
@@ -74,9 +75,9 @@ function isUtf8MimeType(type) {
   );
 }
 
-/** send's stat-based tag (etag@1.8.1 for fs.Stats), for files streamed from disk */
+/** send's stat-based tag (etag@1.8.1 for fs.Stats: always weak), for files streamed from disk */
 function statTag(stat) {
-  return 'W/"' + stat.size.toString(16) + '-' + stat.mtime.getTime().toString(16) + '"';
+  return entityStatTag(stat, true);
 }
 
 module.exports = { makeRecord, variantFileOf, statsOf, contentTypeOf, charsetContentTypeOf, statTag };

@@ -24,6 +24,8 @@ const { tagOf } = require('./tags');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const dictionaryHeaders = require('../compression/dictionary-headers');
 const { whenHeadSent } = require('../http/sent-head');
+const { HONO_COMPRESS_OPTIONS } = require('../compression/option-names');
+const { peerOptions } = require('../options');
 
 const CODINGS = ['gzip', 'deflate'];
 // The order in which the dcz choice sees a cookie (the late-mark warning:
@@ -80,6 +82,7 @@ function incomingOf(c) {
 }
 
 function compress(options) {
+  peerOptions(options, HONO_COMPRESS_OPTIONS, 'hono compress(options)');
   const threshold = options?.threshold ?? 1024;
   const candidates = options?.encoding ? [options.encoding] : CODINGS;
   const filter = options?.contentTypeFilter ?? honoCompressibleTypes();

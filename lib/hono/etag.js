@@ -9,11 +9,14 @@ const { etag: entityTag } = require('../etag');
 const { honoEtagMatches } = require('../http/conditional');
 const { tagOf } = require('./tags');
 const { heldBody, peekHeldBody } = require('./held-body');
+const { peerOptions } = require('../options');
 
 const RETAINED_304_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary'];
 const STRONG = { weak: false };
+const HONO_ETAG_OPTIONS = ['retainedHeaders', 'weak', 'generateDigest']; // hono/etag's
 
 function etag(options) {
+  peerOptions(options, HONO_ETAG_OPTIONS, 'hono etag(options)');
   const retained = new Set((options?.retainedHeaders ?? RETAINED_304_HEADERS).map((h) => h.toLowerCase()));
   const weak = options?.weak ?? false;
   return async function etagMiddleware(c, next) {

@@ -48,8 +48,7 @@ class HeldValue {
 
   /** Sets the ETag of the body as it now is (our W/"<length>-<crc>" form) and returns it. */
   retag(weak) {
-    const hex = this.crc.toString(16).padStart(8, '0');
-    const tag = `${weak ? 'W/' : ''}"${this.bodyBytes.length.toString(16)}-${hex}"`;
+    const tag = etagModule.crcTag(this.bodyBytes.length, this.crc, weak);
     this.res.setHeader('ETag', tag);
     this.tagged = true;
     return tag;

@@ -4,6 +4,9 @@ const { Stream } = require('stream');
 const fsp = require('fs/promises');
 const { etag: entityTag, isStats } = require('../etag');
 const { invalidType } = require('../validate');
+const { peerOptions } = require('../options');
+
+const KOA_ETAG_OPTIONS = ['weak']; // koa-etag passes its options to the etag package, which reads weak
 
 // Same entity choice as koa-etag: nothing for empty bodies, non-2xx or an ETag already set;
 // a file stream gets its stats; strings and Buffers as they are; anything else as JSON.
@@ -28,6 +31,7 @@ function etag(options) {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw invalidType('options', 'an object', options);
   }
+  peerOptions(options, KOA_ETAG_OPTIONS, 'koa etag(options)');
   const weak = options && typeof options.weak === 'boolean' ? options.weak : undefined;
   return async function etagMiddleware(ctx, next) {
     await next();

@@ -20,6 +20,13 @@ const resolvePath = require('resolve-path');
 const { FileCache } = require('../files/file-cache');
 const { isCompressible } = require('../files/encoding');
 const { invalidType } = require('../validate');
+const { peerOptions } = require('../options');
+
+// koa-send 5's options, then ssr-native's; koa-send ignores other names, so they draw one warning
+const SEND_OPTIONS = [
+  ...['index', 'root', 'maxage', 'maxAge', 'immutable', 'hidden', 'format', 'extensions', 'brotli', 'gzip'],
+  ...['setHeaders', 'acceptRanges', 'etag', 'cache', 'dictionary', 'compress', 'maxBytes', 'maxFileSize', 'watch'],
+];
 const { FileStats } = require('../files/file-stats');
 const { statError: fsStatError, statStatus } = require('../files/stat-error');
 const { StaticEngine } = require('../files/engine');
@@ -225,6 +232,7 @@ function send(ctx, urlPath, opts = {}) {
   let sender = senders.get(opts);
   if (sender === undefined) {
     if (opts === null || typeof opts !== 'object') throw invalidType('opts', 'an object', opts);
+    peerOptions(opts, SEND_OPTIONS, 'send(ctx, path, opts)');
     const cache = opts.cache !== undefined ? cacheFor(opts) : sharedCache || (sharedCache = new FileCache());
     sender = new FileSender(opts, cache);
     senders.set(opts, sender);
@@ -250,4 +258,4 @@ function statError(result, filePath) {
   return err;
 }
 
-module.exports = { FileSender, cacheFor, send };
+module.exports = { FileSender, cacheFor, send, SEND_OPTIONS };

@@ -4,16 +4,12 @@
 // koa-send 5 over the native FileCache (lib/koa/send.js).
 const assert = require('assert');
 const { resolve } = require('path');
-const { FileSender, cacheFor } = require('./send');
+const { FileSender, cacheFor, SEND_OPTIONS } = require('./send');
 const { peerOptions } = require('../options');
 
-// koa-static 5's options (and koa-send's it passes on), then ssr-native's; koa-static ignores other
-// names, so they draw one warning (lib/options.js)
-const SERVE_OPTIONS = [
-  ...['defer', 'index', 'root', 'maxage', 'maxAge', 'immutable', 'hidden', 'format', 'extensions'],
-  ...['brotli', 'gzip', 'setHeaders', 'acceptRanges', 'etag', 'cache', 'dictionary', 'compress'],
-  ...['maxBytes', 'maxFileSize', 'watch'],
-];
+// koa-static 5's own option, then koa-send's it passes on (with ssr-native's); koa-static ignores
+// other names, so they draw one warning (lib/options.js)
+const SERVE_OPTIONS = ['defer', ...SEND_OPTIONS];
 
 function serve(root, options) {
   peerOptions(options, SERVE_OPTIONS, 'serve(root, options)');

@@ -10,6 +10,7 @@
 // work per request. Sources (sources.js) are every FileCache, the content-type caches, the
 // argon2 pool, and whatever registers later (its metrics are made when it registers).
 const { ownOptions } = require('../options');
+const { invalidType, invalidValue } = require('../validate');
 const sources = require('../stat-sources');
 
 // One reading of every source per scrape: registry.metrics() calls each metric's collect() in
@@ -84,16 +85,16 @@ function registerMetrics(client, options = {}) {
     typeof client.Counter !== 'function' ||
     typeof client.Histogram !== 'function'
   ) {
-    throw new TypeError("client must be the prom-client module (require('prom-client'))");
+    throw invalidType('client', "the prom-client module (require('prom-client'))", client);
   }
-  if (options === null || typeof options !== 'object') throw new TypeError('options must be an object');
+  if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
   ownOptions(options, METRICS_OPTIONS, 'registerMetrics(client, options)');
   const registry = options.registry === undefined ? client.register : options.registry;
   if (!registry || typeof registry.registerMetric !== 'function')
-    throw new TypeError('options.registry must be a prom-client Registry');
+    throw invalidType('options.registry', 'a prom-client Registry', registry);
   const prefix = options.prefix === undefined ? 'ssr_native_' : options.prefix;
   if (typeof prefix !== 'string' || (prefix !== '' && !PREFIX.test(prefix))) {
-    throw new TypeError(`options.prefix must be a metric name prefix (received ${String(prefix)})`);
+    throw invalidValue('options.prefix', 'a metric name prefix', prefix);
   }
 
   const made = new Map(); // "kind field" -> metric

@@ -274,3 +274,44 @@ test(`after hits on every entry of a full cache of ${MAX_REPLACEMENTS}, stores e
   for (let i = 0; i < MAX_REPLACEMENTS; i++) lru.set(`new${i}`, i);
   assert.deepEqual(victims, order);
 });
+
+test('looked up with peek only, it is first in first out: the same keys and victims as a Map in insertion order', () => {
+  for (const seed of [1, 2, 3]) {
+    const random = mulberry32(seed);
+    const maxEntries = 3 * MAX_REPLACEMENTS;
+    const maxBytes = 40 * maxEntries;
+    const evicted = [];
+    const lru = new BoundedLru({ maxEntries, maxBytes, onEvict: (key) => evicted.push(key) });
+    const model = new Map(); // key -> size, oldest set first
+    const modelEvicted = [];
+    let modelBytes = 0;
+    for (let step = 0; step < 5000; step++) {
+      const key = Math.floor(random() * 4 * maxEntries);
+      const where = `seed ${seed}, step ${step}, key ${key}`;
+      if (random() < 0.5) {
+        assert.equal(lru.peek(key), model.has(key) ? `v${key}` : undefined, where);
+        continue;
+      }
+      const size = Math.floor(random() * 100);
+      if (model.has(key)) modelBytes -= model.get(key);
+      model.delete(key);
+      for (const [oldest, bytes] of model) {
+        if (model.size < maxEntries && modelBytes + size <= maxBytes) break;
+        model.delete(oldest);
+        modelBytes -= bytes;
+        modelEvicted.push(oldest);
+      }
+      model.set(key, size);
+      modelBytes += size;
+      lru.set(key, `v${key}`, size);
+      assert.deepEqual([...lru.keys()], [...model.keys()], where);
+      assert.deepEqual(evicted, modelEvicted, where);
+      assert.equal(lru.bytes, modelBytes, where);
+    }
+    assert.deepEqual(
+      [...lru.values()],
+      [...model.keys()].map((key) => `v${key}`),
+      `seed ${seed}`,
+    );
+  }
+});

@@ -154,7 +154,7 @@ test('encodeText answers every string as encodeWhole answers its UTF-8 bytes (se
 test('unique strings are never remembered', async () => {
   const cache = new ContentCache({ minUses: 1 });
   for (let i = 0; i < 50; i++) await encodeTextAsync(cache, page(i));
-  assert.equal(textBodiesOf(cache).map.size, 0);
+  assert.equal(textBodiesOf(cache).size, 0);
   assert.equal(cache.stats().hits, 0);
 });
 
@@ -163,21 +163,21 @@ test('the memo is bounded by entries and by characters, oldest out first', () =>
   const bytes = Buffer.alloc(0);
   for (const t of ['a'.repeat(10), 'b'.repeat(10), 'c'.repeat(10), 'd'.repeat(10)]) memo.remember(t, bytes, 0);
   assert.deepEqual(
-    [...memo.map.keys()].map((t) => t[0]),
+    [...memo.texts.keys()].map((t) => t[0]),
     ['b', 'c', 'd'],
   );
   memo.remember('e'.repeat(100), bytes, 0); // the largest one string may be: maxChars / 8
   memo.remember('f'.repeat(100), bytes, 0);
   assert.deepEqual(
-    [...memo.map.keys()].map((t) => t[0]),
+    [...memo.texts.keys()].map((t) => t[0]),
     ['d', 'e', 'f'],
   );
   memo.remember('g'.repeat(101), bytes, 0); // larger: not remembered
   assert.equal(memo.get('g'.repeat(101)), undefined);
-  assert.ok(memo.chars <= 800 && memo.map.size <= 3);
+  assert.ok(memo.texts.bytes <= 800 && memo.texts.size <= 3);
   assert.equal(
-    memo.chars,
-    [...memo.map.keys()].reduce((n, t) => n + t.length, 0),
+    memo.texts.bytes,
+    [...memo.texts.keys()].reduce((n, t) => n + t.length, 0),
   );
 });
 
@@ -196,23 +196,23 @@ test('at most maxSameLength strings of one length (a lookup compares each), the 
   for (let i = 0; i < 10; i++) memo.remember(`page ${String(i).padStart(3, '0')}`, bytes, 0); // all 8 characters
   memo.remember('y'.repeat(9), bytes, 0);
   assert.deepEqual(
-    [...memo.map.keys()],
+    [...memo.texts.keys()],
     ['x'.repeat(7), 'page 006', 'page 007', 'page 008', 'page 009', 'y'.repeat(9)],
   );
   assert.deepEqual(
-    [...memo.lengths],
+    [...memo.byLength].map(([n, texts]) => [n, texts.length]),
     [
       [7, 1],
       [8, 4],
       [9, 1],
     ],
   );
-  assert.equal(memo.chars, 7 + 4 * 8 + 9);
+  assert.equal(memo.texts.bytes, 7 + 4 * 8 + 9);
   // forgetting by the other bounds keeps the per-length counts
   const small = new TextBodies({ maxEntries: 2, maxChars: 1 << 20, maxSameLength: 4 });
   for (const t of ['aa', 'bb', 'ccc']) small.remember(t, bytes, 0);
   assert.deepEqual(
-    [...small.lengths],
+    [...small.byLength].map(([n, texts]) => [n, texts.length]),
     [
       [2, 1],
       [3, 1],

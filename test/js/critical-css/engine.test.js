@@ -144,3 +144,12 @@ test('leaveInlinedPrerendered: a prerendered page already inlined goes out as bu
   }
   assert.throws(() => new CriticalCssEngine({ path: dir, leaveInlinedPrerendered: 1 }), TypeError);
 });
+
+test('a plan evicted by maxPlans is not kept alive by its stylesheet: the page compiles it again', () => {
+  const dir = folder({ 'a.css': '.a{color:red}', 'b.css': '.a{color:blue}' });
+  const engine = new CriticalCssEngine({ path: dir, maxPlans: 1 });
+  for (const href of ['a.css', 'b.css', 'a.css']) assert.match(engine.process(page(href)), /<style>\.a\{color:/);
+  // a.css's plan went out when b.css's came in; a.css seen again is compiled again, and only the
+  // plan the engine holds is in use (2 compiles before: a.css's file kept the evicted plan)
+  assert.deepStrictEqual({ compiled: engine.stats().compiled, plans: engine.stats().plans }, { compiled: 3, plans: 1 });
+});

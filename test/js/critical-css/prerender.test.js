@@ -227,7 +227,10 @@ test("whose output: the browser folder's Angular, else the current directory's, 
     assert.match(written(dir), angular21);
     r = runIn(elsewhere, dir, '--beasties', '0.6');
     assert.strictEqual(r.code, 2);
-    assert.match(r.stderr, /beasties: '0\.4' \(Angular 21\) or '0\.5' \(Angular 22\), received 0\.6/);
+    assert.match(
+      r.stderr,
+      /beasties must be '0\.4' \(Angular 21\) or '0\.5' \(Angular 22\) \(received type string \("0\.6"\)\)/,
+    );
   } finally {
     fs.rmSync(app21, { recursive: true, force: true });
     fs.rmSync(elsewhere, { recursive: true, force: true });

@@ -273,3 +273,19 @@ test('every CRC-32 path this CPU supports matches zlib at every alignment', () =
     if (!available.includes(path)) assert.throws(() => native.crc32WithPath(path, backing), RangeError);
   }
 });
+
+test('one tag format: crcTag (held bodies) and the files statTag write what etag() writes', () => {
+  const { crcTag } = require('../../../lib/etag');
+  const { statTag: fileStatTag } = require('../../../lib/files/record');
+  const next = random(53);
+  for (let i = 0; i < 200; i++) {
+    const body = Buffer.alloc(Math.floor(next() * 5000));
+    for (let j = 0; j < body.length; j++) body[j] = Math.floor(next() * 256);
+    const crc = crc32(body);
+    for (const weak of [true, false]) {
+      assert.strictEqual(crcTag(body.length, crc, weak), etag(body, { weak }), `seed 53, body ${i}, weak ${weak}`);
+    }
+  }
+  const stats = fs.statSync(__filename);
+  assert.strictEqual(fileStatTag(stats), etag(stats));
+});
