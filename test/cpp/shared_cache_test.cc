@@ -165,6 +165,22 @@ TEST(SharedCache, OneLargePutEvictsAboutItsOwnSize) {
   EXPECT_EQ(body, large);
 }
 
+// A put that could only be stored by evicting far more than its own size is not stored, and
+// counted: a small page does not push out a 255 KB one.
+TEST(SharedCache, PutThatWouldEvictTooMuchGivesUp) {
+  Segment seg("giveup");
+  auto c = seg.Open(1 << 20, 256);
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(Put(c.get(), "big" + std::to_string(i), std::string(255 << 10, 'b')));
+  EXPECT_FALSE(Put(c.get(), "small", std::string(3000, 's')));
+  const auto stats = c->Stats();
+  EXPECT_EQ(stats.putsGivenUp, 1u);
+  EXPECT_EQ(stats.entries, 4u);
+  EXPECT_EQ(stats.evictions, 0u);
+  ASSERT_TRUE(Put(c.get(), "big4", std::string(255 << 10, 'b')));  // its own size: evicts one
+  EXPECT_EQ(c->Stats().evictions, 1u);
+}
+
 // Whether the kernel frees a mutex whose owner died (robust futexes): what a writer SIGKILLed
 // holding the writer mutex relies on. qemu-user does not emulate them (get/set_robust_list are
 // ENOSYS there), so such a mutex stays held for good under it.
@@ -209,6 +225,47 @@ TEST(SharedCache, ChildrenKilledMidWriteLeaveItUsable) {
     ASSERT_TRUE(Put(c.get(), "parent", "still works"));  // never blocks on a dead holder
   }
   EXPECT_LE(c->Stats().bytes, c->Stats().maxBytes);
+}
+
+// A process stopped while it holds the segment's mutex (SIGSTOP, a debugger, a frozen cgroup)
+// costs the others a miss or a page not stored, never a stalled caller: every operation waits
+// a bounded time. Reads take no lock and still answer. Once it is killed, the next writer
+// repairs the segment and goes on.
+TEST(SharedCache, StoppedHolderCostsAMissNotAStall) {
+  if (!RobustFutexesWork()) GTEST_SKIP() << "no robust futexes here (qemu-user)";
+  Segment seg("stopped");
+  auto c = seg.Open();
+  c->set_lock_wait_us(2000);
+  ASSERT_TRUE(Put(c.get(), "kept", "still served", "t"));
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string error;
+    auto child = SharedCache::Open(seg.path, 1 << 20, 256, true, &error);
+    if (!child) _exit(3);
+    child->WithMutexHeld([] { raise(SIGSTOP); });
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  const uint64_t timeouts = c->Stats().lockTimeouts;
+  EXPECT_FALSE(Put(c.get(), "new", "not stored"));
+  EXPECT_FALSE(c->Delete("kept"));
+  EXPECT_TRUE(c->TryLock("page", 0, 1000));  // render, as without a lock
+  bool complete = true;
+  EXPECT_EQ(c->Purge(SharedCache::Field::kAll, "", false, &complete), 0u);
+  EXPECT_FALSE(complete);
+  std::string meta, body;
+  EXPECT_NE(c->Get("kept", 0, 0, &meta, &body), 0u);
+  EXPECT_EQ(body, "still served");
+  EXPECT_EQ(c->Stats().lockTimeouts, timeouts + 4);
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(Put(c.get(), "new", "stored"));  // the dead holder's mutex: repaired, taken
+  EXPECT_EQ(c->Stats().repairs, 1u);
+  EXPECT_EQ(c->Purge(SharedCache::Field::kAll, "", false, &complete), 2u);
+  EXPECT_TRUE(complete);
 }
 
 TEST(SharedCache, FillLockOfADeadProcessIsFreed) {
