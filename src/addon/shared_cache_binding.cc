@@ -1,12 +1,12 @@
 // SharedCache for JavaScript: new SharedCache(path, maxBytes, maxEntries, persist, lockWaitMs
-// = 5, at most 60000) (an Error with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why
+// = 20, at most 60000) (an Error with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why
 // when it cannot be opened);
 // get(key, now, knownStamp) -> undefined (miss) | knownStamp (unchanged: nothing copied) |
 // [stamp, meta string, body Buffer (a private copy; an external Buffer over the read copy
 // cost ~6x more per hit in its finalizer and GC handle)]; put(key, target, primary, tags, meta,
 // body, expiresAt) -> bool; delete(key); purge(field, arg, prefix) -> count; keys(field, arg,
 // prefix); lock(key, now, ms) -> bool; unlock(key); stats() (with lockTimeouts: operations
-// that found the segment's mutex held past lockWaitMs, put false / lock true / a purge cut
+// that found the segment's mutex held past lockWaitMs: put false, lock false, a purge cut
 // short; putsGivenUp). Main thread or worker threads.
 #include "shared_cache_binding.h"
 

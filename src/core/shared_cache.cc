@@ -739,7 +739,7 @@ bool SharedCache::TryLock(const std::string& key, int64_t nowMs, int64_t ms) {
   const uint64_t hash = HashKey(key);
   const int32_t me = static_cast<int32_t>(getpid());
   Locked lock(this);
-  if (!lock.ok()) return true;  // render, as without a lock
+  if (!lock.ok()) return false;  // as if held: the caller waits for the page, then renders
   FillLock* locks = lock.locks();
   auto gone = [&](const FillLock& l) {
     // a pid below 1 names no one process (kill() would ask a whole process group): gone
