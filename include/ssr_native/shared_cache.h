@@ -93,10 +93,10 @@ class SharedCache {
   void Unlock(const std::string& key);
 
   SharedCacheStats Stats();
-  /// How long an operation waits for the segment's mutex (default 20 ms: a holder preempted
-  /// on a busy machine is waited for, a stopped one costs a miss) before it gives up: Put and
-  /// Delete return false, TryLock false (as if held: the caller waits for the page, then
-  /// renders it), Purge and Keys stop short.
+  /// How long an operation waits for the segment's mutex (default 5 ms) when its holder is
+  /// stopped or gone (one that can run, e.g. preempted, is waited for up to 40 times that)
+  /// before it gives up: Put and Delete return false, TryLock false (as if held: the caller
+  /// waits for the page, then renders it), Purge and Keys stop short.
   void set_lock_wait_us(uint32_t us) { lockWaitUs_ = us; }
   /// Where the segment's mutex lies (fuzzing: the one part of the segment that is trusted).
   static size_t MutexOffset();
@@ -119,7 +119,7 @@ class SharedCache {
   uint8_t* base_;
   size_t size_;
   Layout layout_;  // never read back from the segment
-  uint32_t lockWaitUs_ = 20000;
+  uint32_t lockWaitUs_ = 5000;
 };
 
 }  // namespace ssr_native

@@ -1,5 +1,5 @@
 // SharedCache for JavaScript: new SharedCache(path, maxBytes, maxEntries, persist, lockWaitMs
-// = 20, at most 60000) (an Error with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why
+// = 5, at most 60000) (an Error with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why
 // when it cannot be opened);
 // get(key, now, knownStamp) -> undefined (miss) | knownStamp (unchanged: nothing copied) |
 // [stamp, meta string, body Buffer (a private copy; an external Buffer over the read copy

@@ -177,10 +177,8 @@ ClockLock FindClockLock() {
   return reinterpret_cast<ClockLock>(dlsym(RTLD_DEFAULT, "pthread_mutex_clocklock"));
 }
 
-int LockWithin(pthread_mutex_t* mutex, uint32_t waitUs) {
+int LockOnce(pthread_mutex_t* mutex, uint32_t waitUs) {
   static const ClockLock clockLock = FindClockLock();
-  const int rc = pthread_mutex_trylock(mutex);
-  if (rc != EBUSY) return rc;
   struct timespec deadline {};
   clock_gettime(clockLock != nullptr ? CLOCK_MONOTONIC : CLOCK_REALTIME, &deadline);
   deadline.tv_nsec += static_cast<long>(waitUs % 1000000) * 1000;
@@ -190,9 +188,47 @@ int LockWithin(pthread_mutex_t* mutex, uint32_t waitUs) {
                               : pthread_mutex_timedlock(mutex, &deadline);
 }
 
-// The segment's mutex, waited for at most the cache's lockWaitUs: a holder that is stopped
-// (SIGSTOP, a debugger, a frozen cgroup) costs the caller a miss or a page not stored, never a
-// stalled event loop. ok() is false when it was not taken (counted in lockTimeouts).
+// Whether the thread holding the mutex can run: not stopped (SIGSTOP: T, a debugger: t) nor
+// gone. A holder merely waiting for a CPU on a busy machine is waited for; a stopped one is not.
+bool HolderCanRun(const pthread_mutex_t* mutex) {
+#if defined(__GLIBC__)
+  // glibc: the futex word of a robust mutex holds its owner's thread id (FUTEX_TID_MASK)
+  const int tid = mutex->__data.__lock & 0x3fffffff;
+  if (tid == 0) return true;  // released meanwhile
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", tid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char text[512];
+  const ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return false;
+  text[n] = '\0';
+  const char* paren = std::strrchr(text, ')');  // "pid (comm) S ...": comm may hold anything
+  const char state = paren != nullptr && paren[1] == ' ' ? paren[2] : '?';
+  return state == 'R' || state == 'S' || state == 'D';
+#else
+  (void)mutex;
+  return false;
+#endif
+}
+
+// Waits for the mutex in rounds of waitUs while its holder can run (at most kLockRounds), a
+// single round when it is stopped.
+constexpr int kLockRounds = 40;
+int LockWithin(pthread_mutex_t* mutex, uint32_t waitUs) {
+  int rc = pthread_mutex_trylock(mutex);
+  for (int round = 0; rc == EBUSY || (rc == ETIMEDOUT && round < kLockRounds); ++round) {
+    if (rc == ETIMEDOUT && !HolderCanRun(mutex)) break;
+    rc = LockOnce(mutex, waitUs);
+  }
+  return rc == EBUSY ? ETIMEDOUT : rc;
+}
+
+// The segment's mutex, waited for lockWaitUs at a time: a holder that is stopped (SIGSTOP, a
+// debugger) costs the caller one such wait and a miss or a page not stored, never a stalled
+// event loop; one that runs (preempted on a busy machine) is waited for up to kLockRounds
+// times. ok() is false when it was not taken (counted in lockTimeouts).
 struct SharedCache::Locked {
   explicit Locked(SharedCache* c)
       : cache(c), l(c->layout_), h(reinterpret_cast<Header*>(c->base_)) {

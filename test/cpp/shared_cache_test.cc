@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -179,6 +180,37 @@ TEST(SharedCache, PutThatWouldEvictTooMuchGivesUp) {
   EXPECT_EQ(stats.evictions, 0u);
   ASSERT_TRUE(Put(c.get(), "big4", std::string(255 << 10, 'b')));  // its own size: evicts one
   EXPECT_EQ(c->Stats().evictions, 1u);
+}
+
+// A segment written by a hostile process of the same user crashes no one: here an entry's
+// stored key and target lengths run far past its blocks (the purge read them as they were).
+TEST(SharedCache, HostileLengthsInTheSegmentAreNotTrusted) {
+  Segment seg("hostile");
+  auto c = seg.Open();
+  ASSERT_TRUE(Put(c.get(), "victim-key", "body", "t"));
+  const int fd = open(seg.path.c_str(), O_RDWR);
+  struct stat st {};
+  fstat(fd, &st);
+  auto* map = static_cast<char*>(
+      mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  const std::string needle = "victim-key/t";  // the record: head, key, target, ...
+  char* at = static_cast<char*>(
+      memmem(map, static_cast<size_t>(st.st_size), needle.data(), needle.size()));
+  ASSERT_NE(at, nullptr);
+  const uint32_t huge = 0x7fffffff;  // RecordHead: magic, crc, keyLen, targetLen, ...
+  std::memcpy(at - 32, &huge, 4);
+  std::memcpy(at - 28, &huge, 4);
+  munmap(map, static_cast<size_t>(st.st_size));
+  std::string meta, body;
+  EXPECT_EQ(c->Get("victim-key", 0, 0, &meta, &body), 0u);
+  EXPECT_TRUE(c->Keys(SharedCache::Field::kTarget, "/t", false).empty());
+  EXPECT_EQ(c->Purge(SharedCache::Field::kTarget, "/t", false), 0u);
+  EXPECT_FALSE(c->Delete("victim-key"));
+  EXPECT_TRUE(Put(c.get(), "victim-key", "again"));
+  EXPECT_NE(c->Get("victim-key", 0, 0, &meta, &body), 0u);
+  EXPECT_EQ(body, "again");
 }
 
 // Whether the kernel frees a mutex whose owner died (robust futexes): what a writer SIGKILLed
