@@ -15,9 +15,12 @@
 // cheapest of a few candidate windows from a hand that goes round the blocks (CLOCK over
 // blocks: a hit sets the slot's reference bit with a plain store when clear, no lock, no shared
 // line written on most hits; the hand passing clears it), and gives up (not stored, counted)
-// rather than evict more than about twice its size. Nothing under the mutex walks the whole
-// segment: a purge or a key walk releases it every few hundred slots, and every caller waits
-// for it a bounded time (a stopped holder costs a miss or a page not stored, never a stall).
+// rather than evict more than about twice its size. The put marks those blocks reserved (with
+// its pid), copies and checksums the page outside the mutex, then publishes the slot under it;
+// blocks reserved by a dead pid are taken back when the hand passes them or at a repair, and
+// no reader looks at reserved blocks (no slot names them). Nothing under the mutex walks the
+// whole segment: a purge or a key walk releases it every few hundred slots, and every caller
+// waits for it a bounded time (a stopped holder costs a miss or a page not stored, not a stall).
 // Nothing read from the segment is trusted: offsets and sizes come from the options, every
 // length and block number stored in it is checked before use.
 #ifndef SSR_NATIVE_SHARED_CACHE_H_
@@ -28,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ssr_native {
@@ -120,6 +124,7 @@ class SharedCache {
   size_t size_;
   Layout layout_;  // never read back from the segment
   uint32_t lockWaitUs_ = 5000;
+  std::vector<std::pair<uint64_t, uint64_t>> abandoned_;  // reservations to free (not published)
 };
 
 }  // namespace ssr_native

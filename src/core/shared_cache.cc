@@ -164,10 +164,18 @@ bool SameFile(int fd, const std::string& path) {
 constexpr uint32_t kCandidates = 8;
 constexpr uint64_t kReferencedCost = 1024;
 constexpr uint64_t kEntryCost = 16;
-constexpr uint64_t kEvictSlack = 256;       // blocks (128 KiB)
-constexpr uint64_t kAllocScanWords = 1024;  // bitmap words (64 Ki blocks) a put looks through
-constexpr uint32_t kNoOwner = 0;            // owners[i]: the slot's index + 1, 0 when free
-constexpr uint64_t kSliceSlots = 512;       // index slots a purge or a key walk visits per hold
+constexpr uint64_t kEvictSlack = 256;        // blocks (128 KiB)
+constexpr uint64_t kAllocScanWords = 1024;   // bitmap words (64 Ki blocks) a put looks through
+constexpr uint32_t kNoOwner = 0;             // owners[i]: the slot's index + 1, 0 when free,
+constexpr uint32_t kReserved = 0x80000000u;  // or this bit | the pid of a put copying its page
+
+// Whether the process that reserved blocks (owner value o) may still write them.
+bool WriterAlive(uint32_t o) {
+  const auto pid = static_cast<pid_t>(o & ~kReserved);
+  if (pid == getpid()) return true;
+  return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+constexpr uint64_t kSliceSlots = 512;  // index slots a purge or a key walk visits per hold
 
 // pthread_mutex_clocklock (glibc 2.30+), looked up at run time so that the addon still loads on
 // an older glibc, where pthread_mutex_timedlock (CLOCK_REALTIME: a wall-clock step lengthens or
@@ -239,7 +247,12 @@ struct SharedCache::Locked {
       pthread_mutex_consistent(&h->mutex);
     }
     held = rc == 0 || rc == EOWNERDEAD;
-    if (!held) h->lockTimeouts.fetch_add(1);
+    if (!held) {
+      h->lockTimeouts.fetch_add(1);
+      return;
+    }
+    for (const auto& run : c->abandoned_) Unreserve(run.first, run.second);
+    c->abandoned_.clear();
   }
   ~Locked() {
     if (held) pthread_mutex_unlock(&h->mutex);
@@ -286,8 +299,21 @@ struct SharedCache::Locked {
 
   void Repair() {
     std::memset(bitmap(), 0, (l.blocks + 63) / 64 * 8);
-    std::memset(owners(), 0, l.blocks * sizeof(uint32_t));
     uint64_t entries = 0, used = 0;
+    uint32_t last = kNoOwner;
+    bool lastAlive = false;
+    for (uint64_t i = 0; i < l.blocks; ++i) {  // only the reservations of live writers stay
+      const uint32_t o = owners()[i];
+      if (o & kReserved) {
+        if (o != last) lastAlive = WriterAlive(last = o);
+        if (lastAlive) {
+          Mark(i, 1, o);
+          ++used;
+          continue;
+        }
+      }
+      owners()[i] = kNoOwner;
+    }
     Slot* s = slots();
     for (uint64_t i = 0; i < slotCount(); ++i) {
       uint64_t seq = s[i].seq.load(std::memory_order_relaxed);
@@ -340,6 +366,16 @@ struct SharedCache::Locked {
       ++freed;
     }
     h->usedBlocks.fetch_sub(freed);
+  }
+
+  // Frees the blocks of [b, b + n) this process reserved (a put that was not published).
+  void Unreserve(uint64_t b, uint64_t n) {
+    const uint32_t mine = kReserved | static_cast<uint32_t>(getpid());
+    for (uint64_t i = b; i < b + n && i < l.blocks; ++i) {
+      if (owners()[i] != mine) continue;
+      Mark(i, 1, kNoOwner);
+      h->usedBlocks.fetch_sub(1);
+    }
   }
 
   // String `which` (0 key, 1 target, 2 primary, 3 tags) of an entry; false when its record
@@ -418,7 +454,16 @@ struct SharedCache::Locked {
       if (Slot* s = EntryAt(start)) start = s->block.load(std::memory_order_relaxed);
       if (start + n > l.blocks) start = 0;
       uint64_t cost = 0, victims = 0, i = start;
+      uint32_t last = kNoOwner;
+      bool lastAlive = false;
       while (i < start + n && victims <= limit) {
+        const uint32_t o = owners()[i];
+        if (o & kReserved) {  // a put copying its page: never evicted; a dead one's: reclaimed
+          if (o != last) lastAlive = WriterAlive(last = o);
+          if (lastAlive) victims = limit + 1;
+          ++i;
+          continue;
+        }
         Slot* s = EntryAt(i);
         if (s == nullptr) {
           ++i;
@@ -449,6 +494,7 @@ struct SharedCache::Locked {
         h->evictions.fetch_add(1);
         i = b + nb;
       } else {
+        if (owners()[i] & kReserved) h->usedBlocks.fetch_sub(1);  // a dead writer's
         Mark(i, 1, kNoOwner);  // free, or a stray mark no entry stands behind
         ++i;
       }
@@ -484,8 +530,8 @@ struct SharedCache::Locked {
 std::unique_ptr<SharedCache> SharedCache::Open(const std::string& path, uint64_t maxBytes,
                                                uint32_t maxEntries, bool persist,
                                                std::string* error) {
-  if (maxBytes == 0 || maxEntries == 0) {
-    *error = "maxBytes and maxEntries must be above 0";
+  if (maxBytes == 0 || maxEntries == 0 || maxEntries > (1u << 30)) {
+    *error = "maxBytes must be above 0, maxEntries 1 to 2^30";
     return nullptr;
   }
   const Layout l = LayoutFor(maxBytes, maxEntries);
@@ -657,20 +703,27 @@ bool SharedCache::Put(const std::string& key, const Record& r) {
   const uint64_t size = sizeof(RecordHead) + stringsLen + r.meta.size() + r.bodySize;
   const uint64_t n = (size + kBlock - 1) / kBlock;
   if (n > layout_.blocks || size > UINT32_MAX || key.size() > UINT32_MAX) return false;
-  Locked lock(this);
-  if (!lock.ok()) return false;
-  Header* h = lock.h;
   const uint64_t hash = HashKey(key);
-  if (Slot* old = lock.Find(key, hash)) lock.Remove(old);
-  struct timespec ts {};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  const int64_t now = static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-  uint64_t b = lock.Allocate(n);
-  if (b == UINT64_MAX) b = lock.EvictWindow(n, now);
-  if (b == UINT64_MAX) {
-    h->putsGivenUp.fetch_add(1);
-    return false;
+  const uint32_t mine = kReserved | static_cast<uint32_t>(getpid());
+  uint64_t b;
+  {  // under the lock: the blocks, marked as this writer's reservation
+    Locked lock(this);
+    if (!lock.ok()) return false;
+    struct timespec ts {};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const int64_t now = static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+    b = lock.Allocate(n);
+    if (b == UINT64_MAX) b = lock.EvictWindow(n, now);
+    if (b == UINT64_MAX) {
+      lock.h->putsGivenUp.fetch_add(1);
+      return false;
+    }
+    lock.Mark(b, n, mine);
+    lock.h->usedBlocks.fetch_add(n);
   }
+  // outside it: the copy and its checksum (no reader looks at reserved blocks, no one evicts
+  // them while this process lives)
+  uint8_t* const first = base_ + layout_.blocksAt + b * kBlock;
   RecordHead head{};
   head.magic = kRecordMagic;
   head.keyLen = static_cast<uint32_t>(key.size());
@@ -679,7 +732,7 @@ bool SharedCache::Put(const std::string& key, const Record& r) {
   head.tagsLen = static_cast<uint32_t>(r.tags.size());
   head.metaLen = static_cast<uint32_t>(r.meta.size());
   head.bodyLen = r.bodySize;
-  uint8_t* at = lock.block(b) + sizeof head;
+  uint8_t* at = first + sizeof head;
   uint32_t crc = Crc32(0, reinterpret_cast<const uint8_t*>(&head) + 8, sizeof head - 8);
   for (const std::string* part : {&key, &r.target, &r.primary, &r.tags, &r.meta}) {
     std::memcpy(at, part->data(), part->size());
@@ -688,7 +741,21 @@ bool SharedCache::Put(const std::string& key, const Record& r) {
   }
   if (r.bodySize) std::memcpy(at, r.body, r.bodySize);
   head.crc = Crc32(crc, r.body, r.bodySize);
-  std::memcpy(lock.block(b), &head, sizeof head);
+  std::memcpy(first, &head, sizeof head);
+  // under the lock again: published (unless the reservation was taken back meanwhile)
+  Locked lock(this);
+  if (!lock.ok()) {
+    abandoned_.emplace_back(b, n);  // freed by this process's next hold
+    return false;
+  }
+  Header* h = lock.h;
+  bool reserved = true;
+  for (uint64_t i = b; i < b + n && reserved; ++i) reserved = lock.owners()[i] == mine;
+  if (!reserved) {
+    lock.Unreserve(b, n);
+    return false;
+  }
+  if (Slot* old = lock.Find(key, hash)) lock.Remove(old);
   // The way: an empty one, else the first not referenced lately, else the first.
   Slot* set = lock.slots() + (hash % layout_.sets) * kWays;
   Slot* way = nullptr;
@@ -712,7 +779,6 @@ bool SharedCache::Put(const std::string& key, const Record& r) {
   Locked::End(way);
   lock.Mark(b, n, lock.OwnerOf(way));
   h->entries.fetch_add(1);
-  h->usedBlocks.fetch_add(n);
   return true;
 }
 
