@@ -53,6 +53,10 @@ for (const target of targets) {
       .filter(Boolean)
       .forEach((line, i) => fs.writeFileSync(path.join(corpus, `seed-${i}`), Buffer.from(JSON.parse(line), 'latin1')));
   }
+  // Inputs that once crashed a target (fixed since): test/fuzz/corpus/<target>/, replayed first.
+  const kept = path.join(root, 'test', 'fuzz', 'corpus', target);
+  if (fs.existsSync(kept))
+    for (const f of fs.readdirSync(kept)) fs.copyFileSync(path.join(kept, f), path.join(corpus, f));
   console.log(`\n== ${target}: ${seconds} s ==`);
   run(path.join(dir, target), [
     `-max_total_time=${seconds}`,

@@ -10,15 +10,28 @@
 // so a record being replaced, evicted or torn by a killed writer is a miss, never served.
 // Blocks are freed only after their slot's sequence moved, so a reader racing a reuse sees it.
 // Index: set-associative (kWays slots per set, chosen by the key's hash). Entry area: 512-byte
-// blocks, a bitmap of free ones; eviction by CLOCK over the slots (a hit sets the slot's
-// reference bit with a plain store when clear: no lock, no shared line written on most hits).
+// blocks, a bitmap of free ones and each block's owning slot. A put takes the first free run
+// near a hint; when there is none, it evicts the entries of one window of its own size: the
+// cheapest of a few candidate windows from a hand that goes round the blocks (CLOCK over
+// blocks: a hit sets the slot's reference bit with a plain store when clear, no lock, no shared
+// line written on most hits; the hand passing clears it), and gives up (not stored, counted)
+// rather than evict more than about twice its size. The put marks those blocks reserved (with
+// its pid), copies and checksums the page outside the mutex, then publishes the slot under it;
+// blocks reserved by a dead pid are taken back when the hand passes them or at a repair, and
+// no reader looks at reserved blocks (no slot names them). Nothing under the mutex walks the
+// whole segment: a purge or a key walk releases it every few hundred slots, and every caller
+// waits for it a bounded time (a stopped holder costs a miss or a page not stored, not a stall).
+// Nothing read from the segment is trusted: offsets and sizes come from the options, every
+// length and block number stored in it is checked before use.
 #ifndef SSR_NATIVE_SHARED_CACHE_H_
 #define SSR_NATIVE_SHARED_CACHE_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ssr_native {
@@ -28,7 +41,9 @@ struct SharedCacheStats {
   uint64_t bytes = 0;     // bytes of the blocks the entries hold
   uint64_t maxBytes = 0;  // the entry area
   uint64_t evictions = 0;
-  uint64_t repairs = 0;  // segments repaired after a writer died holding the mutex
+  uint64_t repairs = 0;       // segments repaired after a writer died holding the mutex
+  uint64_t putsGivenUp = 0;   // puts not stored: room only by evicting more than allowed
+  uint64_t lockTimeouts = 0;  // operations not done: the mutex was held past the bounded wait
 };
 
 class SharedCache {
@@ -68,10 +83,13 @@ class SharedCache {
   bool Put(const std::string& key, const Record& record);
   bool Delete(const std::string& key);
   /// Deletes the entries whose `field` equals `arg` (or starts with it when `prefix`; a tag
-  /// field matches when one of its tags equals arg); returns how many.
-  uint64_t Purge(Field field, const std::string& arg, bool prefix);
+  /// field matches when one of its tags equals arg); returns how many. The index is walked in
+  /// slices, the mutex released between them; *complete (when given) is false when a slice
+  /// found the mutex held past the bounded wait (the walk stops there).
+  uint64_t Purge(Field field, const std::string& arg, bool prefix, bool* complete = nullptr);
   /// The keys of the entries Purge would delete.
-  std::vector<std::string> Keys(Field field, const std::string& arg, bool prefix);
+  std::vector<std::string> Keys(Field field, const std::string& arg, bool prefix,
+                                bool* complete = nullptr);
 
   /// The cross-process fill lock of `key`: true when taken (free, held by a dead process, past
   /// its deadline, or by this process already) until nowMs + ms.
@@ -79,17 +97,34 @@ class SharedCache {
   void Unlock(const std::string& key);
 
   SharedCacheStats Stats();
+  /// How long an operation waits for the segment's mutex (default 5 ms) when its holder is
+  /// stopped or gone (one that can run, e.g. preempted, is waited for up to 40 times that)
+  /// before it gives up: Put and Delete return false, TryLock false (as if held: the caller
+  /// waits for the page, then renders it), Purge and Keys stop short.
+  void set_lock_wait_us(uint32_t us) { lockWaitUs_ = us; }
+  /// Where the segment's mutex lies (fuzzing: the one part of the segment that is trusted).
+  static size_t MutexOffset();
+  /// Runs fn holding the segment's mutex (tests: a holder that stops); false when not taken.
+  bool WithMutexHeld(const std::function<void()>& fn);
   const std::string& path() const { return path_; }
 
   static uint64_t HashKey(const std::string& key);
 
+  struct Layout {  // where each part of the segment lies (computed from the options)
+    uint64_t sets, blocks, slotsAt, bitmapAt, ownersAt, locksAt, blocksAt, total;
+  };
+
  private:
-  SharedCache(std::string path, int fd, uint8_t* base, size_t size);
+  SharedCache(std::string path, int fd, uint8_t* base, const Layout& layout);
   struct Locked;
+  bool WalkSlices(const std::function<void(Locked&, uint64_t)>& visit);  // slot by slot
   std::string path_;
   int fd_;
   uint8_t* base_;
   size_t size_;
+  Layout layout_;  // never read back from the segment
+  uint32_t lockWaitUs_ = 5000;
+  std::vector<std::pair<uint64_t, uint64_t>> abandoned_;  // reservations to free (not published)
 };
 
 }  // namespace ssr_native

@@ -1,12 +1,16 @@
-// SharedCache for JavaScript: new SharedCache(path, maxBytes, maxEntries, persist) (an Error
-// with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why when it cannot be opened);
+// SharedCache for JavaScript: new SharedCache(path, maxBytes, maxEntries, persist, lockWaitMs
+// = 5, at most 60000) (an Error with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why
+// when it cannot be opened);
 // get(key, now, knownStamp) -> undefined (miss) | knownStamp (unchanged: nothing copied) |
 // [stamp, meta string, body Buffer (a private copy; an external Buffer over the read copy
 // cost ~6x more per hit in its finalizer and GC handle)]; put(key, target, primary, tags, meta,
 // body, expiresAt) -> bool; delete(key); purge(field, arg, prefix) -> count; keys(field, arg,
-// prefix); lock(key, now, ms) -> bool; unlock(key); stats(). Main thread or worker threads.
+// prefix); lock(key, now, ms) -> bool; unlock(key); stats() (with lockTimeouts: operations
+// that found the segment's mutex held past lockWaitMs: put false, lock false, a purge cut
+// short; putsGivenUp). Main thread or worker threads.
 #include "shared_cache_binding.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -62,6 +66,8 @@ class SharedCacheWrap : public Napi::ObjectWrap<SharedCacheWrap> {
       err.Set("code", Napi::String::New(info.Env(), "ERR_SSR_NATIVE_SHARED_CACHE"));
       throw err;
     }
+    if (info.Length() > 4 && !info[4].IsUndefined())
+      cache_->set_lock_wait_us(std::min(Uint32Arg(info, 4, "lockWaitMs"), 60000u) * 1000);
   }
 
  private:
@@ -138,6 +144,8 @@ class SharedCacheWrap : public Napi::ObjectWrap<SharedCacheWrap> {
     out.Set("maxBytes", static_cast<double>(s.maxBytes));
     out.Set("evictions", static_cast<double>(s.evictions));
     out.Set("repairs", static_cast<double>(s.repairs));
+    out.Set("putsGivenUp", static_cast<double>(s.putsGivenUp));
+    out.Set("lockTimeouts", static_cast<double>(s.lockTimeouts));
     return out;
   }
 

@@ -1,14 +1,18 @@
 // SharedCache (see the header for the design). Layout of the segment, every part 64-byte
-// aligned: Header | Slot[sets * kWays] | free-block bitmap | FillLock[kFillLocks] | blocks.
+// aligned: Header | Slot[sets * kWays] | free-block bitmap | block owners | FillLock[kFillLocks]
+// | blocks. The layout is computed from the options and kept in this process: offsets and
+// sizes stored in the segment are checked once at open and never read again.
 #include "ssr_native/shared_cache.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 
 #include "own_file.h"
 #include "ssr_native/crc32.h"
 
 #if defined(__linux__)
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -39,7 +43,7 @@ uint64_t SharedCache::HashKey(const std::string& key) {
 namespace {
 
 constexpr uint64_t kMagic = 0x3168736e76727373ull;  // "ssrvnsh1"
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;                    // 2: block owners, eviction by window
 constexpr uint32_t kRecordMagic = 0x52435353u;
 
 struct Header {
@@ -49,14 +53,16 @@ struct Header {
   uint64_t totalSize;
   uint64_t blocks;
   uint64_t sets;
-  uint64_t slotsAt, bitmapAt, locksAt, blocksAt;
+  uint64_t slotsAt, bitmapAt, ownersAt, locksAt, blocksAt;
   pthread_mutex_t mutex;
   std::atomic<uint64_t> nextStamp;
   std::atomic<uint64_t> entries;
   std::atomic<uint64_t> usedBlocks;
   std::atomic<uint64_t> evictions;
   std::atomic<uint64_t> repairs;
-  uint64_t clockHand;
+  std::atomic<uint64_t> putsGivenUp;
+  std::atomic<uint64_t> lockTimeouts;
+  uint64_t evictHand;  // a block: where the next eviction's candidate windows start
   uint64_t allocHint;
 };
 
@@ -87,9 +93,7 @@ struct RecordHead {
 
 constexpr uint64_t Align(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
-struct Layout {
-  uint64_t sets, blocks, slotsAt, bitmapAt, locksAt, blocksAt, total;
-};
+using Layout = SharedCache::Layout;
 
 Layout LayoutFor(uint64_t maxBytes, uint32_t maxEntries) {
   Layout l{};
@@ -99,7 +103,8 @@ Layout LayoutFor(uint64_t maxBytes, uint32_t maxEntries) {
   if (l.blocks == 0) l.blocks = 1;
   l.slotsAt = Align(sizeof(Header), 64);
   l.bitmapAt = Align(l.slotsAt + l.sets * SharedCache::kWays * sizeof(Slot), 64);
-  l.locksAt = Align(l.bitmapAt + (l.blocks + 63) / 64 * 8, 64);
+  l.ownersAt = Align(l.bitmapAt + (l.blocks + 63) / 64 * 8, 64);
+  l.locksAt = Align(l.ownersAt + l.blocks * sizeof(uint32_t), 64);
   l.blocksAt = Align(l.locksAt + SharedCache::kFillLocks * sizeof(FillLock), 4096);
   l.total = l.blocksAt + l.blocks * SharedCache::kBlock;
   return l;
@@ -108,8 +113,8 @@ Layout LayoutFor(uint64_t maxBytes, uint32_t maxEntries) {
 bool HeaderMatches(const Header* h, const Layout& l) {
   return h->magic == kMagic && h->version == kVersion && h->headerSize == sizeof(Header) &&
          h->totalSize == l.total && h->blocks == l.blocks && h->sets == l.sets &&
-         h->slotsAt == l.slotsAt && h->bitmapAt == l.bitmapAt && h->locksAt == l.locksAt &&
-         h->blocksAt == l.blocksAt;
+         h->slotsAt == l.slotsAt && h->bitmapAt == l.bitmapAt && h->ownersAt == l.ownersAt &&
+         h->locksAt == l.locksAt && h->blocksAt == l.blocksAt;
 }
 
 // A fresh segment: everything but the blocks zeroed, the mutex made, the magic written last.
@@ -133,6 +138,7 @@ bool Initialize(uint8_t* base, const Layout& l, std::string* error) {
   h->sets = l.sets;
   h->slotsAt = l.slotsAt;
   h->bitmapAt = l.bitmapAt;
+  h->ownersAt = l.ownersAt;
   h->locksAt = l.locksAt;
   h->blocksAt = l.blocksAt;
   h->nextStamp.store(1);
@@ -150,36 +156,164 @@ bool SameFile(int fd, const std::string& path) {
 
 }  // namespace
 
+// Eviction when no free run is found near the allocation hint: kCandidates windows of the
+// needed size, side by side from the eviction hand (each starting where an entry starts); the
+// one whose entries cost least goes. An entry costs its blocks, kReferencedCost times that when
+// read since the hand last passed it (CLOCK's second chance: passing clears the bit), nothing
+// when expired. A put that would evict more than twice its blocks plus kEvictSlack gives up.
+constexpr uint32_t kCandidates = 8;
+constexpr uint64_t kReferencedCost = 1024;
+constexpr uint64_t kEntryCost = 16;
+constexpr uint64_t kEvictSlack = 256;        // blocks (128 KiB)
+constexpr uint64_t kAllocScanWords = 1024;   // bitmap words (64 Ki blocks) a put looks through
+constexpr uint32_t kNoOwner = 0;             // owners[i]: the slot's index + 1, 0 when free,
+constexpr uint32_t kReserved = 0x80000000u;  // or this bit | the pid of a put copying its page
+
+// Whether the process that reserved blocks (owner value o) may still write them.
+bool WriterAlive(uint32_t o) {
+  const auto pid = static_cast<pid_t>(o & ~kReserved);
+  if (pid == getpid()) return true;
+  return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+constexpr uint64_t kSliceSlots = 512;  // index slots a purge or a key walk visits per hold
+
+// pthread_mutex_clocklock (glibc 2.30+), looked up at run time so that the addon still loads on
+// an older glibc, where pthread_mutex_timedlock (CLOCK_REALTIME: a wall-clock step lengthens or
+// shortens one wait) stands in.
+using ClockLock = int (*)(pthread_mutex_t*, clockid_t, const struct timespec*);
+ClockLock FindClockLock() {
+  return reinterpret_cast<ClockLock>(dlsym(RTLD_DEFAULT, "pthread_mutex_clocklock"));
+}
+
+int LockOnce(pthread_mutex_t* mutex, uint32_t waitUs) {
+  static const ClockLock clockLock = FindClockLock();
+  struct timespec deadline {};
+  clock_gettime(clockLock != nullptr ? CLOCK_MONOTONIC : CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += static_cast<long>(waitUs % 1000000) * 1000;
+  deadline.tv_sec += waitUs / 1000000 + deadline.tv_nsec / 1000000000;
+  deadline.tv_nsec %= 1000000000;
+  return clockLock != nullptr ? clockLock(mutex, CLOCK_MONOTONIC, &deadline)
+                              : pthread_mutex_timedlock(mutex, &deadline);
+}
+
+// Whether the thread holding the mutex can run: not stopped (SIGSTOP: T, a debugger: t) nor
+// gone. A holder merely waiting for a CPU on a busy machine is waited for; a stopped one is not.
+bool HolderCanRun(const pthread_mutex_t* mutex) {
+#if defined(__GLIBC__)
+  // glibc: the futex word of a robust mutex holds its owner's thread id (FUTEX_TID_MASK)
+  const int tid = mutex->__data.__lock & 0x3fffffff;
+  if (tid == 0) return true;  // released meanwhile
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", tid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char text[512];
+  const ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return false;
+  text[n] = '\0';
+  const char* paren = std::strrchr(text, ')');  // "pid (comm) S ...": comm may hold anything
+  const char state = paren != nullptr && paren[1] == ' ' ? paren[2] : '?';
+  return state == 'R' || state == 'S' || state == 'D';
+#else
+  (void)mutex;
+  return false;
+#endif
+}
+
+// Waits for the mutex in rounds of waitUs while its holder can run (at most kLockRounds), a
+// single round when it is stopped.
+constexpr int kLockRounds = 40;
+int LockWithin(pthread_mutex_t* mutex, uint32_t waitUs) {
+  int rc = pthread_mutex_trylock(mutex);
+  for (int round = 0; rc == EBUSY || (rc == ETIMEDOUT && round < kLockRounds); ++round) {
+    if (rc == ETIMEDOUT && !HolderCanRun(mutex)) break;
+    rc = LockOnce(mutex, waitUs);
+  }
+  return rc == EBUSY ? ETIMEDOUT : rc;
+}
+
+// The segment's mutex, waited for lockWaitUs at a time: a holder that is stopped (SIGSTOP, a
+// debugger) costs the caller one such wait and a miss or a page not stored, never a stalled
+// event loop; one that runs (preempted on a busy machine) is waited for up to kLockRounds
+// times. ok() is false when it was not taken (counted in lockTimeouts).
 struct SharedCache::Locked {
-  explicit Locked(SharedCache* c) : cache(c), h(reinterpret_cast<Header*>(c->base_)) {
-    const int rc = pthread_mutex_lock(&h->mutex);
+  explicit Locked(SharedCache* c)
+      : cache(c), l(c->layout_), h(reinterpret_cast<Header*>(c->base_)) {
+    const int rc = LockWithin(&h->mutex, c->lockWaitUs_);
     if (rc == EOWNERDEAD) {
       // A writer died holding the mutex, maybe half-way through a slot or the bitmap.
       Repair();
       pthread_mutex_consistent(&h->mutex);
     }
+    held = rc == 0 || rc == EOWNERDEAD;
+    if (!held) {
+      h->lockTimeouts.fetch_add(1);
+      return;
+    }
+    for (const auto& run : c->abandoned_) Unreserve(run.first, run.second);
+    c->abandoned_.clear();
   }
-  ~Locked() { pthread_mutex_unlock(&h->mutex); }
+  ~Locked() {
+    if (held) pthread_mutex_unlock(&h->mutex);
+  }
+  bool ok() const { return held; }
 
-  Slot* slots() { return reinterpret_cast<Slot*>(cache->base_ + h->slotsAt); }
-  uint64_t* bitmap() { return reinterpret_cast<uint64_t*>(cache->base_ + h->bitmapAt); }
-  FillLock* locks() { return reinterpret_cast<FillLock*>(cache->base_ + h->locksAt); }
-  uint8_t* block(uint64_t i) { return cache->base_ + h->blocksAt + i * kBlock; }
-  uint64_t slotCount() const { return h->sets * kWays; }
+  Slot* slots() { return reinterpret_cast<Slot*>(cache->base_ + l.slotsAt); }
+  uint64_t* bitmap() { return reinterpret_cast<uint64_t*>(cache->base_ + l.bitmapAt); }
+  uint32_t* owners() { return reinterpret_cast<uint32_t*>(cache->base_ + l.ownersAt); }
+  FillLock* locks() { return reinterpret_cast<FillLock*>(cache->base_ + l.locksAt); }
+  uint8_t* block(uint64_t i) { return cache->base_ + l.blocksAt + i * kBlock; }
+  uint64_t slotCount() const { return l.sets * kWays; }
+  uint32_t OwnerOf(Slot* s) { return static_cast<uint32_t>(s - slots()) + 1; }
 
-  void Mark(uint64_t from, uint64_t n, bool used) {
+  // The blocks of a slot, when they lie inside the entry area (the segment may say anything).
+  bool Extent(const Slot* s, uint64_t* b, uint64_t* n) const {
+    *b = s->block.load(std::memory_order_relaxed);
+    *n = s->nblocks.load(std::memory_order_relaxed);
+    return *n > 0 && *b < l.blocks && *n <= l.blocks - *b;
+  }
+
+  // The entry that owns block i, or null (free, or an owner that does not say so itself).
+  Slot* EntryAt(uint64_t i) {
+    const uint32_t o = owners()[i];
+    if (o == kNoOwner || o > slotCount()) return nullptr;
+    Slot* s = &slots()[o - 1];
+    uint64_t b, n;
+    if (s->hash.load(std::memory_order_relaxed) == 0 || !Extent(s, &b, &n) || i < b || i >= b + n)
+      return nullptr;
+    return s;
+  }
+
+  void Mark(uint64_t from, uint64_t n, uint32_t owner) {
     uint64_t* bits = bitmap();
+    uint32_t* own = owners();
     for (uint64_t i = from; i < from + n; ++i) {
-      if (used)
+      if (owner != kNoOwner)
         bits[i / 64] |= 1ull << (i % 64);
       else
         bits[i / 64] &= ~(1ull << (i % 64));
+      own[i] = owner;
     }
   }
 
   void Repair() {
-    std::memset(bitmap(), 0, (h->blocks + 63) / 64 * 8);
+    std::memset(bitmap(), 0, (l.blocks + 63) / 64 * 8);
     uint64_t entries = 0, used = 0;
+    uint32_t last = kNoOwner;
+    bool lastAlive = false;
+    for (uint64_t i = 0; i < l.blocks; ++i) {  // only the reservations of live writers stay
+      const uint32_t o = owners()[i];
+      if (o & kReserved) {
+        if (o != last) lastAlive = WriterAlive(last = o);
+        if (lastAlive) {
+          Mark(i, 1, o);
+          ++used;
+          continue;
+        }
+      }
+      owners()[i] = kNoOwner;
+    }
     Slot* s = slots();
     for (uint64_t i = 0; i < slotCount(); ++i) {
       uint64_t seq = s[i].seq.load(std::memory_order_relaxed);
@@ -188,15 +322,16 @@ struct SharedCache::Locked {
         s[i].seq.store(seq + 1, std::memory_order_release);
       }
       if (s[i].hash.load(std::memory_order_relaxed) == 0) continue;
-      const uint64_t b = s[i].block.load(std::memory_order_relaxed);
-      const uint64_t n = s[i].nblocks.load(std::memory_order_relaxed);
-      if (b + n > h->blocks) {
+      uint64_t b, n;
+      bool free = Extent(&s[i], &b, &n);
+      for (uint64_t j = b; free && j < b + n; ++j) free = owners()[j] == kNoOwner;
+      if (!free) {  // outside the area, or over another entry's blocks
         Begin(&s[i]);
         s[i].hash.store(0, std::memory_order_relaxed);
         End(&s[i]);
         continue;
       }
-      Mark(b, n, true);
+      Mark(b, n, static_cast<uint32_t>(i + 1));
       ++entries;
       used += n;
     }
@@ -214,83 +349,157 @@ struct SharedCache::Locked {
     s->seq.store(s->seq.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
 
-  // Empties a slot, then frees its blocks (a reader still copying them sees the new seq).
+  // Empties a slot, then frees the blocks it owns (a reader still copying them sees the new seq).
   void Remove(Slot* s) {
-    const uint64_t b = s->block.load(std::memory_order_relaxed);
-    const uint64_t n = s->nblocks.load(std::memory_order_relaxed);
+    uint64_t b, n;
+    const bool placed = Extent(s, &b, &n);
     Begin(s);
     s->hash.store(0, std::memory_order_relaxed);
     End(s);
-    Mark(b, n, false);
     h->entries.fetch_sub(1);
-    h->usedBlocks.fetch_sub(n);
+    if (!placed) return;
+    const uint32_t me = OwnerOf(s);
+    uint64_t freed = 0;
+    for (uint64_t i = b; i < b + n; ++i) {
+      if (owners()[i] != me) continue;
+      Mark(i, 1, kNoOwner);
+      ++freed;
+    }
+    h->usedBlocks.fetch_sub(freed);
   }
 
-  const RecordHead* Head(Slot* s) {
-    return reinterpret_cast<const RecordHead*>(block(s->block.load(std::memory_order_relaxed)));
+  // Frees the blocks of [b, b + n) this process reserved (a put that was not published).
+  void Unreserve(uint64_t b, uint64_t n) {
+    const uint32_t mine = kReserved | static_cast<uint32_t>(getpid());
+    for (uint64_t i = b; i < b + n && i < l.blocks; ++i) {
+      if (owners()[i] != mine) continue;
+      Mark(i, 1, kNoOwner);
+      h->usedBlocks.fetch_sub(1);
+    }
   }
-  std::string Text(Slot* s, int which) {  // 0 key, 1 target, 2 primary, 3 tags
-    const RecordHead* r = Head(s);
-    const char* p = reinterpret_cast<const char*>(r + 1);
-    const uint32_t lens[4] = {r->keyLen, r->targetLen, r->primaryLen, r->tagsLen};
+
+  // String `which` (0 key, 1 target, 2 primary, 3 tags) of an entry; false when its record
+  // does not fit its blocks (the lengths are read from the segment).
+  bool Text(Slot* s, int which, std::string* out) {
+    uint64_t b, n;
+    if (!Extent(s, &b, &n)) return false;
+    const uint64_t size = s->size.load(std::memory_order_relaxed);
+    if (size > n * kBlock || size < sizeof(RecordHead)) return false;
+    RecordHead r;
+    std::memcpy(&r, block(b), sizeof r);
+    const uint64_t lens[4] = {r.keyLen, r.targetLen, r.primaryLen, r.tagsLen};
+    if (sizeof r + lens[0] + lens[1] + lens[2] + lens[3] > size) return false;
+    const char* p = reinterpret_cast<const char*>(block(b)) + sizeof r;
     for (int i = 0; i < which; ++i) p += lens[i];
-    return std::string(p, lens[which]);
+    out->assign(p, lens[which]);
+    return true;
   }
 
   Slot* Find(const std::string& key, uint64_t hash) {
-    Slot* set = slots() + (hash % h->sets) * kWays;
+    Slot* set = slots() + (hash % l.sets) * kWays;
+    std::string stored;
     for (uint32_t w = 0; w < kWays; ++w) {
-      if (set[w].hash.load(std::memory_order_relaxed) == hash && Text(&set[w], 0) == key)
+      if (set[w].hash.load(std::memory_order_relaxed) == hash && Text(&set[w], 0, &stored) &&
+          stored == key)
         return &set[w];
     }
     return nullptr;
   }
 
-  // First fit of n free blocks from the hint; UINT64_MAX when there is no such run.
+  // The first run of n free blocks within kAllocScanWords bitmap words from the hint (not
+  // marked yet); UINT64_MAX when there is none there.
   uint64_t Allocate(uint64_t n) {
+    const uint64_t used = h->usedBlocks.load(std::memory_order_relaxed);
+    if (used <= l.blocks && l.blocks - used < n) return UINT64_MAX;
     const uint64_t* bits = bitmap();
-    const uint64_t total = h->blocks;
-    for (int round = 0; round < 2; ++round) {
-      uint64_t i = round == 0 ? h->allocHint : 0;
-      const uint64_t end = round == 0 ? total : h->allocHint;
-      uint64_t run = 0;
-      while (i < end) {
-        if (run == 0 && i % 64 == 0 && bits[i / 64] == ~0ull) {
-          i += 64;
-          continue;
+    const uint64_t words = (l.blocks + 63) / 64;
+    const uint64_t first = (h->allocHint % l.blocks) / 64;
+    const uint64_t scan = words < kAllocScanWords ? words : kAllocScanWords;
+    uint64_t run = 0, from = 0;
+    for (uint64_t k = 0; k < scan; ++k) {
+      const uint64_t w = (first + k) % words;
+      if (w == 0) run = 0;  // a run does not wrap
+      uint64_t word = bits[w];
+      if (w == words - 1 && l.blocks % 64 != 0) word |= ~0ull << (l.blocks % 64);  // past the end
+      if (word == ~0ull) {
+        run = 0;
+      } else if (word == 0) {
+        if (run == 0) from = w * 64;
+        run += 64;
+      } else {
+        for (uint32_t bit = 0; bit < 64 && run < n; ++bit) {
+          if (word & (1ull << bit)) {
+            run = 0;
+          } else if (run++ == 0) {
+            from = w * 64 + bit;
+          }
         }
-        if (bits[i / 64] & (1ull << (i % 64))) {
-          run = 0;
-        } else if (++run == n) {
-          const uint64_t from = i + 1 - n;
-          Mark(from, n, true);
-          h->allocHint = i + 1 == total ? 0 : i + 1;
-          return from;
-        }
-        ++i;
+      }
+      if (run >= n) {
+        h->allocHint = from + n == l.blocks ? 0 : from + n;
+        return from;
       }
     }
     return UINT64_MAX;
   }
 
-  // CLOCK: the first slot past the hand that is expired or not referenced since the last turn.
-  bool EvictOne(int64_t now) {
-    Slot* s = slots();
-    const uint64_t count = slotCount();
-    for (uint64_t step = 0; step < 2 * count + 1; ++step) {
-      Slot* slot = &s[h->clockHand % count];
-      h->clockHand = (h->clockHand + 1) % count;
-      if (slot->hash.load(std::memory_order_relaxed) == 0) continue;
-      if (slot->expires.load(std::memory_order_relaxed) > now &&
-          slot->ref.load(std::memory_order_relaxed) != 0) {
-        slot->ref.store(0, std::memory_order_relaxed);
-        continue;
+  // Frees the cheapest of kCandidates windows of n blocks (see kCandidates); its first block,
+  // or UINT64_MAX when every candidate would evict too much.
+  uint64_t EvictWindow(uint64_t n, int64_t now) {
+    const uint64_t limit = 2 * n + kEvictSlack;
+    uint64_t hand = h->evictHand % l.blocks;
+    uint64_t best = UINT64_MAX, bestCost = UINT64_MAX;
+    for (uint32_t c = 0; c < kCandidates; ++c) {
+      uint64_t start = hand;
+      if (Slot* s = EntryAt(start)) start = s->block.load(std::memory_order_relaxed);
+      if (start + n > l.blocks) start = 0;
+      uint64_t cost = 0, victims = 0, i = start;
+      uint32_t last = kNoOwner;
+      bool lastAlive = false;
+      while (i < start + n && victims <= limit) {
+        const uint32_t o = owners()[i];
+        if (o & kReserved) {  // a put copying its page: never evicted; a dead one's: reclaimed
+          if (o != last) lastAlive = WriterAlive(last = o);
+          if (lastAlive) victims = limit + 1;
+          ++i;
+          continue;
+        }
+        Slot* s = EntryAt(i);
+        if (s == nullptr) {
+          ++i;
+          continue;
+        }
+        uint64_t b, nb;
+        Extent(s, &b, &nb);
+        victims += nb;
+        if (s->expires.load(std::memory_order_relaxed) > now)
+          cost += s->ref.load(std::memory_order_relaxed) != 0 ? kReferencedCost : kEntryCost;
+        s->ref.store(0, std::memory_order_relaxed);
+        i = b + nb;
       }
-      Remove(slot);
-      h->evictions.fetch_add(1);
-      return true;
+      cost += victims;
+      if (victims <= limit && cost < bestCost) {
+        best = start;
+        bestCost = cost;
+      }
+      hand = i >= l.blocks ? 0 : i;
     }
-    return false;
+    h->evictHand = hand;
+    if (best == UINT64_MAX) return UINT64_MAX;
+    for (uint64_t i = best; i < best + n;) {
+      if (Slot* s = EntryAt(i)) {
+        uint64_t b, nb;
+        Extent(s, &b, &nb);
+        Remove(s);
+        h->evictions.fetch_add(1);
+        i = b + nb;
+      } else {
+        if (owners()[i] & kReserved) h->usedBlocks.fetch_sub(1);  // a dead writer's
+        Mark(i, 1, kNoOwner);  // free, or a stray mark no entry stands behind
+        ++i;
+      }
+    }
+    return best;
   }
 
   bool Matches(Slot* s, Field field, const std::string& arg, bool prefix) {
@@ -298,28 +507,31 @@ struct SharedCache::Locked {
     auto match = [&](const std::string& v) {
       return prefix ? v.compare(0, arg.size(), arg) == 0 : v == arg;
     };
-    if (field == Field::kTarget) return match(Text(s, 1));
-    if (field == Field::kPrimary) return match(Text(s, 2));
-    const std::string tags = Text(s, 3);
+    std::string text;
+    if (!Text(s, field == Field::kTarget ? 1 : field == Field::kPrimary ? 2 : 3, &text))
+      return false;
+    if (field != Field::kTag) return match(text);
     size_t at = 0;
-    while (at <= tags.size()) {
-      size_t end = tags.find('\n', at);
-      if (end == std::string::npos) end = tags.size();
-      if (end > at && match(tags.substr(at, end - at))) return true;
+    while (at <= text.size()) {
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      if (end > at && match(text.substr(at, end - at))) return true;
       at = end + 1;
     }
     return false;
   }
 
   SharedCache* cache;
+  const Layout& l;
   Header* h;
+  bool held = false;
 };
 
 std::unique_ptr<SharedCache> SharedCache::Open(const std::string& path, uint64_t maxBytes,
                                                uint32_t maxEntries, bool persist,
                                                std::string* error) {
-  if (maxBytes == 0 || maxEntries == 0) {
-    *error = "maxBytes and maxEntries must be above 0";
+  if (maxBytes == 0 || maxEntries == 0 || maxEntries > (1u << 30)) {
+    *error = "maxBytes must be above 0, maxEntries 1 to 2^30";
     return nullptr;
   }
   const Layout l = LayoutFor(maxBytes, maxEntries);
@@ -405,14 +617,14 @@ std::unique_ptr<SharedCache> SharedCache::Open(const std::string& path, uint64_t
       continue;
     }
     if (alone) flock(fd, LOCK_SH);
-    return std::unique_ptr<SharedCache>(new SharedCache(path, fd, base, l.total));
+    return std::unique_ptr<SharedCache>(new SharedCache(path, fd, base, l));
   }
   *error = path + ": replaced by other processes while being opened, again and again";
   return nullptr;
 }
 
-SharedCache::SharedCache(std::string path, int fd, uint8_t* base, size_t size)
-    : path_(std::move(path)), fd_(fd), base_(base), size_(size) {}
+SharedCache::SharedCache(std::string path, int fd, uint8_t* base, const Layout& layout)
+    : path_(std::move(path)), fd_(fd), base_(base), size_(layout.total), layout_(layout) {}
 
 SharedCache::~SharedCache() {
   munmap(base_, size_);
@@ -421,9 +633,9 @@ SharedCache::~SharedCache() {
 
 uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownStamp,
                           std::string* meta, std::string* body) {
-  const auto* h = reinterpret_cast<const Header*>(base_);
+  const Layout& l = layout_;
   const uint64_t hash = HashKey(key);
-  auto* set = reinterpret_cast<Slot*>(base_ + h->slotsAt) + (hash % h->sets) * kWays;
+  auto* set = reinterpret_cast<Slot*>(base_ + l.slotsAt) + (hash % l.sets) * kWays;
   std::string strings;
   for (int attempt = 0; attempt < 4; ++attempt) {
     bool raced = false;
@@ -436,7 +648,8 @@ uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownS
       const uint64_t b = s->block.load(std::memory_order_relaxed);
       const uint64_t size = s->size.load(std::memory_order_relaxed);
       const uint64_t n = s->nblocks.load(std::memory_order_relaxed);
-      if (b + n > h->blocks || size > n * kBlock || size < sizeof(RecordHead)) continue;
+      if (b >= l.blocks || n > l.blocks - b || size > n * kBlock || size < sizeof(RecordHead))
+        continue;
       if (stamp == knownStamp) {
         std::atomic_thread_fence(std::memory_order_acquire);
         if (s->seq.load(std::memory_order_relaxed) != seq) {
@@ -447,12 +660,12 @@ uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownS
         if (s->ref.load(std::memory_order_relaxed) == 0) s->ref.store(1, std::memory_order_relaxed);
         return stamp;
       }
-      const uint8_t* at = base_ + h->blocksAt + b * kBlock;
+      const uint8_t* at = base_ + l.blocksAt + b * kBlock;
       RecordHead head;
       std::memcpy(&head, at, sizeof head);
       const uint64_t stringsLen =
           static_cast<uint64_t>(head.keyLen) + head.targetLen + head.primaryLen + head.tagsLen;
-      if (head.magic != kRecordMagic ||
+      if (head.magic != kRecordMagic || head.bodyLen > size ||
           sizeof head + stringsLen + head.metaLen + head.bodyLen != size) {
         std::atomic_thread_fence(std::memory_order_acquire);
         if (s->seq.load(std::memory_order_relaxed) != seq) raced = true;
@@ -488,20 +701,29 @@ uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownS
 bool SharedCache::Put(const std::string& key, const Record& r) {
   const uint64_t stringsLen = key.size() + r.target.size() + r.primary.size() + r.tags.size();
   const uint64_t size = sizeof(RecordHead) + stringsLen + r.meta.size() + r.bodySize;
-  const auto* hdr = reinterpret_cast<const Header*>(base_);
   const uint64_t n = (size + kBlock - 1) / kBlock;
-  if (n > hdr->blocks || size > UINT32_MAX || key.size() > UINT32_MAX) return false;
-  Locked lock(this);
-  Header* h = lock.h;
+  if (n > layout_.blocks || size > UINT32_MAX || key.size() > UINT32_MAX) return false;
   const uint64_t hash = HashKey(key);
-  if (Slot* old = lock.Find(key, hash)) lock.Remove(old);
+  const uint32_t mine = kReserved | static_cast<uint32_t>(getpid());
   uint64_t b;
-  struct timespec ts {};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  const int64_t now = static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-  while ((b = lock.Allocate(n)) == UINT64_MAX) {
-    if (!lock.EvictOne(now)) return false;
+  {  // under the lock: the blocks, marked as this writer's reservation
+    Locked lock(this);
+    if (!lock.ok()) return false;
+    struct timespec ts {};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const int64_t now = static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+    b = lock.Allocate(n);
+    if (b == UINT64_MAX) b = lock.EvictWindow(n, now);
+    if (b == UINT64_MAX) {
+      lock.h->putsGivenUp.fetch_add(1);
+      return false;
+    }
+    lock.Mark(b, n, mine);
+    lock.h->usedBlocks.fetch_add(n);
   }
+  // outside it: the copy and its checksum (no reader looks at reserved blocks, no one evicts
+  // them while this process lives)
+  uint8_t* const first = base_ + layout_.blocksAt + b * kBlock;
   RecordHead head{};
   head.magic = kRecordMagic;
   head.keyLen = static_cast<uint32_t>(key.size());
@@ -510,7 +732,7 @@ bool SharedCache::Put(const std::string& key, const Record& r) {
   head.tagsLen = static_cast<uint32_t>(r.tags.size());
   head.metaLen = static_cast<uint32_t>(r.meta.size());
   head.bodyLen = r.bodySize;
-  uint8_t* at = lock.block(b) + sizeof head;
+  uint8_t* at = first + sizeof head;
   uint32_t crc = Crc32(0, reinterpret_cast<const uint8_t*>(&head) + 8, sizeof head - 8);
   for (const std::string* part : {&key, &r.target, &r.primary, &r.tags, &r.meta}) {
     std::memcpy(at, part->data(), part->size());
@@ -519,9 +741,23 @@ bool SharedCache::Put(const std::string& key, const Record& r) {
   }
   if (r.bodySize) std::memcpy(at, r.body, r.bodySize);
   head.crc = Crc32(crc, r.body, r.bodySize);
-  std::memcpy(lock.block(b), &head, sizeof head);
+  std::memcpy(first, &head, sizeof head);
+  // under the lock again: published (unless the reservation was taken back meanwhile)
+  Locked lock(this);
+  if (!lock.ok()) {
+    abandoned_.emplace_back(b, n);  // freed by this process's next hold
+    return false;
+  }
+  Header* h = lock.h;
+  bool reserved = true;
+  for (uint64_t i = b; i < b + n && reserved; ++i) reserved = lock.owners()[i] == mine;
+  if (!reserved) {
+    lock.Unreserve(b, n);
+    return false;
+  }
+  if (Slot* old = lock.Find(key, hash)) lock.Remove(old);
   // The way: an empty one, else the first not referenced lately, else the first.
-  Slot* set = lock.slots() + (hash % h->sets) * kWays;
+  Slot* set = lock.slots() + (hash % layout_.sets) * kWays;
   Slot* way = nullptr;
   for (uint32_t w = 0; w < kWays && way == nullptr; ++w)
     if (set[w].hash.load(std::memory_order_relaxed) == 0) way = &set[w];
@@ -541,50 +777,75 @@ bool SharedCache::Put(const std::string& key, const Record& r) {
   way->size.store(static_cast<uint32_t>(size), std::memory_order_relaxed);
   way->ref.store(0, std::memory_order_relaxed);
   Locked::End(way);
+  lock.Mark(b, n, lock.OwnerOf(way));
   h->entries.fetch_add(1);
-  h->usedBlocks.fetch_add(n);
   return true;
 }
 
 bool SharedCache::Delete(const std::string& key) {
   Locked lock(this);
+  if (!lock.ok()) return false;
   Slot* s = lock.Find(key, HashKey(key));
   if (s == nullptr) return false;
   lock.Remove(s);
   return true;
 }
 
-uint64_t SharedCache::Purge(Field field, const std::string& arg, bool prefix) {
-  Locked lock(this);
-  uint64_t n = 0;
-  Slot* s = lock.slots();
-  for (uint64_t i = 0; i < lock.slotCount(); ++i) {
-    if (s[i].hash.load(std::memory_order_relaxed) == 0) continue;
-    if (!lock.Matches(&s[i], field, arg, prefix)) continue;
-    lock.Remove(&s[i]);
-    ++n;
+bool SharedCache::WalkSlices(const std::function<void(Locked&, uint64_t)>& visit) {
+  const uint64_t count = layout_.sets * kWays;
+  for (uint64_t from = 0; from < count; from += kSliceSlots) {
+    Locked lock(this);  // released every kSliceSlots slots: bounded work per hold
+    if (!lock.ok()) return false;
+    Slot* s = lock.slots();
+    const uint64_t to = count - from < kSliceSlots ? count : from + kSliceSlots;
+    for (uint64_t i = from; i < to; ++i)
+      if (s[i].hash.load(std::memory_order_relaxed) != 0) visit(lock, i);
   }
+  return true;
+}
+
+uint64_t SharedCache::Purge(Field field, const std::string& arg, bool prefix, bool* complete) {
+  uint64_t n = 0;
+  const bool done = WalkSlices([&](Locked& lock, uint64_t i) {
+    Slot* s = &lock.slots()[i];
+    if (!lock.Matches(s, field, arg, prefix)) return;
+    lock.Remove(s);
+    ++n;
+  });
+  if (complete != nullptr) *complete = done;
   return n;
 }
 
-std::vector<std::string> SharedCache::Keys(Field field, const std::string& arg, bool prefix) {
-  Locked lock(this);
+std::vector<std::string> SharedCache::Keys(Field field, const std::string& arg, bool prefix,
+                                           bool* complete) {
   std::vector<std::string> keys;
-  Slot* s = lock.slots();
-  for (uint64_t i = 0; i < lock.slotCount(); ++i) {
-    if (s[i].hash.load(std::memory_order_relaxed) == 0) continue;
-    if (lock.Matches(&s[i], field, arg, prefix)) keys.push_back(lock.Text(&s[i], 0));
-  }
+  const bool done = WalkSlices([&](Locked& lock, uint64_t i) {
+    Slot* s = &lock.slots()[i];
+    std::string key;
+    if (lock.Matches(s, field, arg, prefix) && lock.Text(s, 0, &key)) keys.push_back(key);
+  });
+  if (complete != nullptr) *complete = done;
   return keys;
+}
+
+size_t SharedCache::MutexOffset() { return offsetof(Header, mutex); }
+
+bool SharedCache::WithMutexHeld(const std::function<void()>& fn) {
+  Locked lock(this);
+  if (!lock.ok()) return false;
+  fn();
+  return true;
 }
 
 bool SharedCache::TryLock(const std::string& key, int64_t nowMs, int64_t ms) {
   const uint64_t hash = HashKey(key);
   const int32_t me = static_cast<int32_t>(getpid());
   Locked lock(this);
+  if (!lock.ok()) return false;  // as if held: the caller waits for the page, then renders
   FillLock* locks = lock.locks();
   auto gone = [&](const FillLock& l) {
-    return l.pid == 0 || l.deadline <= nowMs || (kill(l.pid, 0) != 0 && errno == ESRCH);
+    // a pid below 1 names no one process (kill() would ask a whole process group): gone
+    return l.pid <= 0 || l.deadline <= nowMs || (kill(l.pid, 0) != 0 && errno == ESRCH);
   };
   FillLock* free = nullptr;
   for (uint32_t i = 0; i < kFillLocks; ++i) {
@@ -611,6 +872,7 @@ void SharedCache::Unlock(const std::string& key) {
   const uint64_t hash = HashKey(key);
   const int32_t me = static_cast<int32_t>(getpid());
   Locked lock(this);
+  if (!lock.ok()) return;  // the lock ends at its deadline
   FillLock* locks = lock.locks();
   for (uint32_t i = 0; i < kFillLocks; ++i) {
     if (locks[i].pid == me && locks[i].hash == hash) locks[i].pid = 0;
@@ -622,9 +884,11 @@ SharedCacheStats SharedCache::Stats() {
   SharedCacheStats s;
   s.entries = h->entries.load(std::memory_order_relaxed);
   s.bytes = h->usedBlocks.load(std::memory_order_relaxed) * kBlock;
-  s.maxBytes = h->blocks * kBlock;
+  s.maxBytes = layout_.blocks * kBlock;
   s.evictions = h->evictions.load(std::memory_order_relaxed);
   s.repairs = h->repairs.load(std::memory_order_relaxed);
+  s.putsGivenUp = h->putsGivenUp.load(std::memory_order_relaxed);
+  s.lockTimeouts = h->lockTimeouts.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -641,9 +905,11 @@ uint64_t SharedCache::Get(const std::string&, int64_t, uint64_t, std::string*, s
 }
 bool SharedCache::Put(const std::string&, const Record&) { return false; }
 bool SharedCache::Delete(const std::string&) { return false; }
-uint64_t SharedCache::Purge(Field, const std::string&, bool) { return 0; }
-std::vector<std::string> SharedCache::Keys(Field, const std::string&, bool) { return {}; }
+uint64_t SharedCache::Purge(Field, const std::string&, bool, bool*) { return 0; }
+std::vector<std::string> SharedCache::Keys(Field, const std::string&, bool, bool*) { return {}; }
 bool SharedCache::TryLock(const std::string&, int64_t, int64_t) { return true; }
+bool SharedCache::WithMutexHeld(const std::function<void()>&) { return false; }
+size_t SharedCache::MutexOffset() { return 0; }
 void SharedCache::Unlock(const std::string&) {}
 SharedCacheStats SharedCache::Stats() { return {}; }
 

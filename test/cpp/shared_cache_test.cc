@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <random>
@@ -133,6 +135,84 @@ TEST(SharedCache, SeededModelAgainstStdMap) {
   EXPECT_EQ(c->Stats().entries, model.size());
 }
 
+// Filled at the defaults (64 MiB, 10,000 entries) with pages of mixed sizes, one 256 KB put
+// evicts about its own size of other pages (the entries overlapping one window), not most of
+// the cache: once, CLOCK over the index slots evicted 7,737 entries (83%) for it.
+TEST(SharedCache, OneLargePutEvictsAboutItsOwnSize) {
+  const uint32_t seed = 52;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  Segment seg("window");
+  auto c = seg.Open(64 << 20, 10000);
+  const std::string bytes = BodyOf("filler", 1, 64 << 10);
+  for (int i = 0; i < 30000; ++i) {
+    // sizes from 500 B to 64 KB, smaller ones more often (log-uniform)
+    const size_t size = static_cast<size_t>(500 * std::pow(128.0, (rng() % 1000) / 1000.0));
+    Put(c.get(), "page" + std::to_string(i), bytes.substr(0, size));
+  }
+  const auto before = c->Stats();
+  ASSERT_GT(before.bytes, before.maxBytes * 8 / 10) << "not full";
+  const std::string large = BodyOf("large", 1, 256 << 10);
+  ASSERT_TRUE(Put(c.get(), "large", large));
+  const auto after = c->Stats();
+  const uint64_t evicted = after.evictions - before.evictions;
+  const uint64_t needed = (large.size() + 1023) / 512 * 512;
+  const uint64_t evictedBytes = before.bytes + needed - after.bytes;
+  EXPECT_LE(evictedBytes, 2 * needed + (128 << 10)) << evicted << " entries evicted";
+  EXPECT_LE(evicted, evictedBytes / 500 + 1);
+  EXPECT_GT(after.entries, before.entries * 9 / 10);
+  std::string meta, body;
+  EXPECT_NE(c->Get("large", 0, 0, &meta, &body), 0u);
+  EXPECT_EQ(body, large);
+}
+
+// A put that could only be stored by evicting far more than its own size is not stored, and
+// counted: a small page does not push out a 255 KB one.
+TEST(SharedCache, PutThatWouldEvictTooMuchGivesUp) {
+  Segment seg("giveup");
+  auto c = seg.Open(1 << 20, 256);
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(Put(c.get(), "big" + std::to_string(i), std::string(255 << 10, 'b')));
+  EXPECT_FALSE(Put(c.get(), "small", std::string(3000, 's')));
+  const auto stats = c->Stats();
+  EXPECT_EQ(stats.putsGivenUp, 1u);
+  EXPECT_EQ(stats.entries, 4u);
+  EXPECT_EQ(stats.evictions, 0u);
+  ASSERT_TRUE(Put(c.get(), "big4", std::string(255 << 10, 'b')));  // its own size: evicts one
+  EXPECT_EQ(c->Stats().evictions, 1u);
+}
+
+// A segment written by a hostile process of the same user crashes no one: here an entry's
+// stored key and target lengths run far past its blocks (the purge read them as they were).
+TEST(SharedCache, HostileLengthsInTheSegmentAreNotTrusted) {
+  Segment seg("hostile");
+  auto c = seg.Open();
+  ASSERT_TRUE(Put(c.get(), "victim-key", "body", "t"));
+  const int fd = open(seg.path.c_str(), O_RDWR);
+  struct stat st {};
+  fstat(fd, &st);
+  auto* map = static_cast<char*>(
+      mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  const std::string needle = "victim-key/t";  // the record: head, key, target, ...
+  char* at = static_cast<char*>(
+      memmem(map, static_cast<size_t>(st.st_size), needle.data(), needle.size()));
+  ASSERT_NE(at, nullptr);
+  const uint32_t huge = 0x7fffffff;  // RecordHead: magic, crc, keyLen, targetLen, ...
+  std::memcpy(at - 32, &huge, 4);
+  std::memcpy(at - 28, &huge, 4);
+  munmap(map, static_cast<size_t>(st.st_size));
+  std::string meta, body;
+  EXPECT_EQ(c->Get("victim-key", 0, 0, &meta, &body), 0u);
+  EXPECT_TRUE(c->Keys(SharedCache::Field::kTarget, "/t", false).empty());
+  EXPECT_EQ(c->Purge(SharedCache::Field::kTarget, "/t", false), 0u);
+  EXPECT_FALSE(c->Delete("victim-key"));
+  EXPECT_TRUE(Put(c.get(), "victim-key", "again"));
+  EXPECT_NE(c->Get("victim-key", 0, 0, &meta, &body), 0u);
+  EXPECT_EQ(body, "again");
+}
+
 // Whether the kernel frees a mutex whose owner died (robust futexes): what a writer SIGKILLed
 // holding the writer mutex relies on. qemu-user does not emulate them (get/set_robust_list are
 // ENOSYS there), so such a mutex stays held for good under it.
@@ -143,7 +223,8 @@ bool RobustFutexesWork() {
 }
 
 // Children write (and are SIGKILLed at random instants, some of them holding the writer
-// mutex or half-way through a record); the parent reads all along and never sees a torn body.
+// mutex or half-way through copying a record into blocks they reserved); the parent reads all
+// along and never sees a torn body, and the dead children's reservations are taken back.
 TEST(SharedCache, ChildrenKilledMidWriteLeaveItUsable) {
   if (!RobustFutexesWork()) GTEST_SKIP() << "no robust futexes here (qemu-user)";
   const uint32_t seed = static_cast<uint32_t>(std::random_device{}());
@@ -177,6 +258,52 @@ TEST(SharedCache, ChildrenKilledMidWriteLeaveItUsable) {
     ASSERT_TRUE(Put(c.get(), "parent", "still works"));  // never blocks on a dead holder
   }
   EXPECT_LE(c->Stats().bytes, c->Stats().maxBytes);
+  // blocks reserved by children killed while copying a page are taken back: after a purge,
+  // one page fills nearly the whole area
+  c->Purge(SharedCache::Field::kAll, "", false);
+  EXPECT_TRUE(Put(c.get(), "whole", std::string(240 * 1024, 'w')));
+  EXPECT_LE(c->Stats().bytes, c->Stats().maxBytes);
+}
+
+// A process stopped while it holds the segment's mutex (SIGSTOP, a debugger, a frozen cgroup)
+// costs the others a miss or a page not stored, never a stalled caller: every operation waits
+// a bounded time. Reads take no lock and still answer. Once it is killed, the next writer
+// repairs the segment and goes on.
+TEST(SharedCache, StoppedHolderCostsAMissNotAStall) {
+  if (!RobustFutexesWork()) GTEST_SKIP() << "no robust futexes here (qemu-user)";
+  Segment seg("stopped");
+  auto c = seg.Open();
+  c->set_lock_wait_us(2000);
+  ASSERT_TRUE(Put(c.get(), "kept", "still served", "t"));
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string error;
+    auto child = SharedCache::Open(seg.path, 1 << 20, 256, true, &error);
+    if (!child) _exit(3);
+    child->WithMutexHeld([] { raise(SIGSTOP); });
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  const uint64_t timeouts = c->Stats().lockTimeouts;
+  EXPECT_FALSE(Put(c.get(), "new", "not stored"));
+  EXPECT_FALSE(c->Delete("kept"));
+  EXPECT_FALSE(c->TryLock("page", 0, 1000));  // as if held: wait for the page, then render
+  bool complete = true;
+  EXPECT_EQ(c->Purge(SharedCache::Field::kAll, "", false, &complete), 0u);
+  EXPECT_FALSE(complete);
+  std::string meta, body;
+  EXPECT_NE(c->Get("kept", 0, 0, &meta, &body), 0u);
+  EXPECT_EQ(body, "still served");
+  EXPECT_EQ(c->Stats().lockTimeouts, timeouts + 4);
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(Put(c.get(), "new", "stored"));  // the dead holder's mutex: repaired, taken
+  EXPECT_EQ(c->Stats().repairs, 1u);
+  EXPECT_EQ(c->Purge(SharedCache::Field::kAll, "", false, &complete), 2u);
+  EXPECT_TRUE(complete);
 }
 
 TEST(SharedCache, FillLockOfADeadProcessIsFreed) {
