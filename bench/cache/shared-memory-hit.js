@@ -36,7 +36,8 @@ function timeHits(engine, pages, n) {
   return ((used.user + used.system) * 1000) / n; // ns per hit
 }
 
-const engines = { memory: engineWith(undefined), shared: engineWith(sharedMemoryStore({ name, maxBytes: 256 << 20 })) };
+const sharedStore = sharedMemoryStore({ name, maxBytes: 256 << 20 });
+const engines = { memory: engineWith(undefined), shared: engineWith(sharedStore) };
 const results = { memory: { hot: [], cycled: [] }, shared: { hot: [], cycled: [] } };
 for (let round = 0; round < 5; round++) {
   for (const which of round % 2 ? ['shared', 'memory'] : ['memory', 'shared']) {
@@ -52,4 +53,4 @@ for (const kind of ['hot', 'cycled']) {
     `${kind}: memory ${m.toFixed(0)} ns/hit, shared memory ${s.toFixed(0)} ns/hit, ratio ${(s / m).toFixed(2)}`,
   );
 }
-require('fs').rmSync(`/dev/shm/ssr-native-cache-${name}`, { force: true });
+require('fs').rmSync(sharedStore.file, { force: true });

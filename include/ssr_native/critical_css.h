@@ -103,6 +103,12 @@ struct InlineOptions {
   /// prerendered pages as they were built, never through its inliner. False: the page is
   /// processed as Angular's processor would process it (Angular 21 undoes the deferral first).
   bool leave_inlined_prerendered = false;
+  /// Any page that already carries inlined critical CSS (a data-beasties-container, a link
+  /// deferred with data-beasties-media, or with media="print", a media onload handler and a
+  /// <noscript> after it) is skipped, prerendered or not: serving behind Angular's own inliner
+  /// (`inlineCritical` left on), a second pass would inline twice, and under beasties 0.5 defer
+  /// the already deferred link for good (its loader would set media back to "print").
+  bool leave_inlined = false;
 };
 
 struct InlineResult {

@@ -15,10 +15,12 @@ const { MemoryStore, NO_NAMES } = require('./memory-store');
 const { refreshThroughServer, REFRESH_HEADER } = require('./refresh');
 const { RedisStore } = require('./redis-store');
 const { CACHE_LAYERS } = require('./shared-memory-store');
+const { storeChoiceError } = require('./store-choice');
 const inputs = require('./request-inputs');
 const { etag: entityTag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
+const { cacheStatusOption, CACHE_STATUS_HEADER } = require('./cache-status');
 
 const DEFAULTS = {
   maxBytes: 64 * 1024 * 1024,
@@ -35,7 +37,7 @@ const RESPONSE_CACHE_OPTIONS = [
   ...Object.keys(DEFAULTS),
   ...['name', 'query', 'ignoreParams', 'host', 'allowedHosts', 'forwarded', 'key', 'keyHeaders', 'cookies'],
   ...['authorization', 'bypass', 'statuses', 'honorRequestNoCache', 'tagHeader', 'etag', 'staleWhileRevalidate'],
-  ...['refresh', 'store', 'storeOptions', 'now'],
+  ...['refresh', 'store', 'storeOptions', 'now', 'cacheStatus'],
 ];
 
 // Headers never stored: hop-by-hop ones (RFC 9110 7.6.1), the length (set from the stored body)
@@ -56,6 +58,7 @@ const PASS_BY_REASON = { method: PASS_METHOD, body: PASS_BODY, cookie: PASS_COOK
 const PASS_UNKEYED = { action: 'pass', reason: 'unkeyed' }; // forwarding headers not keyed, a Host not allowed, key() false
 const PASS_BAD_AUTHORITY = { action: 'pass', reason: 'bad-authority' }; // a Host that is not host[:port]
 const BAD_AUTHORITY = Symbol('bad authority');
+const HOST_WARNING_EVERY_MS = 60_000; // a refused Host is warned about at most this often
 const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
 
 // The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
@@ -113,8 +116,24 @@ class CacheEngine {
   constructor(options = {}, adapter = {}) {
     if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
     ownOptions(options, RESPONSE_CACHE_OPTIONS, 'responseCache(options)');
-    this.maxBytes = numberOption(options, 'maxBytes');
-    this.maxEntries = numberOption(options, 'maxEntries', 1);
+    const store = options.store;
+    if (store != null && typeof store !== 'object' && typeof store !== 'function') throw storeChoiceError(store);
+    // a store with layers of its own (sharedMemoryStore) replaces this process's memory
+    const layers = store == null ? undefined : store[CACHE_LAYERS];
+    this.layers = layers;
+    if (layers === undefined) {
+      this.maxBytes = numberOption(options, 'maxBytes');
+      this.maxEntries = numberOption(options, 'maxEntries', 1);
+    } else {
+      // one budget: the segment's, which holds the entries of every process
+      for (const name of ['maxBytes', 'maxEntries'])
+        if (options[name] !== undefined)
+          throw new TypeError(
+            `options.${name}: with store: sharedMemoryStore(...), the segment holds the entries and its size is the budget: give ${name} to sharedMemoryStore({ ${name} }) only`,
+          );
+      this.maxBytes = layers.memory.maxBytes;
+      this.maxEntries = layers.memory.maxEntries;
+    }
     this.maxEntrySize = Math.min(numberOption(options, 'maxEntrySize'), this.maxBytes);
     this.lockTimeout = numberOption(options, 'lockTimeout');
     this.hitForPassMs = numberOption(options, 'hitForPass') * 1000;
@@ -138,8 +157,8 @@ class CacheEngine {
         ? undefined
         : inputs.hostAllowList(options.allowedHosts, { anyPort: options.host !== false });
     this.lastAuthority = undefined; // the last Host value found well-formed
-    this.hostAllowed = false; // allowedHosts matched a request once (else its first refusal warns)
-    this.warnedHost = false;
+    this.hostAllowed = false; // allowedHosts matched a request once (said in the refusal's warning)
+    this.hostWarnedAt = -Infinity; // Date.now() of the last refusal warning (one a minute at most)
     if (options.host === false && this.allowedHost === undefined)
       throw new TypeError(
         'options.host: false shares one entry between every Host a request names, so it needs options.allowedHosts (the names of the one site)',
@@ -159,9 +178,9 @@ class CacheEngine {
     this.tagHeader = options.tagHeader === undefined ? 'cache-tag' : String(options.tagHeader).toLowerCase();
     this.addEtag = options.etag !== false;
     this.backgroundRefresh = options.staleWhileRevalidate !== false;
+    // RFC 9211's Cache-Status (./cache-status.js), or undefined when not asked
+    this.cacheStatus = cacheStatusOption(options.cacheStatus);
     this.token = crypto.randomBytes(18).toString('base64url'); // marks our own refresh requests
-    // a store with layers of its own (sharedMemoryStore) replaces this process's memory
-    const layers = options.store == null ? undefined : options.store[CACHE_LAYERS];
     this.memory =
       layers === undefined ? new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries }) : layers.memory;
     this.pending = new Map(); // coalescing key -> { since, waiters: Set<function> }
@@ -272,10 +291,12 @@ class CacheEngine {
     if (entry !== undefined) {
       if (now < entry.freshUntil) {
         this.counters.hits++;
+        if (this.layers !== undefined) this.servedFromSegment();
         return { action: 'hit', entry, stale: false };
       }
       if (now < entry.swrUntil) {
         this.counters.staleServed++;
+        if (this.layers !== undefined) this.servedFromSegment();
         if (this.backgroundRefresh) this.refreshInBackground(req, key, entry);
         return { action: 'hit', entry, stale: true };
       }
@@ -331,10 +352,8 @@ class CacheEngine {
       extra = inputs.forwardingPart(headers);
     }
     if (this.allowedHost !== undefined) {
-      const localPort = req.socket == null ? undefined : req.socket.localPort;
-      if (authority !== undefined && !this.allowedHost(authority, localPort)) return this.refusedHost(authority);
-      if ((authority === undefined || host !== undefined) && !this.allowedHost(host, localPort))
-        return this.refusedHost(host);
+      if (authority !== undefined && !this.allowedHost(authority)) return this.refusedHost(authority);
+      if ((authority === undefined || host !== undefined) && !this.allowedHost(host)) return this.refusedHost(host);
       this.hostAllowed = true;
     }
     if (this.keyHook !== undefined) {
@@ -358,13 +377,20 @@ class CacheEngine {
     return true;
   }
 
-  /** A Host allowedHosts refused: counted, and named in one warning while none was ever allowed. */
+  /**
+   * A Host allowedHosts refused: counted, and named in a warning at most once a minute (real
+   * time, not the `now` option's clock): a missing name or port, or someone probing.
+   */
   refusedHost(host) {
     this.counters.hostNotAllowed++;
-    if (!this.hostAllowed && !this.warnedHost) {
-      this.warnedHost = true;
+    const now = Date.now();
+    if (now - this.hostWarnedAt >= HOST_WARNING_EVERY_MS) {
+      this.hostWarnedAt = now;
+      const what = this.hostAllowed
+        ? 'that request passes the cache'
+        : 'and has allowed none yet: every request passes the cache';
       process.emitWarning(
-        `response cache: options.allowedHosts refused the Host ${JSON.stringify(String(host))} and has allowed none yet: every request passes the cache (is the site's name, and port, in allowedHosts?)`,
+        `response cache: options.allowedHosts refused the Host ${JSON.stringify(String(host))} ${what} (${this.counters.hostNotAllowed} refused so far; is the site's name, and port, in allowedHosts? an entry without a port matches only a Host without one when host: false)`,
         { code: 'SSR_NATIVE_CACHE_HOST_NOT_ALLOWED' },
       );
     }
@@ -644,6 +670,7 @@ class CacheEngine {
     const stored = {};
     for (const name of Object.keys(headers)) {
       if (UNSTORED.has(name) || name === this.tagHeader) continue;
+      if (name === CACHE_STATUS_HEADER && this.cacheStatus !== undefined) continue; // each response's own
       const value = headers[name];
       stored[name] = typeof value === 'number' ? String(value) : value;
     }
@@ -686,6 +713,34 @@ class CacheEngine {
     this.hitForPass.delete(key);
     this.release(fill);
     return ok ? entry : undefined;
+  }
+
+  // ---- Cache-Status (RFC 9211): each returns the header's value, or undefined when not asked ----
+
+  /** For a 'pass' or 'fill' answer of begin(), or a fill (fillWithoutLock). */
+  statusOf(decision) {
+    const status = this.cacheStatus;
+    if (status === undefined) return undefined;
+    if (decision.action === 'pass') return status.pass(decision.reason);
+    const fill = decision.action === 'fill' ? decision.fill : decision;
+    if (fill.forced) return status.forward('request');
+    return status.forward(fill.stale === undefined ? 'miss' : 'stale');
+  }
+
+  /** For a stored entry sent (fresh, or stale while it is revalidated). */
+  hitStatusOf(entry) {
+    return this.cacheStatus === undefined ? undefined : this.cacheStatus.hit(this.ttlOf(entry));
+  }
+
+  /** For a stale-if-error copy sent in place of a render answered with `failedStatus`. */
+  staleIfErrorStatusOf(entry, failedStatus) {
+    if (this.cacheStatus === undefined) return undefined;
+    return this.cacheStatus.staleIfError(failedStatus, this.ttlOf(entry));
+  }
+
+  // seconds of freshness left, negative once stale (RFC 9211 2.4)
+  ttlOf(entry) {
+    return Math.floor((entry.freshUntil - this.now()) / 1000);
   }
 
   /** The Age a hit is sent with (RFC 9111 4.2.3), in seconds. */
@@ -849,8 +904,23 @@ class CacheEngine {
     if (this.shared !== undefined) this.shared.close();
   }
 
+  /**
+   * A hit served out of the shared-memory segment, which is this process's memory layer too:
+   * counted in sharedHits (the shared layer's own look-up runs only when that layer missed).
+   */
+  servedFromSegment() {
+    if (this.memory.segment !== undefined) this.shared.counters.sharedHits++;
+  }
+
+  /** Which store holds the entries: 'memory', 'redis', or the shared-memory store's own word. */
+  storeName() {
+    if (this.layers !== undefined) return this.layers.describe();
+    return this.shared === undefined ? 'memory' : 'redis';
+  }
+
   stats() {
     return {
+      store: this.storeName(),
       ...this.counters,
       entries: this.memory.entries.size,
       bytes: this.memory.bytes,

@@ -11,9 +11,13 @@ export interface CacheRequest {
 export interface ResponseCacheOptions {
   /** The `name` label of this cache's metrics in ssr-native/metrics. Default 'response-cache'. */
   name?: string;
-  /** Total bytes of stored entries (bodies, keys, headers); least recently used evicted first. Default 64 MiB. */
+  /**
+   * Total bytes of stored entries (bodies, keys, headers); least recently used evicted first.
+   * Default 64 MiB. With `store: sharedMemoryStore(...)` the segment's size is the budget: give
+   * it there (here it is a TypeError); with Redis it bounds each process's memory layer.
+   */
   maxBytes?: number;
-  /** Most entries kept, whatever their size (a flood of distinct URLs cannot grow past it). Default 10,000. */
+  /** Most entries kept, whatever their size (a flood of distinct URLs cannot grow past it). Default 10,000. As maxBytes with sharedMemoryStore. */
   maxEntries?: number;
   /** Bodies larger than this pass through and are not stored. Default 1 MiB. */
   maxEntrySize?: number;
@@ -36,8 +40,9 @@ export interface ResponseCacheOptions {
   /**
    * The Host names the cache serves and stores for, as Angular's `security.allowedHosts`:
    * 'shop.example', 'shop.example:8443' (that port only), '*.shop.example' (its subdomains),
-   * '*' (any). An entry without a port allows any port while the Host is keyed, no port with
-   * `host: false`. A request naming another (in Host, or in a keyed X-Forwarded-Host / X-Host /
+   * '*' (any). An entry without a port allows any port while the Host is keyed; with
+   * `host: false` no entry matches a Host whose port it does not spell ('localhost:4200' for
+   * development), whatever port the server listens on. A request naming another (in Host, or in a keyed X-Forwarded-Host / X-Host /
    * Forwarded host=) passes; a value that is not `host[:port]` always passes. Default: any
    * well-formed Host, each its own entries (as sent, no case folding).
    */
@@ -92,6 +97,15 @@ export interface ResponseCacheOptions {
   etag?: boolean;
   /** Refresh stale-while-revalidate entries in the background (through the server). Default true. */
   staleWhileRevalidate?: boolean;
+  /**
+   * Add a `Cache-Status` header (RFC 9211) saying how the cache handled each request:
+   * `ssr-native; hit; ttl=53` (negative ttl: stale while revalidated), `ssr-native; fwd=miss`,
+   * `fwd=stale`, `fwd=stale; fwd-status=500; ttl=-40` (a stale-if-error copy), `fwd=request`,
+   * `fwd=method`, `fwd=bypass; detail=cookie`. Never stored: each hit writes its own.
+   * `{ worker: true }` adds the process (`pid=`, and `worker=` in a node:cluster / PM2 worker) to
+   * `detail`. Default false.
+   */
+  cacheStatus?: boolean | { worker?: boolean };
   /** Milliseconds a background refresh may take. Default 30000. */
   refreshTimeout?: number;
   /** Background refreshes in flight at once. Default 16. */
@@ -109,7 +123,7 @@ export interface ResponseCacheOptions {
   /**
    * A shared layer for a fleet: a connected ioredis / iovalkey client or node-redis client; or
    * sharedMemoryStore(...): one cache for every process of this machine, in place of each
-   * process's memory.
+   * process's memory. Anything else (a string such as 'shared') is a TypeError naming these.
    */
   store?: object | SharedMemoryStore;
   storeOptions?: {
@@ -124,12 +138,21 @@ export interface ResponseCacheOptions {
   now?: () => number;
 }
 
+/** Every field is described in docs/cache.md, "Stats". */
 export interface ResponseCacheStats {
+  /** Which store holds the entries (see ResponseCacheStoreName). */
+  store: ResponseCacheStoreName;
+  /** Fresh answers from the cache. */
   hits: number;
+  /** Requests that rendered (or waited for a render) for want of an entry. */
   misses: number;
+  /** Stale answers sent while a background refresh runs. */
   staleServed: number;
+  /** Stale answers sent in place of a 5xx or a failed render. */
   staleIfError: number;
+  /** 304s sent for a hit. */
   notModified: number;
+  /** Requests the cache did not touch (method, cookies, credentials, bypass, hit-for-pass, ...). */
   passes: number;
   /** Passes for forwarding headers not keyed, a Host outside allowedHosts, or key() returning false (a proxy whose headers `trust proxy` does not cover shows here). */
   unkeyedPasses: number;
@@ -137,33 +160,65 @@ export interface ResponseCacheStats {
   badAuthority: number;
   /** Requests refused by allowedHosts (they pass). */
   hostNotAllowed: number;
+  /** Passes because the variant's answers were found unstorable lately. */
   hitForPassServed: number;
+  /** Requests that waited for another's render of the same page. */
   coalesced: number;
+  /** Waits that ran out (lockTimeout). */
   coalesceTimeouts: number;
+  /** Waiters whose client left. */
   waitersGone: number;
+  /** Responses rendered for the cache. */
   renders: number;
+  /** Renders stored. */
   stored: number;
+  /** Renders not storable (status, Cache-Control, Set-Cookie, ...). */
   uncacheable: number;
+  /** Renders past maxEntrySize. */
   tooLarge: number;
+  /** Background refreshes sent. */
   refreshes: number;
+  /** Background refreshes that failed. */
   refreshFailures: number;
+  /** Entries dropped by purges in this process. */
   purged: number;
+  /** Entries dropped by an unsafe method's answer (POST, PUT, PATCH, DELETE). */
   invalidated: number;
+  /** Entries held now (with sharedMemoryStore: the segment's, for every process). */
   entries: number;
+  /** Bytes held now (with sharedMemoryStore: the segment's). */
   bytes: number;
+  /** The byte budget that applies (with sharedMemoryStore: the segment's maxBytes). */
   maxBytes: number;
+  /** The entry budget that applies (with sharedMemoryStore: the segment's maxEntries). */
   maxEntries: number;
+  /** Entries evicted for room. */
   evictions: number;
+  /** Renders the cache is waiting on. */
   pending: number;
+  /** Variants passing for hit-for-pass now. */
   hitForPassKeys: number;
+  /** Background refreshes in flight. */
   refreshing: number;
-  /** With a store: */
+  /**
+   * With a store: answers served from the shared layer (sharedMemoryStore: every hit and stale
+   * answer this process served out of the segment, whoever stored it; Redis: entries taken from
+   * Redis on a miss of this process's memory).
+   */
   sharedHits?: number;
+  /** With a store: shared-layer look-ups that found nothing. */
   sharedMisses?: number;
+  /** Redis: entries written. */
   sharedWrites?: number;
+  /** Redis: calls that failed. */
   sharedErrors?: number;
+  /** Redis: calls that timed out. */
   sharedTimeouts?: number;
+  /** With a store: fills that waited for another process's render. */
   sharedLockWaits?: number;
+  /** With a store: entries read back that were not valid (deleted). */
+  sharedInvalid?: number;
+  /** Redis: purges received from other processes. */
   purgeMessages?: number;
   /** Purge subscriptions lost and made again (each drops this process's memory layer). */
   resubscriptions?: number;
@@ -201,9 +256,14 @@ export function responseCache(options?: ResponseCacheOptions): ResponseCacheMidd
 export interface SharedMemoryStoreOptions {
   /** The segment's name (letters, digits, '.', '_', '-'): every process giving it shares one cache. */
   name: string;
-  /** An absolute tmpfs folder. Default '/dev/shm'. */
+  /**
+   * An absolute tmpfs folder. Default: $XDG_RUNTIME_DIR, else the first of systemd's
+   * $RUNTIME_DIRECTORY, when it is a directory of this user that no one else may write; else
+   * '/dev/shm' (where another local user can plant a file under the name: then this process
+   * falls back to its own memory, see `stats().store`).
+   */
   dir?: string;
-  /** Bytes of stored entries for all processes together, reserved at open. Default 64 MiB. */
+  /** Bytes of stored entries for all processes together, reserved in RAM when the segment is opened. Default 64 MiB. */
   maxBytes?: number;
   /** Index slots. Default 10000. */
   maxEntries?: number;
@@ -211,15 +271,32 @@ export interface SharedMemoryStoreOptions {
   persist?: boolean;
 }
 
+/**
+ * Which store holds a response cache's entries: 'memory' (this process's), 'redis',
+ * 'shared-memory' (the segment, opened), 'shared-memory (opens at first use)' (nothing asked
+ * yet), or `memory (fallback: <reason>)` when the segment could not be used and this process
+ * keeps its own memory store: `refused: <what is there, its owner uid and mode>`,
+ * `no room: <free and needed sizes>`, `cannot open: <the system's error>`.
+ */
+export type ResponseCacheStoreName = string;
+
 export interface SharedMemoryStore {
-  /** This process's counters and the segment's (entries, bytes, maxBytes, evictions, repairs). */
-  stats(): Record<string, number>;
+  /** The segment's path (created at first use). */
+  readonly file: string;
+  /**
+   * Which store is in use (see ResponseCacheStoreName), this process's shared* counters, and the
+   * segment's entries, bytes, maxBytes, evictions and repairs (index repairs after a process died
+   * holding the segment's lock).
+   */
+  stats(): { store: ResponseCacheStoreName } & Record<string, number | string>;
 }
 
 /**
  * A response store in shared memory for every process of this machine that opens the same name
- * (node:cluster, PM2 cluster mode): pass it as responseCache's `store`. Throws an Error with code
- * ERR_SSR_NATIVE_SHARED_CACHE when the segment cannot be opened or is refused.
+ * (node:cluster, PM2 cluster mode): pass it as responseCache's `store`. Nothing is created until
+ * the first look-up, store or purge (so a build that loads the server creates nothing). A
+ * segment refused for its owner, mode or type, or a folder without room, gives one process
+ * warning (code SSR_NATIVE_SHARED_CACHE_FALLBACK) and this process serves from its own memory.
  */
 export function sharedMemoryStore(options: SharedMemoryStoreOptions): SharedMemoryStore;
 

@@ -28,6 +28,7 @@
 //   connected again.
 const crypto = require('crypto');
 const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
+const { storeChoiceError } = require('./store-choice');
 
 const UNAVAILABLE = Symbol('unavailable');
 const PURGED = 0; // what the read script answers for an entry a purge reached
@@ -91,6 +92,19 @@ function hash(text) {
   return crypto.createHash('sha1').update(text).digest('base64url');
 }
 
+// node-redis's exports (its reply types), from the app's own `redis`: required in a try block, so
+// a bundler that cannot resolve it (esbuild) leaves the failure to run time instead of failing the
+// build of every app that does not use node-redis.
+function nodeRedis() {
+  try {
+    return require('redis');
+  } catch (cause) {
+    const err = new Error("a node-redis client as the cache's store needs the 'redis' package beside it", { cause });
+    err.code = 'ERR_SSR_NATIVE_PEER_MISSING';
+    throw err;
+  }
+}
+
 // The two client APIs, reduced to what the store needs.
 function clientApi(client) {
   if (client && typeof client.getBuffer === 'function') {
@@ -125,7 +139,7 @@ function clientApi(client) {
     };
   }
   if (client && typeof client.withTypeMapping === 'function') {
-    const { RESP_TYPES, ErrorReply } = require('redis');
+    const { RESP_TYPES, ErrorReply } = nodeRedis();
     const binary = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
     return {
       kind: 'node-redis',
@@ -154,7 +168,7 @@ function clientApi(client) {
       },
     };
   }
-  throw new TypeError('options.store must be an ioredis/iovalkey client or a node-redis client');
+  throw storeChoiceError(client);
 }
 
 class RedisStore {

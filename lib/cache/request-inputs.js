@@ -55,60 +55,68 @@ function forwardingPart(headers) {
 /**
  * allowedHosts as Angular reads it: a host name ('shop.example'), a wildcard for its subdomains
  * ('*.shop.example', not the name itself), or '*' for any; here also with a port
- * ('shop.example:8443'), then only that port. Names compare case-insensitively and without a
- * trailing dot; the value must be an authority (lib/http/authority.js) to match at all. An entry
- * naming no port matches any port when `anyPort` (the Host is in the key, so a port an attacker
- * picks gets an entry of its own), else only a Host naming no port or the port the request
- * arrived on (the socket's local port, which no client chooses: `localhost:4000` in development):
- * with the Host out of the key, `victim.example:31337` would be stored for everyone (a page
- * building URLs from the Host).
+ * ('shop.example:8443', '*.shop.example:8443'), then only that port. Names compare
+ * case-insensitively and without a trailing dot; the value must be an authority
+ * (lib/http/authority.js) to match at all. An entry naming no port matches any port when
+ * `anyPort` (the Host is in the key, so a port an attacker picks gets an entry of its own), else
+ * only a Host naming no port: with the Host out of the key, `victim.example:4000` would be stored
+ * for everyone (a page building URLs from the Host), whatever port the server listens on (behind
+ * a proxy that passes the client's Host on, the client picks it). No entry matches a Host whose
+ * port it does not spell.
  * Returns allowed(value) (with a small memo: a site sees few distinct Host values, an attacker
  * many, so the memo is cleared when full).
  */
 function hostAllowList(patterns, { anyPort = true } = {}) {
   const exact = new Map(); // name -> Set of ports ('' for an entry naming none)
-  const suffixes = [];
+  const suffixes = []; // { suffix: '.shop.example', port: '' | '8443' }
   let any = false;
   for (const raw of patterns) {
     const pattern = String(raw).trim();
     if (pattern === '*') any = true;
-    else if (pattern.startsWith('*.')) suffixes.push(pattern.slice(1).toLowerCase());
     else if (pattern !== '') {
-      const parsed = parseAuthority(pattern);
+      const wildcard = pattern.startsWith('*.');
+      const parsed = parseAuthority(wildcard ? pattern.slice(2) : pattern);
       if (parsed === undefined) throw new TypeError(`options.allowedHosts: '${pattern}' is not a host[:port]`);
       const name = hostName(parsed.host);
-      if (!exact.has(name)) exact.set(name, new Set());
-      exact.get(name).add(parsed.port === undefined ? '' : String(Number(parsed.port)));
+      const port = portOf(parsed);
+      if (wildcard) suffixes.push({ suffix: `.${name}`, port });
+      else {
+        if (!exact.has(name)) exact.set(name, new Set());
+        exact.get(name).add(port);
+      }
     }
   }
-  const memo = new Map();
-  function check(text, localPort) {
+  // whether an entry naming `entryPort` ('' for none) matches a Host naming `port`
+  const portMatches = (entryPort, port) => entryPort === port || (anyPort && entryPort === '');
+  function check(text) {
     const parsed = parseAuthority(text);
     if (parsed === undefined) return false;
     if (any) return true;
     const name = hostName(parsed.host);
-    const port = parsed.port === undefined ? '' : String(Number(parsed.port));
+    const port = portOf(parsed);
     const ports = exact.get(name);
-    const entryPort = anyPort || port === localPort ? '' : port;
-    if (ports !== undefined && (ports.has(port) || ports.has(entryPort))) return true;
-    if (entryPort !== '') return false;
-    for (const suffix of suffixes) if (name.length > suffix.length && name.endsWith(suffix)) return true;
+    if (ports !== undefined) for (const entryPort of ports) if (portMatches(entryPort, port)) return true;
+    for (const { suffix, port: entryPort } of suffixes)
+      if (name.length > suffix.length && name.endsWith(suffix) && portMatches(entryPort, port)) return true;
     return false;
   }
-  /** `localPort`: the port the request arrived on (a number), for a Host naming it. */
-  return function allowed(host, localPort) {
+  const memo = new Map();
+  return function allowed(host) {
     if (host === undefined) return any;
     const text = Array.isArray(host) ? host.join(', ') : String(host);
-    const local = anyPort || localPort === undefined ? '' : String(localPort);
-    const memoKey = local === '' ? text : `${text}\n${local}`;
-    let yes = memo.get(memoKey);
+    let yes = memo.get(text);
     if (yes === undefined) {
-      yes = check(text, local);
+      yes = check(text);
       if (memo.size >= 1024) memo.clear();
-      memo.set(memoKey, yes);
+      memo.set(text, yes);
     }
     return yes;
   };
+}
+
+// A parsed authority's port as allowedHosts compares it: '' for none, else without leading zeros.
+function portOf(parsed) {
+  return parsed.port === undefined ? '' : String(Number(parsed.port));
 }
 
 // A host as allowedHosts compares it: lower-case, without a trailing dot.

@@ -13,11 +13,16 @@
 //
 // A primary key whose responses vary holds a marker entry (its Vary names) under the primary
 // itself, so a hit costs one look-up whether or not the page varies.
+//
+// The segment is opened at first use (the first look-up, store or purge), never when the store
+// is made: `ng build` loads server.mjs to prerender, and must create nothing. A segment that
+// cannot be opened (refused for its owner, mode or type, no room) leaves this process with a
+// memory store of its own and one warning (shared-memory-segment.js); stats().store says which.
 const path = require('path');
-const { SharedCache } = require('../native');
 const { BoundedLru } = require('../bounded/lru');
 const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
-const { HOT_ENTRIES, NO_NAMES } = require('./memory-store');
+const { HOT_ENTRIES, NO_NAMES, MemoryStore } = require('./memory-store');
+const { defaultDir, openSegment } = require('./shared-memory-segment');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 
@@ -34,12 +39,12 @@ const PRIMARY = 2;
 const ALL = 3;
 
 class SharedMemoryStore {
-  constructor(native, maxBytes) {
+  constructor(native, maxBytes, counters) {
     this.native = native;
     this.maxBytes = maxBytes;
     this.hot = new BoundedLru({ maxEntries: HOT_ENTRIES }); // key -> { stamp, value }
     this.memo = undefined; // varyOf()'s look-up, for the get() of the same key right after it
-    this.counters = { sharedHits: 0, sharedMisses: 0, sharedLockWaits: 0, sharedInvalid: 0 };
+    this.counters = counters;
     this.entries = {
       get size() {
         return native.stats().entries;
@@ -171,24 +176,116 @@ class SharedMemoryStore {
   }
 }
 
+// What the engine holds as its memory layer: the segment's store once opened, or this
+// process's own memory store when the segment could not be (the fallback). Opens at first use.
+class LazySegmentStore {
+  constructor(settings) {
+    this.settings = settings; // { file, maxBytes, maxEntries, persist }
+    this.maxBytes = settings.maxBytes;
+    this.maxEntries = settings.maxEntries;
+    this.inner = undefined; // a SharedMemoryStore, or a MemoryStore (fallback)
+    this.fallback = undefined; // why the segment is not used (stats().store)
+    this.counters = { sharedHits: 0, sharedMisses: 0, sharedLockWaits: 0, sharedInvalid: 0 };
+  }
+
+  get current() {
+    return this.inner === undefined ? this.open() : this.inner;
+  }
+
+  open() {
+    const { native, reason } = openSegment(this.settings);
+    if (native !== undefined) this.inner = new SharedMemoryStore(native, this.maxBytes, this.counters);
+    else {
+      this.fallback = reason;
+      this.inner = new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries });
+    }
+    return this.inner;
+  }
+
+  /** The segment's store, or undefined (not opened yet, or the fallback). */
+  get segment() {
+    return this.inner instanceof SharedMemoryStore ? this.inner : undefined;
+  }
+
+  /** Which store holds the entries, for stats().store. */
+  describe() {
+    if (this.fallback !== undefined) return `memory (fallback: ${this.fallback})`;
+    return this.inner === undefined ? 'shared-memory (opens at first use)' : 'shared-memory';
+  }
+
+  // stats never open the segment
+  get entries() {
+    return this.inner === undefined ? NOT_OPENED : this.inner.entries;
+  }
+
+  get bytes() {
+    return this.inner === undefined ? 0 : this.inner.bytes;
+  }
+
+  get evictions() {
+    return this.inner === undefined ? 0 : this.inner.evictions;
+  }
+
+  get(key) {
+    return this.current.get(key);
+  }
+
+  varyOf(primary) {
+    return this.current.varyOf(primary);
+  }
+
+  set(entry) {
+    return this.current.set(entry);
+  }
+
+  delete(key) {
+    return this.current.delete(key);
+  }
+
+  purgeTarget(target) {
+    return this.current.purgeTarget(target);
+  }
+
+  purgeTargetWhere(target, which) {
+    return this.current.purgeTargetWhere(target, which);
+  }
+
+  purgePrefix(prefix) {
+    return this.current.purgePrefix(prefix);
+  }
+
+  purgeTag(tag) {
+    return this.current.purgeTag(tag);
+  }
+
+  clear() {
+    return this.current.clear();
+  }
+}
+
+const NOT_OPENED = Object.freeze({ size: 0 });
+
 // The engine's shared layer over the same segment: the fill lock every process sees, and the
 // entry another process stored while this one waited. Entries are written by the memory layer
-// (this store), so put() and purge() have nothing left to do.
+// (the segment's store), so put() and purge() have nothing left to do. Under the fallback it
+// holds nothing and locks nothing (available() false: the process renders on its own).
 class SharedMemoryLayer {
-  constructor(store) {
-    this.store = store;
-    this.counters = store.counters;
+  constructor(lazy) {
+    this.lazy = lazy;
+    this.counters = lazy.counters;
     this.retakesLocks = true; // a lock is cheap to ask for: a waiter takes over a freed one
   }
 
   start() {}
 
   available() {
-    return true;
+    return this.lazy.current instanceof SharedMemoryStore;
   }
 
   get(key, primary) {
-    const value = this.store.read(key);
+    const store = this.lazy.current;
+    if (!(store instanceof SharedMemoryStore)) return Promise.resolve(undefined);
+    const value = store.read(key);
     if (value !== undefined && value.vary === undefined) {
       this.counters.sharedHits++;
       return Promise.resolve({ entry: Object.isFrozen(value) ? { ...value } : value });
@@ -199,11 +296,13 @@ class SharedMemoryLayer {
   }
 
   lock(key, ms) {
-    return Promise.resolve(this.store.native.lock(key, Date.now(), Math.max(1, Math.round(ms))));
+    const store = this.lazy.segment;
+    return Promise.resolve(store !== undefined && store.native.lock(key, Date.now(), Math.max(1, Math.round(ms))));
   }
 
   unlock(key) {
-    this.store.native.unlock(key);
+    const store = this.lazy.segment;
+    if (store !== undefined) store.native.unlock(key);
   }
 
   put() {}
@@ -239,14 +338,15 @@ function sameNames(a, b) {
 
 /**
  * A response store shared by every process of this machine that opens the same `name`: give it
- * as responseCache's `store`. `dir`: a tmpfs folder (default /dev/shm); `maxBytes` (default 64
- * MiB) and `maxEntries` (default 10000) size the segment, reserved whole at open; `persist`
- * keeps its entries over a full restart (a rolling restart always keeps them).
+ * as responseCache's `store`. `dir`: a tmpfs folder (default: $XDG_RUNTIME_DIR or systemd's
+ * $RUNTIME_DIRECTORY when it is this user's alone, else /dev/shm); `maxBytes` (default 64 MiB)
+ * and `maxEntries` (default 10000) size the segment, reserved whole when it is opened (at first
+ * use); `persist` keeps its entries over a full restart (a rolling restart always keeps them).
  */
 function sharedMemoryStore(options = {}) {
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
   ownOptions(options, SHARED_MEMORY_STORE_OPTIONS, 'sharedMemoryStore(options)');
-  const { name, dir = '/dev/shm', maxBytes = 64 * 1024 * 1024, maxEntries = 10000, persist = false } = options;
+  const { name, dir = defaultDir(), maxBytes = 64 * 1024 * 1024, maxEntries = 10000, persist = false } = options;
   if (typeof name !== 'string' || !NAME.test(name))
     throw invalidType('options.name', 'a name of letters, digits, ".", "_" and "-" (up to 128)', name);
   if (typeof dir !== 'string' || !path.isAbsolute(dir)) throw invalidType('options.dir', 'an absolute path', dir);
@@ -255,12 +355,21 @@ function sharedMemoryStore(options = {}) {
   if (!Number.isInteger(maxEntries)) throw invalidType('options.maxEntries', 'an integer', maxEntries);
   if (maxEntries < 1 || maxEntries > 2 ** 26) throw outOfRange('options.maxEntries', '1 to 2^26', maxEntries);
   if (typeof persist !== 'boolean') throw invalidType('options.persist', 'a boolean', persist);
-  const native = new SharedCache(path.join(dir, `ssr-native-cache-${name}`), maxBytes, maxEntries, persist);
-  const store = new SharedMemoryStore(native, maxBytes);
-  const layers = { memory: store, shared: new SharedMemoryLayer(store) };
+  const file = path.join(dir, `ssr-native-cache-${name}`);
+  const store = new LazySegmentStore({ file, maxBytes, maxEntries, persist });
+  const layers = { memory: store, shared: new SharedMemoryLayer(store), describe: () => store.describe() };
   return {
     [CACHE_LAYERS]: layers,
-    stats: () => ({ ...store.counters, ...native.stats() }),
+    /** The segment's path (it exists once opened). */
+    file,
+    stats: () => {
+      const segment = store.segment;
+      const sizes =
+        segment === undefined
+          ? { entries: store.entries.size, bytes: store.bytes, maxBytes, evictions: store.evictions, repairs: 0 }
+          : segment.native.stats();
+      return { store: store.describe(), ...store.counters, ...sizes };
+    },
   };
 }
 

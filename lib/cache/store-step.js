@@ -3,7 +3,7 @@
 // Koa's middleware after `await next()`): a whole body copied (the route may reuse its buffer),
 // and stored once the head has gone out, on the decision taken again on that head (confirm:
 // a session middleware or compression may still add Set-Cookie or Cache-Control until then).
-const { sentHead, whenHeadSent } = require('./sent-head');
+const { sentHead, whenHeadSent } = require('../http/sent-head');
 
 /**
  * The copy of `body` to be stored, or undefined when it is over maxEntrySize (counted, not

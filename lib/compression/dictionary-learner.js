@@ -4,7 +4,8 @@
 // strictest lets through are ever sampled (lib/http/shareable.js, the rule the response cache
 // uses too): a GET without Cookie, Authorization or a body, answered 200 with HTML and a positive
 // shared lifetime (s-maxage, max-age or Expires; never private, no-store or no-cache), no
-// Set-Cookie, no Vary on *, Cookie or Authorization. When in doubt a page is not sampled.
+// Set-Cookie, no Vary on *, Cookie or Authorization. When in doubt a page is not sampled. It is
+// offered once the response has ended, with the head it was sent with (dictionary-transport.js).
 //
 // Sampled across many pages, not the first few requests: one sample per path (the query is not
 // part of it), and no dictionary before `minPages` (at least 32) distinct paths were sampled.
@@ -31,6 +32,10 @@ const MAX_PAGE_BYTES = 512 * 1024;
 const IMPROVEMENT = 0.9;
 // refused responses before the warning that nothing can be learned
 const NOTHING_TO_LEARN_AFTER = 256;
+// learnable responses with no dictionary yet before the warning that the site shows too few
+// distinct pages (a small site never reaches minPages: its dictionary is built from its files).
+// SSR_NATIVE_DICTIONARY_FEW_PAGES_AFTER (internal, for tests) sets another count.
+const FEW_PAGES_AFTER = 500;
 
 /**
  * Why a response may not be shared with other visitors (the dictionary's content, or a body
@@ -89,6 +94,9 @@ class DictionaryLearner {
     this.refusedBy = Object.create(null); // reason -> responses refused for it
     this.warned = false;
     this.lastChoice = null;
+    this.learnable = 0; // learnable responses offered while there is no dictionary
+    this.fewPagesAfter = Number(process.env.SSR_NATIVE_DICTIONARY_FEW_PAGES_AFTER) || FEW_PAGES_AFTER;
+    this.warnedFewPages = false;
   }
 
   /** A response sent whole; copies `body` when it is sampled. */
@@ -96,7 +104,10 @@ class DictionaryLearner {
     if (body.length < MIN_SAMPLE_BYTES || body.length > MAX_PAGE_BYTES) return;
     if (this.current !== null && ++this.seen % this.sampleEvery !== 0) return;
     const path = pathOf(url);
-    if (this.current === null && this.samples.has(path)) return;
+    if (this.current === null && this.samples.has(path)) {
+      this.tooFewPages(); // a path sampled before: learnable, and nothing new
+      return;
+    }
     const why = whyNotLearnable(method, status, requestHeaders, getHeader);
     if (why !== undefined) {
       this.refuse(why);
@@ -106,6 +117,7 @@ class DictionaryLearner {
     if (this.building) return;
     if (this.current === null) {
       if (this.samples.size >= this.minPages) this.build();
+      else this.tooFewPages();
     } else if (this.newSamples >= this.rebuildAfter && Date.now() - this.lastBuild >= this.rebuildInterval) {
       this.build();
     }
@@ -126,6 +138,22 @@ class DictionaryLearner {
         'Only public HTML (a shared lifetime, no Set-Cookie) of requests without Cookie or ' +
         'Authorization is learned; see docs/compression.md, "What the dictionary learns"',
       { code: 'SSR_NATIVE_DICTIONARY_NOTHING_TO_LEARN' },
+    );
+  }
+
+  // Once, when many learnable responses came and their paths are still fewer than minPages: a
+  // small site (a dozen prerendered pages) never gets a dictionary, which would go unsaid.
+  tooFewPages() {
+    if (this.warnedFewPages || this.samples.size >= this.minPages) return; // a build is due
+    if (++this.learnable < this.fewPagesAfter) return;
+    this.warnedFewPages = true;
+    process.emitWarning(
+      `compression's dictionary: ${this.learnable} shareable HTML responses came from only ` +
+        `${this.samples.size} distinct paths, and a dictionary is learned from at least ${this.minPages}, ` +
+        'so none is built and no response gets dcz. For a small site, build one from its pages: ' +
+        '`npx ssr-native-dictionary dist/<app>/browser -o site.dict`, then pass ' +
+        '`dictionary: \'site.dict\'` (docs/compression.md, "A dictionary for a small site")',
+      { code: 'SSR_NATIVE_DICTIONARY_TOO_FEW_PAGES' },
     );
   }
 

@@ -11,7 +11,9 @@
 //  - choose(acceptEncoding, availableDictionary, response): the dictionary to answer `dcz` with,
 //    when the request accepts dcz, names one of ours by its SHA-256 and, for a learned dictionary,
 //    the response may be shared (below); else null (a normal coding).
-//  - offer(...): a response sent whole, for the learner (dictionary-learner.js: which it keeps).
+//  - ended(req, res, body, answeredWith, advice): a response has ended; on the head it was sent
+//    with (lib/http/sent-head.js) its whole body is offered to the learner (dictionary-learner.js:
+//    which it keeps), and a dcz answer is checked for a late mark (below).
 //  - record(dictionary, original, encoded): metrics.
 //
 // A learned dictionary's content comes from pages visitors requested, and the public pages it
@@ -22,6 +24,12 @@
 // sent in dcz against a learned dictionary unless `privateResponses` opts its route in; it gets
 // Brotli/zstd without a dictionary. A supplied dictionary is the app's own bytes: no visitor
 // steers it, so it answers every response as plain compression would.
+//
+// choose() reads the head as the middleware sees it; a header set later (a session middleware
+// mounted where its cookie is set after compression has answered) is seen only once the response
+// has ended. A dcz answer against a learned dictionary whose head as sent the sharing rule refuses
+// is a late mark: counted (`lateMarks`), learned-dictionary dcz is off for this middleware until
+// restart (`dczOff`), and one warning names the mount order that avoids it.
 const fs = require('fs');
 const dcz = require('./dcz');
 const { DczDictionary, DEFAULT_LEVEL } = dcz;
@@ -29,6 +37,7 @@ const { DictionaryLearner, sharingRefusal } = require('./dictionary-learner');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 const { addSource } = require('../stat-sources');
+const { sentHeaderReader } = require('../http/sent-head');
 
 const DEFAULT_PREFIX = '/_ssr-native/dictionary/';
 // `:` + base64 of 32 bytes (44 characters) + `:`; anything else is not one of our hashes.
@@ -143,6 +152,8 @@ class DictionaryTransport {
     this.current = null;
     this.previous = null;
     this.learner = null;
+    this.name = name;
+    this.dczOff = false; // a late mark turned learned-dictionary dcz off until restart
     this.counts = {
       hits: 0,
       bytesIn: 0,
@@ -151,6 +162,7 @@ class DictionaryTransport {
       unknownDictionary: 0,
       served: 0,
       privateRefused: 0,
+      lateMarks: 0,
     };
     if (options.source !== undefined) {
       const bytes = suppliedBytes(options.source);
@@ -177,6 +189,7 @@ class DictionaryTransport {
         'unknownDictionary',
         'served',
         'privateRefused',
+        'lateMarks',
         'sampled',
         'refused',
         'builds',
@@ -248,27 +261,58 @@ class DictionaryTransport {
       this.counts.unknownDictionary++;
       return null;
     }
-    if (dictionary.method !== 'supplied' && !this.mayUseLearned(response)) {
+    if (dictionary.method === 'supplied') return dictionary;
+    if (this.dczOff) return null;
+    if (this.whyNotLearnedDcz(response) !== undefined) {
       this.counts.privateRefused++;
       return null;
     }
     return dictionary;
   }
 
-  // Whether `response` may be compressed against a learned dictionary: the sharing rule lets it
-  // be shared, or the app opted its route in.
-  mayUseLearned(response) {
-    if (response === undefined || response === null) return false;
+  // Why `response` may not be compressed against a learned dictionary, or undefined: the sharing
+  // rule lets it be shared, or the app opted its route in.
+  whyNotLearnedDcz(response) {
+    if (response === undefined || response === null) return 'unknown';
     const req = response.req;
-    if (sharingRefusal(req.method, response.status, req.headers, response.getHeader) === undefined) return true;
+    const why = sharingRefusal(req.method, response.status, req.headers, response.getHeader);
+    if (why === undefined) return undefined;
     // read as the cache reads its `cookies` / `authorization` opt-ins (lib/http/shareable.js)
     const opt = this.privateResponses;
-    return opt === true || (typeof opt === 'function' && Boolean(opt(req)));
+    return opt === true || (typeof opt === 'function' && Boolean(opt(req))) ? undefined : why;
   }
 
-  /** A response sent whole (identity bytes), offered to the learner. */
-  offer(method, url, status, requestHeaders, getHeader, body) {
-    if (this.learner !== null) this.learner.offer(method, url, status, requestHeaders, getHeader, body);
+  /**
+   * A response has ended: `res` is Node's response (or node:http2's compatibility one), whose
+   * head as sent decides. `req`: { method, url, headers } (Node's request); `body`: its whole
+   * identity bytes (a string or Buffer) for the learner, or undefined; `answeredWith`: the
+   * dictionary choose() gave it, or null; `advice`: the mount order that shows this framework's
+   * late headers to choose(), for the warning.
+   */
+  ended(req, res, body, answeredWith, advice) {
+    let read = null; // made when first asked: most pages are neither dcz nor sampled
+    const getHeader = (name) => (read || (read = sentHeaderReader(res)))(name);
+    if (answeredWith !== null && answeredWith.method !== 'supplied' && getHeader('content-encoding') === 'dcz') {
+      const why = this.whyNotLearnedDcz({ req, status: res.statusCode, getHeader });
+      if (why !== undefined) this.lateMark(why, advice);
+    }
+    if (body !== undefined && this.learner !== null)
+      this.learner.offer(req.method, req.originalUrl || req.url, res.statusCode, req.headers, getHeader, body);
+  }
+
+  // A dcz answer went out against a learned dictionary with a mark the sharing rule refuses,
+  // added after choose() had read the head: no more learned-dictionary dcz until restart.
+  lateMark(why, advice) {
+    this.counts.lateMarks++;
+    if (this.dczOff) return;
+    this.dczOff = true;
+    process.emitWarning(
+      `${this.name}'s dictionary: a response went out in dcz against the learned dictionary, and ` +
+        `its head as sent is not shareable ("${why}", set after compression had chosen dcz). ` +
+        `Learned-dictionary dcz is off until restart. ${advice}; see docs/compression.md, ` +
+        '"What the dictionary learns"',
+      { code: 'SSR_NATIVE_DICTIONARY_LATE_MARK' },
+    );
   }
 
   /** A dcz answer went out: `original` bytes as `encoded` bytes. */
@@ -284,6 +328,7 @@ class DictionaryTransport {
     return {
       available: this.available,
       ...this.counts,
+      dczOff: this.dczOff,
       sampled: learner.sampled || 0,
       refused: learner.refused || 0,
       refusedBy: learner.refusedBy || {},

@@ -119,6 +119,10 @@ declare namespace compression {
     served: number;
     /** Responses the sharing rule refused, sent without the learned dictionary. */
     privateRefused: number;
+    /** dcz answers against the learned dictionary whose head as sent was not shareable. */
+    lateMarks: number;
+    /** A late mark turned learned-dictionary dcz off until restart. */
+    dczOff: boolean;
     sampled: number;
     /** Responses not learned from, and by reason ('cookie', 'no-lifetime', 'private', ...). */
     refused: number;

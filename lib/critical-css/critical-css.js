@@ -43,6 +43,9 @@ const CRITICAL_CSS_OPTIONS = [
   'warm',
 ];
 const MAX_HEADS = 1024;
+// the engine's skip reason for a rendered page Angular's inliner already ran on
+// (src/core/critical_css_inline.cc kInlinedByAngular)
+const ANGULAR_INLINED = 'a page Angular already inlined';
 const COUNTERS = [
   'pages',
   'inlined',
@@ -96,13 +99,15 @@ class CriticalCss {
     this.ownCache = options.cache === undefined;
     this.cache = options.cache || new FileCache({ root: this.path, name: `critical-css:${this.path}` });
     this.source = new StylesheetSource(this.cache);
-    // serving, a prerendered page already inlined (at build time) goes out as built, as Angular
-    // sends it; any other page is processed as Angular's processor would process it
+    // serving, a page already inlined goes out as it came: a prerendered one as Angular sends
+    // it; a rendered one was inlined by Angular's own inliner (inlineCritical left on), and a
+    // second pass would inline twice or, under beasties 0.5, leave its stylesheet at "print"
     const engineOptions = {
       ...ANGULAR_DEFAULTS,
       path: this.path,
       readStylesheet: this.source.read,
       leaveInlinedPrerendered: true,
+      leaveInlined: true,
     };
     for (const name of ENGINE_OPTIONS) if (options[name] !== undefined) engineOptions[name] = options[name];
     this.engine = new CriticalCssEngine(engineOptions);
@@ -113,6 +118,7 @@ class CriticalCss {
     this.counts = { errors: 0, stylesheetLoads: 0, passedThrough: 0, tooLarge: 0 };
     this.closed = false;
     this.warnedUnreadable = false;
+    this.warnedAngularInlined = false;
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
       throw invalidType('options.name', 'a non-empty string', options.name);
     }
@@ -145,7 +151,7 @@ class CriticalCss {
 
   /** The page with its critical CSS inlined, now (a stylesheet not in memory is read synchronously). */
   processSync(html) {
-    return this.warnIfUnreadable(this.run(html));
+    return this.warnOnce(this.run(html));
   }
 
   /**
@@ -164,13 +170,13 @@ class CriticalCss {
     const { result, missing, uncompiled } = this.attempt(body);
     if (missing.length === 0 && uncompiled.length === 0) {
       this.memo.offer(key, body, result, stored, generation);
-      return this.warnIfUnreadable(result);
+      return this.warnOnce(result);
     }
     return this.prepare(body, missing, uncompiled).then(() => {
       // anything still not in memory (too large for the cache, gone) is read synchronously, once
       const inlined = this.run(body);
       this.memo.offer(key, body, inlined, stored, generation);
-      return this.warnIfUnreadable(inlined);
+      return this.warnOnce(inlined);
     });
   }
 
@@ -211,9 +217,31 @@ class CriticalCss {
     }
   }
 
+  // The mistakes that would otherwise go without a word, each warned once per instance; the page
+  // (`result`) is returned as it is.
+  warnOnce(result) {
+    this.warnIfUnreadable();
+    this.warnIfAngularInlined();
+    return result;
+  }
+
+  // Angular's own inliner ran on a rendered page (`inlineCritical` left on): the page is sent
+  // as Angular inlined it (the engine skipped it), and the user is told how to hand the work over.
+  warnIfAngularInlined() {
+    if (this.warnedAngularInlined || this.engine.lastSkipReason !== ANGULAR_INLINED) return;
+    this.warnedAngularInlined = true;
+    process.emitWarning(
+      'critical CSS: a page came already inlined by Angular (its own critical CSS inliner is on), so it ' +
+        'is sent as Angular inlined it. Set "inlineCritical": false in angular.json ' +
+        '(architect.build.configurations.production.optimization.styles.inlineCritical) to let ' +
+        'criticalCss() do the inlining.',
+      { code: 'SSR_NATIVE_CRITICAL_CSS_ANGULAR_INLINED', type: 'Warning' },
+    );
+  }
+
   // One warning per instance, the first time a page links a stylesheet the folder does not hold
   // (a wrong browserDistFolder inlines nothing otherwise without a word). Counted in readErrors.
-  warnIfUnreadable(result) {
+  warnIfUnreadable() {
     const missing = this.engine.lastUnreadable;
     if (missing !== null && !this.warnedUnreadable && this.engine.counters.readErrors > 0) {
       this.warnedUnreadable = true;
@@ -224,7 +252,6 @@ class CriticalCss {
         { code: 'SSR_NATIVE_CRITICAL_CSS_UNREADABLE', type: 'Warning' },
       );
     }
-    return result;
   }
 
   /** Notes that the page the route tagged `routeTag` went out inlined as `tag`, `length` bytes. */

@@ -27,6 +27,7 @@ const FLAG_BEASTIES_0_4 = 8;
 const FLAG_MEDIA_SCRIPT = 16;
 // a prerendered page already inlined is left as it is (Angular serves those as built)
 const FLAG_LEAVE_INLINED_PRERENDERED = 32;
+const FLAG_LEAVE_INLINED = 64;
 const MAX_HREFS = 256; // hrefs whose file is remembered (pages link the same few)
 const MAX_HREF_LENGTH = 1024;
 
@@ -103,6 +104,7 @@ class CriticalCssEngine {
       (bool(options.noscriptFallback, true, 'noscriptFallback') ? FLAG_NOSCRIPT : 0) |
       (bool(options.inlineFonts, true, 'inlineFonts') ? FLAG_FONTS : 0) |
       (bool(options.leaveInlinedPrerendered, false, 'leaveInlinedPrerendered') ? FLAG_LEAVE_INLINED_PRERENDERED : 0) |
+      (bool(options.leaveInlined, false, 'leaveInlined') ? FLAG_LEAVE_INLINED : 0) |
       preloadFlags(options.preload, beastiesVersion(options.beasties, this.path || process.cwd()));
     this.readStylesheet = options.readStylesheet || defaultReader();
     this.maxPlans = maxPlans;

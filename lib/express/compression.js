@@ -40,10 +40,16 @@ const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { dictionaryHeaders, sendDictionary } = require('../compression/dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
 const { HeldResponse, COPY, toNotModified, applyWriteHead } = require('../http/held-response');
+const { whenHeadSent } = require('../http/sent-head');
 
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
 const EMPTY = Buffer.alloc(0);
+// The order in which the held response shows compression's dcz choice the cookie a session
+// middleware sets at writeHead (the late-mark warning: dictionary-transport.js)
+const LATE_MARK_ADVICE =
+  'Mount compression({ dictionary: true }) before session middleware (express-session, ' +
+  'cookie-session): headers set at writeHead by middleware mounted after it are seen before dcz is chosen';
 
 /** The default filter: the response's Content-Type is compressible. */
 function shouldCompress(req, res) {
@@ -126,6 +132,7 @@ function compression(options) {
     let fired = false;
     let inEnd = false; // the stage is deciding the head with the whole body in hand
     let whole = null; // { coding, encoder }: what the stage's decision chose for the whole body
+    let chosen = null; // the dictionary the stage's decision answers dcz with
     // The stage decided the head and made the body: what follows goes straight out (node:http2's
     // Http2ServerResponse.end(chunk) writes the chunk through this.write(), which must let it by).
     let staged = false;
@@ -236,6 +243,7 @@ function compression(options) {
         if (dictionary !== null) {
           method = 'dcz';
           encoder = dictionary.encoder;
+          chosen = dictionary;
         }
       }
       if (!method || method === 'identity') return attachListeners(res, _on);
@@ -274,6 +282,9 @@ function compression(options) {
     const stage = {
       place: 'compression',
       maxBuffer: undefined,
+      // the dcz choice reads the cookie a session middleware mounted after this one sets at
+      // writeHead: the held response runs such listeners before the stages (held-response.js)
+      headFirst: dictionaries !== null,
       propagates: true, // a filter that throws reaches the route's error handler, as in the peer
       // A body handed whole to end() is held as it is, whatever its size (it is in memory
       // already); one that starts with write() is compressed whole only when another stage
@@ -314,8 +325,9 @@ function compression(options) {
           value.replace(encoded);
           res.setHeader('Content-Length', encoded.length);
           if (dictionaries !== null) {
-            if (coding === 'dcz' && encoded !== original) dictionaries.record(original.length, encoded.length);
-            learn(original);
+            const dcz = coding === 'dcz' && encoded !== original;
+            if (dcz) dictionaries.record(original.length, encoded.length);
+            learn(original, dcz ? chosen : null);
           }
         };
         let settle = null;
@@ -348,13 +360,10 @@ function compression(options) {
       attachListeners(res, _on);
     }
 
-    // A whole body that went out: the learner reads the head as it was sent.
-    function learn(body) {
-      dictionaries.offer(req.method, req.originalUrl || req.url, res.statusCode, req.headers, getSentHeader, body);
-    }
-
-    function getSentHeader(name) {
-      return res.getHeader(name);
+    // A whole body: once the response has ended, the learner reads the head it was sent with, and
+    // a dcz answer is checked for a mark set after the choice (dictionary-transport.js).
+    function learn(body, answeredWith = null) {
+      whenHeadSent(res, () => dictionaries.ended(req, res, body, answeredWith, LATE_MARK_ADVICE));
     }
 
     next();

@@ -42,6 +42,7 @@ function decide(engine, view, req, res, next) {
       serveEntry(engine, view, res, d.entry);
       return;
     case 'pass':
+      setCacheStatus(res, engine.statusOf(d));
       if (d.reason === 'method') res.once('finish', () => engine.invalidate(view, res.statusCode));
       next();
       return;
@@ -83,6 +84,7 @@ function decide(engine, view, req, res, next) {
 
 /** Sends a stored entry: 304 when the request's validators match it. */
 function serveEntry(engine, view, res, entry) {
+  setCacheStatus(res, engine.hitStatusOf(entry));
   if (engine.isNotModified(view.headers, entry)) {
     res.writeHead(304, engine.notModifiedHeaders(entry));
     res.end();
@@ -124,6 +126,7 @@ function sendWhole(engine, res, entry, body) {
 // bound) is not either.
 function capture(engine, fill, req, res, next) {
   engine.stripIgnored(req);
+  setCacheStatus(res, engine.statusOf(fill));
   // made before the validators are taken off: its one 304 decision is on the client's own
   const held = HeldResponse.of(req, res);
   const headers = req.headers;
@@ -216,13 +219,20 @@ function capture(engine, fill, req, res, next) {
 // length, security headers) are dropped first.
 function serveStale(engine, value, entry, wasHead) {
   const res = value.res;
+  const failedStatus = res.statusCode;
   for (const name of res.getHeaderNames()) res.removeHeader(name);
+  setCacheStatus(res, engine.staleIfErrorStatusOf(entry, failedStatus));
   res.statusCode = entry.status;
   const stored = entry.headers;
   for (const name in stored) res.setHeader(name, stored[name]);
   res.setHeader('age', engine.ageOf(entry));
   res.setHeader('content-length', entry.length);
   value.replace(wasHead ? Buffer.alloc(0) : entry.body, true);
+}
+
+// RFC 9211's Cache-Status, when the cacheStatus option asks (the engine never stores it)
+function setCacheStatus(res, value) {
+  if (value !== undefined) res.setHeader('cache-status', value);
 }
 
 module.exports = { responseCache };

@@ -11,6 +11,7 @@ const path = require('path');
 const createError = require('http-errors');
 const parseUrl = require('parseurl');
 const { FileCache } = require('../files/file-cache');
+const { warnIfRootMissing } = require('../files/root-check');
 const { sendFileStream } = require('../files/file-stream');
 const { isCompressible, compressVariants } = require('../files/encoding');
 const { sendConfig, cacheOptions } = require('../files/send-config');
@@ -47,6 +48,7 @@ function serveStatic(root, options) {
   }
   opts.maxage = opts.maxage || opts.maxAge || 0;
   const config = sendConfig(opts, path.resolve(root));
+  warnIfRootMissing(config.root, 'serveStatic');
   const cache = opts.cache instanceof FileCache ? opts.cache : new FileCache(cacheOptions(opts, config.root));
   // misses under our root can be settled, shared cache or not
   const engine = new StaticEngine(cache, { top: config.root, compress: config.compress, fallthroughMemo: true });

@@ -29,11 +29,17 @@ const { isHtmlOrXhtml: isHtml } = require('../http/html');
 const { asPlugin } = require('./plugin-meta');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { linkWith } = require('../compression/dictionary-headers');
+const { whenHeadSent } = require('../http/sent-head');
 
 // @fastify/compress's default compressible types (text but event streams, JSON, text, XML and
 // octet-stream), besides mime-db's compressible flag.
 const DEFAULT_TYPES =
   /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|(?:\+|\/)text(?:;|$)|(?:\+|\/)xml(?:;|$)|octet-stream(?:;|$)/u;
+// The order in which the dcz choice sees a session's cookie (the late-mark warning:
+// lib/compression/dictionary-transport.js): onSend hooks run in the order they were added
+const LATE_MARK_ADVICE =
+  'Register @fastify/session (and any plugin whose onSend hook sets a cookie) before ' +
+  'fastifyCompress({ dictionary: true }): an onSend hook added after it runs after the dcz choice';
 const BROTLI_DEFAULTS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
 
 // The peer's default for `syncThreshold`: 64 KiB on one CPU, an eighth of it for each CPU more
@@ -249,22 +255,22 @@ function recordingDictionary(dictionaries, bytes, send) {
   };
 }
 
-// With a dictionary: Vary on Available-Dictionary, the Link on HTML, and a whole HTML body offered
-// to the learner once its head has gone out (what was sent decides, hooks included).
+// With a dictionary: Vary on Available-Dictionary and the Link on HTML. Once the response has
+// ended, on the head it went out with (every onSend hook's headers: Fastify hands them to
+// res.writeHead), a whole HTML body is offered to the learner and a dcz answer checked for a late
+// mark. Returns that record, whose `answeredWith` the dcz choice sets.
 function dictionaryOnSend(dictionaries, request, reply, payload) {
-  const type = reply.getHeader('Content-Type');
-  reply.header('Vary', varyWith(reply.getHeader('Vary'), 'Available-Dictionary'));
-  if (!isHtml(type)) return;
-  const link = dictionaries.link();
-  if (link !== undefined) reply.header('Link', linkWith(reply.getHeader('Link'), link));
-  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return;
+  const sent = { body: undefined, answeredWith: null };
   const res = reply.raw;
   const req = request.raw;
-  // the reply's headers, as every onSend hook left them: Fastify hands them to res.writeHead, so
-  // the raw response holds them only when something also called res.setHeader
-  res.once('finish', () => {
-    dictionaries.offer(req.method, req.url, res.statusCode, req.headers, (name) => reply.getHeader(name), payload);
-  });
+  whenHeadSent(res, () => dictionaries.ended(req, res, sent.body, sent.answeredWith, LATE_MARK_ADVICE));
+  const type = reply.getHeader('Content-Type');
+  reply.header('Vary', varyWith(reply.getHeader('Vary'), 'Available-Dictionary'));
+  if (!isHtml(type)) return sent;
+  const link = dictionaries.link();
+  if (link !== undefined) reply.header('Link', linkWith(reply.getHeader('Link'), link));
+  if (typeof payload === 'string' || Buffer.isBuffer(payload)) sent.body = payload;
+  return sent;
 }
 
 // The dictionary a whole body is answered with in dcz, or null.
@@ -284,10 +290,12 @@ function onSendHook(params) {
     const current = reply.getHeader('Content-Encoding');
     if (current && current !== 'identity') return next(null, payload);
     if (params.dictionaries !== null && params.compressible(reply.getHeader('Content-Type') || 'application/json')) {
-      dictionaryOnSend(params.dictionaries, request, reply, payload);
+      const sent = dictionaryOnSend(params.dictionaries, request, reply, payload);
       const dictionary = reply.statusCode === 206 ? null : dictionaryFor(params, request, reply, payload);
-      if (dictionary !== null && Buffer.byteLength(payload) >= params.threshold)
+      if (dictionary !== null && Buffer.byteLength(payload) >= params.threshold) {
+        sent.answeredWith = dictionary;
         return sendWhole(params, reply, payload, 'dcz', (result) => next(null, result), next, false, dictionary);
+      }
     }
 
     let coding;

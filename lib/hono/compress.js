@@ -23,8 +23,14 @@ const { heldBody, peekHeldBody } = require('./held-body');
 const { tagOf } = require('./tags');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const dictionaryHeaders = require('../compression/dictionary-headers');
+const { whenHeadSent } = require('../http/sent-head');
 
 const CODINGS = ['gzip', 'deflate'];
+// The order in which the dcz choice sees a cookie (the late-mark warning:
+// lib/compression/dictionary-transport.js)
+const LATE_MARK_ADVICE =
+  'Set cookies in the route or in middleware mounted after compress({ dictionary: true }): one ' +
+  'mounted before it sets them after compress has answered';
 // the statuses the Fetch API's Response refuses a body for
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
@@ -124,11 +130,12 @@ function compress(options) {
         getHeader: (name) =>
           (name === 'set-cookie' ? res.headers.getSetCookie?.()[0] : undefined) ?? res.headers.get(name) ?? undefined,
       });
+      const sent = announce(c, held);
       if (dictionary !== null && held !== undefined && held !== null) {
         coding = 'dcz';
         encoder = dictionary.encoder;
+        sent.answeredWith = dictionary;
       }
-      announce(c, held);
     }
     // read before anything touches the response: c.header() would turn the held body into a stream
     if (dictionaries === null) held = coding !== undefined && encoder !== undefined ? heldBody(res) : undefined;
@@ -172,24 +179,26 @@ function compress(options) {
       dictionaries.record(typeof held === 'string' ? Buffer.byteLength(held) : held.byteLength, encoded.length);
   }
 
-  // Vary on Available-Dictionary, the Link on HTML, and a whole HTML body offered to the learner
-  // once node-server has written the final response (c.res then: what outer middlewares left).
-  // Without node-server's outgoing response there is no such moment, and nothing is learned.
+  // Vary on Available-Dictionary and the Link on HTML. Once node-server has written the final
+  // response (c.res then: what outer middlewares left), on the head it went out with, a whole HTML
+  // body is offered to the learner and a dcz answer checked for a late mark. Returns that record,
+  // whose `answeredWith` the dcz choice sets. Without node-server's outgoing response there is no
+  // such moment: nothing is learned (so no learned dictionary answers dcz either).
   function announce(c, held) {
+    const sent = { body: undefined, answeredWith: null };
     const headers = c.res.headers;
     headers.set('Vary', varyWith(headers.get('Vary') ?? undefined, 'Available-Dictionary'));
-    if (!isHtmlOrXhtml(headers.get('Content-Type'))) return;
+    const outgoing = c.env?.outgoing;
+    const incoming = c.env?.incoming;
+    if (outgoing && incoming && typeof outgoing.once === 'function')
+      whenHeadSent(outgoing, () =>
+        dictionaries.ended(incoming, outgoing, sent.body, sent.answeredWith, LATE_MARK_ADVICE),
+      );
+    if (!isHtmlOrXhtml(headers.get('Content-Type'))) return sent;
     const link = dictionaries.link();
     if (link !== undefined) headers.set('Link', dictionaryHeaders.linkWith(headers.get('Link') ?? undefined, link));
-    const outgoing = c.env?.outgoing;
-    if (held === undefined || held === null || !outgoing || typeof outgoing.once !== 'function') return;
-    const incoming = c.env.incoming;
-    outgoing.once('finish', () => {
-      const sent = c.res.headers;
-      const getHeader = (name) =>
-        (name === 'set-cookie' ? sent.getSetCookie?.()[0] : undefined) ?? sent.get(name) ?? undefined;
-      dictionaries.offer(incoming.method, incoming.url, outgoing.statusCode, incoming.headers, getHeader, held);
-    });
+    if (held !== undefined && held !== null) sent.body = held;
+    return sent;
   }
   compressMiddleware.cache = cache;
   compressMiddleware.dictionary = dictionaries;

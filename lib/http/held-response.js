@@ -14,14 +14,17 @@
 // was held goes out as it came and the rest streams through; each stage hears it (released).
 //
 // A stage is { place, maxBuffer, wantsWhole(res, req, ending), run(value, held), released(),
-// tap(bytes), copied(), propagates }: wantsWhole is asked once, on the head as the route set it,
+// tap(bytes), copied(), propagates, headFirst }: wantsWhole is asked once, on the head as the route set it,
 // when the body starts (`ending`: with the whole body, in end()); run may return a Promise (the
 // held response waits; a rejection sends the value as it stands); a stage that throws leaves the
 // value as it stood, unless it `propagates` (compression's filter): its exception then reaches
 // the route, out of end(), when it runs there. A stage that only needs a copy
 // (the response cache) answers COPY: held whole when another stage holds it, else it streams
 // through and the stage is handed each chunk (tap) and told when it ended (copied), so that a
-// streamed answer (Server-Sent Events) is never held back for it.
+// streamed answer (Server-Sent Events) is never held back for it. A stage that is `headFirst`
+// (compression's dcz choice) decides on the headers that writeHead listeners mounted after the
+// held response set (on-headers: express-session, cookie-session): when the body ends whole,
+// writeHead is called through them first, and the held response keeps what it is given.
 const fresh = require('fresh');
 const { beforeOwnMethods } = require('../response-shape');
 const { HeldValue } = require('./held-value');
@@ -283,7 +286,7 @@ function intercept(held) {
   const up = { writeHead: res.writeHead, write: res.write, end: res.end, flushHeaders: res.flushHeaders };
   held.up = up;
 
-  res.writeHead = function writeHead() {
+  const ownWriteHead = function writeHead() {
     if (held.state === PASS || held.state === DONE) return up.writeHead.apply(this, arguments);
     const args = applyWriteHead(this, arguments);
     if (held.state === IDLE) held.decide(false);
@@ -291,6 +294,7 @@ function intercept(held) {
     held.headArgs = args;
     return this;
   };
+  res.writeHead = ownWriteHead;
 
   if (typeof up.flushHeaders === 'function') {
     res.flushHeaders = function flushHeaders() {
@@ -343,6 +347,8 @@ function intercept(held) {
       held.release(up);
       return up.end.call(this, callback);
     }
+    if (held.headArgs === null && this.writeHead !== ownWriteHead && held.stages.some((stage) => stage.headFirst))
+      this.writeHead(this.statusCode); // held (HOLD): only the listeners above run
     held.state = DONE;
     held.runStages(up, callback);
     return this;

@@ -23,6 +23,7 @@ const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { linkWith } = require('../compression/dictionary-headers');
 const { isHtmlOrXhtml: isHtml } = require('../http/html');
+const { whenHeadSent } = require('../http/sent-head');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,
@@ -41,6 +42,11 @@ const CODING_DEFAULTS = {
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/;
 const EMPTY_BODY_STATUSES = new Set([204, 205, 304]);
 const MULTIPART_BYTERANGES_REGEXP = /^multipart\/byteranges\b/i;
+// The order in which compress's dcz choice sees a session's cookie (the late-mark warning:
+// lib/compression/dictionary-transport.js)
+const LATE_MARK_ADVICE =
+  'Mount session middleware (koa-session) after compress({ dictionary: true }): one mounted before it ' +
+  'sets its cookie after compress has answered';
 
 // koa-compress's threshold: 1024 when unset, a string of bytes ('1kb') parsed; null or 0: none.
 function thresholdOf(threshold) {
@@ -127,7 +133,8 @@ function compress(options = {}) {
     // (res.getHeaders()) on each call
     const res = ctx.res;
     let { body } = ctx;
-    if (dictionaries !== null) learnAndAnnounce(ctx, body);
+    // what the response ended with, for the learner and the late-mark check
+    const sent = dictionaries === null ? null : learnAndAnnounce(ctx, body);
     if (
       !body ||
       res.headersSent ||
@@ -187,7 +194,10 @@ function compress(options = {}) {
           getHeader: (name) => res.getHeader(name),
         },
       );
-      if (dictionary !== null) coding = 'dcz';
+      if (dictionary !== null) {
+        coding = 'dcz';
+        sent.answeredWith = dictionary;
+      }
     }
     if (coding === 'identity') return;
 
@@ -216,17 +226,18 @@ function compress(options = {}) {
     }
   }
 
-  // A whole HTML body: announce the dictionary (Link), and offer the body to the learner once the
-  // head has gone out (a session middleware mounted outside this one sets its cookie after us).
+  // A whole HTML body: announce the dictionary (Link). Once the response has ended, on the head
+  // it went out with (a session middleware mounted outside this one sets its cookie after us), a
+  // whole HTML body is offered to the learner and a dcz answer checked for a late mark.
   function learnAndAnnounce(ctx, body) {
-    if (!isHtml(ctx.response.get('Content-Type'))) return;
+    const sent = { body: undefined, answeredWith: null };
+    const { res, req } = ctx;
+    whenHeadSent(res, () => dictionaries.ended(req, res, sent.body, sent.answeredWith, LATE_MARK_ADVICE));
+    if (!isHtml(ctx.response.get('Content-Type'))) return sent;
     const link = dictionaries.link();
     if (link !== undefined) ctx.set('Link', linkWith(ctx.response.get('Link') || undefined, link));
-    if (typeof body !== 'string' && !Buffer.isBuffer(body)) return;
-    const { res, req } = ctx;
-    res.once('finish', () => {
-      dictionaries.offer(req.method, req.url, res.statusCode, req.headers, (name) => res.getHeader(name), body);
-    });
+    if (typeof body === 'string' || Buffer.isBuffer(body)) sent.body = body;
+    return sent;
   }
 
   Object.assign(compressMiddleware, {

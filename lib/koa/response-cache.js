@@ -24,6 +24,7 @@ function cache(options) {
       const d = engine.begin(view);
       if (d.action === 'hit') return serveEntry(engine, ctx, view, d.entry);
       if (d.action === 'pass') {
+        setCacheStatus(ctx, engine.statusOf(d));
         await next();
         if (d.reason === 'method') engine.invalidate(view, ctx.status);
         return;
@@ -68,6 +69,7 @@ function waitFor(engine, key, res) {
 }
 
 function serveEntry(engine, ctx, view, entry) {
+  setCacheStatus(ctx, engine.hitStatusOf(entry));
   if (engine.isNotModified(view.headers, entry)) {
     ctx.status = 304;
     ctx.set(engine.notModifiedHeaders(entry));
@@ -92,6 +94,7 @@ async function render(engine, fill, ctx, next) {
   if (engine.stripIgnored(req)) ctx.originalUrl = ctx.request.originalUrl = engine.keys.strip(ctx.originalUrl);
   delete req.headers['if-none-match'];
   delete req.headers['if-modified-since'];
+  setCacheStatus(ctx, engine.statusOf(fill));
   const wasHead = req.method === 'HEAD';
   if (wasHead) req.method = 'GET';
   let failure;
@@ -108,8 +111,11 @@ async function render(engine, fill, ctx, next) {
     if (failure !== undefined) ctx.app.emit('error', failure, ctx);
     engine.servedStaleIfError();
     engine.abandon(fill);
+    // a throw is answered as Koa's onerror would: its error's status, else 500
+    const failedStatus = failure === undefined ? ctx.status : Number.isInteger(failure.status) ? failure.status : 500;
     for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
     sendEntry(engine, ctx, stale);
+    setCacheStatus(ctx, engine.staleIfErrorStatusOf(stale, failedStatus));
     return;
   }
   if (failure !== undefined) {
@@ -189,6 +195,11 @@ async function readUpTo(stream, max) {
     }
   }
   return { body: Buffer.concat(chunks, size) };
+}
+
+// RFC 9211's Cache-Status, when the cacheStatus option asks (the engine never stores it)
+function setCacheStatus(ctx, value) {
+  if (value !== undefined) ctx.set('cache-status', value);
 }
 
 module.exports = { cache };

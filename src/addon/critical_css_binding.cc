@@ -10,7 +10,7 @@
 //   criticalCssInline(html, plans, flags) -> string | Buffer | { skipped: reason, overBound? }
 //       plans: Array<External | null> (per link) or (href, index) => External | null;
 //       flags: 1 compress, 2 noscript fallback, 4 inline fonts, 8 beasties 0.4, 16 media-script,
-//       32 leave a prerendered page already inlined as it is
+//       32 leave a prerendered page already inlined as it is, 64 leave any page already inlined
 #include "critical_css_binding.h"
 
 #include <memory>
@@ -143,6 +143,7 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
   options.beasties_0_4 = (flags & 8) != 0;
   options.media_script = (flags & 16) != 0;
   options.leave_inlined_prerendered = (flags & 32) != 0;
+  options.leave_inlined = (flags & 64) != 0;
   css::InlineResult result = css::Inline(ViewOf(bytes), resolve, options);
   if (result.status != css::Status::kDone) {
     return Skipped(env, result.reason, result.status == css::Status::kOverBound);

@@ -23,6 +23,11 @@ namespace ssr_native {
 namespace critical_css {
 namespace {
 
+// The skip reasons of a page an earlier pass already inlined (lib/critical-css/critical-css.js
+// warns on the second: Angular's own inliner ran on a page rendered at request time).
+constexpr char kInlinedPrerendered[] = "a prerendered page already inlined";
+constexpr char kInlinedByAngular[] = "a page Angular already inlined";
+
 constexpr char kLinkLoadScript[] = R"JS((() => {
   const CSP_MEDIA_ATTR = 'ngCspMedia';
   const documentElement = document.documentElement;
@@ -1568,10 +1573,10 @@ InlineResult PageProcessor::Run() {
 
   // beasties' container: the page's own data-beasties-container (0.4's querySelector: the first;
   // 0.5 searches every one it finds, not reproduced), else <html>, which it then marks.
-  const bool leave_inlined = options_.leave_inlined_prerendered && prerendered;
-  if (leave_inlined && (container >= 0 || deferred_media)) {
-    return skip("a prerendered page already inlined");
-  }
+  const bool leave_inlined =
+      options_.leave_inlined || (options_.leave_inlined_prerendered && prerendered);
+  const char* const inlined_reason = prerendered ? kInlinedPrerendered : kInlinedByAngular;
+  if (leave_inlined && (container >= 0 || deferred_media)) return skip(inlined_reason);
   bool mark_container = true;
   if (container >= 0) {
     if (containers > 1 && !options_.beasties_0_4) {
@@ -1618,14 +1623,16 @@ InlineResult PageProcessor::Run() {
     // (media="print", its onload setting the media, a <noscript> right after it): the media
     // back from the handler, the handler and the <noscript> removed, then beasties defers the
     // link again. (Angular 22 has none: beasties defers such a link as it is.)
-    if (!options_.media_script && GetAttribute(doc_, L, "media", &value) && value == "print") {
+    // Left alone, such a link is an earlier inlining's under either loader.
+    if ((leave_inlined || !options_.media_script) && GetAttribute(doc_, L, "media", &value) &&
+        value == "print") {
       const int32_t next = doc_.elements[L].next;
       std::string_view onload;
       std::string media;
       if (next >= 0 && doc_.elements[next].name == "noscript" &&
           doc_.elements[next].tag_begin == doc_.elements[L].tag_end &&
           GetAttribute(doc_, L, "onload", &onload) && MatchMediaHandler(onload, &media)) {
-        if (leave_inlined) return skip("a prerendered page already inlined");
+        if (leave_inlined) return skip(inlined_reason);
         if (!nonce.empty()) {
           // its CSP branch then also runs on the links of the removed copy, in the order their
           // reads complete: not reproduced

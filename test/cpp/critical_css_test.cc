@@ -217,6 +217,46 @@ TEST(CriticalCssInline, Angular21UndoesAPreviousDeferralAndInlinesAgain) {
   EXPECT_EQ(out.find("<p class=b>"), std::string::npos) << out;
 }
 
+// leave_inlined (serving behind Angular's own inliner): a rendered page carrying an earlier
+// inlining under either loader, or a container, is skipped with the reason the JS layer warns
+// on; a prerendered one keeps its own reason; a page not inlined yet is inlined.
+TEST(CriticalCssInline, LeaveInlinedSkipsAnyPageAlreadyInlined) {
+  css::CompileResult compiled = css::CompilePlan(".a{color:red}");
+  ASSERT_TRUE(compiled.plan) << compiled.error;
+  auto run = [&](const std::string& page, bool media_script) {
+    std::vector<const css::Plan*> plans;
+    for (const css::PageLink& l : css::FindLinks(page).links)
+      plans.push_back(l.fetched ? compiled.plan.get() : nullptr);
+    css::InlineOptions options;
+    options.media_script = media_script;
+    options.leave_inlined = true;
+    return css::Inline(page, plans, options);
+  };
+  const std::string classic =
+      "<html><head><link rel=stylesheet href=a.css media=print onload=\"this.media='all'\">"
+      "<noscript><link rel=stylesheet href=a.css></noscript></head>"
+      "<body><app-root ng-server-context=ssr><p class=a></p></app-root></body></html>";
+  const std::string runtime =
+      "<html><head><link rel=stylesheet href=a.css media=print data-beasties-media=all></head>"
+      "<body><p class=a></p><script>/* loader */</script></body></html>";
+  const std::string container =
+      "<html data-beasties-container><head><style>.a{color:red}</style>"
+      "<link rel=stylesheet href=a.css></head><body><p class=a></p></body></html>";
+  for (bool media_script : {false, true}) {
+    SCOPED_TRACE(media_script ? "media-script" : "media");
+    for (const std::string& page : {classic, runtime, container}) {
+      const css::InlineResult result = run(page, media_script);
+      EXPECT_EQ(result.status, css::Status::kSkipped) << page;
+      EXPECT_EQ(result.reason, "a page Angular already inlined") << page;
+    }
+    std::string prerendered = runtime;
+    prerendered.replace(prerendered.find("<p class=a>"), 0, "<app-root ng-server-context=ssg>");
+    EXPECT_EQ(run(prerendered, media_script).reason, "a prerendered page already inlined");
+    const css::InlineResult fresh = run(kPage, media_script);
+    EXPECT_EQ(fresh.status, css::Status::kDone) << fresh.reason;
+  }
+}
+
 // A page's own data-beasties-container is the container (not marked again); below one with an
 // element parent css-select reads `div>p` as `:scope div>p` (answers from beasties 0.4.1 and
 // 0.5.4).

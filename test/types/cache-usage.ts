@@ -20,5 +20,9 @@ const stats: ResponseCacheStats = pages.stats();
 const hits: number = stats.hits + stats.coalesced + stats.evictions + (stats.sharedHits ?? 0);
 pages.close();
 responseCache({ store: {}, storeOptions: { prefix: 'shop:', timeout: 100, retryAfter: 1000 } });
+responseCache({ cacheStatus: true });
+responseCache({ cacheStatus: { worker: true } });
+// @ts-expect-error cacheStatus takes a boolean or { worker }
+responseCache({ cacheStatus: 'on' });
 // @ts-expect-error query takes 'keep', 'sort' or 'ignore'
 responseCache({ query: 'shuffle' });

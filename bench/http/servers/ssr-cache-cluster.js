@@ -77,7 +77,12 @@ if (cluster.isPrimary) {
   const listen = () => app.listen(Number(process.env.PORT || 0), '127.0.0.1');
   if (STORE === 'shared') {
     cache = responseCache({
-      store: sharedMemoryStore({ name: process.env.SHM_NAME, ...limits, maxBytes: Number(process.env.SHM_MAX_BYTES) }),
+      store: sharedMemoryStore({
+        name: process.env.SHM_NAME,
+        dir: '/dev/shm', // where the scenario measures and removes it
+        maxEntries: limits.maxEntries,
+        maxBytes: Number(process.env.SHM_MAX_BYTES),
+      }),
     });
     listen();
   } else if (STORE === 'redis') {

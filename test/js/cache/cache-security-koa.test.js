@@ -8,6 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const { listen } = require('../helpers/http');
+const { localPortNeverShared, refusedAfterAllowedWarns } = require('../helpers/host-port-attack');
 const { cache } = require('../../../lib/koa');
 
 const KOAS = { 'koa 2': require('koa2'), 'koa 3': require('koa') };
@@ -228,6 +229,38 @@ for (const [name, Koa] of Object.entries(KOAS)) {
       }
     });
   }
+
+  test(`${name}: host: false: 'victim.example' never matches Host victim.example:<local port>, cold or refreshed`, async () => {
+    const s = await site(
+      Koa,
+      (ctx, n) => {
+        ctx.set('Cache-Control', `${PUBLIC_60}, stale-while-revalidate=600`);
+        ctx.body = `<script src="//${ctx.host}/app.js"></script> ${n}`;
+      },
+      { options: { host: false, allowedHosts: ['victim.example'] } },
+    );
+    try {
+      await localPortNeverShared(s);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(`${name}: a Host allowedHosts refuses is warned about after others were allowed`, async () => {
+    const s = await site(
+      Koa,
+      (ctx, n) => {
+        ctx.set('Cache-Control', PUBLIC_60);
+        ctx.body = `page ${n}`;
+      },
+      { options: { host: false, allowedHosts: ['victim.example'] } },
+    );
+    try {
+      await refusedAfterAllowedWarns(s);
+    } finally {
+      await s.close();
+    }
+  });
 
   test(`${name}: the key holds ctx.host as sent: VICTIM.example's canonical redirect is not served to victim.example`, async () => {
     const s = await site(Koa, (ctx, n) => {

@@ -11,6 +11,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const { listen } = require('../helpers/http');
+const { localPortNeverShared, refusedAfterAllowedWarns } = require('../helpers/host-port-attack');
 const { responseCache } = require('../../../lib/cache');
 
 const EXPRESSES = { 'express 4': () => require('express4')(), 'express 5': () => require('express53')() };
@@ -733,6 +734,36 @@ for (const flavor of FLAVORS) {
       assert.match(ours[0].message, /victim\.example:31337.*allowedHosts|allowedHosts.*victim\.example:31337/);
     } finally {
       process.off('warning', onWarning);
+      await s.close();
+    }
+  });
+
+  test(`${flavor}: host: false: 'victim.example' never matches Host victim.example:<local port>, cold or refreshed`, async () => {
+    const s = await site(
+      flavor,
+      (req, res, n) =>
+        send(
+          res,
+          200,
+          { 'Cache-Control': `${PUBLIC_60}, stale-while-revalidate=600` },
+          `<script src="//${req.headers.host}/app.js"></script> ${n}`,
+        ),
+      { options: { host: false, allowedHosts: ['victim.example'] } },
+    );
+    try {
+      await localPortNeverShared(s);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(`${flavor}: a Host allowedHosts refuses is warned about after others were allowed`, async () => {
+    const s = await site(flavor, (req, res, n) => send(res, 200, { 'Cache-Control': PUBLIC_60 }, `page ${n}`), {
+      options: { host: false, allowedHosts: ['victim.example'] },
+    });
+    try {
+      await refusedAfterAllowedWarns(s);
+    } finally {
       await s.close();
     }
   });

@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { mulberry32 } = require('../helpers/seeded-random');
+const { segmentDir, leftovers } = require('../helpers/shm-segments');
 const {
   freePort,
   get,
@@ -24,18 +25,31 @@ const SERVER = path.join(__dirname, '..', 'helpers', 'shm-cluster-server.js');
 // the chaos run's length: 8 s in npm test, CHAOS_SECONDS=60 in CI's own step (.ci/run)
 const CHAOS_MS = 1000 * Number(process.env.CHAOS_SECONDS || 8);
 
-async function startCluster(t) {
+const PREFIX = `cluster-${process.pid}`;
+test.after(() => assert.deepEqual(leftovers(PREFIX), [], 'every segment and folder made here is removed'));
+
+async function startCluster(t, workers = 4) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shm-cluster-'));
-  const name = `test-${process.pid}-${Date.now()}`;
+  const shmDir = segmentDir(PREFIX);
+  const name = `${PREFIX}-${Date.now()}`;
   const port = await freePort();
   const log = path.join(dir, 'renders.log');
   const child = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, PORT: String(port), SHM_NAME: name, RENDER_LOG: log, WORKERS: '4' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      SHM_NAME: name,
+      SHM_DIR: shmDir,
+      RENDER_LOG: log,
+      WORKERS: String(workers),
+    },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
-  t.after(() => {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  t.after(async () => {
     child.kill('SIGTERM');
-    fs.rmSync(`/dev/shm/ssr-native-cache-${name}`, { force: true });
+    await exited;
+    fs.rmSync(shmDir, { recursive: true, force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   });
   await new Promise((resolve, reject) => {
@@ -64,6 +78,32 @@ test('64 concurrent requests for one new page over 4 workers render it once', as
 test('a purge through one worker: the next request renders, on every worker', async (t) => {
   const { port, renders } = await startCluster(t);
   await purgeReachesAll(port, renders);
+});
+
+test('2 workers: a hit served from the segment counts once in sharedHits of the worker that served it', async (t) => {
+  const { port, renders } = await startCluster(t, 2);
+  for (let i = 0; i < 10; i++) assert.equal((await get(port, '/p/counted')).status, 200);
+  assert.equal(renders(), 1);
+  const byPid = new Map();
+  for (let i = 0; i < 50 && byPid.size < 2; i++) {
+    const { pid, stats } = JSON.parse((await get(port, '/stats')).body);
+    byPid.set(pid, stats);
+  }
+  assert.equal(byPid.size, 2, 'both workers answered /stats');
+  const all = [...byPid.values()];
+  assert.equal(
+    all.reduce((n, s) => n + s.hits, 0),
+    9,
+    'nine hits between them',
+  );
+  for (const s of all) {
+    assert.equal(s.store, 'shared-memory');
+    assert.equal(s.maxBytes, 32 * 1024 * 1024, "the segment's budget (shm-cluster-app.js)");
+    assert.equal(s.sharedHits, s.hits, `each hit came from the segment: ${JSON.stringify(s)}`);
+  }
+  // the worker that did not render served its hits from what the other stored
+  const other = all.find((s) => s.renders === 0);
+  assert.ok(other !== undefined && other.sharedHits > 0, JSON.stringify(all));
 });
 
 test(

@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { mulberry32 } = require('../helpers/seeded-random');
+const { segmentDir, leftovers } = require('../helpers/shm-segments');
 const {
   freePort,
   get,
@@ -43,7 +44,7 @@ const timer = setInterval(() => {
   if (alive()) return;
   clearInterval(timer);
   spawnSync(process.execPath, [pm2, 'kill'], { timeout: 60000, stdio: 'ignore' });
-  fs.rmSync(shm, { force: true });
+  fs.rmSync(shm, { recursive: true, force: true });
   fs.rmSync(dir, { recursive: true, force: true });
 }, 500);
 `;
@@ -52,6 +53,7 @@ const timer = setInterval(() => {
 async function startPm2(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shm-pm2-'));
   const name = `pm2-${process.pid}-${Date.now()}`;
+  const shm = segmentDir(`pm2-${process.pid}`); // the segment's folder, removed whole
   const port = await freePort();
   const log = path.join(dir, 'renders.log');
   const env = {
@@ -59,10 +61,10 @@ async function startPm2(t) {
     PM2_HOME: path.join(dir, 'pm2'),
     PORT: String(port),
     SHM_NAME: name,
+    SHM_DIR: shm,
     RENDER_LOG: log,
   };
   const pm2 = (...args) => spawnSync(process.execPath, [PM2, ...args], { env, encoding: 'utf8', timeout: 60000 });
-  const shm = `/dev/shm/ssr-native-cache-${name}`;
   const watchdog = spawn(process.execPath, ['-e', WATCHDOG, PM2, String(process.pid), shm, dir], {
     env,
     detached: true,
@@ -71,7 +73,7 @@ async function startPm2(t) {
   watchdog.unref();
   t.after(() => {
     pm2('kill');
-    fs.rmSync(shm, { force: true });
+    fs.rmSync(shm, { recursive: true, force: true });
     fs.rmSync(dir, { recursive: true, force: true });
     watchdog.kill(); // last: this process may be killed while the lines above run
   });
@@ -92,6 +94,10 @@ async function startPm2(t) {
   const renders = renderCounter(log);
   return { port, renders, pids };
 }
+
+test.after(() =>
+  assert.deepEqual(leftovers(`pm2-${process.pid}`), [], 'every segment and folder made here is removed'),
+);
 
 test('pm2 -i 4: each page once, a burst once, a purge reaches every instance', { skip, timeout: 180000 }, async (t) => {
   const { port, renders, pids } = await startPm2(t);

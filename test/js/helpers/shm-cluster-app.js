@@ -1,8 +1,9 @@
 'use strict';
 // One worker of a cluster (node:cluster through shm-cluster-server.js, or PM2's cluster mode):
 // an Express app on PORT whose response cache is shared through sharedMemoryStore({ name:
-// SHM_NAME }). Every render appends "<pid> <url>\n" to RENDER_LOG (one write, O_APPEND: lines
-// never interleave). GET /purge?prefix= purges through this worker. STORE=memory: see below.
+// SHM_NAME, dir: SHM_DIR }) (a test's own folder, removed with it). Every render appends "<pid> <url>\n" to RENDER_LOG (one write, O_APPEND: lines
+// never interleave). GET /purge?prefix= purges through this worker, GET /stats
+// answers its stats. STORE=memory: see below.
 const fs = require('node:fs');
 const express = require('express');
 const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
@@ -10,13 +11,20 @@ const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
 const store =
   process.env.STORE === 'memory'
     ? undefined
-    : sharedMemoryStore({ name: process.env.SHM_NAME, maxBytes: 32 * 1024 * 1024, maxEntries: 4096 });
+    : sharedMemoryStore({
+        name: process.env.SHM_NAME,
+        dir: process.env.SHM_DIR || undefined,
+        maxBytes: 32 * 1024 * 1024,
+        maxEntries: 4096,
+      });
 const cache = responseCache({ store, lockTimeout: 3000 });
 const log = fs.openSync(process.env.RENDER_LOG, 'a');
 const app = express();
 app.get('/purge', (req, res) => {
   Promise.resolve(cache.purgePrefix(String(req.query.prefix))).then((n) => res.json({ n }));
 });
+// GET /stats: this worker's pid and cache stats (not through the cache)
+app.get('/stats', (req, res) => res.json({ pid: process.pid, stats: cache.stats() }));
 app.use(cache);
 app.get('/p/:id', (req, res) => {
   fs.writeSync(log, `${process.pid} ${req.originalUrl}\n`);

@@ -119,7 +119,7 @@ for (const [name, request, responseHeaders, shared] of TABLE) {
     // and compression's choice of dcz against a learned dictionary (the oracle's door)
     const transport = DictionaryTransport.from(true);
     const response = { req: { method: 'GET', url: '/p', headers }, status: 200, getHeader: (n) => responseHeaders[n] };
-    assert.equal(transport.mayUseLearned(response), shared);
+    assert.equal(transport.whyNotLearnedDcz(response) === undefined, shared);
   });
   test(`shareable: ${name} -> the response cache ${shared ? 'stores' : 'does not store'} it`, async () => {
     assert.equal(await storedForTheNextVisitor(request, responseHeaders), shared);

@@ -30,6 +30,34 @@ function sentHead(res) {
 }
 
 /**
+ * A reader of single headers of the head `res` went out with, once it has: `getHeader(name)` (a
+ * lower-case name) gives what sentHead(res).headers[name] would (Set-Cookie as an array), for a
+ * caller that reads a few names of many responses: each is found in Node's head string, whose
+ * lower-case copy is made once, without splitting the head into lines.
+ */
+function sentHeaderReader(res) {
+  const head = res._header;
+  if (typeof head !== 'string' || !head.startsWith('HTTP/')) {
+    const headers = res.getHeaders();
+    return (name) => headers[name];
+  }
+  const lower = head.toLowerCase(); // header text is Latin-1: the same length, the same offsets
+  return (name) => {
+    const key = `\r\n${name}:`;
+    let values;
+    for (let at = lower.indexOf(key); at !== -1; at = lower.indexOf(key, at + key.length)) {
+      const start = at + key.length;
+      const end = lower.indexOf('\r\n', start);
+      const value = head.slice(start, end === -1 ? head.length : end).trim();
+      if (values === undefined) values = [value];
+      else values.push(value);
+    }
+    if (values === undefined) return undefined;
+    return name === 'set-cookie' ? values : values.join(', ');
+  };
+}
+
+/**
  * Calls `callback` once the response's head is final: at once when it has been written, else
  * when the response ends ('prefinish': end() has handed everything to the socket, not waiting
  * for a slow client to read it, so a coalesced request never waits on one; 'finish' where a
@@ -50,4 +78,4 @@ function whenHeadSent(res, callback) {
   return undefined;
 }
 
-module.exports = { sentHead, whenHeadSent };
+module.exports = { sentHead, sentHeaderReader, whenHeadSent };
