@@ -1,4 +1,7 @@
 {
+  "variables": {
+    "ssr_native_werror%": "<!(node -p \"process.env.SSR_NATIVE_WERROR === '1' ? 1 : 0\")"
+  },
   "targets": [
     {
       "target_name": "ssr_native",
@@ -19,11 +22,19 @@
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
-      "cflags": ["-O3", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror"],
-      "cflags_cc": ["-std=c++17", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror"],
+      "cflags": ["-O3", "-fvisibility=hidden", "-Wall", "-Wextra"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra"],
       "ldflags": ["-pthread"],
       "conditions": [
-        ["OS=='linux'", { "libraries": ["-ldl"] }]
+        ["OS=='linux'", { "libraries": ["-ldl"] }],
+        [
+          "ssr_native_werror==1",
+          {
+            "cflags": ["-Werror"],
+            "cflags_cc": ["-Werror"],
+            "xcode_settings": { "GCC_TREAT_WARNINGS_AS_ERRORS": "YES" }
+          }
+        ]
       ],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",

@@ -13,6 +13,7 @@ const fs = require('fs');
 const net = require('net');
 const os = require('os');
 const path = require('path');
+const { freshBinary } = require('./prebuild');
 
 const ROOT = path.resolve(__dirname, '..');
 const APP = path.join(ROOT, 'test', 'fixtures', 'angular-app');
@@ -49,26 +50,13 @@ function timed(label, fn) {
   return { result, seconds };
 }
 
-// The newest modification time under the addon's sources, in ms.
-function newestSource(entry = ROOT, names = ['src', 'include', 'binding.gyp']) {
-  let newest = 0;
-  for (const name of names) {
-    const file = path.join(entry, name);
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stat) continue;
-    newest = Math.max(newest, stat.isDirectory() ? newestSource(file, fs.readdirSync(file)) : stat.mtimeMs);
-  }
-  return newest;
-}
-
 // The fixture runs on this machine only, so its tarball needs this machine's prebuild alone:
 // `npm pack` would also rebuild it from scratch and cross-compile linux-arm64 (prepack), which
 // doubles the fixture's first build. An addon built after the last source change is reused.
 function packForThisMachine(packDir) {
-  const built = path.join(ROOT, 'build', 'Release', 'ssr_native.node');
-  const stat = fs.statSync(built, { throwIfNoEntry: false });
+  const built = freshBinary(path.join(ROOT, 'build', 'Release', 'ssr_native.node'));
   const prebuild = [path.join(__dirname, 'prebuild.js')];
-  if (stat && stat.mtimeMs > newestSource()) prebuild.push('--binary', built);
+  if (built) prebuild.push('--binary', built);
   execFileSync(process.execPath, prebuild, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   return execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', packDir], {
     cwd: ROOT,

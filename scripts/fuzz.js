@@ -1,6 +1,11 @@
 'use strict';
-// Builds the libFuzzer targets (test/fuzz/*_fuzz.cc) with clang and runs each for a bounded time.
+// Builds the libFuzzer targets (test/fuzz/*_fuzz.cc) with clang; each replays its corpus, then
+// fuzzes for a bounded time.
 //   node scripts/fuzz.js [seconds per target = 30] [target name filter]
+// The corpus is test/fuzz/<target>.seeds, one input per line (a JSON string, latin1 bytes): the
+// starting points and every input a run ever caught (add a reproducer there when you fix what it
+// found). Each seed runs once on its own first (-runs=0), so a regression fails even when the
+// fuzzing that follows is short (CI: 10 s a target; `npm run fuzz` and test:full: 30 s).
 // Needs clang/clang++ (Debian: clang). Exit status is non-zero when a target finds a crash, a
 // sanitizer report or a broken invariant; the reproducer is left in build-fuzz/.
 const { spawnSync } = require('child_process');
@@ -43,20 +48,29 @@ const targets = fs
   .filter((f) => f.endsWith('_fuzz.cc') && f.includes(filter))
   .map((f) => f.replace(/\.cc$/, ''));
 for (const target of targets) {
-  // Seeds: test/fuzz/<target>.seeds, one input per line (JSON strings, so any byte can be written).
   const corpus = path.join(dir, `${target}-corpus`);
+  const seeds = path.join(dir, `${target}-seeds`);
+  fs.rmSync(seeds, { recursive: true, force: true });
+  fs.mkdirSync(seeds, { recursive: true });
   fs.mkdirSync(corpus, { recursive: true });
   const seedFile = path.join(root, 'test', 'fuzz', `${target}.seeds`);
-  if (fs.existsSync(seedFile)) {
-    fs.readFileSync(seedFile, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .forEach((line, i) => fs.writeFileSync(path.join(corpus, `seed-${i}`), Buffer.from(JSON.parse(line), 'latin1')));
-  }
-  // Inputs that once crashed a target (fixed since): test/fuzz/corpus/<target>/, replayed first.
+  const lines = fs.existsSync(seedFile) ? fs.readFileSync(seedFile, 'utf8').split('\n').filter(Boolean) : [];
+  lines.forEach((line, i) => {
+    const bytes = Buffer.from(JSON.parse(line), 'latin1');
+    fs.writeFileSync(path.join(seeds, `seed-${i}`), bytes);
+    fs.writeFileSync(path.join(corpus, `seed-${i}`), bytes);
+  });
+  // Inputs that once crashed a target (fixed since): test/fuzz/corpus/<target>/, replayed with the seeds.
   const kept = path.join(root, 'test', 'fuzz', 'corpus', target);
-  if (fs.existsSync(kept))
-    for (const f of fs.readdirSync(kept)) fs.copyFileSync(path.join(kept, f), path.join(corpus, f));
+  const keptFiles = fs.existsSync(kept) ? fs.readdirSync(kept) : [];
+  for (const f of keptFiles) {
+    fs.copyFileSync(path.join(kept, f), path.join(seeds, f));
+    fs.copyFileSync(path.join(kept, f), path.join(corpus, f));
+  }
+  console.log(
+    `\n== ${target}: the ${lines.length} inputs of test/fuzz/${target}.seeds and ${keptFiles.length} of test/fuzz/corpus/${target}/, once each ==`,
+  );
+  run(path.join(dir, target), ['-runs=0', `-artifact_prefix=${dir}/${target}-`, seeds]);
   console.log(`\n== ${target}: ${seconds} s ==`);
   run(path.join(dir, target), [
     `-max_total_time=${seconds}`,

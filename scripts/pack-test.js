@@ -1,15 +1,20 @@
 'use strict';
 // npm run test:pack: the tarball users get works with install scripts disabled, on every
 // runtime, and still compiles when asked to.
-//   1. `npm pack` (prepack writes prebuilds/linux-x64/node.napi.node) into a temp folder; the
-//      checkout's build/ must come out of it untouched (every file's size and mtime).
+//   1. `npm pack` (prepack writes prebuilds/linux-x64/node.napi.node, from build/Release when that
+//      is newer than the sources) into a temp folder; the checkout's build/ must come out of it
+//      untouched (every file's size and mtime).
 //   2. A fresh temp project installs it with --ignore-scripts (only the pack's own runtime
 //      dependencies come from the registry or npm's cache). Nothing may be compiled there.
 //   3. The smoke suite (test/runtimes) runs in that project under Node 20/22/24/26 and Bun
 //      (runtimes from the cache folder of scripts/runtimes.js).
 //   4. Unless --no-compile: a second project installs it with --build-from-source, which must
 //      compile (the fallback path a platform without a prebuild takes) and pass the smoke suite.
-//   node scripts/pack-test.js [runtime ...] [--no-compile]
+//      --compile-under node26[,node24]: npm runs under that Node instead of the machine's, so the
+//      install script compiles against that Node's own headers (its include/node) and the smoke
+//      suite runs there: what a user of a newer Node without a prebuild gets. SSR_NATIVE_WERROR=1
+//      in the environment reaches the compiler (.ci/run sets it).
+//   node scripts/pack-test.js [runtime ...] [--no-compile] [--compile-under <runtime>[,...]]
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
@@ -49,6 +54,41 @@ function makeProject(dir, tarball, installArgs, env) {
     fs.copyFileSync(path.join(root, 'test', 'runtimes', f), path.join(dir, 'test', f));
   }
   return run('npm', ['install', '--no-audit', '--no-fund', ...installArgs, tarball], { cwd: dir, env });
+}
+
+// The runtimes named by --compile-under (comma-separated or repeated), node20 by default.
+function compileUnder(args) {
+  const names = [];
+  args.forEach((arg, i) => {
+    if (arg === '--compile-under' && args[i + 1]) names.push(...args[i + 1].split(','));
+  });
+  for (const name of names) {
+    if (!RUNTIMES[name] || RUNTIMES[name].kind !== 'node')
+      throw new Error(`--compile-under ${name}: not a Node runtime of scripts/runtimes.js`);
+  }
+  return names.length ? names : ['node20'];
+}
+
+// npm install --build-from-source with `name`'s node first on PATH: npm (a `#!/usr/bin/env node`
+// script) and the install script run under it, and scripts/build.js points node-gyp at that
+// Node's headers. Returns { seconds, headers } and fails unless it compiled against them.
+function buildFromSource(dir, tarball, name) {
+  const bin = ensureRuntime(name);
+  const env = cleanEnv({ npm_config_build_from_source: 'true' });
+  env.PATH = `${path.dirname(bin)}${path.delimiter}${env.PATH}`;
+  const r = makeProject(dir, tarball, ['--build-from-source', '--foreground-scripts'], env);
+  const build = path.join(dir, 'node_modules', 'ssr-native', 'build');
+  if (!fs.existsSync(path.join(build, 'Release', 'ssr_native.node')))
+    throw new Error(`--build-from-source under ${name} did not compile`);
+  const nodedir = (fs.readFileSync(path.join(build, 'config.gypi'), 'utf8').match(/"nodedir": "([^"]*)"/) || [])[1];
+  const prefix = path.resolve(path.dirname(bin), '..');
+  if (!nodedir || path.resolve(nodedir) !== prefix)
+    throw new Error(`--build-from-source under ${name} compiled against ${nodedir}, not ${prefix}`);
+  const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return {
+    seconds: r.seconds,
+    headers: `Node ${version}'s headers${process.env.SSR_NATIVE_WERROR === '1' ? ', -Werror' : ''}`,
+  };
 }
 
 function smoke(dir, name) {
@@ -104,12 +144,17 @@ function diffLines(before, after) {
 
 function main() {
   const args = process.argv.slice(2);
-  const names = args.filter((a) => !a.startsWith('--'));
+  const names = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--compile-under');
   const selected = names.length ? names : Object.keys(RUNTIMES);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-pack-'));
   try {
     const buildBefore = snapshot(path.join(root, 'build'));
-    const packed = run('npm', ['pack', '--pack-destination', tmp], { cwd: root, env: cleanEnv() });
+    // prepack's prebuilds: a build/Release (or linux-arm64 prebuild) newer than the sources is
+    // packed as it is rather than compiled again (scripts/prebuild.js).
+    const packed = run('npm', ['pack', '--pack-destination', tmp], {
+      cwd: root,
+      env: cleanEnv({ SSR_NATIVE_PREBUILD_REUSE: '1' }),
+    });
     const buildAfter = snapshot(path.join(root, 'build'));
     if (buildAfter !== buildBefore)
       throw new Error(`npm pack wrote into build/:\n${diffLines(buildBefore, buildAfter)}`);
@@ -144,17 +189,14 @@ function main() {
     console.log(`pack: npm install with scripts, prebuild matches: ${scripted.seconds.toFixed(1)} s, nothing compiled`);
 
     if (!args.includes('--no-compile')) {
-      const compiled = path.join(tmp, 'build-from-source');
-      const r = makeProject(
-        compiled,
-        tarball,
-        ['--build-from-source', '--foreground-scripts'],
-        cleanEnv({ npm_config_build_from_source: 'true' }),
-      );
-      const built = path.join(compiled, 'node_modules', 'ssr-native', 'build', 'Release', 'ssr_native.node');
-      if (!fs.existsSync(built)) throw new Error('--build-from-source did not compile');
-      console.log(`pack: npm install --build-from-source (compiles): ${r.seconds.toFixed(1)} s`);
-      console.log(`pack: node20: smoke suite ${smoke(compiled, 'node20')} passed (compiled)`);
+      for (const name of compileUnder(args)) {
+        const compiled = path.join(tmp, `build-from-source-${name}`);
+        const r = buildFromSource(compiled, tarball, name);
+        console.log(
+          `pack: npm install --build-from-source under ${name} (compiles, ${r.headers}): ${r.seconds.toFixed(1)} s`,
+        );
+        console.log(`pack: ${name}: smoke suite ${smoke(compiled, name)} passed (compiled)`);
+      }
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -12,6 +12,9 @@
 //                                            linux-arm64 from linux-x64 when the cross toolchain is
 //                                            there (scripts/arm64.js); prints on stderr, loudly,
 //                                            which prebuilds the package will lack and why
+// SSR_NATIVE_PREBUILD_REUSE=1 (scripts/pack-test.js sets it; a release never does): --all takes
+// a binary built after the last change to the addon's sources instead of compiling it again:
+// build/Release for this machine, an existing prebuilds/linux-arm64 for arm64.
 // Binaries are never committed (.gitignore).
 const { spawnSync } = require('child_process');
 const fs = require('fs');
@@ -134,6 +137,36 @@ function warnMissing(missing) {
   for (const text of lines) console.error(`prebuild: ${text}`);
 }
 
+// The newest modification time under the addon's sources (src/, include/, binding.gyp), in ms.
+function newestSource(entry = root, names = ['src', 'include', 'binding.gyp']) {
+  let newest = 0;
+  for (const name of names) {
+    const file = path.join(entry, name);
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) continue;
+    newest = Math.max(newest, stat.isDirectory() ? newestSource(file, fs.readdirSync(file)) : stat.mtimeMs);
+  }
+  return newest;
+}
+
+/** `file` when it exists and was written after the last change to the addon's sources, else null. */
+function freshBinary(file) {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  return stat && stat.mtimeMs > newestSource() ? file : null;
+}
+
+// The command that makes step's prebuild: a fresh binary reused (SSR_NATIVE_PREBUILD_REUSE=1),
+// or compiled; null when an arm64 prebuild is fresh already.
+function commandFor(step) {
+  const reuse = process.env.SSR_NATIVE_PREBUILD_REUSE === '1';
+  if (step.how === 'native') {
+    const built = reuse && freshBinary(path.join(root, 'build', 'Release', 'ssr_native.node'));
+    return built ? [__filename, '--binary', built] : [__filename];
+  }
+  if (reuse && freshBinary(path.join(root, 'prebuilds', step.target, 'node.napi.node'))) return null;
+  return [path.join(__dirname, step.cross.script), 'prebuild'];
+}
+
 // --all: every prebuild this machine can make; a failed cross build is reported, not fatal,
 // since a local `npm pack` should still give a tarball (with the warning saying what it lacks).
 function all() {
@@ -142,11 +175,15 @@ function all() {
   const missing = steps.filter((s) => s.how === null);
   for (const step of steps) {
     if (step.how === null) continue;
-    if (dryRun) {
-      console.log(`prebuild: would make prebuilds/${step.target}/node.napi.node (${step.how})`);
+    const script = commandFor(step);
+    const reused = script && script.includes('--binary') ? `, reusing ${path.relative(root, script[2])}` : '';
+    if (dryRun || script === null) {
+      const what = script === null ? 'keep' : 'make';
+      console.log(
+        `prebuild: ${dryRun ? `would ${what}` : 'kept'} prebuilds/${step.target}/node.napi.node (${step.how}${reused})`,
+      );
       continue;
     }
-    const script = step.how === 'native' ? [__filename] : [path.join(__dirname, step.cross.script), 'prebuild'];
     const r = spawnSync(process.execPath, script, { cwd: root, stdio: 'inherit' });
     if (r.status !== 0) {
       if (step.how === 'native') process.exit(r.status === null ? 1 : r.status);
@@ -173,4 +210,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { plan, TARGETS };
+module.exports = { plan, TARGETS, freshBinary };

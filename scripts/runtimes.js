@@ -9,6 +9,11 @@
 //   node scripts/runtimes.js                  every runtime
 //   node scripts/runtimes.js node24 bun       only these (node20 = the node running this script)
 //   node scripts/runtimes.js --install-only   install the runtimes and stop
+//   node scripts/runtimes.js --sensitive node22 node24 bun
+//                                             only the suites test/js/runtime-sensitive.txt lists
+//                                             (those that have differed across runtimes) and the
+//                                             smoke suite: CI's run on the runtimes between the
+//                                             oldest and the newest Node, which run everything
 //
 // Node runs `node --test` over test/js and test/runtimes. Bun runs `bun test` file by file
 // (its runner executes node:test suites; one process per file, as node --test does) over the
@@ -87,6 +92,21 @@ function ensureRuntime(name) {
 
 function suiteFiles() {
   return [...testFiles(path.join('test', 'js')), ...testFiles(path.join('test', 'runtimes'))];
+}
+
+// The suites test/js/runtime-sensitive.txt names (a path under test/js first on each line, then
+// why; # starts a comment), and the smoke suite. A name that is not a file is an error.
+function sensitiveFiles() {
+  const list = path.join('test', 'js', 'runtime-sensitive.txt');
+  const files = fs
+    .readFileSync(path.join(root, list), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => path.join('test', 'js', line.split(/\s+/)[0]));
+  for (const file of files)
+    if (!fs.existsSync(path.join(root, file))) throw new Error(`${list} names ${file}: no such file`);
+  return [...files, ...testFiles(path.join('test', 'runtimes'))];
 }
 
 // { peer: error message } for each native peer that does not load under `bin`.
@@ -192,7 +212,7 @@ function main() {
     const version = runtimeVersion(bin);
     const broken = unloadablePeers(bin);
     const skipped = [];
-    let files = suiteFiles().filter((file) => {
+    let files = (args.includes('--sensitive') ? sensitiveFiles() : suiteFiles()).filter((file) => {
       const missing = peersLoadedBy(file).filter((peer) => broken[peer]);
       if (missing.length)
         skipped.push(`${path.basename(file)}: peer ${missing.join(', ')} does not load: ${broken[missing[0]]}`);
@@ -205,7 +225,8 @@ function main() {
         return !reason;
       });
     }
-    console.log(`\nruntimes: ${name} (${version}): ${files.length} suites`);
+    const which = args.includes('--sensitive') ? ' (runtime-sensitive ones and the smoke suite)' : '';
+    console.log(`\nruntimes: ${name} (${version}): ${files.length} suites${which}`);
     for (const s of skipped) console.log(`  SKIP ${s}`);
     const logFile = path.join(logDir, `${name}.log`);
     const started = Date.now();

@@ -6,9 +6,12 @@
 // in-flight responses and checks every body it gets against the file on disk.
 //
 //   node scripts/stress-workers.js [--seed N] [--seconds S] [--rounds-per-batch R] [--tolerate-node-http-abort]
+//                                  [--replay test/stress/batches.txt]
 //   node scripts/stress-workers.js --batch B --mode mixed|workers-only [--rounds R]   (one batch)
 // --seconds bounds the run: no batch starts, and no round within a batch, after it (a run takes
 // --seconds plus at most one round).
+// --replay <file>: first every batch the file lists (`<batch seed> <mode> [# why]` a line: the
+// batches that ever caught something), each whole, then random batches for --seconds.
 //
 // The parent runs batches of rounds in child processes, one at a time, so a crash (SIGSEGV,
 // SIGABRT from a sanitizer, a fatal Node-API error) or a stall ends that child, not the harness:
@@ -512,6 +515,21 @@ function runBatch(batchSeed, mode, rounds, until) {
   });
 }
 
+// The batches a --replay file lists: `<batch seed> <mixed|workers-only>` a line, # comments.
+function recordedBatches(file) {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [seed, mode] = line.split(/\s+/);
+      if (!/^\d+$/.test(seed) || !['mixed', 'workers-only'].includes(mode))
+        throw new Error(`${file}: "${line}" is not "<batch seed> <mixed|workers-only>"`);
+      return { batchSeed: Number(seed) >>> 0, mode };
+    });
+}
+
 async function parentMain() {
   const seed = Number(argValue('--seed', String(crypto.randomInt(2 ** 32)))) >>> 0;
   const seconds = Number(argValue('--seconds', '60'));
@@ -520,7 +538,7 @@ async function parentMain() {
   console.log(`stress-workers: seed ${seed}, ${seconds} s, ${rounds} rounds per batch (replay: --seed ${seed})`);
   const rng = mulberry32(seed);
   const begun = Date.now();
-  const deadline = begun + seconds * 1000;
+  let deadline = null; // --seconds of random batches, counted from the first of them
   const total = {
     batches: 0,
     rounds: 0,
@@ -531,11 +549,16 @@ async function parentMain() {
     mainCloses: 0,
     heldBodiesChecked: 0,
   };
-  while (Date.now() < deadline || total.batches === 0) {
-    const batchSeed = Math.floor(rng() * 2 ** 32);
-    const mode = rng() < 0.7 ? 'mixed' : 'workers-only';
+  const replayFile = argValue('--replay', null);
+  const replays = replayFile ? recordedBatches(replayFile) : [];
+  if (replayFile) console.log(`stress-workers: replaying the ${replays.length} batches of ${replayFile} first`);
+  while (replays.length || deadline === null || Date.now() < deadline) {
+    const replay = replays.shift();
+    if (!replay && deadline === null) deadline = Date.now() + seconds * 1000;
+    const batchSeed = replay ? replay.batchSeed : Math.floor(rng() * 2 ** 32);
+    const mode = replay ? replay.mode : rng() < 0.7 ? 'mixed' : 'workers-only';
     const started = Date.now();
-    const result = await runBatch(batchSeed, mode, rounds, deadline);
+    const result = await runBatch(batchSeed, mode, rounds, replay ? Infinity : deadline);
     if (result.code !== 0 || !result.stats) {
       // Node 20's own HTTP parser aborts now and then when its worker is terminated mid-parse
       // (FATAL ERROR: v8::ToLocalChecked Empty MaybeLocal under llhttp__internal_execute, no

@@ -3,7 +3,9 @@
 //   npm run bench                       one headline case per piece (<= 3 minutes on 2 cores)
 //   npm run bench -- --all              every scenario and case, default effort (~10 minutes)
 //   npm run bench -- --full             the publication run: every scenario, its own rounds
-//   npm run bench -- --quick            the fewest rounds of whatever is selected (--all --quick: CI)
+//   npm run bench -- --quick            short rounds of whatever is selected, indicative figures
+//   npm run bench -- --smoke            one round of whatever is selected (CI: that it runs, not
+//                                       its figures); results go to a temporary folder
 //   npm run bench -- --list             the scenarios, what each answers, its headline case
 //   npm run bench -- etag koa-static    just those (every case; add --headline for their headline cases)
 //   npm run bench -- --runtime bun      servers and micro-benchmarks under Bun (or node22, node24,
@@ -15,6 +17,7 @@
 // (A/B interleaved, order rotated every round) from autocannon pinned to another CPU, and
 // report medians over the rounds and the ratio to the scenario's baseline.
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { describeMachine, describeSimd } = require('./lib/cpu');
 const { startServer } = require('./lib/server');
@@ -203,7 +206,7 @@ async function runScenario(scenario, options, machine, progress) {
     if (reason) skip(reason);
     if (typeof scenario.run === 'function') {
       const context = {
-        quick: options.mode === 'quick',
+        quick: options.mode === 'quick' || options.mode === 'smoke',
         mode: options.mode,
         // the scenario's `headline` case name in a headline run (the default), else null: a
         // custom scenario then runs that case alone
@@ -266,7 +269,7 @@ function parseArgs(argv) {
   const options = { mode: 'default', names: [], list: false, compare: null, with: null, all: false, runtime: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--quick' || arg === '--full') options.mode = arg.slice(2);
+    if (arg === '--quick' || arg === '--full' || arg === '--smoke') options.mode = arg.slice(2);
     else if (arg === '--list') options.list = true;
     else if (arg === '--all') options.all = true;
     else if (arg === '--headline') options.headline = true;
@@ -280,7 +283,7 @@ function parseArgs(argv) {
       options[arg.slice(2)] = path.resolve(argv[++i]);
     } else if (arg.startsWith('--'))
       throw new Error(
-        `unknown option ${arg}; use --all, --headline, --quick, --full, --list, --runtime <name>, --compare <old.json> [--with <new.json>]`,
+        `unknown option ${arg}; use --all, --headline, --smoke, --quick, --full, --list, --runtime <name>, --compare <old.json> [--with <new.json>]`,
       );
     else options.names.push(arg);
   }
@@ -288,7 +291,7 @@ function parseArgs(argv) {
   // --headline: the headline cases of the named scenarios (or of all, as the default run).
   options.headlineOnly =
     Boolean(options.headline) || (!options.names.length && !options.all && options.mode !== 'full');
-  options.quick = options.mode === 'quick'; // what writeResults and older scenarios read
+  options.quick = options.mode === 'quick' || options.mode === 'smoke'; // what writeResults and older scenarios read
   return options;
 }
 
@@ -324,6 +327,8 @@ async function main() {
   if (options.runtime) process.env[RUNTIME_ENV] = options.runtime;
   const resultsArg = process.argv.find((a) => a.startsWith('--results='));
   if (resultsArg) RESULTS_DIR = path.resolve(resultsArg.slice('--results='.length));
+  // a smoke run's figures mean nothing: never over the results a real run left
+  else if (options.mode === 'smoke') RESULTS_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'ssr-native-bench-smoke-'));
   else if (options.runtime && options.runtime !== hostName()) RESULTS_DIR = path.join(RESULTS_DIR, options.runtime);
   const all = loadScenarios();
   if (options.list) {

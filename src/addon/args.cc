@@ -125,6 +125,9 @@ std::string ExpectedMessage(napi_env env, const char* expected, const std::strin
       case napi_bigint:
         description = "a bigint";
         break;
+      default:  // a type newer headers add
+        description = "a value of another type";
+        break;
     }
   }
   return std::string("Expected ") + expected + " for " + name + " but received " + description;

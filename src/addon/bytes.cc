@@ -7,6 +7,9 @@
 namespace ssr_native_addon {
 namespace {
 
+// Bytes per element, or 0 for a kind these headers do not name here: newer headers add kinds
+// (Node 24.22's add napi_float16_array), and an addon built against older ones still meets them
+// at run time. The caller then asks the view itself (ByteLengthOfView).
 size_t ElementSize(napi_typedarray_type type) {
   switch (type) {
     case napi_int8_array:
@@ -24,8 +27,39 @@ size_t ElementSize(napi_typedarray_type type) {
     case napi_bigint64_array:
     case napi_biguint64_array:
       return 8;
+    default:
+      return 0;
   }
-  return 1;
+}
+
+// The `byteLength` of a typed array of a kind ElementSize does not know. The property can be
+// redefined by the caller, so it is believed only when it is a whole number of `length` elements
+// that fits in the ArrayBuffer past the view's offset: a lie never reads outside the buffer.
+bool ByteLengthOfView(napi_env env, napi_value view, size_t length, napi_value buffer,
+                      size_t offset, size_t* out) {
+  napi_value property;
+  double byte_length = -1;
+  if (napi_get_named_property(env, view, "byteLength", &property) != napi_ok ||
+      napi_get_value_double(env, property, &byte_length) != napi_ok) {
+    bool pending = false;
+    napi_value ignored;  // a throwing getter: reported as "not a view", not as its own error
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending) {
+      napi_get_and_clear_last_exception(env, &ignored);
+    }
+    return false;
+  }
+  void* buffer_data = nullptr;
+  size_t buffer_length = 0;
+  if (napi_get_arraybuffer_info(env, buffer, &buffer_data, &buffer_length) != napi_ok) return false;
+  if (!(byte_length >= 0) || offset > buffer_length ||
+      byte_length > static_cast<double>(buffer_length - offset)) {
+    return false;
+  }
+  const size_t bytes = static_cast<size_t>(byte_length);
+  if (static_cast<double>(bytes) != byte_length) return false;
+  if (length == 0 ? bytes != 0 : bytes % length != 0) return false;
+  *out = bytes;
+  return true;
 }
 
 constexpr const char* kViewTypes = "a Buffer, TypedArray or DataView";
@@ -39,11 +73,18 @@ bool ViewOfArrayBufferView(napi_env env, napi_value value, ByteView* out) {
     napi_typedarray_type type;
     size_t length = 0;
     void* data = nullptr;  // already advanced by the view's byte offset
-    if (napi_get_typedarray_info(env, value, &type, &length, &data, nullptr, nullptr) != napi_ok) {
+    napi_value buffer;
+    size_t offset = 0;
+    if (napi_get_typedarray_info(env, value, &type, &length, &data, &buffer, &offset) != napi_ok) {
+      return false;
+    }
+    const size_t element_size = ElementSize(type);
+    size_t size = length * element_size;
+    if (element_size == 0 && !ByteLengthOfView(env, value, length, buffer, offset, &size)) {
       return false;
     }
     out->data = static_cast<const uint8_t*>(data);
-    out->size = length * ElementSize(type);
+    out->size = size;
     return true;
   }
   bool is_data_view = false;

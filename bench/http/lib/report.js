@@ -74,7 +74,11 @@ function writeResults(dir, scenario, machine, tables, options) {
     '',
     `Run ${when} on ${machine.cpu} (${machine.cpus} CPUs), ${machine.runtime} ${machine.runtimeVersion} (load generator: Node ${machine.node}); pinning: ${machine.pinning}.`,
     `${describeSimd(machine)}.`,
-    options.quick ? 'Quick run (--quick): short rounds, figures are indicative only.' : '',
+    options.mode === 'smoke'
+      ? 'Smoke run (--smoke): one round, the figures mean nothing.'
+      : options.quick
+        ? 'Quick run (--quick): short rounds, figures are indicative only.'
+        : '',
     '',
     ...tables.flatMap((t) => [
       `## ${t.title}`,

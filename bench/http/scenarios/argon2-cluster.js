@@ -58,7 +58,7 @@ module.exports = {
   question:
     "A 2-worker node:cluster flooded with registrations: peak arena memory of the machine (workers' RSS) and registrations/s, shared budget vs independent pools.",
   async run({ pick, log, startServer, runLoad }) {
-    const rounds = pick(1, 2, 4);
+    const rounds = pick.rounds(1, 2, 4);
     const seconds = pick(3, 4, 8);
     const os = require('os');
     const slots = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;

@@ -159,7 +159,7 @@ module.exports = {
   question:
     'Server pinned to one CPU: /health p50/p99 idle and while /register is flooded with default argon2id hashes (paced, and a storm of clients retrying at once); registrations/s and 429s.',
   async run({ pick, log, startServer, runLoad }) {
-    const rounds = pick(1, 1, 5);
+    const rounds = pick.rounds(1, 1, 5);
     const seconds = pick(3, 3, 8);
     const health = (server, duration) => ({
       url: `${server.url}/health`,

@@ -99,7 +99,7 @@ module.exports = {
   question:
     'One argon2id hash at the argon2 package defaults (m=64 MiB, t=3, p=4): latency, and hashes/s with 1, 2 and 4 in flight at p=1 and 4 in flight at p=4.',
   async run({ pick, log, headline }) {
-    const rounds = pick(2, 2, 5); // default: 2, toward the 10-minute run
+    const rounds = pick.rounds(2, 2, 5); // default: 2, toward the 10-minute run
     const modes = [
       { mode: 'latency', count: pick(3, 3, 7), title: 'one hash, p=4: latency', unit: 'ms/hash', lowerIsBetter: true },
       { mode: 'inflight-1', count: pick(4, 4, 8), title: '1 in flight, p=1: throughput', unit: 'hashes/s' },

@@ -315,7 +315,7 @@ module.exports = {
   async run({ pick, log, startServer, runLoad, skip }) {
     const missing = ensureDeps(log);
     if (missing) skip(missing);
-    const rounds = pick(1, 1, 3);
+    const rounds = pick.rounds(1, 1, 3);
     const seconds = pick(2, 3, 8);
     const cpus = os.cpus().length;
     const allCpus = cpus > 1 ? `0-${cpus - 1}` : '0';

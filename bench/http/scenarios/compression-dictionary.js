@@ -63,7 +63,7 @@ module.exports = {
   question:
     'On a site of server-rendered pages sharing a layout and ~20 KB of inlined critical CSS, how many bytes does an unseen page take as gzip, Brotli (compression 1.8.2), zstd and dcz (ssr-native compression({ dictionary: true })), and what server CPU does each cost per page?',
   async run({ pick, log, startServer, quick }) {
-    const rounds = pick(2, 3, 5);
+    const rounds = pick.rounds(2, 3, 5);
     const perRound = pick(150, 300, 600);
     const variants = [
       { name: 'compression 1.8.2 (br q4)', env: { COMPRESSION: 'peer' }, accept: 'gzip, deflate, br' },

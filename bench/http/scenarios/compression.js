@@ -94,7 +94,7 @@ module.exports = {
   question:
     'Express 5.3 / Koa 3 / Fastify 5 / Hono, Accept-Encoding: gzip, deflate, br, zstd: server CPU per request, bytes on the wire and event-loop delay with ssr-native compression vs none, compression 1.8.2 / koa-compress 5.2.2 / @fastify/compress 9.2 / hono/compress and shrink-ray-current.',
   async run({ pick, log, startServer, runLoad, quick, headline }) {
-    const rounds = pick(1, 2, 5);
+    const rounds = pick.rounds(1, 2, 5);
     const seconds = pick(1, 2, 3);
     const shrinkRay =
       quick || headline || process.env.SSR_NATIVE_BENCH_SHRINK_RAY === '0' ? null : installShrinkRay(log);

@@ -82,7 +82,7 @@ module.exports = {
   question:
     'ns per Content-Type parse (cached, uncached) and per Express setCharset round trip, against content-type 1.0.5 and fast-content-type-parse, and (2.x API) against content-type 2.1.0.',
   async run({ pick, log, headline }) {
-    const rounds = pick(3, 3, 9);
+    const rounds = pick.rounds(3, 3, 9);
     const tables = [];
     for (const c of CASES.filter((x) => !headline || x.title === headline)) {
       const samples = Object.fromEntries(c.candidates.map((name) => [name, []]));

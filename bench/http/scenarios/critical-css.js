@@ -56,7 +56,7 @@ function fixtureMissing() {
 async function angularCase({ pick, log, startServer, runLoad }) {
   // Even the quick run takes 3 rounds: the AppEngine ratio is a few percent, and one round of one
   // second on a 2-CPU machine moves it by more than that.
-  const rounds = pick(3, 3, 6);
+  const rounds = pick.rounds(3, 3, 6);
   const seconds = pick(1, 2, 4);
   const servers = {};
   try {
@@ -133,7 +133,7 @@ module.exports = {
   question:
     'CPU ms per page of critical-CSS inlining: ssr-native against beasties as Angular 17-21 runs it and beasties/runtime (Angular 22.2), same run; target <= 0.3 ms.',
   async run({ pick, log, headline, startServer, runLoad }) {
-    const rounds = pick(2, 3, 7);
+    const rounds = pick.rounds(2, 3, 7);
     // pages per process: each candidate runs about the same CPU time per round
     const pages = {
       beasties: pick(3, 8, 20),

@@ -25,7 +25,7 @@ module.exports = {
   question:
     'Express 5, 75 KB page: server CPU per request with ssr-native etag vs ETags off and vs a constant-string etag function (per-round spread).',
   async run({ pick, log, startServer, runLoad }) {
-    const rounds = pick(2, 3, 7);
+    const rounds = pick.rounds(2, 3, 7);
     const seconds = pick(1, 2, 4);
     const servers = [];
     try {

@@ -38,7 +38,7 @@ module.exports = {
   question:
     'Express 5 + serveStatic, 4 KB file: server CPU per request without ssr-native/metrics, with it registered, and scraped every 100 ms.',
   async run({ pick, log, startServer, runLoad }) {
-    const rounds = pick(2, 3, 7);
+    const rounds = pick.rounds(2, 3, 7);
     const seconds = pick(2, 3, 5);
     const servers = [];
     try {

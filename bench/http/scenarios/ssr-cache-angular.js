@@ -58,7 +58,7 @@ const times = (a, b) => (a > 0 && b > 0 && Number.isFinite(a / b) ? `${(a / b).t
 const cpu = (samples) => median(samples.map((x) => x.cpu));
 
 async function run({ quick, pick, log, startServer, runLoad }) {
-  const rounds = pick(1, 3, 5);
+  const rounds = pick.rounds(1, 3, 5);
   const seconds = pick(1, 2, 3);
   const mixUrls = pick(100, 1000, 1000); // warming them costs a render each
   const env = (name) => ({ ANGULAR_SERVER: name, ANGULAR_MIX_URLS: String(mixUrls) });

@@ -59,7 +59,7 @@ module.exports = {
   estimate: { quick: 40, default: 80, full: 180 },
   async run({ pick, log, startServer, runLoad }) {
     const urls = pick(200, 500, 1000);
-    const rounds = pick(2, 3, 5);
+    const rounds = pick.rounds(2, 3, 5);
     const seconds = pick(1, 2, 3);
     const connections = 32;
     const shmMaxBytes = Math.ceil((urls * 80 * 1024 * 1.5) / 2 ** 20) * 2 ** 20; // the pages and room to spare

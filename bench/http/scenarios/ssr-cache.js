@@ -42,7 +42,7 @@ module.exports = {
     'Express 5, a 20 KB server-rendered page (~10 ms CPU): responseCache() vs stock for warm hits, a 90/10 mix and an uncacheable route; hit CPU vs serveStatic; renders in a burst of 200; V8 heap with many pages cached vs a JS Map.',
   async run({ quick, pick, log, startServer, runLoad, headline }) {
     // A headline run (the default) takes the runner's default effort: 2 rounds of 1 s.
-    const rounds = headline ? 2 : pick(1, 3, 5);
+    const rounds = headline ? 2 : pick.rounds(1, 3, 5);
     const seconds = headline ? 1 : pick(1, 2, 3);
     const heapPages = pick(5_000, 50_000, 50_000);
     const mixUrls = pick(200, 1000, 1000); // warming them costs a render each (~10 ms)

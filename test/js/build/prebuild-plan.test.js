@@ -9,9 +9,10 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { plan } = require('../../../scripts/prebuild.js');
+const { plan, freshBinary } = require('../../../scripts/prebuild.js');
 
-const script = path.join(__dirname, '..', '..', '..', 'scripts', 'prebuild.js');
+const root = path.join(__dirname, '..', '..', '..');
+const script = path.join(root, 'scripts', 'prebuild.js');
 
 test('the plan: native for the host, arm64 cross from x64 only with its toolchain', () => {
   const all = plan('linux-x64', () => true);
@@ -68,5 +69,33 @@ test(
     } finally {
       fs.rmSync(bin, { recursive: true, force: true });
     }
+  },
+);
+
+// scripts/pack-test.js packs with SSR_NATIVE_PREBUILD_REUSE=1: a build/Release written after the
+// last change to the sources is the prebuild (no second compile); a release (no variable) compiles.
+const built = path.join(root, 'build', 'Release', 'ssr_native.node');
+test(
+  'SSR_NATIVE_PREBUILD_REUSE=1: a build/Release newer than the sources is packed, not compiled again',
+  {
+    skip:
+      (`${process.platform}-${process.arch}` !== 'linux-x64' && 'the plan is checked from linux-x64') ||
+      (!freshBinary(built) && 'needs a build/Release newer than src/, include/ and binding.gyp'),
+  },
+  () => {
+    const dryRun = (extra) =>
+      spawnSync(process.execPath, [script, '--all', '--dry-run'], {
+        env: { ...process.env, SSR_NATIVE_PREBUILD_REUSE: '', ...extra },
+        encoding: 'utf8',
+      });
+    const reused = dryRun({ SSR_NATIVE_PREBUILD_REUSE: '1' });
+    assert.equal(reused.status, 0, reused.stderr);
+    assert.match(
+      reused.stdout,
+      /would make prebuilds\/linux-x64\/node\.napi\.node \(native, reusing build\/Release\/ssr_native\.node\)/,
+    );
+    const release = dryRun({});
+    assert.equal(release.status, 0, release.stderr);
+    assert.match(release.stdout, /would make prebuilds\/linux-x64\/node\.napi\.node \(native\)/);
   },
 );

@@ -74,6 +74,45 @@ test('TypedArrays and DataViews are hashed over their own bytes only', () => {
   assert.equal(etag(new BigUint64Array(aligned, 16, 3)), expected(Buffer.from(aligned, 16, 24)));
 });
 
+// Node 24.22's headers add napi_float16_array; an addon built against older headers meets it at
+// run time all the same. A typed-array kind the addon does not name takes its size from byteLength.
+test(
+  'a Float16Array (a kind newer than the addon headers) is hashed over every byte',
+  { skip: typeof Float16Array === 'undefined' && `no Float16Array in Node ${process.version} (Node 24+ has one)` },
+  () => {
+    const { Float16Array } = globalThis;
+    const aligned = new ArrayBuffer(4096);
+    new Uint8Array(aligned).set(crypto.randomBytes(4096));
+    for (const [offset, length] of [
+      [0, 0],
+      [2, 1],
+      [6, 51],
+      [64, 2000],
+    ]) {
+      const halves = new Float16Array(aligned, offset, length);
+      const bytes = Buffer.from(aligned, offset, length * 2);
+      assert.equal(etag(halves), expected(bytes), `offset ${offset}, ${length} elements`);
+      assert.equal(crc32(halves), zlib.crc32(bytes), `offset ${offset}, ${length} elements`);
+    }
+    // A byteLength redefined to lie (past the buffer, not whole elements, a throwing getter)
+    // never moves the read outside the view's buffer: a TypeError instead.
+    for (const property of [
+      { value: 1 << 20 },
+      { value: 3 },
+      {
+        get: () => {
+          throw new Error('getter');
+        },
+      },
+    ]) {
+      const liar = new Float16Array(aligned, 0, 4);
+      Object.defineProperty(liar, 'byteLength', property);
+      assert.throws(() => etag(liar), TypeError);
+      assert.throws(() => crc32(liar), TypeError);
+    }
+  },
+);
+
 test('strings give the tag of Buffer.from(string, encoding)', () => {
   const samples = [
     '',
