@@ -44,6 +44,7 @@ const { HeldResponse, COPY, toNotModified, applyWriteHead } = require('../http/h
 const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
 const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
 const EMPTY = Buffer.alloc(0);
+function mountOnly() {}
 
 /** The default filter: the response's Content-Type is compressible. */
 function shouldCompress(req, res) {
@@ -106,7 +107,7 @@ function compression(options) {
   const dictionaries = DictionaryTransport.from(opts.dictionary, 'compression');
 
   function middleware(req, res, next) {
-    if (dictionaries !== null && dictionaries.owns(req.originalUrl || req.url)) {
+    if (next !== mountOnly && dictionaries !== null && dictionaries.owns(req.originalUrl || req.url)) {
       sendDictionary(dictionaries, req, res);
       return;
     }
@@ -275,6 +276,7 @@ function compression(options) {
       place: 'compression',
       maxBuffer: undefined,
       propagates: true, // a filter that throws reaches the route's error handler, as in the peer
+      mount: mountStage, // a cache hit answered before this middleware ran still goes through it
       // A body handed whole to end() is held as it is, whatever its size (it is in memory
       // already); one that starts with write() is compressed whole only when another stage
       // holds it (COPY), else it streams through below, and the copy is not kept.
@@ -358,6 +360,12 @@ function compression(options) {
     }
 
     next();
+  }
+
+  // This middleware's stage joined to a response it never saw: a cache hit answered by a
+  // responseCache mounted before it (http/stages-after-store.js); nothing after it is called.
+  function mountStage(req, res) {
+    middleware(req, res, mountOnly);
   }
 
   middleware.cache = cache;

@@ -15,6 +15,7 @@ const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
 const { storeWhole, storeWhenSent } = require('../cache/store-step');
 const { HeldResponse, COPY } = require('../http/held-response');
+const { StagesAfterStore } = require('../http/stages-after-store');
 
 // Express honours X-Forwarded-Host / -Proto (req.hostname, req.protocol) when `trust proxy`
 // covers the peer: the same test here. Plain node:http has no such setting: nothing is trusted.
@@ -27,9 +28,17 @@ function trustsForwarding(view) {
 
 function responseCache(options) {
   const engine = new CacheEngine(options, { trustsForwarding });
+  const later = new StagesAfterStore();
 
   function responseCacheMiddleware(req, res, next) {
-    const view = { method: req.method, url: req.originalUrl || req.url, headers: req.headers, socket: req.socket, req };
+    const view = {
+      method: req.method,
+      url: req.originalUrl || req.url,
+      headers: req.headers,
+      socket: req.socket,
+      req,
+      later, // the stages a hit still goes through (http/stages-after-store.js)
+    };
     decide(engine, view, req, res, next);
   }
   return attachControls(responseCacheMiddleware, engine);
@@ -50,7 +59,7 @@ function decide(engine, view, req, res, next) {
       const cancel = engine.wait(d.key, (timedOut) => {
         res.off('close', onClose);
         if (res.destroyed || res.writableEnded) return;
-        if (timedOut) capture(engine, engine.fillWithoutLock(view, d), req, res, next);
+        if (timedOut) capture(engine, engine.fillWithoutLock(view, d), view, res, next);
         else decide(engine, view, req, res, next);
       });
       res.once('close', onClose);
@@ -66,9 +75,9 @@ function decide(engine, view, req, res, next) {
           .then(
             (entry) => {
               if (res.destroyed || res.writableEnded) return engine.abandon(fill);
-              if (entry === undefined || !serveShared(engine, view, res, entry)) capture(engine, fill, req, res, next);
+              if (entry === undefined || !serveShared(engine, view, res, entry)) capture(engine, fill, view, res, next);
             },
-            () => capture(engine, fill, req, res, next),
+            () => capture(engine, fill, view, res, next),
           )
           .catch((err) => {
             engine.abandon(fill);
@@ -77,12 +86,13 @@ function decide(engine, view, req, res, next) {
           });
         return;
       }
-      capture(engine, d.fill, req, res, next);
+      capture(engine, d.fill, view, res, next);
   }
 }
 
 /** Sends a stored entry: 304 when the request's validators match it. */
 function serveEntry(engine, view, res, entry) {
+  view.later.enter(view.req, res); // the stages after the store run on the hit, whatever the order
   if (engine.isNotModified(view.headers, entry)) {
     res.writeHead(304, engine.notModifiedHeaders(entry));
     res.end();
@@ -122,7 +132,8 @@ function sendWhole(engine, res, entry, body) {
 // (critical CSS, the ETag) left it, and the decision again on the head as it went out (confirm).
 // A body past maxEntrySize is not stored; one the held response lets go (streamed past its
 // bound) is not either.
-function capture(engine, fill, req, res, next) {
+function capture(engine, fill, view, res, next) {
+  const req = view.req;
   engine.stripIgnored(req);
   // made before the validators are taken off: its one 304 decision is on the client's own
   const held = HeldResponse.of(req, res);
@@ -145,6 +156,7 @@ function capture(engine, fill, req, res, next) {
     place: 'cache',
     maxBuffer: engine.maxEntrySize,
     wantsWhole(response, request, ending) {
+      view.later.seen(held); // every stage has joined: the ones after this a hit goes through
       const status = response.statusCode;
       if (isServerError(status) && fill.stale !== undefined) {
         stale = true;
