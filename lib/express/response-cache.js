@@ -91,14 +91,20 @@ function decide(engine, view, req, res, next) {
 }
 
 /** Sends a stored entry: 304 when the request's validators match it. */
+// The stored head is set first (a shared entry's headers may be refused: nothing has changed yet
+// but headers, and the page can still be rendered); then the hit enters the held pipeline after
+// the store stage, with the stages after it mounted (http/stages-after-store.js), whatever the
+// order of app.use().
 function serveEntry(engine, view, res, entry) {
-  view.later.enter(view.req, res); // the stages after the store run on the hit, whatever the order
   if (engine.isNotModified(view.headers, entry)) {
-    res.writeHead(304, engine.notModifiedHeaders(entry));
+    const headers = engine.notModifiedHeaders(entry);
+    for (const name in headers) res.setHeader(name, headers[name]);
+    view.later.enter(view.req, res);
+    res.writeHead(304);
     res.end();
     return;
   }
-  sendWhole(engine, res, entry, view.method === 'HEAD' ? undefined : entry.body);
+  sendWhole(engine, view, res, entry, view.method === 'HEAD' ? undefined : entry.body);
 }
 
 // An entry from the shared store, sent; false when it could not be (nothing was sent: the
@@ -108,7 +114,8 @@ function serveShared(engine, view, res, entry) {
     serveEntry(engine, view, res, entry);
     return true;
   } catch (err) {
-    if (res.headersSent) throw err;
+    // the head went out, or a stage after the store failed on the hit: not rendered again
+    if (res.headersSent || HeldResponse.on(res)?.afterStore) throw err;
     for (const name of res.getHeaderNames()) res.removeHeader(name);
     res.statusCode = 200;
     return false;
@@ -118,12 +125,13 @@ function serveShared(engine, view, res, entry) {
 // Status and headers set one by one (they win over any set before, as writeHead's would), then
 // the body in one end(): see the top of this file for why not writeHead. The stored headers are
 // set straight from the entry (never holding Age or Content-Length), with no copy per hit.
-function sendWhole(engine, res, entry, body) {
+function sendWhole(engine, view, res, entry, body) {
   res.statusCode = entry.status;
   const stored = entry.headers;
   for (const name in stored) res.setHeader(name, stored[name]);
   res.setHeader('age', engine.ageOf(entry));
   res.setHeader('content-length', entry.length);
+  view.later.enter(view.req, res);
   res.end(body);
 }
 
