@@ -108,11 +108,13 @@ function answerOf(answer) {
   };
 }
 
-// The script: each step's name, path, method and headers (`tag`: If-None-Match of the first answer's ETag).
+// The script: each step's name, method, path and headers (`tag`: If-None-Match of the first answer's
+// ETag; `identity`: no Accept-Encoding).
 const SCRIPT = [
   ['miss', 'GET', '/page'],
   ['hit', 'GET', '/page'],
   ['hit again', 'GET', '/page'],
+  ['hit without Accept-Encoding', 'GET', '/page', 'identity'],
   ['304 on a hit', 'GET', '/page', 'tag'],
   ['304 on a miss', 'GET', '/fresh', 'tag'],
   ['HEAD on a hit', 'HEAD', '/page'],
@@ -137,7 +139,7 @@ async function run(protocol, order) {
   let tag;
   try {
     for (const [name, method, path, validator] of SCRIPT) {
-      const headers = { 'accept-encoding': BROWSER_ACCEPT_ENCODING };
+      const headers = validator === 'identity' ? {} : { 'accept-encoding': BROWSER_ACCEPT_ENCODING };
       if (validator === 'tag') headers['if-none-match'] = tag;
       const answer = answerOf(await send(method, path, headers));
       if (tag === undefined) tag = answer.etag;
@@ -166,6 +168,9 @@ for (const protocol of ['HTTP/1.1', 'HTTP/2']) {
     assert.equal(styleBlocks(miss.body), styleBlocks(INLINED.toString('latin1')));
     assert.deepEqual({ ...answers.get('hit'), fromCache: false }, miss, 'a hit is the miss again');
     assert.equal(answers.get('hit').fromCache, true);
+    const identity = answers.get('hit without Accept-Encoding');
+    assert.deepEqual([identity.fromCache, identity['content-encoding']], [true, undefined], 'stored identity');
+    assert.equal(identity.body, miss.body);
     assert.equal(answers.get('304 on a hit').status, 304);
     assert.equal(answers.get('304 on a miss').status, 304);
     assert.equal(answers.get('private page').body, INLINED.toString('latin1'));
