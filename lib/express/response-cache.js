@@ -90,11 +90,10 @@ function decide(engine, view, req, res, next) {
   }
 }
 
-/** Sends a stored entry: 304 when the request's validators match it. */
-// The stored head is set first (a shared entry's headers may be refused: nothing has changed yet
-// but headers, and the page can still be rendered); then the hit enters the held pipeline after
-// the store stage, with the stages after it mounted (http/stages-after-store.js), whatever the
-// order of app.use().
+// Sends a stored entry: 304 when the request's validators match it. The stored head is set first
+// (a shared entry's headers may be refused: nothing has changed yet but headers, and the page can
+// still be rendered); then the hit enters the held pipeline after the store stage, with the
+// stages after it mounted (http/stages-after-store.js), whatever the order of app.use().
 function serveEntry(engine, view, res, entry) {
   if (engine.isNotModified(view.headers, entry)) {
     const headers = engine.notModifiedHeaders(entry);

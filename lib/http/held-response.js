@@ -138,7 +138,7 @@ class HeldResponse {
   }
 
   /** The route asks that what is sent carries its ETag (when it has none) and gets the 304;
-   *  false when the body has started (the route then tags it itself). */
+   *  false when the body has started (the route then tags it itself) or on a cache hit. */
   askTag() {
     if (this.state !== IDLE || this.afterStore) return false;
     this.askedTag = true;
