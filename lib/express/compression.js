@@ -50,6 +50,7 @@ const EMPTY = Buffer.alloc(0);
 const LATE_MARK_ADVICE =
   'Mount compression({ dictionary: true }) before session middleware (express-session, ' +
   'cookie-session): headers set at writeHead by middleware mounted after it are seen before dcz is chosen';
+function mountOnly() {}
 
 /** The default filter: the response's Content-Type is compressible. */
 function shouldCompress(req, res) {
@@ -112,7 +113,7 @@ function compression(options) {
   const dictionaries = DictionaryTransport.from(opts.dictionary, 'compression');
 
   function middleware(req, res, next) {
-    if (dictionaries !== null && dictionaries.owns(req.originalUrl || req.url)) {
+    if (next !== mountOnly && dictionaries !== null && dictionaries.owns(req.originalUrl || req.url)) {
       sendDictionary(dictionaries, req, res);
       return;
     }
@@ -286,6 +287,7 @@ function compression(options) {
       // writeHead: the held response runs such listeners before the stages (held-response.js)
       headFirst: dictionaries !== null,
       propagates: true, // a filter that throws reaches the route's error handler, as in the peer
+      mount: mountStage, // a cache hit answered before this middleware ran still goes through it
       // A body handed whole to end() is held as it is, whatever its size (it is in memory
       // already); one that starts with write() is compressed whole only when another stage
       // holds it (COPY), else it streams through below, and the copy is not kept.
@@ -367,6 +369,12 @@ function compression(options) {
     }
 
     next();
+  }
+
+  // This middleware's stage joined to a response it never saw: a cache hit answered by a
+  // responseCache mounted before it (http/stages-after-store.js); nothing after it is called.
+  function mountStage(req, res) {
+    middleware(req, res, mountOnly);
   }
 
   middleware.cache = cache;

@@ -15,6 +15,7 @@ const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
 const { storeWhole, storeWhenSent } = require('../cache/store-step');
 const { HeldResponse, COPY } = require('../http/held-response');
+const { StagesAfterStore } = require('../http/stages-after-store');
 
 // Express honours X-Forwarded-Host / -Proto (req.hostname, req.protocol) when `trust proxy`
 // covers the peer: the same test here. Plain node:http has no such setting: nothing is trusted.
@@ -27,9 +28,17 @@ function trustsForwarding(view) {
 
 function responseCache(options) {
   const engine = new CacheEngine(options, { trustsForwarding });
+  const later = new StagesAfterStore();
 
   function responseCacheMiddleware(req, res, next) {
-    const view = { method: req.method, url: req.originalUrl || req.url, headers: req.headers, socket: req.socket, req };
+    const view = {
+      method: req.method,
+      url: req.originalUrl || req.url,
+      headers: req.headers,
+      socket: req.socket,
+      req,
+      later, // the stages a hit still goes through (http/stages-after-store.js)
+    };
     decide(engine, view, req, res, next);
   }
   return attachControls(responseCacheMiddleware, engine);
@@ -51,7 +60,7 @@ function decide(engine, view, req, res, next) {
       const cancel = engine.wait(d.key, (timedOut) => {
         res.off('close', onClose);
         if (res.destroyed || res.writableEnded) return;
-        if (timedOut) capture(engine, engine.fillWithoutLock(view, d), req, res, next);
+        if (timedOut) capture(engine, engine.fillWithoutLock(view, d), view, res, next);
         else decide(engine, view, req, res, next);
       });
       res.once('close', onClose);
@@ -67,9 +76,9 @@ function decide(engine, view, req, res, next) {
           .then(
             (entry) => {
               if (res.destroyed || res.writableEnded) return engine.abandon(fill);
-              if (entry === undefined || !serveShared(engine, view, res, entry)) capture(engine, fill, req, res, next);
+              if (entry === undefined || !serveShared(engine, view, res, entry)) capture(engine, fill, view, res, next);
             },
-            () => capture(engine, fill, req, res, next),
+            () => capture(engine, fill, view, res, next),
           )
           .catch((err) => {
             engine.abandon(fill);
@@ -78,19 +87,25 @@ function decide(engine, view, req, res, next) {
           });
         return;
       }
-      capture(engine, d.fill, req, res, next);
+      capture(engine, d.fill, view, res, next);
   }
 }
 
-/** Sends a stored entry: 304 when the request's validators match it. */
+// Sends a stored entry: 304 when the request's validators match it. The stored head is set first
+// (a shared entry's headers may be refused: nothing has changed yet but headers, and the page can
+// still be rendered); then the hit enters the held pipeline after the store stage, with the
+// stages after it mounted (http/stages-after-store.js), whatever the order of app.use().
 function serveEntry(engine, view, res, entry) {
   setCacheStatus(res, engine.hitStatusOf(entry));
   if (engine.isNotModified(view.headers, entry)) {
-    res.writeHead(304, engine.notModifiedHeaders(entry));
+    const headers = engine.notModifiedHeaders(entry);
+    for (const name in headers) res.setHeader(name, headers[name]);
+    view.later.enter(view.req, res);
+    res.writeHead(304);
     res.end();
     return;
   }
-  sendWhole(engine, res, entry, view.method === 'HEAD' ? undefined : entry.body);
+  sendWhole(engine, view, res, entry, view.method === 'HEAD' ? undefined : entry.body);
 }
 
 // An entry from the shared store, sent; false when it could not be (nothing was sent: the
@@ -100,7 +115,8 @@ function serveShared(engine, view, res, entry) {
     serveEntry(engine, view, res, entry);
     return true;
   } catch (err) {
-    if (res.headersSent) throw err;
+    // the head went out, or a stage after the store failed on the hit: not rendered again
+    if (res.headersSent || HeldResponse.on(res)?.afterStore) throw err;
     for (const name of res.getHeaderNames()) res.removeHeader(name);
     res.statusCode = 200;
     return false;
@@ -110,12 +126,13 @@ function serveShared(engine, view, res, entry) {
 // Status and headers set one by one (they win over any set before, as writeHead's would), then
 // the body in one end(): see the top of this file for why not writeHead. The stored headers are
 // set straight from the entry (never holding Age or Content-Length), with no copy per hit.
-function sendWhole(engine, res, entry, body) {
+function sendWhole(engine, view, res, entry, body) {
   res.statusCode = entry.status;
   const stored = entry.headers;
   for (const name in stored) res.setHeader(name, stored[name]);
   res.setHeader('age', engine.ageOf(entry));
   res.setHeader('content-length', entry.length);
+  view.later.enter(view.req, res);
   res.end(body);
 }
 
@@ -124,7 +141,8 @@ function sendWhole(engine, res, entry, body) {
 // (critical CSS, the ETag) left it, and the decision again on the head as it went out (confirm).
 // A body past maxEntrySize is not stored; one the held response lets go (streamed past its
 // bound) is not either.
-function capture(engine, fill, req, res, next) {
+function capture(engine, fill, view, res, next) {
+  const req = view.req;
   engine.stripIgnored(req);
   setCacheStatus(res, engine.statusOf(fill));
   // made before the validators are taken off: its one 304 decision is on the client's own
@@ -148,6 +166,7 @@ function capture(engine, fill, req, res, next) {
     place: 'cache',
     maxBuffer: engine.maxEntrySize,
     wantsWhole(response, request, ending) {
+      view.later.seen(held); // every stage has joined: the ones after this a hit goes through
       const status = response.statusCode;
       if (isServerError(status) && fill.stale !== undefined) {
         stale = true;

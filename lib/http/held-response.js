@@ -9,7 +9,11 @@
 //   cache         the response cache's store decision and its copy
 //   compression   the compressed body and its content cache
 // A second middleware that mounts a stage on the same response joins the held response that
-// is there (HeldResponse.of). A body that outgrows the bound, or that is streamed (flushHeaders
+// is there (HeldResponse.of). A cache hit enters the pipeline after the cache stage
+// (enterAfterStore): the stages before it (critical CSS, the ETag of the stored body) are not run
+// again, the ones after it (compression) are; a stage carries `mount(req, res)` when its
+// middleware can join it to a response it never saw (a hit answered by a cache mounted before it:
+// stages-after-store.js). A body that outgrows the bound, or that is streamed (flushHeaders
 // then writes, as Angular's writeResponseToNodeResponse does, beyond the bound), is let go: what
 // was held goes out as it came and the rest streams through; each stage hears it (released).
 //
@@ -30,6 +34,7 @@ const { beforeOwnMethods } = require('../response-shape');
 const { HeldValue } = require('./held-value');
 
 const PLACES = ['critical-css', 'etag', 'cache', 'compression'];
+const CACHE_RANK = PLACES.indexOf('cache');
 const HELD = Symbol('ssrNative.heldResponse');
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
@@ -93,6 +98,7 @@ class HeldResponse {
     this.taps = null; // the stages copying a body that streams through
     this.askedTag = false; // the route asked for the ETag of what is sent (writeResponse)
     this.sending = false; // send() is handing the value to the methods below
+    this.afterStore = false; // a cache hit: only the stages after the cache's run
     // The client's validators, as it sent them: a response cache takes them off the request so
     // that its render is whole; the one 304 decision is still made on them.
     this.validators = {
@@ -110,10 +116,18 @@ class HeldResponse {
     if (this.state !== IDLE) return false;
     const rank = PLACES.indexOf(stage.place);
     if (rank === -1) throw new RangeError(`a held-response stage's place is one of ${PLACES.join(', ')}`);
+    if (this.afterStore && rank <= CACHE_RANK) return true; // a hit: the stored body has been through it
     let at = this.stages.length;
     while (at > 0 && PLACES.indexOf(this.stages[at - 1].place) > rank) at--;
     this.stages.splice(at, 0, stage);
     return true;
+  }
+
+  /** A cache hit is answered: the stages up to the cache's (critical CSS, the ETag of the stored
+   *  body) are not run on it, now or when they join later; the ones after it are. */
+  enterAfterStore() {
+    this.afterStore = true;
+    this.stages = this.stages.filter(isAfterStore);
   }
 
   /**
@@ -127,9 +141,9 @@ class HeldResponse {
   }
 
   /** The route asks that what is sent carries its ETag (when it has none) and gets the 304;
-   *  false when the body has started (the route then tags it itself). */
+   *  false when the body has started (the route then tags it itself) or on a cache hit. */
   askTag() {
-    if (this.state !== IDLE) return false;
+    if (this.state !== IDLE || this.afterStore) return false;
     this.askedTag = true;
     useEtagStage(this);
     return true;
@@ -373,6 +387,11 @@ const etagStage = {
   },
 };
 
+/** Whether `stage` runs after the cache's store (compression): on a cache hit as well. */
+function isAfterStore(stage) {
+  return PLACES.indexOf(stage.place) > CACHE_RANK;
+}
+
 /** Mounts the etag stage once on `held`. */
 function useEtagStage(held) {
   if (!held.stages.includes(etagStage)) held.use(etagStage);
@@ -385,6 +404,7 @@ module.exports = {
   toNotModified,
   applyWriteHead,
   useEtagStage,
+  isAfterStore,
   PLACES,
   counts,
 };

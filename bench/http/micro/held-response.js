@@ -8,7 +8,9 @@
 // checkout's lib/ (main, before the change). `--adapters`: the same stages from Koa's, Fastify's
 // and Hono's own hooks instead, each over its framework's bare route: criticalCss in each, and
 // Hono's compress on a page it leaves uncompressed (the request sends no Accept-Encoding).
-//   node bench/http/micro/held-response.js [--adapters] [--lib /work/main/lib] [--rounds 5] [--requests 3000]
+// `--hits`: one URL for every request, so the cache answers hits: the stack in the documented
+// order and in the reverse one (criticalCss, responseCache, compression), the cache alone.
+//   node bench/http/micro/held-response.js [--adapters | --hits] [--lib /work/main/lib] [--rounds 5] [--requests 3000]
 const { spawn } = require('child_process');
 const http = require('http');
 const path = require('path');
@@ -17,6 +19,7 @@ const path = require('path');
 const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 
 const VARIANTS = ['none', 'compression', 'cache', 'criticalCss', 'writeResponse', 'stack'];
+const HIT_VARIANTS = ['none', 'cache', 'stack', 'stack-reverse'];
 // <framework>:<stage>; `identity`: the load sends no Accept-Encoding
 const ADAPTER_VARIANTS = [
   'koa:none',
@@ -73,10 +76,11 @@ function stackServer(lib, variant, page, dist) {
   const compression = require(path.join(lib, 'compression'));
   const { responseCache } = require(path.join(lib, 'cache'));
   const layers = [];
-  const has = (name) => variant === name || variant === 'stack';
+  const has = (name) => variant === name || variant.startsWith('stack');
   if (has('compression')) layers.push(compression());
   if (has('cache')) layers.push(responseCache({ maxEntries: 256 }));
   if (has('criticalCss')) layers.push(criticalCss({ browserDistFolder: dist.dir }));
+  if (variant === 'stack-reverse') layers.reverse();
   const headers = { 'content-type': 'text/html;charset=UTF-8', 'cache-control': 'public, s-maxage=60' };
   const route = has('writeResponse')
     ? (req, res) => writeResponse(new Response(page, { headers }), req, res)
@@ -117,7 +121,7 @@ function server(lib, variant) {
   );
 }
 
-function load(port, requests, tag, identity) {
+function load(port, requests, tag, identity, hits) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   let sent = 0;
   let done = 0;
@@ -130,7 +134,7 @@ function load(port, requests, tag, identity) {
           {
             port,
             host: '127.0.0.1',
-            path: `/p/${tag}-${n}`,
+            path: hits ? '/p/hit' : `/p/${tag}-${n}`,
             agent,
             headers: identity ? {} : { 'accept-encoding': BROWSER_ACCEPT_ENCODING },
           },
@@ -154,15 +158,15 @@ function message(child, type) {
   return new Promise((resolve) => child.once('message', (m) => (type in m ? resolve(m[type]) : undefined)));
 }
 
-async function measure(lib, variant, requests, round) {
+async function measure(lib, variant, requests, round, hits) {
   const child = spawn('taskset', ['-c', '1', process.execPath, __filename, '--serve', lib, variant], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await message(child, 'port');
   const identity = variant.endsWith(':identity');
-  await load(port, Math.min(500, requests), `warm${round}`, identity); // compiles, memo, JIT
+  await load(port, Math.min(500, requests), `warm${round}`, identity, hits); // compiles, memo, JIT
   child.send('start');
-  await load(port, requests, `r${round}`, identity);
+  await load(port, requests, `r${round}`, identity, hits);
   const cpu = message(child, 'cpu');
   child.send('stop');
   const micros = await cpu;
@@ -178,7 +182,8 @@ async function main() {
     ? [path.join(__dirname, '../../../lib'), opt('--lib')]
     : [path.join(__dirname, '../../../lib')];
   const adapters = args.includes('--adapters');
-  const variants = adapters ? ADAPTER_VARIANTS : VARIANTS;
+  const hits = args.includes('--hits');
+  const variants = adapters ? ADAPTER_VARIANTS : hits ? HIT_VARIANTS : VARIANTS;
   const rounds = Number(opt('--rounds', 5));
   const requests = Number(opt('--requests', 3000));
   const samples = {};
@@ -186,7 +191,7 @@ async function main() {
     for (const lib of libs) {
       for (const variant of variants) {
         const key = `${lib === libs[0] ? 'this' : 'other'} ${variant}`;
-        (samples[key] = samples[key] || []).push(await measure(lib, variant, requests, round));
+        (samples[key] = samples[key] || []).push(await measure(lib, variant, requests, round, hits));
       }
     }
   }
@@ -205,6 +210,10 @@ async function main() {
       continue;
     }
     const over = (v) => m[v] - m.none;
+    if (hits) {
+      for (const v of variants) console.log(`  ${v.padEnd(14)} ${m[v].toFixed(1)}  (+${over(v).toFixed(1)} over none)`);
+      continue;
+    }
     const sum = over('compression') + over('cache') + over('criticalCss') + over('writeResponse');
     for (const v of variants) console.log(`  ${v.padEnd(14)} ${m[v].toFixed(1)}  (+${over(v).toFixed(1)} over none)`);
     console.log(
