@@ -35,5 +35,5 @@ test('allowedHosts: ports matched exactly under host: false, any port while the 
     // the socket's local port is no longer an input: a second argument changes nothing
     assert.equal(hostless(host, 4000), withoutHost, `host: false, local port 4000: ${host}`);
   }
-  assert.throws(() => hostAllowList(['*.shop.example:x']), /not a host\[:port\]/);
+  assert.throws(() => hostAllowList(['*.shop.example:x']), /must be host\[:port\] patterns/);
 });
