@@ -275,7 +275,7 @@ export interface SharedMemoryStoreOptions {
   persist?: boolean;
   /**
    * Bytes of pages each process may keep copies of beside the segment (pages it hit twice lately,
-   * served with no copy out of the segment). Default 4 MiB; 0 keeps none.
+   * served with no copy out of the segment). Default `maxBytes` / 64, at most 4 MiB; 0 keeps none.
    */
   hotBytes?: number;
 }

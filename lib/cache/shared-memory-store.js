@@ -10,8 +10,9 @@
 // with the stamp of the write it came from; the next hit asks the segment only whether that
 // write is still the one stored (no copy, no parse), so a purge or a rewrite by any process is
 // seen on the very next hit. These private copies (the hot set) are bounded in bytes (`hotBytes`,
-// default HOT_BYTES) as well as in entries, so the machine holds each page about once: a bound in
-// entries alone let each worker keep its own copy of most of the pages it served.
+// by default a 64th of the segment, at most HOT_BYTES) as well as in entries, so the machine
+// holds each page about once: a bound in entries alone let each worker keep its own copy of most
+// of the pages it served (measured: bench/cache/cluster-pss.js).
 //
 // A primary key whose responses vary holds a marker entry (its Vary names) under the primary
 // itself, so a hit costs one look-up whether or not the page varies.
@@ -31,8 +32,10 @@ const { ownOptions } = require('../options');
 // the names sharedMemoryStore's options know (a misspelt one is a TypeError, not a silent default)
 const SHARED_MEMORY_STORE_OPTIONS = ['name', 'dir', 'maxBytes', 'maxEntries', 'persist', 'hotBytes'];
 
-// What each process may keep of the segment's pages by default (its hot set), in bytes.
+// What each process may keep of the segment's pages by default (its hot set), in bytes: a 64th of
+// the segment (4 workers then add ~6% to it), at most this.
 const HOT_BYTES = 4 * 1024 * 1024;
+const HOT_SHARE = 64;
 
 // The engine asks a store object for its layers under this key (lib/cache/engine.js).
 const CACHE_LAYERS = Symbol.for('ssr-native.cache.layers');
@@ -357,8 +360,8 @@ function sameNames(a, b) {
  * $RUNTIME_DIRECTORY when it is this user's alone, else /dev/shm); `maxBytes` (default 64 MiB)
  * and `maxEntries` (default 10000) size the segment, reserved whole when it is opened (at first
  * use); `persist` keeps its entries over a full restart (a rolling restart always keeps them);
- * `hotBytes` (default 4 MiB, 0 for none) bounds the copies of pages each process keeps beside
- * the segment.
+ * `hotBytes` (default maxBytes / 64, at most 4 MiB; 0 for none) bounds the copies of pages each
+ * process keeps beside the segment.
  */
 function sharedMemoryStore(options = {}) {
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
@@ -369,7 +372,7 @@ function sharedMemoryStore(options = {}) {
     maxBytes = 64 * 1024 * 1024,
     maxEntries = 10000,
     persist = false,
-    hotBytes = HOT_BYTES,
+    hotBytes = Math.min(HOT_BYTES, Math.floor(maxBytes / HOT_SHARE)),
   } = options;
   if (typeof name !== 'string' || !NAME.test(name))
     throw invalidType('options.name', 'a name of letters, digits, ".", "_" and "-" (up to 128)', name);

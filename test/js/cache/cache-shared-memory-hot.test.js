@@ -83,8 +83,7 @@ test('a page larger than hotBytes is never copied; hotBytes 0 keeps no copy', (t
   }
 });
 
-test('stats report hotBytes and hotEntries before the segment opens; the default is 4 MiB', () => {
-  assert.equal(HOT_BYTES, 4 * 1024 * 1024);
+test('stats report hotBytes and hotEntries before the segment opens', () => {
   const store = sharedMemoryStore({ name: fresh(), dir });
   const engine = new CacheEngine({ store });
   assert.equal(store.stats().store, 'shared-memory (opens at first use)');
@@ -93,6 +92,20 @@ test('stats report hotBytes and hotEntries before the segment opens; the default
   assert.equal(engine.stats().hotBytes, 0);
   assert.equal(engine.stats().hotEntries, 0);
   assert.equal(fs.existsSync(store.file), false);
+});
+
+test('hotBytes defaults to a 64th of the segment, at most 4 MiB', (t) => {
+  assert.equal(HOT_BYTES, 4 * 1024 * 1024);
+  for (const [maxBytes, expected] of [
+    [64 << 20, 1 << 20],
+    [1 << 30, HOT_BYTES],
+    [4096, 64],
+  ]) {
+    const store = sharedMemoryStore({ name: fresh(), dir, maxBytes });
+    t.after(() => fs.rmSync(store.file, { force: true }));
+    new CacheEngine({ store }).begin(request(1)); // opens the segment
+    assert.equal(store[Symbol.for('ssr-native.cache.layers')].memory.segment.hot.maxBytes, expected, `${maxBytes}`);
+  }
 });
 
 test('hotBytes is validated', () => {
