@@ -2,9 +2,11 @@
 // How much memory the response cache takes on one machine: a node:cluster of 4 Express 5 workers
 // (bench/http/servers/ssr-cache-cluster.js), N pages asked 4 times each on a new connection each
 // (the cluster spreads them over the workers), then a full GC in every worker and the workers'
-// summed PSS (/proc/<pid>/smaps_rollup). The cache's cost is that sum minus the sum after the
+// summed PSS (/proc/<pid>/smaps_rollup), read before the traffic (after a warm-up of the same
+// renders, never stored) and after it. The cache's cost is that growth minus the growth of the
 // same traffic with no cache, for (a) one sharedMemoryStore and (b) a memory store per worker,
-// against the pages' bytes. Each store is measured in `rounds` fresh clusters, interleaved,
+// against the pages' bytes (a difference of growths: clusters started alike differ by several
+// MiB in absolute PSS). Each store is measured in `rounds` fresh clusters, interleaved,
 // median. The segment's reservation (its maxBytes, tmpfs pages reserved at open) is reported
 // beside it: PSS counts only the segment's pages some worker touched.
 //
@@ -116,6 +118,13 @@ async function workerStats(c) {
   return [...seen.values()];
 }
 
+// The workers' summed PSS after a full GC in each.
+async function summedPss(c) {
+  for (const pid of c.workers) process.kill(pid, 'SIGUSR2');
+  await delay(1000);
+  return c.workers.reduce((s, pid) => s + pss(pid), 0);
+}
+
 // One cluster of `store`: the traffic, a full GC in each worker, the workers' summed PSS.
 async function measure(store, tmp, n) {
   const name = `pss-${process.pid}-${store}-${n}`;
@@ -125,15 +134,14 @@ async function measure(store, tmp, n) {
     // the same pages never stored first, as often as the traffic asks them, in every cluster:
     // heaps and allocators grown alike by renders, whatever the store spares of them after
     for (let round = 0; round < WORKERS; round++) await inBatches(pages, 8, (i) => get(c.port, `/fresh/${i}`));
+    const before = await summedPss(c);
     let bytes = 0;
     for (let round = 0; round < WORKERS; round++) {
       const bodies = await inBatches(pages, 8, (i) => get(c.port, `/page/${i}`));
       if (round === 0) bytes = bodies.reduce((s, b) => s + b.length, 0);
     }
     const stats = store === 'none' ? [] : await workerStats(c);
-    for (const pid of c.workers) process.kill(pid, 'SIGUSR2'); // a full GC
-    await delay(1000);
-    const sum = c.workers.reduce((s, pid) => s + pss(pid), 0);
+    const sum = (await summedPss(c)) - before;
     const inSegment = c.workers.reduce((s, pid) => s + pssOf(pid, segment), 0);
     const reserved = fs.existsSync(segment) ? fs.statSync(segment).blocks * 512 : 0;
     const renders = fs.readFileSync(path.join(tmp, `${name}.renders`), 'utf8').split('\n').length - 1;
@@ -163,7 +171,7 @@ async function main() {
   console.log(
     `${pages} pages of ${(pageBytes / 1024).toFixed(0)} KB (${(pageTotal / MiB).toFixed(1)} MiB), asked ${WORKERS} times over ${WORKERS} workers; ${rounds} clusters per store, median; ${cpu}, node ${process.version}`,
   );
-  console.log(`no cache: workers' summed PSS ${(base / MiB).toFixed(1)} MiB`);
+  console.log(`no cache: workers' summed PSS grew ${(base / MiB).toFixed(1)} MiB`);
   const grown = {};
   for (const store of ['shared', 'memory']) {
     const r = runs[store];
