@@ -930,6 +930,7 @@ class CacheEngine {
       hitForPassKeys: this.hitForPass.size,
       refreshing: this.refreshing.size,
       ...(this.shared === undefined ? {} : this.shared.counters),
+      ...(this.layers === undefined ? {} : this.layers.gauges()),
     };
   }
 }

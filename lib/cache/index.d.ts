@@ -218,6 +218,10 @@ export interface ResponseCacheStats {
   sharedLockWaits?: number;
   /** With a store: entries read back that were not valid (deleted). */
   sharedInvalid?: number;
+  /** sharedMemoryStore: bytes of this process's copies of the segment's pages (at most `hotBytes`). */
+  hotBytes?: number;
+  /** sharedMemoryStore: pages this process keeps a copy of. */
+  hotEntries?: number;
   /** Redis: purges received from other processes. */
   purgeMessages?: number;
   /** Purge subscriptions lost and made again (each drops this process's memory layer). */
@@ -269,6 +273,11 @@ export interface SharedMemoryStoreOptions {
   maxEntries?: number;
   /** Keep the entries over a full restart (a rolling restart always keeps them). Default false. */
   persist?: boolean;
+  /**
+   * Bytes of pages each process may keep copies of beside the segment (pages it hit twice lately,
+   * served with no copy out of the segment). Default `maxBytes` / 64, at most 4 MiB; 0 keeps none.
+   */
+  hotBytes?: number;
 }
 
 /**

@@ -9,7 +9,10 @@
 // process of this user can write to the segment. A page read twice lately is kept here, frozen,
 // with the stamp of the write it came from; the next hit asks the segment only whether that
 // write is still the one stored (no copy, no parse), so a purge or a rewrite by any process is
-// seen on the very next hit.
+// seen on the very next hit. These private copies (the hot set) are bounded in bytes (`hotBytes`,
+// by default a 64th of the segment, at most HOT_BYTES) as well as in entries, so the machine
+// holds each page about once: a bound in entries alone let each worker keep its own copy of most
+// of the pages it served (measured: bench/cache/cluster-pss.js).
 //
 // A primary key whose responses vary holds a marker entry (its Vary names) under the primary
 // itself, so a hit costs one look-up whether or not the page varies.
@@ -27,7 +30,12 @@ const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 
 // the names sharedMemoryStore's options know (a misspelt one is a TypeError, not a silent default)
-const SHARED_MEMORY_STORE_OPTIONS = ['name', 'dir', 'maxBytes', 'maxEntries', 'persist'];
+const SHARED_MEMORY_STORE_OPTIONS = ['name', 'dir', 'maxBytes', 'maxEntries', 'persist', 'hotBytes'];
+
+// What each process may keep of the segment's pages by default (its hot set), in bytes: a 64th of
+// the segment (4 workers then add ~6% to it), at most this.
+const HOT_BYTES = 4 * 1024 * 1024;
+const HOT_SHARE = 64;
 
 // The engine asks a store object for its layers under this key (lib/cache/engine.js).
 const CACHE_LAYERS = Symbol.for('ssr-native.cache.layers');
@@ -39,10 +47,11 @@ const PRIMARY = 2;
 const ALL = 3;
 
 class SharedMemoryStore {
-  constructor(native, maxBytes, counters) {
+  constructor(native, maxBytes, hotBytes, counters) {
     this.native = native;
     this.maxBytes = maxBytes;
-    this.hot = new BoundedLru({ maxEntries: HOT_ENTRIES }); // key -> { stamp, value }
+    // key -> { stamp, value }, each counted at its entry's size; hotBytes 0 keeps none
+    this.hot = new BoundedLru({ maxEntries: hotBytes === 0 ? 0 : HOT_ENTRIES, maxBytes: hotBytes });
     this.memo = undefined; // varyOf()'s look-up, for the get() of the same key right after it
     this.counters = counters;
     this.entries = {
@@ -84,9 +93,9 @@ class SharedMemoryStore {
       if (value.tags.length === 0) value.tags = NO_NAMES;
       value[STORED] = this;
     }
-    if (this.hot.sighted(key)) {
+    if (this.hot.sighted(key) && this.hot.fits(value.size)) {
       value = freeze(value);
-      this.hot.set(key, { stamp, value });
+      this.hot.set(key, { stamp, value }, value.size);
     }
     return value;
   }
@@ -180,7 +189,7 @@ class SharedMemoryStore {
 // process's own memory store when the segment could not be (the fallback). Opens at first use.
 class LazySegmentStore {
   constructor(settings) {
-    this.settings = settings; // { file, maxBytes, maxEntries, persist }
+    this.settings = settings; // { file, maxBytes, maxEntries, persist, hotBytes }
     this.maxBytes = settings.maxBytes;
     this.maxEntries = settings.maxEntries;
     this.inner = undefined; // a SharedMemoryStore, or a MemoryStore (fallback)
@@ -194,7 +203,8 @@ class LazySegmentStore {
 
   open() {
     const { native, reason } = openSegment(this.settings);
-    if (native !== undefined) this.inner = new SharedMemoryStore(native, this.maxBytes, this.counters);
+    if (native !== undefined)
+      this.inner = new SharedMemoryStore(native, this.maxBytes, this.settings.hotBytes, this.counters);
     else {
       this.fallback = reason;
       this.inner = new MemoryStore({ maxBytes: this.maxBytes, maxEntries: this.maxEntries });
@@ -224,6 +234,14 @@ class LazySegmentStore {
 
   get evictions() {
     return this.inner === undefined ? 0 : this.inner.evictions;
+  }
+
+  /** This process's private copies of the segment's pages (its hot set): { hotBytes, hotEntries }. */
+  hotStats() {
+    const segment = this.segment;
+    return segment === undefined
+      ? { hotBytes: 0, hotEntries: 0 }
+      : { hotBytes: segment.hot.bytes, hotEntries: segment.hot.size };
   }
 
   get(key) {
@@ -341,12 +359,21 @@ function sameNames(a, b) {
  * as responseCache's `store`. `dir`: a tmpfs folder (default: $XDG_RUNTIME_DIR or systemd's
  * $RUNTIME_DIRECTORY when it is this user's alone, else /dev/shm); `maxBytes` (default 64 MiB)
  * and `maxEntries` (default 10000) size the segment, reserved whole when it is opened (at first
- * use); `persist` keeps its entries over a full restart (a rolling restart always keeps them).
+ * use); `persist` keeps its entries over a full restart (a rolling restart always keeps them);
+ * `hotBytes` (default maxBytes / 64, at most 4 MiB; 0 for none) bounds the copies of pages each
+ * process keeps beside the segment.
  */
 function sharedMemoryStore(options = {}) {
   if (options === null || typeof options !== 'object') throw invalidType('options', 'an object', options);
   ownOptions(options, SHARED_MEMORY_STORE_OPTIONS, 'sharedMemoryStore(options)');
-  const { name, dir = defaultDir(), maxBytes = 64 * 1024 * 1024, maxEntries = 10000, persist = false } = options;
+  const {
+    name,
+    dir = defaultDir(),
+    maxBytes = 64 * 1024 * 1024,
+    maxEntries = 10000,
+    persist = false,
+    hotBytes = Math.min(HOT_BYTES, Math.floor(maxBytes / HOT_SHARE)),
+  } = options;
   if (typeof name !== 'string' || !NAME.test(name))
     throw invalidType('options.name', 'a name of letters, digits, ".", "_" and "-" (up to 128)', name);
   if (typeof dir !== 'string' || !path.isAbsolute(dir)) throw invalidType('options.dir', 'an absolute path', dir);
@@ -355,9 +382,16 @@ function sharedMemoryStore(options = {}) {
   if (!Number.isInteger(maxEntries)) throw invalidType('options.maxEntries', 'an integer', maxEntries);
   if (maxEntries < 1 || maxEntries > 2 ** 26) throw outOfRange('options.maxEntries', '1 to 2^26', maxEntries);
   if (typeof persist !== 'boolean') throw invalidType('options.persist', 'a boolean', persist);
+  if (!Number.isSafeInteger(hotBytes)) throw invalidType('options.hotBytes', 'an integer', hotBytes);
+  if (hotBytes < 0) throw outOfRange('options.hotBytes', '>= 0', hotBytes);
   const file = path.join(dir, `ssr-native-cache-${name}`);
-  const store = new LazySegmentStore({ file, maxBytes, maxEntries, persist });
-  const layers = { memory: store, shared: new SharedMemoryLayer(store), describe: () => store.describe() };
+  const store = new LazySegmentStore({ file, maxBytes, maxEntries, persist, hotBytes });
+  const layers = {
+    memory: store,
+    shared: new SharedMemoryLayer(store),
+    describe: () => store.describe(),
+    gauges: () => store.hotStats(),
+  };
   return {
     [CACHE_LAYERS]: layers,
     /** The segment's path (it exists once opened). */
@@ -368,9 +402,9 @@ function sharedMemoryStore(options = {}) {
         segment === undefined
           ? { entries: store.entries.size, bytes: store.bytes, maxBytes, evictions: store.evictions, repairs: 0 }
           : segment.native.stats();
-      return { store: store.describe(), ...store.counters, ...sizes };
+      return { store: store.describe(), ...store.counters, ...sizes, ...store.hotStats() };
     },
   };
 }
 
-module.exports = { sharedMemoryStore, SharedMemoryStore, CACHE_LAYERS };
+module.exports = { sharedMemoryStore, SharedMemoryStore, CACHE_LAYERS, HOT_BYTES };

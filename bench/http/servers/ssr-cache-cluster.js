@@ -1,13 +1,15 @@
 'use strict';
 // A node:cluster of WORKERS (4) Express 5 workers behind one port, each with responseCache()
 // over CACHE_STORE: memory (each worker its own memory store), shared (sharedMemoryStore named
-// SHM_NAME, SHM_MAX_BYTES) or redis (an ioredis client to REDIS_PORT, behind each worker's memory layer).
+// SHM_NAME, SHM_MAX_BYTES, and SHM_HOT_BYTES when given) or redis (an ioredis client to REDIS_PORT,
+// behind each worker's memory layer); none: no cache (the baseline of a memory reading).
 // Routes (every worker):
 //   /page/<id>  cacheable (public, s-maxage=600): a ~PAGE_BYTES (75 KB) generated HTML page,
 //               distinct per URL; each render appends "<pid>\n" to RENDER_LOG (O_APPEND)
 //   /fresh/<id> the same page, not stored (no-store)
 //   /hit/<n>    one of the first n (at most HIT_URLS) warm /page URLs at random (the load
 //               generator sends one path)
+//   /stats      { pid, ...the cache's stats() } of the worker that answers
 // SIGUSR2 to a worker: a full GC. The primary writes the workers' pids to PIDS_FILE, then prints "READY <port>".
 const cluster = require('node:cluster');
 const fs = require('node:fs');
@@ -60,6 +62,7 @@ if (cluster.isPrimary) {
     app.handle(req, res, next);
   });
   let cache;
+  app.get('/stats', (req, res) => res.json({ pid: process.pid, ...(cache.stats ? cache.stats() : {}) }));
   app.use((req, res, next) => cache(req, res, next));
   // the same page, never stored: a warm-up that grows heaps and allocators as the fill will
   app.get('/fresh/:id', (req, res) => {
@@ -82,8 +85,12 @@ if (cluster.isPrimary) {
         dir: '/dev/shm', // where the scenario measures and removes it
         maxEntries: limits.maxEntries,
         maxBytes: Number(process.env.SHM_MAX_BYTES),
+        ...(process.env.SHM_HOT_BYTES ? { hotBytes: Number(process.env.SHM_HOT_BYTES) } : {}),
       }),
     });
+    listen();
+  } else if (STORE === 'none') {
+    cache = (req, res, next) => next();
     listen();
   } else if (STORE === 'redis') {
     redisClient('ioredis', Number(process.env.REDIS_PORT)).then((store) => {
