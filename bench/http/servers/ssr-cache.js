@@ -104,7 +104,8 @@ if (mode === 'ssr-native' && REDIS_PORT !== undefined) {
   // the heap test stores its pages before the port (part of the key by default) is known
   cache = responseCache({
     ...cacheOptions,
-    ...(HEAP_PAGES === 0 ? {} : { host: false, allowedHosts: ['127.0.0.1', 'localhost'] }),
+    // one site on loopback: any Host (the port, which allowedHosts entries must spell, is not known yet)
+    ...(HEAP_PAGES === 0 ? {} : { host: false, allowedHosts: ['*'] }),
   });
   app.use(cache);
 } else if (mode === 'empty') {
@@ -157,7 +158,8 @@ else
     cache = responseCache({
       ...cacheOptions,
       host: false, // the two processes listen on different ports: one site
-      allowedHosts: ['127.0.0.1', 'localhost'],
+      // each on an ephemeral port, which allowedHosts entries must spell: any Host, on loopback
+      allowedHosts: ['*'],
       store,
       storeOptions: { prefix: process.env.CACHE_PREFIX },
     });
