@@ -21,7 +21,14 @@ test('a present key is replaced without emptying the map; a new one empties it w
   const map = new ClearingMap(3);
   map.set('a', 1).set('b', 2).set('c', 3);
   map.set('b', 20);
-  assert.deepEqual([...map], [['a', 1], ['b', 20], ['c', 3]]);
+  assert.deepEqual(
+    [...map],
+    [
+      ['a', 1],
+      ['b', 20],
+      ['c', 3],
+    ],
+  );
   map.set('d', 4);
   assert.deepEqual([...map], [['d', 4]]);
 });
