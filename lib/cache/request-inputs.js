@@ -11,6 +11,7 @@
 
 const { parseAuthority } = require('../http/authority');
 const { invalidValue } = require('../validate');
+const { ClearingMap } = require('../bounded/clearing-map');
 
 const FORWARDING_HEADERS = [
   'forwarded',
@@ -101,14 +102,13 @@ function hostAllowList(patterns, { anyPort = true } = {}) {
       if (name.length > suffix.length && name.endsWith(suffix) && portMatches(entryPort, port)) return true;
     return false;
   }
-  const memo = new Map();
+  const memo = new ClearingMap(1024);
   return function allowed(host) {
     if (host === undefined) return any;
     const text = Array.isArray(host) ? host.join(', ') : String(host);
     let yes = memo.get(text);
     if (yes === undefined) {
       yes = check(text);
-      if (memo.size >= 1024) memo.clear();
       memo.set(text, yes);
     }
     return yes;

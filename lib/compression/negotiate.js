@@ -19,6 +19,7 @@
 // string (bounded: cleared when full, and long headers are not kept).
 const CODING_REGEXP = /^\s*([^\s;]+)\s*(?:;(.*))?$/;
 const { parse: parseMediaList } = require('../content-type/v2');
+const { ClearingMap } = require('../bounded/clearing-map');
 
 const MAX_REMEMBERED = 512;
 const MAX_REMEMBERED_LENGTH = 256;
@@ -395,7 +396,7 @@ function createNegotiator(available, preferred, flavour) {
       return ranks.length > 0 ? ranks[0].coding : undefined;
     };
   }
-  const remembered = new Map();
+  const remembered = new ClearingMap(MAX_REMEMBERED);
 
   return function choose(header) {
     if (typeof header !== 'string') header = header === undefined ? '' : String(header);
@@ -403,7 +404,6 @@ function createNegotiator(available, preferred, flavour) {
     let answer = remembered.get(header);
     if (answer === undefined) {
       answer = negotiate(header) || null;
-      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
       remembered.set(header, answer);
     }
     return answer === null ? undefined : answer;

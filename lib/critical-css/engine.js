@@ -14,6 +14,7 @@ const path = require('path');
 const native = require('../native');
 const { beastiesVersion } = require('./beasties-version.js');
 const { BoundedLru } = require('../bounded/lru');
+const { ClearingMap } = require('../bounded/clearing-map');
 const { invalidType, outOfRange } = require('../validate');
 
 // beasties' getCssAsset: how an href becomes a file under `path`.
@@ -44,7 +45,7 @@ function bool(value, fallback, name) {
 function defaultReader() {
   // fs.readFileSync, re-read only when the file's size or mtime changes, so that a page does
   // not cost a read of the whole stylesheet.
-  const seen = new Map();
+  const seen = new ClearingMap(256);
   return (file) => {
     let stat;
     try {
@@ -56,7 +57,6 @@ function defaultReader() {
     const known = seen.get(file);
     if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.data;
     const data = fs.readFileSync(file);
-    if (seen.size >= 256) seen.clear();
     seen.set(file, { size: stat.size, mtimeMs: stat.mtimeMs, data });
     return data;
   };
@@ -118,9 +118,9 @@ class CriticalCssEngine {
         for (const [file, source] of this.sources) if (source.plan === plan) this.sources.delete(file);
       },
     });
-    this.sources = new Map(); // file -> { data, plan } (the last content seen for the file)
-    this.files = new Map(); // href -> the file it names, or null (fileFor)
-    this.refused = new Set(); // content hashes of stylesheets the engine cannot compile
+    this.sources = new ClearingMap(4 * maxPlans); // file -> { data, plan } (the last content seen for the file)
+    this.files = new ClearingMap(MAX_HREFS); // href -> the file it names, or null (fileFor)
+    this.refused = new ClearingMap(4 * maxPlans); // content hashes of stylesheets the engine cannot compile
     this.compiling = new Map(); // content hash -> Promise of its compilation on the pool
     this.uncompiled = null; // while deferring (deferCompiles): [{ key, data }] to compile
     // pages: processed; inlined: at least one linked stylesheet read and applied; unstyled: links
@@ -156,7 +156,6 @@ class CriticalCssEngine {
     const file = this.resolveFile(href);
     if (href.length > MAX_HREF_LENGTH) return file; // bounded memory: a page's hrefs are its author's
     if (this.unresolved) return file; // not there yet: checked again once it is
-    if (this.files.size >= MAX_HREFS) this.files.clear();
     this.files.set(href, file);
     return file;
   }
@@ -231,7 +230,6 @@ class CriticalCssEngine {
     } else if (plan === undefined) {
       plan = this.addPlan(key, native.criticalCssCompile(data));
     }
-    if (this.sources.size >= 4 * this.maxPlans) this.sources.clear();
     this.sources.set(file, { data, plan });
     if (plan) this.pagePlans++;
     return plan ? plan.handle : null;
@@ -247,8 +245,7 @@ class CriticalCssEngine {
   addPlan(key, compiled) {
     if (typeof compiled === 'string') {
       this.counters.compileErrors++;
-      if (this.refused.size >= 4 * this.maxPlans) this.refused.clear();
-      this.refused.add(key);
+      this.refused.set(key, true);
       return null;
     }
     this.counters.compiled++;

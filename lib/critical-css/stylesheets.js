@@ -11,6 +11,7 @@
 // Buffer over its memory on every lookup): the engine knows a stylesheet it has compiled by that
 // identity, without hashing its bytes again.
 const fs = require('fs');
+const { ClearingMap } = require('../bounded/clearing-map');
 
 const LOADED = new Set(['hit', 'loaded']);
 const MAX_VERSIONS = 256; // stylesheets remembered (a site has a handful)
@@ -19,7 +20,7 @@ class StylesheetSource {
   constructor(cache) {
     this.cache = cache;
     this.collecting = null; // paths asked for and not in memory, while collecting
-    this.versions = new Map(); // path -> { id, etag, body }: the Buffer answered for its version
+    this.versions = new ClearingMap(MAX_VERSIONS); // path -> { id, etag, body }: the Buffer answered for its version
     this.counts = { stylesheetSyncReads: 0, stylesheetMisses: 0 };
     this.read = this.read.bind(this);
   }
@@ -38,7 +39,6 @@ class StylesheetSource {
         known.generation = generation;
         return known.body;
       }
-      if (this.versions.size >= MAX_VERSIONS) this.versions.clear();
       this.versions.set(filePath, { id: found.id, etag: found.etag, body: found.body, generation });
       return found.body;
     }

@@ -3,6 +3,8 @@
 // change in a watched directory and on every eviction, so a remembered answer is never stale).
 // Attackers choose the paths: both memos are bounded in entries and in key length, and start over
 // when full rather than grow.
+const { ClearingMap } = require('../bounded/clearing-map');
+
 const MAX_ROUTES = 8192;
 const MAX_KEY_LENGTH = 1024;
 const MAX_MISSES = 8192;
@@ -26,7 +28,7 @@ class RouteMemo {
   constructor(cache, slots = 1) {
     this.cache = cache;
     this.slots = slots;
-    this.map = new Map();
+    this.map = new ClearingMap(MAX_ROUTES);
     this.generation = cache.generation();
   }
 
@@ -54,7 +56,6 @@ class RouteMemo {
       this.map.clear();
       this.generation = generation;
     }
-    if (this.map.size >= MAX_ROUTES) this.map.clear();
     if (this.slots === 1) {
       this.map.set(key, record);
       return;

@@ -3,11 +3,12 @@
 // compression 1.8 and koa-compress 5.2 ask), from mime-db's `compressible` flag, else any text/*
 // or +json/+text/+xml type. Remembered by header value (bounded), since a server sends few types.
 const db = require('mime-db');
+const { ClearingMap } = require('../bounded/clearing-map');
 
 const FALLBACK_REGEXP = /^text\/|\+(?:json|text|xml)$/i;
 const TYPE_REGEXP = /^\s*([^;\s]*)(?:;|\s|$)/;
 const MAX_REMEMBERED = 256;
-const remembered = new Map();
+const remembered = new ClearingMap(MAX_REMEMBERED);
 
 function lookup(type) {
   const match = TYPE_REGEXP.exec(type);
@@ -24,7 +25,6 @@ function compressible(type) {
   let answer = remembered.get(type);
   if (answer === undefined && !remembered.has(type)) {
     answer = lookup(type);
-    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
     remembered.set(type, answer);
   }
   return answer;

@@ -20,6 +20,7 @@ const resolvePath = require('resolve-path');
 const { FileCache } = require('../files/file-cache');
 const { isCompressible } = require('../files/encoding');
 const { invalidType } = require('../validate');
+const { ClearingMap } = require('../bounded/clearing-map');
 const { peerOptions } = require('../options');
 
 // koa-send 5's options, then ssr-native's; koa-send ignores other names, so they draw one warning
@@ -75,7 +76,7 @@ class FileSender extends KoaFileResponse {
     const asKoaSend = { cacheControl: this.cacheControl, etag: false, acceptRanges: false };
     this.howAsKoaSend = { options: asKoaSend, engine: this.engine, prepare: this.how.prepare };
     this.routes = this.engine.routes;
-    this.acceptOutcomes = new Map(); // Accept-Encoding header -> ACCEPTS_* bits
+    this.acceptOutcomes = new ClearingMap(MAX_ACCEPT_HEADERS); // Accept-Encoding header -> ACCEPTS_* bits
     // `dictionary`: hashed files offered as dictionaries, dcz deltas (lib/koa/asset-delta.js)
     this.assets = AssetDictionaries.from(opts.dictionary, 'koa');
   }
@@ -92,7 +93,6 @@ class FileSender extends KoaFileResponse {
         (this.brotli && ctx.acceptsEncodings('br', 'identity') === 'br' ? ACCEPTS_BR : 0) |
         (this.gzip && ctx.acceptsEncodings('gzip', 'identity') === 'gzip' ? ACCEPTS_GZIP : 0);
       if (key === null || key.length <= MAX_ACCEPT_LENGTH) {
-        if (this.acceptOutcomes.size >= MAX_ACCEPT_HEADERS) this.acceptOutcomes.clear();
         this.acceptOutcomes.set(key, bits);
       }
     }

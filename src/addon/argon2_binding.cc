@@ -200,7 +200,8 @@ void EnsureTsfn(Napi::Env env, EnvState* state) {
       env, nullptr, nullptr, name, 0, 1, finalize_data, FinalizeTsfn, nullptr, SettleHash, &tsfn);
   if (status != napi_ok) {
     delete finalize_data;
-    throw Napi::Error::New(env, "ssr-native: cannot create the argon2 completion channel");
+    throw OwnError(env, "ARGON2_CHANNEL",
+                   "ssr-native: cannot create the argon2 completion channel");
   }
   // Keeps the event loop alive only while hashes are pending (see pending).
   napi_unref_threadsafe_function(env, tsfn);
@@ -213,8 +214,8 @@ void EnsureTsfn(Napi::Env env, EnvState* state) {
 // options[key]: an integer from 0 to 2^32 - 1, which must be there.
 uint32_t RequiredUint32(const Napi::Object& options, const char* key) {
   if (options.Get(key).IsUndefined()) {
-    throw Napi::TypeError::New(
-        options.Env(), ExpectedMessage(options.Env(), "an integer", std::string("options.") + key,
+    throw ArgTypeError(options.Env(),
+                       ExpectedMessage(options.Env(), "an integer", std::string("options.") + key,
                                        options.Get(key)));
   }
   return Uint32Option(options, "options", key, 0);
@@ -344,7 +345,8 @@ Napi::Value Argon2ConfigureShared(const Napi::CallbackInfo& info) {
   std::string error;
   std::shared_ptr<ssr_native::SharedPermits> permits =
       ssr_native::SharedPermits::Open(path, slots, &error);
-  if (permits == nullptr) throw Napi::Error::New(env, "argon2: shared budget: " + error);
+  if (permits == nullptr)
+    throw OwnError(env, "ARGON2_SHARED_BUDGET", "argon2: shared budget: " + error);
   std::lock_guard<std::mutex> lock(g_shared_mutex);
   g_shared = std::move(permits);
   return env.Undefined();

@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -31,9 +32,9 @@ bool Fail(napi_env env, Check check, const std::string& expected, const std::str
           napi_value received) {
   const std::string message = ExpectedMessage(env, expected.c_str(), name, received);
   if (check == Check::kOutOfRange) {
-    napi_throw_range_error(env, nullptr, message.c_str());
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", message.c_str());
   } else {
-    napi_throw_type_error(env, nullptr, message.c_str());
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", message.c_str());
   }
   return false;
 }
@@ -42,8 +43,8 @@ bool Fail(napi_env env, Check check, const std::string& expected, const std::str
 [[noreturn]] void Throw(napi_env env, Check check, const std::string& expected,
                         const std::string& name, napi_value received) {
   const std::string message = ExpectedMessage(env, expected.c_str(), name, received);
-  if (check == Check::kOutOfRange) throw Napi::RangeError::New(env, message);
-  throw Napi::TypeError::New(env, message);
+  if (check == Check::kOutOfRange) throw ArgRangeError(env, message);
+  throw ArgTypeError(env, message);
 }
 
 double IntegerOf(napi_env env, napi_value value, const std::string& name, double min, double max) {
@@ -78,59 +79,116 @@ std::string OptionName(const char* object, const char* key) {
 
 }  // namespace
 
+namespace {
+
+// A string's text as lib/validate.js shows it: quoted, cut to 25 characters and "..." past 28.
+std::string QuotedString(napi_env env, napi_value value) {
+  size_t length = 0;
+  napi_get_value_string_utf16(env, value, nullptr, 0, &length);
+  char text[128];
+  size_t copied = 0;
+  napi_get_value_string_utf8(env, value, text, sizeof(text), &copied);
+  std::string shown(text, copied);
+  if (length > 28) {
+    size_t cut = 0;  // 25 UTF-16 units of ASCII text; fewer bytes never split a character below
+    for (size_t units = 0; cut < shown.size() && units < 25; ++units) {
+      const unsigned char c = static_cast<unsigned char>(shown[cut]);
+      cut += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    }
+    shown = shown.substr(0, std::min(cut, shown.size())) + "...";
+  }
+  std::string quoted = "\"";
+  for (const char c : shown) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+// An object's constructor name, or "" when it has none (a null prototype, a getter that throws).
+std::string ConstructorName(napi_env env, napi_value object) {
+  napi_value constructor = nullptr;
+  napi_value name = nullptr;
+  napi_valuetype type = napi_undefined;
+  if (napi_get_named_property(env, object, "constructor", &constructor) != napi_ok ||
+      napi_typeof(env, constructor, &type) != napi_ok || type != napi_function ||
+      napi_get_named_property(env, constructor, "name", &name) != napi_ok ||
+      napi_typeof(env, name, &type) != napi_ok || type != napi_string) {
+    bool pending = false;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending) {
+      napi_value ignored = nullptr;
+      napi_get_and_clear_last_exception(env, &ignored);
+    }
+    return "";
+  }
+  char text[64];
+  size_t copied = 0;
+  napi_get_value_string_utf8(env, name, text, sizeof(text), &copied);
+  return std::string(text, copied);
+}
+
+}  // namespace
+
+std::string Describe(napi_env env, napi_value received) {
+  napi_valuetype type = napi_undefined;
+  if (received == nullptr || napi_typeof(env, received, &type) != napi_ok) return "undefined";
+  switch (type) {
+    case napi_undefined:
+      return "undefined";
+    case napi_null:
+      return "null";
+    case napi_boolean: {
+      bool flag = false;
+      napi_get_value_bool(env, received, &flag);
+      return flag ? "type boolean (true)" : "type boolean (false)";
+    }
+    case napi_number: {
+      double number = 0;
+      napi_get_value_double(env, received, &number);
+      char text[40];
+      std::snprintf(text, sizeof(text), "%.17g", number);
+      return std::string("type number (") + text + ")";
+    }
+    case napi_string:
+      return "type string (" + QuotedString(env, received) + ")";
+    case napi_symbol:
+      return "type symbol";
+    case napi_object: {
+      const std::string name = ConstructorName(env, received);
+      return name.empty() ? "an object" : "an instance of " + name;
+    }
+    case napi_function:
+      return "a function";
+    case napi_external:
+      return "an external";
+    case napi_bigint:
+      return "type bigint";
+    default:  // a type newer headers add
+      return "a value of another type";
+  }
+}
+
 std::string ExpectedMessage(napi_env env, const char* expected, const std::string& name,
                             napi_value received) {
-  std::string description = "undefined";
-  napi_valuetype type = napi_undefined;
-  if (received != nullptr && napi_typeof(env, received, &type) == napi_ok) {
-    switch (type) {
-      case napi_undefined:
-        description = "undefined";
-        break;
-      case napi_null:
-        description = "null";
-        break;
-      case napi_boolean: {
-        bool flag = false;
-        napi_get_value_bool(env, received, &flag);
-        description = flag ? "true" : "false";
-        break;
-      }
-      case napi_number: {
-        double number = 0;
-        napi_get_value_double(env, received, &number);
-        char text[40];
-        std::snprintf(text, sizeof(text), "%.17g", number);
-        description = std::string("number ") + text;
-        break;
-      }
-      case napi_string: {
-        size_t length = 0;
-        napi_get_value_string_utf8(env, received, nullptr, 0, &length);
-        description = length <= 32 ? "string of length " + std::to_string(length) : "a string";
-        break;
-      }
-      case napi_symbol:
-        description = "a symbol";
-        break;
-      case napi_object:
-        description = "an object";
-        break;
-      case napi_function:
-        description = "a function";
-        break;
-      case napi_external:
-        description = "an external";
-        break;
-      case napi_bigint:
-        description = "a bigint";
-        break;
-      default:  // a type newer headers add
-        description = "a value of another type";
-        break;
-    }
-  }
-  return std::string("Expected ") + expected + " for " + name + " but received " + description;
+  return name + " must be " + expected + " (received " + Describe(env, received) + ")";
+}
+
+Napi::Error ArgTypeError(napi_env env, const std::string& message) {
+  Napi::Error error = Napi::TypeError::New(env, message);
+  error.Set("code", Napi::String::New(env, "ERR_INVALID_ARG_TYPE"));
+  return error;
+}
+
+Napi::Error ArgRangeError(napi_env env, const std::string& message) {
+  Napi::Error error = Napi::RangeError::New(env, message);
+  error.Set("code", Napi::String::New(env, "ERR_OUT_OF_RANGE"));
+  return error;
+}
+
+Napi::Error OwnError(napi_env env, const char* what, const std::string& message) {
+  Napi::Error error = Napi::Error::New(env, message);
+  error.Set("code", Napi::String::New(env, std::string("ERR_SSR_NATIVE_") + what));
+  return error;
 }
 
 bool ThrowExpectedType(napi_env env, const char* expected, const std::string& name,

@@ -1,6 +1,7 @@
 // The argument readers every binding uses: each checks the JavaScript type and range of one
-// argument or option and throws a TypeError (wrong type) or RangeError (right type, value out of
-// range) that names it, in one wording: "Expected <what> for <name> but received <value>".
+// argument or option and throws a TypeError (wrong type, code ERR_INVALID_ARG_TYPE) or RangeError
+// (right type, value out of range, ERR_OUT_OF_RANGE) that names it, in lib/validate.js's wording:
+// "<name> must be <what> (received <value>)".
 // Reading an argument means calling one of these; a binding has no readers of its own.
 //
 // Two forms: node-addon-api readers that throw Napi::Error (for calls made a few times per
@@ -20,10 +21,18 @@ namespace ssr_native_addon {
 /// Largest integer a double holds exactly (Number.MAX_SAFE_INTEGER).
 constexpr double kMaxSafeInteger = 9007199254740991.0;
 
-/// "Expected <expected> for <name> but received <value>", the value described briefly (its type,
-/// and a number's or a short string's value).
+/// A value as lib/validate.js's describe() shows it ("type number (-1)", "an instance of Map").
+std::string Describe(napi_env env, napi_value received);
+
+/// "<name> must be <expected> (received <value>)".
 std::string ExpectedMessage(napi_env env, const char* expected, const std::string& name,
                             napi_value received);
+
+/// A TypeError with code ERR_INVALID_ARG_TYPE; a RangeError with ERR_OUT_OF_RANGE; an Error of
+/// ssr-native's own with code ERR_SSR_NATIVE_<what>.
+Napi::Error ArgTypeError(napi_env env, const std::string& message);
+Napi::Error ArgRangeError(napi_env env, const std::string& message);
+Napi::Error OwnError(napi_env env, const char* what, const std::string& message);
 
 /// The C Node-API form of a failed check: leaves a TypeError (or a RangeError) with
 /// ExpectedMessage pending and returns false. For readers of their own kind (a typed array of a

@@ -113,14 +113,14 @@ ByteView BytesOf(const Napi::Value& value, std::string* scratch, const char* wha
     view.size = length;
     return view;
   }
-  throw Napi::TypeError::New(
-      env, ExpectedMessage(env, "a string, Buffer, TypedArray or DataView", what, value));
+  throw ArgTypeError(env,
+                     ExpectedMessage(env, "a string, Buffer, TypedArray or DataView", what, value));
 }
 
 ByteView ViewBytesOf(const Napi::Value& value, const char* what) {
   ByteView view;
   if (!ViewOfArrayBufferView(value.Env(), value, &view)) {
-    throw Napi::TypeError::New(value.Env(), ExpectedMessage(value.Env(), kViewTypes, what, value));
+    throw ArgTypeError(value.Env(), ExpectedMessage(value.Env(), kViewTypes, what, value));
   }
   return view;
 }
@@ -135,14 +135,14 @@ ByteView ViewBytesOf(const Napi::Value& value, const char* what, size_t min_size
       std::snprintf(expected, sizeof(expected), "%s of %zu to %zu bytes", kViewTypes, min_size,
                     max_size);
     }
-    throw Napi::RangeError::New(value.Env(), ExpectedMessage(value.Env(), expected, what, value));
+    throw ArgRangeError(value.Env(), ExpectedMessage(value.Env(), expected, what, value));
   }
   return view;
 }
 
 std::vector<std::string> ViewCopiesOf(const Napi::Value& value, const char* what) {
   if (!value.IsArray()) {
-    throw Napi::TypeError::New(
+    throw ArgTypeError(
         value.Env(),
         ExpectedMessage(value.Env(), "an array of Buffers, TypedArrays or DataViews", what, value));
   }
@@ -155,8 +155,7 @@ std::vector<std::string> ViewCopiesOf(const Napi::Value& value, const char* what
     ByteView view;
     if (!ViewOfArrayBufferView(value.Env(), element, &view)) {
       const std::string name = std::string(what) + "[" + std::to_string(i) + "]";
-      throw Napi::TypeError::New(value.Env(),
-                                 ExpectedMessage(value.Env(), kViewTypes, name, element));
+      throw ArgTypeError(value.Env(), ExpectedMessage(value.Env(), kViewTypes, name, element));
     }
     copies.emplace_back(reinterpret_cast<const char*>(view.data), view.size);
   }

@@ -126,7 +126,7 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
   } else if (plans.IsFunction()) {
     resolver = plans.As<Napi::Function>();
   } else {
-    throw Napi::TypeError::New(env, ExpectedMessage(env, "an array or a function", "plans", plans));
+    throw ArgTypeError(env, ExpectedMessage(env, "an array or a function", "plans", plans));
   }
   const css::PlanResolver resolve = [&](size_t index, std::string_view href) -> const css::Plan* {
     if (resolver.IsEmpty()) return index < listed.size() ? listed[index] : nullptr;
@@ -157,7 +157,7 @@ Napi::Value Inline(const Napi::CallbackInfo& info) {
   if (ssr_native::IsAscii(out, result.html.size())) {
     napi_value value = nullptr;
     if (napi_create_string_latin1(env, result.html.data(), result.html.size(), &value) != napi_ok) {
-      throw Napi::Error::New(env, "cannot make the page's string");
+      throw OwnError(env, "CRITICAL_CSS_STRING", "cannot make the page's string");
     }
     return Napi::Value(env, value);
   }

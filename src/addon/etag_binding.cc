@@ -33,7 +33,7 @@ Napi::Value Crc32(const Napi::CallbackInfo& info) {
   ByteView bytes;
   if (info[0].IsString()) {
     if (string_bytes.Encode(info.Env(), info[0], StringEncoding::kUtf8) != napi_ok) {
-      throw Napi::RangeError::New(info.Env(), "data is too large to hash");
+      throw ArgRangeError(info.Env(), "data is too large to hash");
     }
     bytes = string_bytes.view();
   } else {
@@ -99,7 +99,7 @@ napi_value EntityTag(napi_env env, napi_callback_info info) {
       return TagValue(env, bytes.size, ssr_native::Crc32(0, bytes.data, bytes.size), weak);
     }
     if (status != napi_string_expected) {
-      napi_throw_range_error(env, nullptr, "body is too large to hash");
+      napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "body is too large to hash");
       return nullptr;
     }
   }
@@ -131,7 +131,7 @@ bool EncodeText(napi_env env, napi_value value, StringEncoding encoding, StringB
   const napi_status status = out->Encode(env, value, encoding);
   if (status == napi_string_expected) return ThrowExpectedType(env, "a string", "text", value);
   if (status != napi_ok) {
-    napi_throw_range_error(env, nullptr, "text is too large to hash");
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "text is too large to hash");
     return false;
   }
   return true;
@@ -244,10 +244,10 @@ bool PathFromName(const std::string& name, Crc32Path* path) {
 Napi::Value Crc32WithPath(const Napi::CallbackInfo& info) {
   Crc32Path path;
   if (!PathFromName(StringArg(info, 0, "the CRC-32 path"), &path)) {
-    throw Napi::TypeError::New(info.Env(), "unknown CRC-32 path");
+    throw ArgTypeError(info.Env(), "unknown CRC-32 path");
   }
   if (!ssr_native::Crc32PathAvailable(path)) {
-    throw Napi::RangeError::New(info.Env(), "this CPU cannot run that CRC-32 path");
+    throw ArgRangeError(info.Env(), "this CPU cannot run that CRC-32 path");
   }
   std::string scratch;
   const ByteView bytes = BytesOf(info[1], &scratch, "data");

@@ -215,7 +215,7 @@ class FileCacheWrap : public Napi::ObjectWrap<FileCacheWrap> {
 
  private:
   ssr_native::FileCache& cache(const Napi::CallbackInfo& info) {
-    if (!cache_) throw Napi::Error::New(info.Env(), "FileCache is closed");
+    if (!cache_) throw OwnError(info.Env(), "CLOSED", "FileCache is closed");
     return *cache_;
   }
 

@@ -29,9 +29,8 @@ constexpr size_t kPrefix = ResponseSlots::kPrefix;
 uint32_t SlotId(const Napi::CallbackInfo& info) {
   const uint32_t id = Uint32Arg(info, 0, "the slot id");
   if (id >= ResponseSlots::kNoSlot) {
-    throw Napi::RangeError::New(
-        info.Env(),
-        ExpectedMessage(info.Env(), "an integer slot id below 2^32 - 1", "the slot id", info[0]));
+    throw ArgRangeError(info.Env(), ExpectedMessage(info.Env(), "an integer slot id below 2^32 - 1",
+                                                    "the slot id", info[0]));
   }
   return id;
 }

@@ -27,8 +27,8 @@ using ssr_native::SharedCache;
 SharedCache::Field FieldArg(const Napi::CallbackInfo& info, size_t index) {
   const uint32_t field = Uint32Arg(info, index, "the purge field");
   if (field > 3) {
-    throw Napi::RangeError::New(
-        info.Env(), ExpectedMessage(info.Env(), "0 to 3", "the purge field", info[index]));
+    throw ArgRangeError(info.Env(),
+                        ExpectedMessage(info.Env(), "0 to 3", "the purge field", info[index]));
   }
   return static_cast<SharedCache::Field>(field);
 }

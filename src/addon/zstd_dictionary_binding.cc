@@ -186,7 +186,7 @@ Napi::Value CreateEncoder(const Napi::CallbackInfo& info) {
   std::string error;
   std::unique_ptr<ZstdDictionaryEncoder> encoder =
       ZstdDictionaryEncoder::Create(args.dictionary.data, args.dictionary.size, args.level, &error);
-  if (!encoder) throw Napi::Error::New(env, error);
+  if (!encoder) throw OwnError(env, "ZSTD", error);
   return EncoderExternal(env, std::move(encoder));
 }
 
@@ -239,7 +239,7 @@ Napi::Value Encode(const Napi::CallbackInfo& info) {
   std::string out;
   std::string error;
   if (!encoder->EncodeDcz(hash, body.data, body.size, &out, &error))
-    throw Napi::Error::New(env, error);
+    throw OwnError(env, "ZSTD", error);
   return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(out.data()), out.size());
 }
 
@@ -311,7 +311,7 @@ Napi::Value Decode(const Napi::CallbackInfo& info) {
   DczDecodeStatus status = ssr_native::DecodeDcz(dictionary.data, dictionary.size, hash, input.data,
                                                  input.size, static_cast<size_t>(max_output), &out);
   if (status != DczDecodeStatus::kOk)
-    throw Napi::Error::New(env, std::string("dcz: ") + DecodeStatusName(status));
+    throw OwnError(env, "DCZ_DECODE", std::string("dcz: ") + DecodeStatusName(status));
   return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(out.data()), out.size());
 }
 

@@ -217,11 +217,11 @@ test('the native binding rejects bad arguments with TypeErrors', () => {
   for (const bad of [undefined, 42, {}, Buffer.alloc(1)]) {
     assert.throws(() => native.latin1Utf8Crc(bad, 0), {
       name: 'TypeError',
-      message: /^Expected a string for text but received/,
+      message: /^text must be a string \(received/,
     });
     assert.throws(() => native.latin1Utf8Tag(bad, true, 0, 0), {
       name: 'TypeError',
-      message: /^Expected a string for text but received/,
+      message: /^text must be a string \(received/,
     });
   }
   assert.throws(() => native.latin1Utf8Crc('a'.repeat(2 ** 20 + 1), 0), {
@@ -234,12 +234,12 @@ test('the native binding rejects bad arguments with TypeErrors', () => {
   for (const bad of [undefined, 1, {}, Buffer.from('a')]) {
     assert.throws(() => native.utf16Utf8Tag(bad, true), {
       name: 'TypeError',
-      message: /^Expected a string for text but received/,
+      message: /^text must be a string \(received/,
     });
   }
   assert.throws(() => native.utf16Utf8Tag(), {
     name: 'TypeError',
-    message: /^Expected a string for text but received/,
+    message: /^text must be a string \(received/,
   });
   assert.equal(native.utf16Utf8Tag('', true), 'W/"0-00000000"');
   assert.equal(
