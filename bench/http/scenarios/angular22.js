@@ -71,29 +71,31 @@ function get(server, urlPath, headers = {}) {
   });
 }
 
-// One load window against `server`: requests/s and server CPU per request (its window and tail).
-async function window(runLoad, server, urlPath, seconds) {
+// One load window of `amount` requests against `server` (a count, not a duration: a render takes
+// milliseconds, and a window cut by time would abort renders in flight): requests/s and server
+// CPU per request (its window and tail).
+async function window(runLoad, server, urlPath, amount) {
   await settleCpu([server.pid], 3000);
   const before = cpuSeconds(server.pid);
   const r = await runLoad({
     url: server.url + urlPath,
     headers: { host: HOST, 'accept-encoding': BROWSER_ACCEPT },
     connections: CONNECTIONS,
-    duration: seconds,
+    amount,
   });
   await settleCpu([server.pid], 3000);
   const cpu = ((cpuSeconds(server.pid) - before) * 1e6) / Math.max(1, r.total);
-  return { rps: r.requestsPerSecond, cpu, errors: r.errors + r.non2xx };
+  return { rps: r.requestsPerSecond, cpu, total: r.total, errors: r.errors + r.non2xx };
 }
 
 // Every variant in every round, the order rotated and reversed every other round.
-async function interleaved({ runLoad, log }, variants, urlPath, rounds, seconds) {
+async function interleaved({ runLoad, log }, variants, urlPath, rounds, amount) {
   const samples = variants.map(() => []);
   for (let round = 0; round < rounds; round++) {
     const order = variants.map((_, k) => (k + round) % variants.length);
     if (round % 2 === 1) order.reverse();
     for (const i of order) {
-      const s = await window(runLoad, variants[i].server, urlPath, seconds);
+      const s = await window(runLoad, variants[i].server, urlPath, amount);
       samples[i].push(s);
       log(`  ${urlPath} round ${round + 1}/${rounds} ${variants[i].name}: ${s.cpu.toFixed(0)} us/req`);
     }
@@ -120,7 +122,7 @@ function cpuTable(title, variants, samples, notes) {
     columns: ['variant', 'req/s', 'server CPU us/req', 'CPU vs stock', 'errors'],
     rows,
     notes: [
-      `${samples[0].length} rounds per variant, interleaved; medians. CPU vs stock: stock's CPU per request over the variant's (higher is better), in brackets the lowest and highest per-round ratio.`,
+      `${samples[0].length} rounds of ${samples[0][0].total} requests per variant, interleaved; medians. CPU vs stock: stock's CPU per request over the variant's (higher is better), in brackets the lowest and highest per-round ratio.`,
       ...notes,
     ],
   };
@@ -180,7 +182,7 @@ async function run({ pick, log, startServer, runLoad, skip }) {
   const reason = prepare();
   if (reason) skip(reason);
   const rounds = pick.rounds(1, 3, 5);
-  const seconds = pick(1, 2, 3);
+  const amount = pick(10, 60, 150); // requests per window
   const bin = nodeBin();
   const start = (dist, extra = {}) =>
     startServer(SCRIPT, { ANGULAR22_DIST: dist, ...extra }, { bin, timeoutMs: 60000 });
@@ -205,7 +207,7 @@ async function run({ pick, log, startServer, runLoad, skip }) {
     if (hit.status !== 200 || hit.headers.age === undefined)
       throw new Error(`the README server does not answer ${HIT} from its cache (${hit.status}, no Age)`);
     for (const s of Object.values(servers))
-      for (const p of [HIT, UNCACHEABLE]) await window(runLoad, s, p, pick(0.5, 1, 2)); // JIT-warm
+      for (const p of [HIT, UNCACHEABLE]) await window(runLoad, s, p, pick(10, 200, 400)); // JIT-warm: V8 compiles on its own threads, charged to the server
 
     const hitVariants = [
       { name: 'stock Angular 22 (AppEngine, its critical CSS)', server: servers.stock },
@@ -216,8 +218,8 @@ async function run({ pick, log, startServer, runLoad, skip }) {
       { name: 'stock, its critical CSS off (bench only)', server: servers.stockNoCss },
       hitVariants[1],
     ];
-    const hitSamples = await interleaved({ runLoad, log }, hitVariants, HIT, rounds, seconds);
-    const pageSamples = await interleaved({ runLoad, log }, pageVariants, UNCACHEABLE, rounds, seconds);
+    const hitSamples = await interleaved({ runLoad, log }, hitVariants, HIT, rounds, amount);
+    const pageSamples = await interleaved({ runLoad, log }, pageVariants, UNCACHEABLE, rounds, amount);
     const stockCpu = median(pageSamples[0].map((s) => s.cpu));
     const noCssCpu = median(pageSamples[1].map((s) => s.cpu));
     const share = ((stockCpu - noCssCpu) / stockCpu) * 100;
