@@ -237,8 +237,10 @@ async function serverChunksWarning(folder) {
   const names = await fs.promises.readdir(chunks).catch(() => []);
   const pages = names.filter((name) => name.endsWith('_html.mjs')).length;
   if (pages === 0) return undefined;
+  const relative = path.relative(process.cwd(), chunks);
+  const shown = relative && !relative.startsWith('..') ? relative : chunks;
   return (
-    `${path.relative(process.cwd(), chunks) || chunks}: ${pages} page(s) compiled into the server bundle ` +
+    `${shown}: ${pages} page(s) compiled into the server bundle ` +
     '(server output mode), which AngularNodeAppEngine serves, are not rewritten by this command; ' +
     'the criticalCss middleware in front of the engine inlines them as they are sent'
   );
