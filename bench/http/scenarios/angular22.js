@@ -233,6 +233,8 @@ async function run({ pick, log, startServer, runLoad, skip }) {
       ]),
       await bytesTable(servers.stock, servers.ours, log),
     ];
+    for (const table of tables)
+      table.notes.push(`Servers on Node ${version}, the runner and load generator on Node ${process.version}.`);
     for (const table of tables.slice(0, 2))
       table.headline = {
         measure: 'server CPU us/req',
