@@ -86,12 +86,15 @@ function install({ app = APP, nodeBin } = {}) {
   return tarball.seconds + ci.seconds + add.seconds;
 }
 
-/** ng build of `app` (with `nodeBin`); returns { seconds, output }. Throws when the build fails. */
-function build({ app = APP, nodeBin } = {}) {
+/**
+ * ng build of `app` (with `nodeBin`, and `args` after `build`); returns { seconds, output }. Throws
+ * when the build fails.
+ */
+function build({ app = APP, nodeBin, args = [] } = {}) {
   const ng = path.join(app, 'node_modules', '.bin', 'ng');
   let output = '';
   const { seconds } = timed(`ng build (${path.basename(app)})`, () => {
-    output = execFileSync(ng, ['build'], {
+    output = execFileSync(ng, ['build', ...args], {
       cwd: app,
       encoding: 'utf8',
       env: envFor(nodeBin, { NG_CLI_ANALYTICS: 'false', CI: '1' }),
@@ -193,6 +196,9 @@ function freePort() {
 
 const APP22 = path.join(ROOT, 'test', 'fixtures', 'angular22-app');
 const DIST22 = path.join(APP22, 'dist', 'angular22-app');
+// The same app with `ng new`'s stock server.ts and Angular's own critical CSS (angular.json's
+// `stock` configuration): the angular22 benchmark's baseline.
+const STOCK22 = path.join(APP22, 'dist', 'angular22-stock');
 
 // Angular 22 needs Node ^22.22.3 || ^24.15.0 || >=26: the fixture runs on scripts/runtimes.js's
 // Node 24 (installed into its cache folder on first use).
@@ -245,8 +251,11 @@ const angular22 = {
   nodeBin: node24Bin,
   install: () => install({ app: APP22, nodeBin: node24Bin() }),
   build: () => build({ app: APP22, nodeBin: node24Bin() }),
+  STOCK_DIST: STOCK22,
+  buildStock: () => build({ app: APP22, nodeBin: node24Bin(), args: ['--configuration', 'production,stock'] }),
   isInstalled: () => isInstalled(APP22),
   isBuilt: () => isBuilt(DIST22),
+  isStockBuilt: () => isBuilt(STOCK22),
   startServer: startServer22,
 };
 

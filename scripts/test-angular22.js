@@ -7,8 +7,10 @@
 // checks are what the README promises a user: compression, critical CSS once with the
 // stylesheet deferred, a weak ETag and 304s, cache hits, prerendered pages served as built.
 const assert = require('assert/strict');
+const { spawnSync } = require('child_process');
 const fs = require('fs');
 const http = require('http');
+const os = require('os');
 const path = require('path');
 const zlib = require('zlib');
 const { describe, test, before, after } = require('node:test');
@@ -231,6 +233,31 @@ function register(args = new Set(process.argv.slice(2))) {
         const br = await request(urlPath, { headers: { 'accept-encoding': BROWSERS_ACCEPT } });
         assert.equal(br.headers['content-encoding'], 'br');
         assert.equal(zlib.brotliDecompressSync(br.body).toString(), html);
+      }
+    });
+
+    test('ssr-native-critical-css on this build: browser/ inlined, server/assets-chunks left as built, said', () => {
+      // on a copy: the server above serves this build
+      const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'angular22-dist-'));
+      try {
+        fs.cpSync(app.DIST, copy, { recursive: true });
+        const chunks = path.join(copy, 'server', 'assets-chunks');
+        const names = fs.readdirSync(chunks).filter((n) => n.endsWith('_html.mjs'));
+        assert.ok(names.includes('about_index_html.mjs'), `the prerendered /about among ${names}`);
+        const before = names.map((n) => fs.readFileSync(path.join(chunks, n), 'utf8'));
+        const bin = path.join(fixture.ROOT, 'bin', 'ssr-native-critical-css.js');
+        const r = spawnSync(app.nodeBin(), [bin, path.join(copy, 'browser')], { cwd: app.APP, encoding: 'utf8' });
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /as Angular 22\.\d+\.\d+ writes it, beasties 0\.5\): [1-9]\d* inlined/);
+        assert.match(
+          r.stderr,
+          new RegExp(`assets-chunks: ${names.length} page\\(s\\) compiled into the server bundle`),
+        );
+        assertCriticalCssOnce(fs.readFileSync(path.join(copy, 'browser', 'about', 'index.html'), 'utf8'), 'about');
+        const after = names.map((n) => fs.readFileSync(path.join(chunks, n), 'utf8'));
+        assert.deepEqual(after, before, 'the chunks AppEngine serves are not rewritten');
+      } finally {
+        fs.rmSync(copy, { recursive: true, force: true });
       }
     });
   });

@@ -226,6 +226,26 @@ function angularOf(folder, beasties) {
   };
 }
 
+/**
+ * The warning for a build in server output mode (`outputMode: 'server'`), or undefined: its
+ * prerendered pages are also compiled into `<dist>/server/assets-chunks/*_html.mjs`, and those
+ * copies are what AngularNodeAppEngine serves. This command rewrites only the browser folder's
+ * .html files; the criticalCss middleware in front of the engine inlines the served copies.
+ */
+async function serverChunksWarning(folder) {
+  const chunks = path.join(folder, '..', 'server', 'assets-chunks');
+  const names = await fs.promises.readdir(chunks).catch(() => []);
+  const pages = names.filter((name) => name.endsWith('_html.mjs')).length;
+  if (pages === 0) return undefined;
+  const relative = path.relative(process.cwd(), chunks);
+  const shown = relative && !relative.startsWith('..') ? relative : chunks;
+  return (
+    `${shown}: ${pages} page(s) compiled into the server bundle ` +
+    '(server output mode), which AngularNodeAppEngine serves, are not rewritten by this command; ' +
+    'the criticalCss middleware in front of the engine inlines them as they are sent'
+  );
+}
+
 async function findPages(folder) {
   const pages = [];
   const walk = async (dir) => {
@@ -311,6 +331,8 @@ async function inlinePrerendered(options) {
   const total = { pages: pages.length, inlined: 0, already: 0, unchanged: 0, failed: 0, warnings: [], ...angular };
   if (angular.warning) total.warnings.push(angular.warning);
   delete total.warning;
+  const chunksWarning = await serverChunksWarning(folder);
+  if (chunksWarning) total.warnings.push(chunksWarning);
   for (const part of parts) {
     for (const key of ['inlined', 'already', 'unchanged', 'failed']) total[key] += part[key];
     total.warnings.push(...part.warnings);

@@ -20,11 +20,12 @@ function stopAllOnExit() {
   process.once('SIGTERM', () => process.exit(143));
 }
 
-function startServer(script, env = {}, { cpu = SERVER_CPU, timeoutMs = 20000 } = {}) {
+// `bin`: the executable to run it with (default: the measured runtime, --runtime).
+function startServer(script, env = {}, { cpu = SERVER_CPU, timeoutMs = 20000, bin } = {}) {
   stopAllOnExit();
   return new Promise((resolve, reject) => {
     // Under the measured runtime (--runtime), not necessarily the runner's.
-    const child = spawn(serverRuntime().bin, [script], {
+    const child = spawn(bin || serverRuntime().bin, [script], {
       env: { ...process.env, PORT: '0', NODE_ENV: 'production', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -133,7 +133,7 @@ function cases() {
 let memo;
 module.exports = {
   name: 'angular',
-  order: 60,
+  order: 2,
   headline: 'CommonEngine, server-rendered route GET /live',
   question:
     'Angular 21 SSR: requests/s of the stock CommonEngine and AppEngine servers vs the same wired to ssr-native.',

@@ -302,3 +302,34 @@ test("a page Angular 22.2's AppEngine inlined at build time (no container attrib
   assert.ok(isInlined(runtime));
   assert.ok(!isInlined(runtime.replace(' media="print" data-beasties-media="all"', '')));
 });
+
+test('server output mode: the pages in server/assets-chunks are left as built, with a warning saying so', () => {
+  // dist/<app>/ as `outputMode: 'server'` writes it: browser/ and, for AppEngine, every page's
+  // copy compiled into server/assets-chunks/<path>_html.mjs (what the engine serves)
+  const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'prerender-dist-'));
+  try {
+    const { dir, pages } = buildFolder(3);
+    const browser = path.join(dist, 'browser');
+    fs.renameSync(dir, browser);
+    const chunks = path.join(dist, 'server', 'assets-chunks');
+    fs.mkdirSync(chunks, { recursive: true });
+    for (const name of ['index.html', 'index.csr.html'])
+      fs.writeFileSync(path.join(chunks, `${name.replace(/[./]/g, '_')}.mjs`), `export default \`${pages[name]}\`;`);
+    const before = snapshot(chunks, fs.readdirSync(chunks));
+    const r = runIn(dist, 'browser');
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /3 inlined, 0 already inlined, 0 unchanged, 0 failed of 3 pages/);
+    assert.strictEqual(
+      r.stderr,
+      'warning: no @angular/ssr found from ' +
+        `${browser} or the current directory: pages written as Angular 22 writes them (beasties 0.5); ` +
+        'run the command from the app, or pass --beasties 0.4 for Angular 21\n' +
+        'warning: server/assets-chunks: 2 page(s) compiled into the server bundle (server output mode), which ' +
+        'AngularNodeAppEngine serves, are not rewritten by this command; the criticalCss middleware in front ' +
+        'of the engine inlines them as they are sent\n',
+    );
+    assert.deepStrictEqual(snapshot(chunks, fs.readdirSync(chunks)), before);
+  } finally {
+    fs.rmSync(dist, { recursive: true, force: true });
+  }
+});
