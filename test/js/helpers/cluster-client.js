@@ -131,6 +131,17 @@ async function statsOfWorkers(port, n) {
 
 const sum = (all, field) => all.reduce((n, w) => n + w.stats[field], 0);
 
+/** What each worker's counters grew by since `before` (statsOfWorkers of the same workers). */
+function grown(before, after) {
+  return after.map(({ pid, stats }) => {
+    const was = before.find((w) => w.pid === pid);
+    const delta = {};
+    for (const name of Object.keys(stats))
+      delta[name] = typeof stats[name] === 'number' && was !== undefined ? stats[name] - was.stats[name] : stats[name];
+    return { pid, stats: delta };
+  });
+}
+
 /** Polls `check` every 100 ms until true, up to `ms`; false when it never was. */
 async function until(check, ms) {
   const end = Date.now() + ms;
@@ -175,12 +186,13 @@ async function staleRefreshedOnce(port, renders, workers = 4) {
  */
 async function hitForPassSeenByAll(port, renders, workers = 4) {
   const url = '/hfp/x?ms=300';
+  const before = await statsOfWorkers(port, workers);
   assert.equal((await get(port, url)).status, 200);
   assert.equal(renders(url), 1);
   const burst = await Promise.all(Array.from({ length: 32 }, () => get(port, url)));
   for (const r of burst) assert.equal(r.status, 200);
   assert.equal(renders(url), 33, 'each request rendered: never stored');
-  const all = await statsOfWorkers(port, workers);
+  const all = grown(before, await statsOfWorkers(port, workers));
   const seen = JSON.stringify(all.map((w) => ({ pid: w.pid, ...pick(w.stats) })));
   assert.equal(sum(all, 'misses'), 1, `only the first request was a miss: ${seen}`);
   assert.equal(sum(all, 'hitForPassServed'), 32, seen);
