@@ -112,10 +112,10 @@ class SharedMemoryWork {
     return own === undefined || own.vary !== undefined ? undefined : own.until;
   }
 
-  /** The variant `key` is storable again: its record goes. */
+  /** The variant `key` is storable again: its record goes (looked for first: a look takes no lock). */
   deletePass(key) {
     const native = this.native;
-    if (native !== undefined) native.delete(PASS + key);
+    if (native !== undefined && native.get(PASS + key, 0, 0) !== undefined) native.delete(PASS + key);
   }
 }
 
