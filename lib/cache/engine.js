@@ -61,6 +61,9 @@ const PASS_BAD_AUTHORITY = { action: 'pass', reason: 'bad-authority' }; // a Hos
 const BAD_AUTHORITY = Symbol('bad authority');
 const HOST_WARNING_EVERY_MS = 60_000; // a refused Host is warned about at most this often
 const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
+// A stale hit that found another process refreshing its key asks the segment again no sooner
+// than this (real time): a refused refresh lock costs a mutex and a kill(pid, 0) check.
+const REFRESH_ELSEWHERE_MS = 200;
 
 // The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
 const COMPRESSION_NEGOTIATES = new Set(['accept-encoding', 'available-dictionary', 'dictionary-id']);
@@ -197,6 +200,7 @@ class CacheEngine {
     this.ticketSeq = 0;
     // sharedMemoryStore: refreshes and hit-for-pass once per machine (shared-memory-work.js)
     this.work = layers === undefined ? undefined : layers.work;
+    this.refreshElsewhere = new BoundedLru({ maxEntries: 1024 }); // key -> Date.now() to ask again
     // the shared layer (Redis/Valkey), behind this process's memory
     this.shared = undefined;
     if (layers !== undefined) this.shared = layers.shared;
@@ -798,7 +802,13 @@ class CacheEngine {
     if (this.refreshing.has(key) || this.refreshing.size >= this.maxRefreshes || this.pending.has(key)) return;
     const work = this.sharedWork();
     if (work !== undefined) {
-      if (!work.lockRefresh(key, this.refreshTimeout)) return; // another process refreshes it
+      const again = this.refreshElsewhere.peek(key);
+      if (again !== undefined && Date.now() < again) return;
+      if (!work.lockRefresh(key, this.refreshTimeout)) {
+        this.refreshElsewhere.set(key, Date.now() + REFRESH_ELSEWHERE_MS); // another process refreshes it
+        return;
+      }
+      if (again !== undefined) this.refreshElsewhere.delete(key);
       // one may have ended between our look and our lock: what it stored is newer
       const latest = this.memory.get(key);
       if (latest !== undefined && latest.storedAt > entry.storedAt) {
