@@ -64,6 +64,8 @@ const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
 // A stale hit that found another process refreshing its key asks the segment again no sooner
 // than this (real time): a refused refresh lock costs a mutex and a kill(pid, 0) check.
 const REFRESH_ELSEWHERE_MS = 200;
+// How long a refresh's lock outlives its answer while the page it rendered is not stored yet.
+const REFRESH_STORE_GRACE_MS = 1000;
 
 // The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
 const COMPRESSION_NEGOTIATES = new Set(['accept-encoding', 'available-dictionary', 'dictionary-id']);
@@ -849,7 +851,7 @@ class CacheEngine {
       if (work === undefined) this.tickets.delete(number);
       else {
         work.dropTicket(token);
-        work.unlockRefresh(key);
+        this.endRefreshLock(work, key, entry, ok);
       }
       this.refreshing.delete(key);
       if (!ok) this.counters.refreshFailures++;
@@ -860,6 +862,21 @@ class CacheEngine {
     } catch {
       done(false);
     }
+  }
+
+  /**
+   * A refresh ended: its lock goes once the page it rendered is in the segment. The worker that
+   * rendered it may store it a moment after the answer ended here; until then (at most
+   * REFRESH_STORE_GRACE_MS) the lock stays, so that no one refreshes the page again meanwhile.
+   */
+  endRefreshLock(work, key, entry, ok) {
+    const latest = ok ? this.memory.get(key) : undefined;
+    if (!ok || (latest !== undefined && latest.storedAt > entry.storedAt)) {
+      work.unlockRefresh(key);
+      return;
+    }
+    work.lockRefresh(key, REFRESH_STORE_GRACE_MS); // ours already: its deadline moves
+    this.refreshElsewhere.set(key, Date.now() + REFRESH_STORE_GRACE_MS);
   }
 
   /** The ticket a refresh request carries, taken once; the request then counts as its trigger's. */
