@@ -34,15 +34,15 @@ app.get('/p/:id', (req, res) => {
     res.send(`page ${req.originalUrl} by ${process.pid} ${'x'.repeat(Number(req.query.pad || 100))}`);
   }, 30);
 });
-// /swr/:id: fresh for 1 s, then served stale while a background refresh renders it again (RFC
-// 5861); a render takes ?ms= (default 30). While HOLD_FILE exists, the render that removes it
+// /swr/:id: fresh for ?age= s (default 1), then served stale while a background refresh renders
+// it again (RFC 5861); a render takes ?ms= (default 30). While HOLD_FILE exists, the render that removes it
 // never answers (a refresh caught mid-render, for a SIGKILL).
 app.get('/swr/:id', (req, res) => {
   fs.writeSync(log, `${process.pid} ${req.originalUrl}\n`);
   if (process.env.HOLD_FILE && removed(process.env.HOLD_FILE)) return;
   setTimeout(
     () => {
-      res.set('cache-control', 'public, max-age=1, stale-while-revalidate=600');
+      res.set('cache-control', `public, max-age=${Number(req.query.age || 1)}, stale-while-revalidate=600`);
       res.send(`swr ${req.originalUrl} by ${process.pid} at ${Date.now()}`);
     },
     Number(req.query.ms || 30),
