@@ -43,16 +43,21 @@ async function once(store, round) {
     // each page stored (by every worker, with per-worker stores): 16 asks, new connections
     for (let i = 0; i < 16; i++) await Promise.all(urls.map((url) => get(port, url)));
     const filled = lines(log);
+    const before = await refreshesSent(port);
     await sleep(5200); // stale (max-age=5), within stale-while-revalidate
     await Promise.all(urls.flatMap((url) => Array.from({ length: 32 }, () => get(port, url))));
     await sleep(2500); // the refreshes render (1 s) and store
-    const sent = (await statsOfWorkers(port, 4)).reduce((n, w) => n + w.stats.refreshes, 0);
+    const sent = (await refreshesSent(port)) - before;
     return { renders: (lines(log) - filled) / pages, sent: sent / pages };
   } finally {
     child.kill('SIGTERM');
     await exited;
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function refreshesSent(port) {
+  return (await statsOfWorkers(port, 4)).reduce((n, w) => n + w.stats.refreshes, 0);
 }
 
 function lines(log) {
