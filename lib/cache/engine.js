@@ -61,6 +61,11 @@ const PASS_BAD_AUTHORITY = { action: 'pass', reason: 'bad-authority' }; // a Hos
 const BAD_AUTHORITY = Symbol('bad authority');
 const HOST_WARNING_EVERY_MS = 60_000; // a refused Host is warned about at most this often
 const PASS_REFRESH = { action: 'pass', reason: 'refresh-mismatch' };
+// A stale hit that found another process refreshing its key asks the segment again no sooner
+// than this (real time): a refused refresh lock costs a mutex and a kill(pid, 0) check.
+const REFRESH_ELSEWHERE_MS = 200;
+// How long a refresh's lock outlives its answer while the page it rendered is not stored yet.
+const REFRESH_STORE_GRACE_MS = 1000;
 
 // The request headers a compression drop-in negotiates on (RFC 9842 for the dictionary ones).
 const COMPRESSION_NEGOTIATES = new Set(['accept-encoding', 'available-dictionary', 'dictionary-id']);
@@ -195,6 +200,9 @@ class CacheEngine {
     this.refreshing = new Set(); // keys with a background refresh in flight
     this.tickets = new Map(); // refresh number -> { key, remoteAddress }: the refreshes sent
     this.ticketSeq = 0;
+    // sharedMemoryStore: refreshes and hit-for-pass once per machine (shared-memory-work.js)
+    this.work = layers === undefined ? undefined : layers.work;
+    this.refreshElsewhere = new BoundedLru({ maxEntries: 1024 }); // key -> Date.now() to ask again
     // the shared layer (Redis/Valkey), behind this process's memory
     this.shared = undefined;
     if (layers !== undefined) this.shared = layers.shared;
@@ -311,8 +319,12 @@ class CacheEngine {
     }
     // Hit-for-pass (Varnish): this variant's answers were found unstorable for everyone lately.
     // Checked after the lookup: a stored entry is always good to serve.
-    if (this.hitForPass.size > 0) {
-      const until = this.hitForPass.peek(key);
+    const work = this.sharedWork();
+    if (work !== undefined || this.hitForPass.size > 0) {
+      const until =
+        work === undefined
+          ? this.hitForPass.peek(key)
+          : work.passUntil(primary, key, (names) => variantKey(primary, names, headers));
       if (until !== undefined) {
         if (until > now) {
           this.counters.hitForPassServed++;
@@ -645,8 +657,12 @@ class CacheEngine {
     ) {
       const names = varyNames === undefined ? [] : varyNames;
       const key = names.length === 0 ? fill.primary : variantKey(fill.primary, names, fill.requestHeaders);
-      this.hitForPass.set(key, this.now() + this.hitForPassMs);
-      if (names.length > 0) this.hitForPassVary.set(fill.primary, names);
+      const work = this.sharedWork();
+      if (work !== undefined) work.setPass(fill.primary, key, names, this.now() + this.hitForPassMs);
+      else {
+        this.hitForPass.set(key, this.now() + this.hitForPassMs);
+        if (names.length > 0) this.hitForPassVary.set(fill.primary, names);
+      }
     }
     this.release(fill);
     return reason;
@@ -710,6 +726,8 @@ class CacheEngine {
     }
     if (this.shared !== undefined) this.shared.put(entry, entry.expiresAt - now);
     this.hitForPass.delete(key);
+    const work = this.sharedWork();
+    if (work !== undefined) work.deletePass(key);
     this.release(fill);
     return ok ? entry : undefined;
   }
@@ -778,10 +796,28 @@ class CacheEngine {
    * credentials). The request carries a ticket (this process's token and a number) that
    * begin() takes back: the refresh then counts as coming from the triggering client's address,
    * not from the server's own (which a `trust proxy` setting may trust), and stores only if it
-   * builds the same key.
+   * builds the same key. With sharedMemoryStore, one process of the machine refreshes a key at
+   * a time (the one holding the segment's refresh lock for it), and the ticket is recorded in
+   * the segment, for whichever worker the request reaches.
    */
   refreshInBackground(req, key, entry) {
     if (this.refreshing.has(key) || this.refreshing.size >= this.maxRefreshes || this.pending.has(key)) return;
+    const work = this.sharedWork();
+    if (work !== undefined) {
+      const again = this.refreshElsewhere.peek(key);
+      if (again !== undefined && Date.now() < again) return;
+      if (!work.lockRefresh(key, this.refreshTimeout)) {
+        this.refreshElsewhere.set(key, Date.now() + REFRESH_ELSEWHERE_MS); // another process refreshes it
+        return;
+      }
+      if (again !== undefined) this.refreshElsewhere.delete(key);
+      // one may have ended between our look and our lock: what it stored is newer
+      const latest = this.memory.get(key);
+      if (latest !== undefined && latest.storedAt > entry.storedAt) {
+        work.unlockRefresh(key);
+        return;
+      }
+    }
     const headers = req.headers;
     const carried = {};
     if (headers.host !== undefined) carried.host = headers.host;
@@ -791,40 +827,73 @@ class CacheEngine {
     for (const name of inputs.FORWARDING_HEADERS) if (headers[name] !== undefined) carried[name] = headers[name];
     for (const name of entry.varyNames) if (headers[name] !== undefined) carried[name] = headers[name];
     for (const name of this.keyHeaders) if (headers[name] !== undefined) carried[name] = headers[name];
-    const number = String(++this.ticketSeq);
     const socket = req.socket;
-    this.tickets.set(number, { key, remoteAddress: socket === undefined ? undefined : socket.remoteAddress });
+    const ticket = { key, remoteAddress: socket === undefined ? undefined : socket.remoteAddress };
+    let token;
+    let number;
+    if (work === undefined) {
+      number = String(++this.ticketSeq);
+      this.tickets.set(number, ticket);
+      token = `${this.token}.${number}`;
+    } else {
+      token = work.issueTicket(ticket, this.refreshTimeout);
+      if (token === undefined) {
+        work.unlockRefresh(key); // not recorded (the segment busy): a later hit tries again
+        return;
+      }
+    }
     this.refreshing.add(key);
     this.counters.refreshes++;
     let settled = false;
     const done = (ok) => {
       if (settled) return;
       settled = true;
-      this.tickets.delete(number);
+      if (work === undefined) this.tickets.delete(number);
+      else {
+        work.dropTicket(token);
+        this.endRefreshLock(work, key, entry, ok);
+      }
       this.refreshing.delete(key);
       if (!ok) this.counters.refreshFailures++;
     };
     const request = { method: 'GET', url: this.keys.strip(req.url), headers: carried, socket };
     try {
-      this.refresher(
-        request,
-        { token: `${this.token}.${number}`, header: REFRESH_HEADER, timeout: this.refreshTimeout },
-        done,
-      );
+      this.refresher(request, { token, header: REFRESH_HEADER, timeout: this.refreshTimeout }, done);
     } catch {
       done(false);
     }
+  }
+
+  /**
+   * A refresh ended: its lock goes once the page it rendered is in the segment. The worker that
+   * rendered it may store it a moment after the answer ended here; until then (at most
+   * REFRESH_STORE_GRACE_MS) the lock stays, so that no one refreshes the page again meanwhile.
+   */
+  endRefreshLock(work, key, entry, ok) {
+    const latest = ok ? this.memory.get(key) : undefined;
+    if (!ok || (latest !== undefined && latest.storedAt > entry.storedAt)) {
+      work.unlockRefresh(key);
+      return;
+    }
+    work.lockRefresh(key, REFRESH_STORE_GRACE_MS); // ours already: its deadline moves
+    this.refreshElsewhere.set(key, Date.now() + REFRESH_STORE_GRACE_MS);
   }
 
   /** The ticket a refresh request carries, taken once; the request then counts as its trigger's. */
   takeTicket(value, socket) {
     const text = Array.isArray(value) ? value[0] : String(value);
     const dot = text.lastIndexOf('.');
-    if (dot === -1 || text.slice(0, dot) !== this.token) return undefined;
-    const number = text.slice(dot + 1);
-    const ticket = this.tickets.get(number);
+    let ticket;
+    if (dot === -1) {
+      // one recorded in the segment, by whichever process of the machine sent it
+      const work = this.sharedWork();
+      ticket = work === undefined ? undefined : work.takeTicket(text);
+    } else if (text.slice(0, dot) === this.token) {
+      const number = text.slice(dot + 1);
+      ticket = this.tickets.get(number);
+      this.tickets.delete(number);
+    }
     if (ticket === undefined) return undefined;
-    this.tickets.delete(number);
     if (socket !== undefined && socket !== null && ticket.remoteAddress !== undefined) {
       // the server's own address is no proxy: trust settings see the client the page is for
       try {
@@ -901,6 +970,12 @@ class CacheEngine {
 
   close() {
     if (this.shared !== undefined) this.shared.close();
+  }
+
+  /** The store's machine-wide cache work (sharedMemoryStore with its segment open), or undefined. */
+  sharedWork() {
+    const work = this.work;
+    return work !== undefined && work.available() ? work : undefined;
   }
 
   /**

@@ -4,7 +4,8 @@
 // to its own server, over the connection's local address. The engine hands it the request to
 // send: the target and only the headers that form the entry's key (Host, keyed forwarding
 // headers, the Vary'd values), never the triggering client's others, and a ticket (a
-// per-process random token and a number) that marks it as a refresh: the cache renders it,
+// per-process random token and a number; with sharedMemoryStore a random id recorded in the
+// segment, which any worker of the machine takes) that marks it as a refresh: the cache renders it,
 // counts it as coming from the triggering client's address rather than from this server's own,
 // and stores the result; a client cannot forge the ticket.
 //

@@ -26,6 +26,7 @@ const { BoundedLru } = require('../bounded/lru');
 const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
 const { HOT_ENTRIES, NO_NAMES, MemoryStore } = require('./memory-store');
 const { defaultDir, openSegment } = require('./shared-memory-segment');
+const { SharedMemoryWork } = require('./shared-memory-work');
 const { invalidType, outOfRange } = require('../validate');
 const { ownOptions } = require('../options');
 
@@ -389,6 +390,7 @@ function sharedMemoryStore(options = {}) {
   const layers = {
     memory: store,
     shared: new SharedMemoryLayer(store),
+    work: new SharedMemoryWork(store), // refreshes and hit-for-pass, once per machine
     describe: () => store.describe(),
     gauges: () => store.hotStats(),
   };

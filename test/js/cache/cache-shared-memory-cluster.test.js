@@ -19,6 +19,11 @@ const {
   burstOnce,
   purgeReachesAll,
   underKills,
+  sleep,
+  until,
+  statsOfWorkers,
+  staleRefreshedOnce,
+  hitForPassSeenByAll,
 } = require('../helpers/cluster-client');
 
 const SERVER = path.join(__dirname, '..', 'helpers', 'shm-cluster-server.js');
@@ -34,6 +39,7 @@ async function startCluster(t, workers = 4) {
   const name = `${PREFIX}-${Date.now()}`;
   const port = await freePort();
   const log = path.join(dir, 'renders.log');
+  const hold = path.join(dir, 'hold'); // while it exists, the next /swr render never answers
   const child = spawn(process.execPath, [SERVER], {
     env: {
       ...process.env,
@@ -41,6 +47,7 @@ async function startCluster(t, workers = 4) {
       SHM_NAME: name,
       SHM_DIR: shmDir,
       RENDER_LOG: log,
+      HOLD_FILE: hold,
       WORKERS: String(workers),
     },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
@@ -62,7 +69,7 @@ async function startCluster(t, workers = 4) {
       child.once('message', (m) => resolve(m.pids));
       child.send('pids');
     });
-  return { port, renders, pids };
+  return { port, renders, pids, hold };
 }
 
 test('500 pages each asked 4 times over 4 workers render 500 times', async (t) => {
@@ -104,6 +111,40 @@ test('2 workers: a hit served from the segment counts once in sharedHits of the 
   // the worker that did not render served its hits from what the other stored
   const other = all.find((s) => s.renders === 0);
   assert.ok(other !== undefined && other.sharedHits > 0, JSON.stringify(all));
+});
+
+test('a stale page asked through every worker is refreshed once for the machine', async (t) => {
+  const { port, renders } = await startCluster(t);
+  await staleRefreshedOnce(port, renders);
+});
+
+test('a hit-for-pass decision made by one worker is seen by the others', async (t) => {
+  const { port, renders } = await startCluster(t);
+  await hitForPassSeenByAll(port, renders);
+});
+
+test('the worker refreshing a stale page SIGKILLed mid-refresh: another refreshes it', async (t) => {
+  const { port, renders, hold } = await startCluster(t);
+  const url = '/swr/killed';
+  const first = await get(port, url);
+  assert.equal(first.status, 200);
+  await sleep(1200); // stale
+  fs.writeFileSync(hold, '');
+  assert.equal((await get(port, url)).body, first.body, 'stale, served at once');
+  // its refresh reached a worker, whose render never answers: find the sender and kill it
+  assert.ok(await until(() => renders(url) === 2, 10000), 'the refresh render started');
+  const sender = (await statsOfWorkers(port, 4)).filter((w) => w.stats.refreshing === 1);
+  assert.equal(sender.length, 1, 'one worker refreshes it');
+  process.kill(sender[0].pid, 'SIGKILL');
+  // its refresh lock names a dead process: the next worker meeting the stale page refreshes
+  let last;
+  const refreshed = await until(async () => {
+    last = await get(port, url);
+    return last.status === 200 && last.body !== first.body;
+  }, 15000);
+  assert.ok(refreshed, `refreshed after the kill: renders ${renders(url)}, last ${last.body}`);
+  assert.equal(renders(url), 3, 'the held render, then one more');
+  assert.doesNotMatch(last.body, new RegExp(` by ${sender[0].pid} `), 'rendered by another worker');
 });
 
 test(

@@ -2,7 +2,8 @@
 // sharedMemoryStore under PM2's cluster mode (pm2 6 from npm, its daemon in a temporary
 // PM2_HOME): 4 instances of one Express app (test/js/helpers/shm-cluster-app.js) behind PM2's
 // port, as `pm2 start app.js -i 4` runs a user's server. Every page renders once per machine, a
-// burst for a new page renders once, a purge through whichever instance answers reaches all, and
+// burst for a new page renders once, a purge through whichever instance answers reaches all, a
+// stale page is refreshed by one instance, a hit-for-pass decision is seen by all, and
 // instances SIGKILLed at random under load (seeded; PM2 restarts them) never make anyone get a
 // torn or foreign body. Renders are counted from a log every render appends to.
 const test = require('node:test');
@@ -21,6 +22,8 @@ const {
   burstOnce,
   purgeReachesAll,
   underKills,
+  staleRefreshedOnce,
+  hitForPassSeenByAll,
 } = require('../helpers/cluster-client');
 
 const APP = path.join(__dirname, '..', 'helpers', 'shm-cluster-app.js');
@@ -106,6 +109,16 @@ test('pm2 -i 4: each page once, a burst once, a purge reaches every instance', {
   await burstOnce(port, renders);
   await purgeReachesAll(port, renders);
 });
+
+test(
+  'pm2 -i 4: a stale page is refreshed once for the machine, a hit-for-pass is seen by every instance',
+  { skip, timeout: 180000 },
+  async (t) => {
+    const { port, renders } = await startPm2(t);
+    await staleRefreshedOnce(port, renders);
+    await hitForPassSeenByAll(port, renders);
+  },
+);
 
 test(
   'pm2 -i 4: instances SIGKILLed at random under load, no torn or foreign body',

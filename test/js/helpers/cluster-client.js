@@ -114,4 +114,109 @@ async function underKills({ port, random, until, every, kill }) {
   return { ok, failed, bad };
 }
 
-module.exports = { freePort, get, pool, renderCounter, eachPageOnce, burstOnce, purgeReachesAll, underKills };
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The /stats of `n` distinct workers: [{ pid, stats }] (asked on new connections until seen). */
+async function statsOfWorkers(port, n) {
+  const byPid = new Map();
+  for (let i = 0; i < 400 && byPid.size < n; i++) {
+    const r = await get(port, '/stats');
+    if (r.status !== 200) continue;
+    const { pid, stats } = JSON.parse(r.body);
+    byPid.set(pid, stats);
+  }
+  assert.equal(byPid.size, n, `${n} workers answered /stats`);
+  return [...byPid].map(([pid, stats]) => ({ pid, stats }));
+}
+
+const sum = (all, field) => all.reduce((n, w) => n + w.stats[field], 0);
+
+/** What each worker's counters grew by since `before` (statsOfWorkers of the same workers). */
+function grown(before, after) {
+  return after.map(({ pid, stats }) => {
+    const was = before.find((w) => w.pid === pid);
+    const delta = {};
+    for (const name of Object.keys(stats))
+      delta[name] = typeof stats[name] === 'number' && was !== undefined ? stats[name] - was.stats[name] : stats[name];
+    return { pid, stats: delta };
+  });
+}
+
+/** Polls `check` every 100 ms until true, up to `ms`; false when it never was. */
+async function until(check, ms) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) return false;
+    await sleep(100);
+  }
+  return true;
+}
+
+/**
+ * 4 stale pages, each asked 32 times at once through every worker while its refresh renders
+ * (800 ms): each is rendered again once for the machine, by whichever worker the refresh
+ * reached (any worker takes the ticket: were it the sender's alone, a refresh landing
+ * elsewhere would be served the stale page and render nothing).
+ */
+async function staleRefreshedOnce(port, renders, workers = 4) {
+  const urls = ['a', 'b', 'c', 'd'].map((id) => `/swr/${id}?ms=800`);
+  const first = await Promise.all(urls.map((url) => get(port, url)));
+  for (const r of first) assert.equal(r.status, 200);
+  await sleep(1200); // past max-age=1: stale, within stale-while-revalidate
+  const burst = await Promise.all(urls.flatMap((url) => Array.from({ length: 32 }, () => get(port, url))));
+  burst.forEach((r, i) => assert.equal(r.body, first[Math.floor(i / 32)].body, 'the stale page, at once'));
+  // each refresh renders (800 ms) and stores; then nothing more may render
+  const refreshed = await until(() => urls.every((url) => renders(url) >= 2), 10000);
+  await sleep(1500);
+  const counts = urls.map((url) => renders(url));
+  const all = await statsOfWorkers(port, workers);
+  const seen = JSON.stringify(all.map((w) => ({ pid: w.pid, ...pick(w.stats) })));
+  assert.ok(refreshed, `every page refreshed: renders ${counts}, ${seen}`);
+  assert.deepEqual(counts, [2, 2, 2, 2], `one render and one refresh a page: ${seen}`);
+  assert.equal(sum(all, 'refreshes'), 4, `one refresh a page for the machine: ${seen}`);
+  assert.equal(sum(all, 'refreshFailures'), 0, seen);
+  for (const w of all) assert.ok(w.stats.staleServed > 0, `every worker met the stale pages: ${seen}`);
+  const after = await Promise.all(urls.map((url) => get(port, url)));
+  after.forEach((r, i) => assert.notEqual(r.body, first[i].body, 'the refreshed page is served'));
+}
+
+/**
+ * A page one worker found uncacheable (private) passes on every worker: 32 requests at once,
+ * spread over all, go straight to the origin (none waits for the fill lock or counts a miss).
+ */
+async function hitForPassSeenByAll(port, renders, workers = 4) {
+  const url = '/hfp/x?ms=300';
+  const before = await statsOfWorkers(port, workers);
+  assert.equal((await get(port, url)).status, 200);
+  assert.equal(renders(url), 1);
+  const burst = await Promise.all(Array.from({ length: 32 }, () => get(port, url)));
+  for (const r of burst) assert.equal(r.status, 200);
+  assert.equal(renders(url), 33, 'each request rendered: never stored');
+  const all = grown(before, await statsOfWorkers(port, workers));
+  const seen = JSON.stringify(all.map((w) => ({ pid: w.pid, ...pick(w.stats) })));
+  assert.equal(sum(all, 'misses'), 1, `only the first request was a miss: ${seen}`);
+  assert.equal(sum(all, 'hitForPassServed'), 32, seen);
+  assert.equal(sum(all, 'sharedLockWaits') + sum(all, 'coalesced'), 0, `no one waited: ${seen}`);
+  for (const w of all) assert.ok(w.stats.hitForPassServed > 0, `every worker passed it: ${seen}`);
+}
+
+function pick(s) {
+  const { hits, misses, staleServed, refreshes, refreshFailures, refreshing, hitForPassServed, sharedLockWaits } = s;
+  return { hits, misses, staleServed, refreshes, refreshFailures, refreshing, hitForPassServed, sharedLockWaits };
+}
+
+module.exports = {
+  freePort,
+  get,
+  pool,
+  sleep,
+  until,
+  renderCounter,
+  statsOfWorkers,
+  eachPageOnce,
+  burstOnce,
+  purgeReachesAll,
+  underKills,
+  staleRefreshedOnce,
+  hitForPassSeenByAll,
+};
