@@ -97,7 +97,7 @@ function decide(engine, view, req, res, next) {
 // stages after it mounted (http/stages-after-store.js), whatever the order of app.use().
 function serveEntry(engine, view, res, entry) {
   setCacheStatus(res, engine.hitStatusOf(entry));
-  if (engine.isNotModified(view.headers, entry)) {
+  if (engine.isNotModified(view, entry)) {
     const headers = engine.notModifiedHeaders(entry);
     for (const name in headers) res.setHeader(name, headers[name]);
     view.later.enter(view.req, res);

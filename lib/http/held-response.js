@@ -29,7 +29,7 @@
 // (compression's dcz choice) decides on the headers that writeHead listeners mounted after the
 // held response set (on-headers: express-session, cookie-session): when the body ends whole,
 // writeHead is called through them first, and the held response keeps what it is given.
-const fresh = require('fresh');
+const { isNotModified } = require('./conditional');
 const { beforeOwnMethods } = require('../response-shape');
 const { HeldValue } = require('./held-value');
 
@@ -104,7 +104,6 @@ class HeldResponse {
     this.validators = {
       'if-none-match': req.headers['if-none-match'],
       'if-modified-since': req.headers['if-modified-since'],
-      'cache-control': req.headers['cache-control'],
     };
     beforeOwnMethods(res);
     res[HELD] = this;
@@ -272,16 +271,11 @@ class HeldResponse {
     }
   }
 
-  /** Whether the request's validators match `tag` (and the response's Last-Modified). */
+  /** The one 304 decision (http/conditional.js) on the client's validators and `tag`. */
   isFresh(tag) {
-    const status = this.res.statusCode;
-    const method = this.req.method;
-    if ((method !== 'GET' && method !== 'HEAD') || status < 200 || status >= 300) return false;
-    const lastModified = this.res.getHeader('Last-Modified');
-    return fresh(this.validators, {
-      etag: tag,
-      'last-modified': lastModified === undefined ? undefined : lastModified,
-    });
+    const res = this.res;
+    const lastModified = res.getHeader('Last-Modified');
+    return isNotModified(this.req.method, res.statusCode, this.validators, tag, lastModified);
   }
 }
 

@@ -70,7 +70,7 @@ function waitFor(engine, key, res) {
 
 function serveEntry(engine, ctx, view, entry) {
   setCacheStatus(ctx, engine.hitStatusOf(entry));
-  if (engine.isNotModified(view.headers, entry)) {
+  if (engine.isNotModified(view, entry)) {
     ctx.status = 304;
     ctx.set(engine.notModifiedHeaders(entry));
     return;
