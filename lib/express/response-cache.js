@@ -204,7 +204,7 @@ function capture(engine, fill, view, res, next) {
       let at = 0;
       for (const c of chunks) at += c.copy(copy, at);
       chunks = null;
-      storeWhenSent(engine, fill, policy, res, res.getHeaders(), copy, tagValue);
+      storeWhenSent({ engine, fill, policy, res, headMap: res.getHeaders(), copy, tagValue });
     },
     released() {
       restore();
@@ -218,7 +218,16 @@ function capture(engine, fill, view, res, next) {
         serveStale(engine, value, fill.stale, wasHead);
         return;
       }
-      storeWhole(engine, fill, policy, res, res.getHeaders(), value.body, tagValue, value.notModified);
+      storeWhole({
+        engine,
+        fill,
+        policy,
+        res,
+        headMap: res.getHeaders(),
+        body: value.body,
+        tagValue,
+        notModified: value.notModified,
+      });
     },
   };
 
