@@ -99,8 +99,9 @@ class HeldResponse {
     this.askedTag = false; // the route asked for the ETag of what is sent (writeResponse)
     this.sending = false; // send() is handing the value to the methods below
     this.afterStore = false; // a cache hit: only the stages after the cache's run
-    // The client's validators, as it sent them: a response cache takes them off the request so
-    // that its render is whole; the one 304 decision is still made on them.
+    this.wholeBody = false; // a stage (the response cache's fill) needs the route's whole body
+    // The client's validators, as it sent them (Koa's response cache takes them off the request
+    // so that its render is whole); the one 304 decision is made on them.
     this.validators = {
       'if-none-match': req.headers['if-none-match'],
       'if-modified-since': req.headers['if-modified-since'],
@@ -146,6 +147,13 @@ class HeldResponse {
     this.askedTag = true;
     useEtagStage(this);
     return true;
+  }
+
+  /** A stage needs the route's whole body, also for a conditional request or a HEAD: the
+   *  etag stage then makes the 304 decision on the route's own ETag as well. */
+  wantsWholeBody() {
+    this.wholeBody = true;
+    useEtagStage(this);
   }
 
   decide(ending) {
@@ -374,7 +382,7 @@ const etagStage = {
       value.retag(true);
     } else if (value.changed && !value.tagged) {
       value.retag(typeof tag !== 'string' || tag.startsWith('W/'));
-    } else if (!value.tagged && !held.askedTag) {
+    } else if (!value.tagged && !held.askedTag && !held.wholeBody) {
       return; // the route's own tag on its own body: its own 304 rules stand
     }
     if (held.isFresh(res.getHeader('ETag'))) value.notModified = true;
