@@ -258,8 +258,9 @@ function sendsWhole(res) {
   const send = res.send;
   if (typeof send !== 'function' || send[WHOLE_SEND] === true) return;
   function wholeSend() {
-    const own = Object.getOwnPropertyDescriptor(this, 'req');
     const req = this.req;
+    if (req === null || typeof req !== 'object') return send.apply(this, arguments);
+    const own = Object.getOwnPropertyDescriptor(this, 'req');
     // an own property: node:http2's response has a `req` getter only
     Object.defineProperty(this, 'req', { value: Object.create(req, WHOLE_VIEW), configurable: true, writable: true });
     try {
