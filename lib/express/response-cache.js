@@ -248,26 +248,27 @@ function lacksBody(size, routeLength) {
 }
 
 // Express's res.send answers a fresh request 304 without its body, and a HEAD without its body.
-// While it runs for a fill, the response's `req` is a view of the request that asks for the whole
-// GET body (the request itself is not touched); the held response then makes the 304 decision
-// on the client's validators and sends no body to a HEAD.
+// While it runs for a fill, the response's `req` is a view that asks for the whole GET body (the
+// request itself is not touched); the held response then makes the 304 decision on the client's
+// validators and sends no body to a HEAD. The view holds what Express 4 and 5's res.send read of
+// its request (`fresh`, `method`): a plain object, not one inheriting from the request, which
+// would turn every request into a V8 prototype. Express makes `res.req` an own property; a
+// response where it is not one is left alone.
 const WHOLE_SEND = Symbol('ssrNative.wholeSend');
-const WHOLE_VIEW = { method: { value: 'GET' }, fresh: { value: false } };
+const WHOLE_VIEW = Object.freeze({ method: 'GET', fresh: false });
+const hasOwn = Object.prototype.hasOwnProperty;
 
 function sendsWhole(res) {
   const send = res.send;
   if (typeof send !== 'function' || send[WHOLE_SEND] === true) return;
   function wholeSend() {
     const req = this.req;
-    if (req === null || typeof req !== 'object') return send.apply(this, arguments);
-    const own = Object.getOwnPropertyDescriptor(this, 'req');
-    // an own property: node:http2's response has a `req` getter only
-    Object.defineProperty(this, 'req', { value: Object.create(req, WHOLE_VIEW), configurable: true, writable: true });
+    if (req === WHOLE_VIEW || !hasOwn.call(this, 'req')) return send.apply(this, arguments);
+    this.req = WHOLE_VIEW;
     try {
       return send.apply(this, arguments);
     } finally {
-      if (own === undefined) delete this.req;
-      else Object.defineProperty(this, 'req', own);
+      this.req = req;
     }
   }
   wholeSend[WHOLE_SEND] = true;
