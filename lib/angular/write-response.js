@@ -7,17 +7,17 @@
 // etag setting says. Here an HTML response is read whole first (AppEngine's server-rendered body
 // is a stream that delivers the finished page in one chunk, so nothing is delayed), given the
 // native CRC-32 weak ETag unless it has one, and answered 304 when the request's If-None-Match
-// matches on GET/HEAD, as Express's res.send does. The body then goes out with a Content-Length
+// matches on GET/HEAD (the one 304 decision, http/conditional.js). The body then goes out with a Content-Length
 // instead of chunked. Anything else (not text/html, no body, or an HTML body past maxBuffer)
 // is written exactly as writeResponseToNodeResponse writes it, as of @angular/ssr 22: when the
 // client goes away (also while waiting for 'drain') the body is cancelled and the call settles,
 // where 19-21's version waits for a 'drain' that never comes and keeps the response, the body and
 // its reader alive for good; and a finished or destroyed response is left alone.
-const fresh = require('fresh');
 const { etag } = require('../etag');
 const { invalidType, outOfRange } = require('../validate');
 const { isHtml } = require('../http/html');
 const { HeldResponse, toNotModified } = require('../http/held-response');
+const { isNotModified } = require('../http/conditional');
 const { ownOptions } = require('../options');
 
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
@@ -114,12 +114,7 @@ async function writeResponse(response, req, res, options) {
     tag = etag(entity);
     res.setHeader('ETag', tag);
   }
-  const method = req.method;
-  if (
-    (method === 'GET' || method === 'HEAD') &&
-    ((status >= 200 && status < 300) || status === 304) &&
-    fresh(req.headers, { etag: tag, 'last-modified': headers.get('last-modified') || undefined })
-  ) {
+  if (isNotModified(req.method, status, req.headers, tag, headers.get('last-modified') ?? undefined)) {
     toNotModified(res);
     res.end();
     return;

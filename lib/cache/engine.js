@@ -7,6 +7,7 @@
 const crypto = require('crypto');
 const { addSource } = require('../stat-sources');
 const rules = require('../http/cache-rules');
+const { isNotModified } = require('../http/conditional');
 const shareable = require('../http/shareable');
 const { HOP_BY_HOP } = require('../http/hop-by-hop');
 const { isAuthority } = require('../http/authority');
@@ -774,11 +775,9 @@ class CacheEngine {
     return headers;
   }
 
-  isNotModified(requestHeaders, entry) {
-    if (requestHeaders['if-none-match'] === undefined && requestHeaders['if-modified-since'] === undefined)
-      return false;
-    if (entry.status < 200 || entry.status > 299 || entry.etag === undefined) return false;
-    const yes = rules.isNotModified(requestHeaders, entry.etag, entry.lastModified);
+  /** The one 304 decision (http/conditional.js) for a hit: `view` is the request's { method, headers }. */
+  isNotModified(view, entry) {
+    const yes = isNotModified(view.method, entry.status, view.headers, entry.etag, entry.lastModified);
     if (yes) this.counters.notModified++;
     return yes;
   }

@@ -3,27 +3,31 @@
 // Koa's middleware after `await next()`): a whole body copied (the route may reuse its buffer),
 // and stored once the head has gone out, on the decision taken again on that head (confirm:
 // a session middleware or compression may still add Set-Cookie or Cache-Control until then).
+//
+// Both steps take one object, a fill's store:
+//   engine, fill, policy  the engine, its fill, and the policy admit() gave the head
+//   res                   the node response whose head is awaited (sent-head.js)
+//   headMap               the headers as the cache admitted them
+//   body | copy           storeWhole: the body (copied here); storeWhenSent: a copy no one writes into
+//   tagValue              the route's tag header (engine.tagHeader) taken off the response
+//   notModified           the response went out as the client's 304 (the stored status is the page's)
 const { sentHead, whenHeadSent } = require('../http/sent-head');
 
-/**
- * The copy of `body` to be stored, or undefined when it is over maxEntrySize (counted, not
- * stored). `headMap`: the headers as the cache admitted them; `tagValue`: the route's tag header
- * (engine.tagHeader) taken off the response; `notModified`: the response went out as the
- * client's 304 (the stored status is the page's).
- */
-function storeWhole(engine, fill, policy, res, headMap, body, tagValue, notModified = false) {
+/** Stores a copy of `body` once sent; returns the copy, or undefined when it is over maxEntrySize
+ *  (counted, not stored). */
+function storeWhole({ engine, fill, policy, res, headMap, body, tagValue, notModified = false }) {
   if (body.length > engine.maxEntrySize) {
     engine.tooLarge(fill, policy);
     return undefined;
   }
   const copy = Buffer.allocUnsafeSlow(body.length);
   body.copy(copy);
-  storeWhenSent(engine, fill, policy, res, headMap, copy, tagValue, notModified);
+  storeWhenSent({ engine, fill, policy, res, headMap, copy, tagValue, notModified });
   return copy;
 }
 
-/** Stores `copy` (a Buffer no one writes into) once the head of `res` has gone out. */
-function storeWhenSent(engine, fill, policy, res, headMap, copy, tagValue, notModified = false) {
+/** Stores `copy` once the head of `res` has gone out. */
+function storeWhenSent({ engine, fill, policy, res, headMap, copy, tagValue, notModified = false }) {
   whenHeadSent(res, () => {
     try {
       const sent = sentHead(res);

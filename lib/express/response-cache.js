@@ -97,7 +97,7 @@ function decide(engine, view, req, res, next) {
 // stages after it mounted (http/stages-after-store.js), whatever the order of app.use().
 function serveEntry(engine, view, res, entry) {
   setCacheStatus(res, engine.hitStatusOf(entry));
-  if (engine.isNotModified(view.headers, entry)) {
+  if (engine.isNotModified(view, entry)) {
     const headers = engine.notModifiedHeaders(entry);
     for (const name in headers) res.setHeader(name, headers[name]);
     view.later.enter(view.req, res);
@@ -145,17 +145,14 @@ function capture(engine, fill, view, res, next) {
   const req = view.req;
   engine.stripIgnored(req);
   setCacheStatus(res, engine.statusOf(fill));
-  // made before the validators are taken off: its one 304 decision is on the client's own
   const held = HeldResponse.of(req, res);
-  const headers = req.headers;
-  // The render must produce the whole page, to be stored (nginx does the same).
-  delete headers['if-none-match'];
-  delete headers['if-modified-since'];
-  const wasHead = req.method === 'HEAD';
-  if (wasHead) req.method = 'GET'; // the body is stored for later GETs; node sends none for HEAD
-  const restore = () => {
-    if (wasHead) req.method = 'HEAD';
-  };
+  // The render must produce the whole page, to be stored (nginx does the same): asked of the
+  // response (the held response decides the client's 304; res.send answers whole), never by
+  // changing the request the route and the middleware after this one see.
+  held.wantsWholeBody();
+  sendsWhole(res);
+  const isHead = req.method === 'HEAD';
+  let routeLength; // the Content-Length the route set: a HEAD's body must have it to be stored
   let policy;
   let stale = false;
   let tagValue;
@@ -168,6 +165,7 @@ function capture(engine, fill, view, res, next) {
     wantsWhole(response, request, ending) {
       view.later.seen(held); // every stage has joined: the ones after this a hit goes through
       const status = response.statusCode;
+      routeLength = response.getHeader('content-length');
       if (isServerError(status) && fill.stale !== undefined) {
         stale = true;
         return true;
@@ -180,10 +178,7 @@ function capture(engine, fill, view, res, next) {
         delete headMap[tagName];
       }
       policy = engine.admit(fill, status, headMap);
-      if (policy === undefined) {
-        restore();
-        return false;
-      }
+      if (policy === undefined) return false;
       // a body that starts whole is held with the others; one that streams is copied as it goes
       return ending ? true : COPY;
     },
@@ -198,45 +193,91 @@ function capture(engine, fill, view, res, next) {
       chunks.push(bytes);
     },
     copied() {
-      restore();
       if (chunks === null) return;
+      if (isHead && lacksBody(size, routeLength)) {
+        chunks = null;
+        engine.abandon(fill);
+        return;
+      }
       const copy = Buffer.allocUnsafeSlow(size);
       let at = 0;
       for (const c of chunks) at += c.copy(copy, at);
       chunks = null;
-      storeWhenSent(engine, fill, policy, res, res.getHeaders(), copy, tagValue);
+      storeWhenSent({ engine, fill, policy, res, headMap: res.getHeaders(), copy, tagValue });
     },
     released() {
-      restore();
       if (policy !== undefined) engine.tooLarge(fill, policy);
     },
-    run(value) {
-      restore();
+    run(value, whole) {
       if (stale) {
         engine.servedStaleIfError();
         engine.abandon(fill);
-        serveStale(engine, value, fill.stale, wasHead);
+        serveStale(engine, value, fill.stale, isHead);
         return;
       }
-      storeWhole(engine, fill, policy, res, res.getHeaders(), value.body, tagValue, value.notModified);
+      if (isHead && lacksBody(whole.size, routeLength)) {
+        engine.abandon(fill);
+        return;
+      }
+      storeWhole({
+        engine,
+        fill,
+        policy,
+        res,
+        headMap: res.getHeaders(),
+        body: value.body,
+        tagValue,
+        notModified: value.notModified,
+      });
     },
   };
 
   held.use(stage);
 
   res.once('close', () => {
-    if (!fill.done) {
-      restore();
-      engine.abandon(fill);
-    }
+    if (!fill.done) engine.abandon(fill);
   });
 
   next();
 }
 
+// A HEAD's route that sent no body, or less than its Content-Length (one that answers HEAD by
+// itself, res.sendFile): nothing a later GET could be given, so nothing is stored.
+function lacksBody(size, routeLength) {
+  return size === 0 || (routeLength !== undefined && Number(routeLength) !== size);
+}
+
+// Express's res.send answers a fresh request 304 without its body, and a HEAD without its body.
+// While it runs for a fill, the response's `req` is a view that asks for the whole GET body (the
+// request itself is not touched); the held response then makes the 304 decision on the client's
+// validators and sends no body to a HEAD. The view holds what Express 4 and 5's res.send read of
+// its request (`fresh`, `method`): a plain object, not one inheriting from the request, which
+// would turn every request into a V8 prototype. Express makes `res.req` an own property; a
+// response where it is not one is left alone.
+const WHOLE_SEND = Symbol('ssrNative.wholeSend');
+const WHOLE_VIEW = Object.freeze({ method: 'GET', fresh: false });
+const hasOwn = Object.prototype.hasOwnProperty;
+
+function sendsWhole(res) {
+  const send = res.send;
+  if (typeof send !== 'function' || send[WHOLE_SEND] === true) return;
+  function wholeSend() {
+    const req = this.req;
+    if (req === WHOLE_VIEW || !hasOwn.call(this, 'req')) return send.apply(this, arguments);
+    this.req = WHOLE_VIEW;
+    try {
+      return send.apply(this, arguments);
+    } finally {
+      this.req = req;
+    }
+  }
+  wholeSend[WHOLE_SEND] = true;
+  res.send = wholeSend;
+}
+
 // The stale copy in place of the failed response: the failure's headers (an error page's type,
 // length, security headers) are dropped first.
-function serveStale(engine, value, entry, wasHead) {
+function serveStale(engine, value, entry, isHead) {
   const res = value.res;
   const failedStatus = res.statusCode;
   for (const name of res.getHeaderNames()) res.removeHeader(name);
@@ -246,7 +287,7 @@ function serveStale(engine, value, entry, wasHead) {
   for (const name in stored) res.setHeader(name, stored[name]);
   res.setHeader('age', engine.ageOf(entry));
   res.setHeader('content-length', entry.length);
-  value.replace(wasHead ? Buffer.alloc(0) : entry.body, true);
+  value.replace(isHead ? Buffer.alloc(0) : entry.body, true);
 }
 
 // RFC 9211's Cache-Status, when the cacheStatus option asks (the engine never stores it)

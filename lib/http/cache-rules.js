@@ -2,7 +2,6 @@
 // The HTTP caching rules a shared cache follows (RFC 9111, RFC 5861), each a small named function
 // with the section it implements. Header maps are Node's: lower-case names, values a string, a
 // number or an array of strings. Where a rule leaves room, these functions choose not to store.
-const { weakEtagMatches } = require('./conditional');
 
 // RFC 9111 5.2: Cache-Control is a list of directives, `name` or `name=value` (token or quoted
 // string), names case-insensitive. A directive given twice keeps its first value; its presence is
@@ -162,20 +161,6 @@ function requestAsksRevalidation(requestHeaders) {
   return requestHeaders.pragma !== undefined && /no-cache/i.test(headerText(requestHeaders.pragma));
 }
 
-// RFC 9110 13.1.2 (weak comparison of If-None-Match) and 13.1.3 (If-Modified-Since, only without
-// If-None-Match), for GET/HEAD against a stored 2xx response.
-function isNotModified(requestHeaders, etag, lastModified) {
-  const inm = requestHeaders['if-none-match'];
-  if (inm !== undefined) return weakEtagMatches(headerText(inm), etag);
-  const ims = requestHeaders['if-modified-since'];
-  if (ims !== undefined && lastModified !== undefined) {
-    const since = Date.parse(headerText(ims));
-    const modified = Date.parse(lastModified);
-    return !Number.isNaN(since) && !Number.isNaN(modified) && modified <= since;
-  }
-  return false;
-}
-
 module.exports = {
   DEFAULT_STATUSES,
   parseCacheControl,
@@ -191,5 +176,4 @@ module.exports = {
   varyNames,
   isServerError,
   requestAsksRevalidation,
-  isNotModified,
 };

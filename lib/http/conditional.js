@@ -10,7 +10,18 @@
 // If-Unmodified-Since even after If-Match. The ETag middlewares' If-None-Match tests are here too:
 // @fastify/etag 6 compares the whole header with the tag, hono/etag 4.13 looks for the tag among
 // the header's quoted strings. (Express's res.send and koa-conditional-get ask `fresh`, as send's
-// isFresh below does.) The response cache, which copies no peer, has RFC 9110's own reading.
+// isFresh below does.)
+//
+// ssr-native's own 304 decision is isNotModified, asked by the held response's etag stage,
+// Angular's writeResponse and the response cache's hit (RFC 9110 13.1.2, 13.1.3, 13.2.2, 15.4.5):
+//   1. only for GET or HEAD;
+//   2. only for a 2xx answer (the route's, or a stored one's); a route's own 304 passes as it is;
+//   3. If-None-Match present (even empty): 304 when `*`, or when one of its entity tags equals the
+//      response's ETag by weak comparison (either side may be W/); If-Modified-Since is then ignored;
+//   4. else If-Modified-Since: 304 when it is a date that parses and the response's Last-Modified
+//      parses and is not later than it;
+//   5. else no 304. A request's Cache-Control (no-cache) does not change the answer: the client is
+//      revalidating its own copy, which is what a 304 answers.
 const fresh = require('fresh');
 
 /** A token list (`a, b`) has a token for which `match(token)` is true. */
@@ -141,6 +152,28 @@ function weakEtagMatches(ifNoneMatch, etag) {
   return someToken(ifNoneMatch, (tag) => tag === bare || tag === 'W/' + bare);
 }
 
+/** A header value as one string (node:http2 may give a list as an array). */
+function headerText(value) {
+  return Array.isArray(value) ? value.join(', ') : String(value);
+}
+
+/**
+ * The one 304 decision (the rule in the file-top comment): the request (`method`, its headers)
+ * holds a current copy of the answer with `status`, `etag` and `lastModified` (either may be
+ * undefined).
+ */
+function isNotModified(method, status, requestHeaders, etag, lastModified) {
+  if ((method !== 'GET' && method !== 'HEAD') || !(status >= 200 && status <= 299)) return false;
+  const inm = requestHeaders['if-none-match'];
+  if (inm !== undefined)
+    return typeof etag === 'string' ? weakEtagMatches(headerText(inm), etag) : headerText(inm).trim() === '*';
+  const ims = requestHeaders['if-modified-since'];
+  if (ims === undefined || lastModified === undefined) return false;
+  const since = Date.parse(headerText(ims));
+  const modified = Date.parse(lastModified);
+  return !Number.isNaN(since) && !Number.isNaN(modified) && modified <= since;
+}
+
 // --- the ETag middlewares ---
 
 /** @fastify/etag 6: the whole If-None-Match equals the tag, either side possibly weak. */
@@ -164,6 +197,7 @@ module.exports = {
   isRangeFresh,
   fastifySend,
   weakEtagMatches,
+  isNotModified,
   fastifyEtagMatches,
   honoEtagMatches,
 };

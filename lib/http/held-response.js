@@ -29,7 +29,7 @@
 // (compression's dcz choice) decides on the headers that writeHead listeners mounted after the
 // held response set (on-headers: express-session, cookie-session): when the body ends whole,
 // writeHead is called through them first, and the held response keeps what it is given.
-const fresh = require('fresh');
+const { isNotModified } = require('./conditional');
 const { beforeOwnMethods } = require('../response-shape');
 const { HeldValue } = require('./held-value');
 
@@ -99,12 +99,12 @@ class HeldResponse {
     this.askedTag = false; // the route asked for the ETag of what is sent (writeResponse)
     this.sending = false; // send() is handing the value to the methods below
     this.afterStore = false; // a cache hit: only the stages after the cache's run
-    // The client's validators, as it sent them: a response cache takes them off the request so
-    // that its render is whole; the one 304 decision is still made on them.
+    this.wholeBody = false; // a stage (the response cache's fill) needs the route's whole body
+    // The client's validators, as it sent them (Koa's response cache takes them off the request
+    // so that its render is whole); the one 304 decision is made on them.
     this.validators = {
       'if-none-match': req.headers['if-none-match'],
       'if-modified-since': req.headers['if-modified-since'],
-      'cache-control': req.headers['cache-control'],
     };
     beforeOwnMethods(res);
     res[HELD] = this;
@@ -147,6 +147,13 @@ class HeldResponse {
     this.askedTag = true;
     useEtagStage(this);
     return true;
+  }
+
+  /** A stage needs the route's whole body, also for a conditional request or a HEAD: the
+   *  etag stage then makes the 304 decision on the route's own ETag as well. */
+  wantsWholeBody() {
+    this.wholeBody = true;
+    useEtagStage(this);
   }
 
   decide(ending) {
@@ -272,16 +279,11 @@ class HeldResponse {
     }
   }
 
-  /** Whether the request's validators match `tag` (and the response's Last-Modified). */
+  /** The one 304 decision (http/conditional.js) on the client's validators and `tag`. */
   isFresh(tag) {
-    const status = this.res.statusCode;
-    const method = this.req.method;
-    if ((method !== 'GET' && method !== 'HEAD') || status < 200 || status >= 300) return false;
-    const lastModified = this.res.getHeader('Last-Modified');
-    return fresh(this.validators, {
-      etag: tag,
-      'last-modified': lastModified === undefined ? undefined : lastModified,
-    });
+    const res = this.res;
+    const lastModified = res.getHeader('Last-Modified');
+    return isNotModified(this.req.method, res.statusCode, this.validators, tag, lastModified);
   }
 }
 
@@ -380,7 +382,7 @@ const etagStage = {
       value.retag(true);
     } else if (value.changed && !value.tagged) {
       value.retag(typeof tag !== 'string' || tag.startsWith('W/'));
-    } else if (!value.tagged && !held.askedTag) {
+    } else if (!value.tagged && !held.askedTag && !held.wholeBody) {
       return; // the route's own tag on its own body: its own 304 rules stand
     }
     if (held.isFresh(res.getHeader('ETag'))) value.notModified = true;

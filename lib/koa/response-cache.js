@@ -70,7 +70,7 @@ function waitFor(engine, key, res) {
 
 function serveEntry(engine, ctx, view, entry) {
   setCacheStatus(ctx, engine.hitStatusOf(entry));
-  if (engine.isNotModified(view.headers, entry)) {
+  if (engine.isNotModified(view, entry)) {
     ctx.status = 304;
     ctx.set(engine.notModifiedHeaders(entry));
     return;
@@ -158,7 +158,7 @@ async function storeBody(engine, fill, ctx) {
   // Stored on the head as it goes out: middleware in front runs after `await next()`
   // (koa-session sets its cookie there) until Koa writes the response.
   const res = ctx.res;
-  const stored = storeWhole(engine, fill, policy, res, headersAtAdmission, body, tagValue);
+  const stored = storeWhole({ engine, fill, policy, res, headMap: headersAtAdmission, body, tagValue });
   if (stored === undefined) return undefined;
   if (ctx.body !== null && ctx.body !== undefined) ctx.body = stored; // the bytes stored are the bytes sent
   res.once('close', () => engine.abandon(fill));

@@ -1,0 +1,136 @@
+'use strict';
+// The response cache asks the route for the whole body without changing the request: on a miss,
+// the route and the middleware after the cache see the client's method and validators, and the
+// answers are still right: a conditional GET on a miss gets its 304 (the one 304 decision, on the
+// route's ETag or Last-Modified) after the whole body was stored, and a HEAD miss stores the GET
+// body when the route sends it (Express's res.send does, for the cache; a plain route's res.end
+// body is dropped by node for HEAD). Over node:http, Express 4 and Express 5.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { listen, request } = require('../helpers/http');
+const { mulberry32 } = require('../helpers/seeded-random');
+const { responseCache } = require('../../../lib/cache');
+
+const SEED = Number(process.env.WHOLE_BODY_SEED || 53);
+const LAST_MODIFIED = new Date(1_600_000_000_000).toUTCString();
+
+// what the route and the middleware between the cache and it saw of each request
+function recorder() {
+  const seen = [];
+  const record = (where, req) =>
+    seen.push({
+      where,
+      method: req.method,
+      inm: req.headers['if-none-match'],
+      ims: req.headers['if-modified-since'],
+    });
+  return { seen, record };
+}
+
+function page(random, path) {
+  return `<p>${path} ${Math.floor(random() * 1e9).toString(36)}</p>`;
+}
+
+const FLAVORS = {
+  'node:http': (cache, rec, pages) => (req, res) =>
+    cache(req, res, () => {
+      rec.record('middleware', req);
+      rec.record('route', req);
+      res.setHeader('Cache-Control', 'public, max-age=60');
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.setHeader('ETag', '"v1"');
+      res.setHeader('Last-Modified', LAST_MODIFIED);
+      const body = pages.get(req.url);
+      res.setHeader('Content-Length', Buffer.byteLength(body));
+      res.end(body); // node sends no body to a HEAD
+    }),
+  'express 4': (cache, rec, pages) => expressApp(require('express4')(), cache, rec, pages),
+  'express 5': (cache, rec, pages) => expressApp(require('express')(), cache, rec, pages),
+};
+
+function expressApp(app, cache, rec, pages) {
+  app.use(cache);
+  app.use((req, res, next) => {
+    rec.record('middleware', req);
+    next();
+  });
+  app.get(/.*/, (req, res) => {
+    rec.record('route', req);
+    res.set('Cache-Control', 'public, max-age=60');
+    res.set('ETag', '"v1"');
+    res.set('Last-Modified', LAST_MODIFIED);
+    res.type('html').send(pages.get(req.url));
+    // the response's own request is given back after res.send
+    if (res.req !== req) throw new Error('res.req was not given back');
+  });
+  return app;
+}
+
+async function site(flavor, seedOffset) {
+  const random = mulberry32(SEED + seedOffset);
+  const pages = new Map();
+  for (const path of ['/inm', '/ims', '/head', '/other']) pages.set(path, page(random, path));
+  const rec = recorder();
+  const cache = responseCache({});
+  const server = await listen(FLAVORS[flavor](cache, rec, pages));
+  return { ...server, cache, rec, pages };
+}
+
+let offset = 0;
+for (const flavor of Object.keys(FLAVORS)) {
+  const seedOffset = offset++;
+  test(`${flavor}: on a miss the route sees the client's request, and a conditional GET gets a 304 after the whole body was stored (seed ${SEED + seedOffset})`, async () => {
+    const s = await site(flavor, seedOffset);
+    try {
+      for (const [path, validators] of [
+        ['/inm', { 'if-none-match': '"v1"' }],
+        ['/ims', { 'if-modified-since': LAST_MODIFIED }],
+      ]) {
+        s.rec.seen.length = 0;
+        const miss = await request(s.url + path, { headers: validators });
+        assert.equal(miss.status, 304, `${path}: the miss is answered 304`);
+        assert.equal(miss.body.length, 0);
+        assert.equal(miss.headers.etag, '"v1"');
+        const inm = validators['if-none-match'];
+        const ims = validators['if-modified-since'];
+        assert.deepEqual(s.rec.seen, [
+          { where: 'middleware', method: 'GET', inm, ims },
+          { where: 'route', method: 'GET', inm, ims },
+        ]);
+        const hit = await request(s.url + path);
+        assert.equal(hit.status, 200);
+        assert.equal(hit.body.toString(), s.pages.get(path), `${path}: the whole body was stored`);
+        assert.notEqual(hit.headers.age, undefined, `${path}: answered by the cache`);
+        assert.equal(s.rec.seen.length, 2, `${path}: rendered once`);
+      }
+      // a validator that does not match: the whole page, stored
+      const other = await request(s.url + '/other', { headers: { 'if-none-match': '"v0"' } });
+      assert.equal(other.status, 200);
+      assert.equal(other.body.toString(), s.pages.get('/other'));
+      assert.equal(s.rec.seen.at(-1).inm, '"v0"');
+      assert.equal((await request(s.url + '/other')).headers.age, '0');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(`${flavor}: a HEAD miss reaches the route as HEAD and stores the GET body (seed ${SEED + seedOffset})`, async () => {
+    const s = await site(flavor, seedOffset);
+    try {
+      const head = await request(s.url + '/head', { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(head.body.length, 0);
+      assert.equal(head.headers['content-length'], String(Buffer.byteLength(s.pages.get('/head'))));
+      assert.deepEqual(
+        s.rec.seen.map((r) => r.method),
+        ['HEAD', 'HEAD'],
+      );
+      const hit = await request(s.url + '/head');
+      assert.equal(hit.body.toString(), s.pages.get('/head'));
+      assert.notEqual(hit.headers.age, undefined, 'answered by the cache');
+      assert.equal(s.rec.seen.length, 2, 'rendered once');
+    } finally {
+      await s.close();
+    }
+  });
+}
