@@ -74,7 +74,9 @@ try {
     all.update(digest);
     console.log(`${digest.slice(0, 16)} ${JSON.stringify(options)}`);
   }
-  console.log(`digest ${all.digest('hex')} over ${pages} pages, ${changed} inlined (${sheets.length} sheets, ${cases.length} cases)`);
+  console.log(
+    `digest ${all.digest('hex')} over ${pages} pages, ${changed} inlined (${sheets.length} sheets, ${cases.length} cases)`,
+  );
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }
