@@ -15,6 +15,38 @@
 namespace ssr_native {
 namespace critical_css {
 
+// @angular/ssr's LINK_LOAD_SCRIPT_CONTENT (its CSP override's listener), written nonce'd.
+inline constexpr char kLinkLoadScript[] = R"JS((() => {
+  const CSP_MEDIA_ATTR = 'ngCspMedia';
+  const documentElement = document.documentElement;
+
+  // Listener for load events on link tags.
+  const listener = (e) => {
+    const target = e.target;
+    if (
+      !target ||
+      target.tagName !== 'LINK' ||
+      !target.hasAttribute(CSP_MEDIA_ATTR)
+    ) {
+      return;
+    }
+
+    target.media = target.getAttribute(CSP_MEDIA_ATTR);
+    target.removeAttribute(CSP_MEDIA_ATTR);
+
+    if (!document.head.querySelector(`link[${CSP_MEDIA_ATTR}]`)) {
+      documentElement.removeEventListener('load', listener);
+    }
+  };
+
+  documentElement.addEventListener('load', listener, true);
+})();)JS";
+
+// beasties 0.5's DEFERRED_MEDIA_SCRIPT (preload: 'media-script'), appended to <body>.
+inline constexpr char kDeferredMediaScript[] =
+    "document.querySelectorAll('link[data-beasties-media]').forEach(function(l){l.media=l."
+    "getAttribute('data-beasties-media');l.removeAttribute('data-beasties-media')})";
+
 // beasties' getDocumentChars: the code points of the page's rendered text (text nodes and the
 // alt / label / placeholder / title / value attributes outside script, style, template,
 // noscript, head and title), with its small entity decoder. `complete` false means some
@@ -75,7 +107,40 @@ class PageProcessor {
     bool detached = false;
   };
 
+  // What one pass over the page's source elements finds (ScanPage).
+  struct PageFacts {
+    int32_t head = -1;
+    int32_t body = -1;            // document.body: the first <body> in document order
+    bool deferred_media = false;  // a link[data-beasties-media] (media-script's script is due)
+    int32_t nonce_element = -1;
+    std::string_view nonce;
+    std::vector<int32_t> links;
+    int32_t container = -1;  // the first element marked data-beasties-container
+    int containers = 0;
+    bool prerendered = false;  // an ng-server-context naming ssg (Angular's SSG marker)
+  };
+  class EditList;
+
+  // The steps of Run (critical_css_page_run.cc). A step that returns false has set *stop to
+  // the page's skip (or over-bound) result.
   bool BuildDocument(std::string* reason);
+  void ScanPage();
+  bool ChooseContainer(InlineResult* stop);
+  bool DeferLinks(InlineResult* stop);
+  const Plan* FetchPlan(size_t k, int32_t link);
+  bool UndoDeferral(LinkWork* w, InlineResult* stop);
+  void DeferLink(LinkWork* w);
+  void MoveOnloadForCsp(LinkWork* w);
+  bool AddBodyScript(InlineResult* stop);
+  void SetSearchDomain();
+  bool SelectSheets(InlineResult* stop);
+  // The edits of the page (critical_css_page_edits.cc) and the page they make.
+  std::string WriteEdits(InlineResult* result);
+  void AddLinkEdits(const LinkWork& w, const std::string& nonce_attr, EditList* edits,
+                    InlineResult* result);
+  void AddLinkAttrEdits(const LinkWork& w, EditList* edits);
+  std::string NoscriptCopy(const LinkWork& w) const;
+  const HtmlAttr* FindSourceAttr(int32_t element, std::string_view lower) const;
   // The engine's attribute edits of `element`, made on first use.
   AttrOverrides& Edits(int32_t element) {
     HtmlElement& el = doc_.elements[element];
@@ -137,6 +202,17 @@ class PageProcessor {
   const Limits& limits_;
   HtmlDocument doc_;
   int32_t root_ = -1;
+  // The state of Run's steps.
+  int32_t original_count_ = 0;  // the page's source elements (synthetic ones come after)
+  PageFacts facts_;
+  bool leave_inlined_ = false;
+  const char* inlined_reason_ = nullptr;
+  bool mark_container_ = true;  // beasties marks <html> as its container
+  std::vector<LinkWork> work_;
+  std::vector<uint8_t> detached_;           // per element: inside a removed <noscript>
+  std::vector<int32_t> removed_noscripts_;  // the <noscript>s undoing removed
+  bool script_added_ = false;
+  int32_t body_script_ = -1;  // media-script's loader at the end of <body>
   // The per-page working arrays, kept by the thread from page to page: sized for a page once,
   // they are reused instead of allocated (and faulted in) again for every page. Each is reset
   // where a page starts using it.
