@@ -45,7 +45,7 @@ const CRITICAL_CSS_OPTIONS = [
 ];
 const MAX_HEADS = 1024;
 // the engine's skip reason for a rendered page Angular's inliner already ran on
-// (src/core/critical_css_inline.cc kInlinedByAngular)
+// (src/core/critical_css_page_run.cc kInlinedByAngular)
 const ANGULAR_INLINED = 'a page Angular already inlined';
 const COUNTERS = [
   'pages',

@@ -17,6 +17,16 @@
 namespace ssr_native {
 namespace critical_css {
 
+// JS's \s for the bytes of ASCII (String#trim, split(/\s+/)): space, tab, LF, VT, FF, CR.
+inline bool IsJsSpaceByte(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d); }
+
+inline std::string_view TrimAscii(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && IsJsSpaceByte(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && IsJsSpaceByte(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
 // A fast hash of the short texts the engine looks up per page (tag names, class tokens,
 // attribute names): eight bytes a step, multiply-xorshift mixing. Not for hostile collision
 // resistance: the tables it serves hold the stylesheet's keys, and a probe sequence is bounded

@@ -9,8 +9,6 @@ namespace ssr_native {
 namespace critical_css {
 namespace {
 
-bool IsJsSpaceByte(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d); }
-
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
 
 bool EqualsMaybeIgnoreCase(std::string_view a, std::string_view b, bool ignore_case) {

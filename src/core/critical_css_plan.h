@@ -173,7 +173,7 @@ class Plan {
 
 // Flags kBodyIsSource on every style rule without nested rules whose text after the selector
 // the writer (every child kept, compress off) writes as the source's [a_end, end): the writer
-// itself decides, so the flag cannot drift from it (critical_css_inline.cc).
+// itself decides, so the flag cannot drift from it (critical_css_writer.cc).
 void FlagRuleBodiesAsSource(Plan* plan);
 
 }  // namespace critical_css
