@@ -72,13 +72,14 @@ function classify(p, side) {
   return null;
 }
 
-// Every page of the corpus, in a fixed order: { id, sheet, page, css, html, minify, media }.
+// Every page of the corpus, in a fixed order: { id, sheet, page, css, html(), minify, media };
+// html() generates a corpus page when asked (a sheet's vocabulary is read once, on first use).
 function corpus(folder) {
   const pages = CASES.map((c) => ({
     sheet: 'edge case',
     page: c.name,
     css: c.css,
-    html: c.html,
+    html: () => c.html,
     minify: Boolean(c.minify),
   }));
   const sheets = [
@@ -86,14 +87,14 @@ function corpus(folder) {
     ...realSheets(folder).map((sheet) => ({ ...sheet, pages: REAL_PAGES })),
   ];
   for (const sheet of sheets) {
-    const vocab = vocabulary(sheet.css);
+    let vocab = null;
     for (let seed = 1; seed <= sheet.pages; seed++) {
       const variant = variantFor(seed);
       pages.push({
         sheet: sheet.name,
         page: `seed ${seed}`,
         css: sheet.css,
-        html: generatePage(vocab, seed, variant),
+        html: () => generatePage((vocab ??= vocabulary(sheet.css)), seed, variant),
         minify: false,
         media: variant.media,
       });
@@ -149,10 +150,11 @@ async function main() {
         fs.writeFileSync(path.join(dir, 'styles.css'), p.css);
         engines.set(key, new CriticalCssEngine({ path: dir, beasties: '0.5', minify: p.minify }));
       }
+      const page = p.html();
       const html = {
-        full: p.html,
-        ours: engines.get(key).process(p.html),
-        runtime: runtime.process(p.css, p.html),
+        full: page,
+        ours: engines.get(key).process(page),
+        runtime: runtime.process(p.css, page),
       };
       camera.show(html, p.css);
       const result = { ours: [], runtime: [] };

@@ -137,7 +137,8 @@ function vocabulary(css) {
   const tags = new Set();
   const attrs = new Map();
   const noComments = css.replace(/\/\*[\s\S]*?\*\//g, '');
-  for (const m of noComments.matchAll(/([^{}]+)\{/g)) {
+  // a run of text between braces that opens a block (the lookbehind keeps this linear)
+  for (const m of noComments.matchAll(/(?<=^|[{}])([^{}]+)\{/g)) {
     const sel = m[1];
     if (sel.trim().startsWith('@')) continue;
     for (const c of sel.matchAll(/\.((?:\\.|[\w-])+)/g)) classes.add(c[1].replace(/\\(.)/g, '$1'));
