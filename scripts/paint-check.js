@@ -125,6 +125,10 @@ async function main() {
   const opened = await openCamera();
   if (opened.skip) throw new Error(`no browser: ${opened.skip}`);
   const { camera } = opened;
+  // stopped from outside: the browser goes too
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => camera.close().finally(() => process.exit(1)));
+  }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paint-check-css-'));
   const saved = fs.mkdtempSync(path.join(os.tmpdir(), 'paint-check-'));
   const differing = { ours: [], runtime: [] };
@@ -141,9 +145,9 @@ async function main() {
       `${args.all ? `all ${all.length} pages` : `${pages.length} of ${all.length} pages (--sample ${SAMPLE} --seed ${SEED})`}` +
         ` at ${VIEWPORTS.map((v) => v.name).join(', ')}; full-page shots, stylesheet held back on (b) and (c)`,
     );
-    const engines = new Map(); // one engine per stylesheet and minify, as an app has
+    const engines = new Map(); // one engine per stylesheet text and minify, as an app has
     for (const [done, p] of pages.entries()) {
-      const key = `${p.sheet}\0${p.minify}`;
+      const key = `${p.minify}\0${p.css}`;
       if (!engines.has(key)) {
         const dir = path.join(work, `app${engines.size}`);
         fs.mkdirSync(dir);
