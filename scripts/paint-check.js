@@ -91,10 +91,13 @@ const CLASSES = [
   ],
   [
     // beasties matches below its container, <html>: a rule matching <html> alone is left out
-    // (ours, as beasties; the runtime keeps it). A bug against the full render, not fixed yet
-    'ours: a selector matching only <html> (data-bs-theme on <html>) is left out',
+    // (Pico's :root:not([data-theme=dark]) color scheme, both sides; Bootstrap's
+    // [data-bs-theme=dark] on <html>, ours only: the runtime keeps it). A bug against the full
+    // render, not fixed yet
+    'a selector matching only <html> (:root:not(...), [data-bs-theme] on <html>) is left out',
     (p, html, side) =>
-      side === 'ours' && /<html[^>]*\sdata-bs-theme="dark"/.test(html) && /\[data-bs-theme=/.test(p.css),
+      /:root:not\(/.test(p.css) ||
+      (side === 'ours' && /<html[^>]*\sdata-bs-theme="dark"/.test(html) && /\[data-bs-theme=/.test(p.css)),
   ],
   [
     // css-select's namespaces: beasties leaves svg|rect and *|p out, the runtime keeps them
