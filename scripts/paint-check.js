@@ -165,11 +165,15 @@ async function main() {
   if (opened.skip) throw new Error(`no browser: ${opened.skip}`);
   const { camera } = opened;
   // stopped from outside: the browser goes too
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.once(signal, () => camera.close().finally(() => process.exit(1)));
-  }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paint-check-css-'));
   const saved = fs.mkdtempSync(path.join(os.tmpdir(), 'paint-check-'));
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      fs.rmSync(work, { recursive: true, force: true });
+      console.log(`stopped; PNGs and pages of the pages that differ so far: ${saved}`);
+      camera.close().finally(() => process.exit(1));
+    });
+  }
   const differing = { ours: [], runtime: [] };
   const problems = [];
   try {
