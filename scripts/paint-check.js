@@ -49,6 +49,7 @@ function wholeNumber(name, text) {
   return value;
 }
 const SAMPLE = wholeNumber('sample', args.sample);
+if (SAMPLE === 0) throw new RangeError('--sample must be at least 1');
 const SEED = wholeNumber('seed', args.seed);
 const VIEWPORTS = args.viewport.split(',').map((text) => {
   const match = /^(\d+)x(\d+)$/.exec(text.trim());
@@ -154,6 +155,24 @@ function sample(pages, n, seed) {
   return pages.filter((p) => picked.has(p.id));
 }
 
+// Prints both counts over n pages checked, by class.
+function report(n, differing) {
+  const share = (k) => `${(((n - k) / n) * 100).toFixed(1)}%`;
+  const byClass = (list) => {
+    const counts = new Map();
+    for (const { why } of list) counts.set(why ?? 'UNCLASSIFIED', (counts.get(why ?? 'UNCLASSIFIED') || 0) + 1);
+    return [...counts].map(([why, count]) => `${count} ${why}`).join('; ') || 'none';
+  };
+  console.log(
+    `ours differs from the full render on ${differing.ours.length} of ${n} pages (${share(differing.ours.length)} equal): ` +
+      byClass(differing.ours),
+  );
+  console.log(
+    `Angular 22's runtime differs on ${differing.runtime.length} of ${n} pages ` +
+      `(${share(differing.runtime.length)} equal): ${byClass(differing.runtime)}`,
+  );
+}
+
 async function main() {
   const started = Date.now();
   console.warn = () => {}; // beasties reports selector errors through console.warn
@@ -167,15 +186,18 @@ async function main() {
   // stopped from outside: the browser goes too
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paint-check-css-'));
   const saved = fs.mkdtempSync(path.join(os.tmpdir(), 'paint-check-'));
+  const differing = { ours: [], runtime: [] };
+  const problems = [];
+  let checked = 0;
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
       fs.rmSync(work, { recursive: true, force: true });
-      console.log(`stopped; PNGs and pages of the pages that differ so far: ${saved}`);
+      console.log(`stopped after ${checked} pages, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      report(checked, differing);
+      console.log(`PNGs and pages of the pages that differ so far: ${saved}`);
       camera.close().finally(() => process.exit(1));
     });
   }
-  const differing = { ours: [], runtime: [] };
-  const problems = [];
   try {
     console.log(
       `${await camera.version()}, ${os.cpus()[0].model}, Node ${process.version}, load ` +
@@ -236,32 +258,20 @@ async function main() {
         for (const [name, text] of Object.entries(html))
           fs.writeFileSync(path.join(saved, `${base}.${name}.html`), text);
       }
-      if ((done + 1) % 50 === 0) console.error(`paint-check: ${done + 1} of ${pages.length} pages`);
+      checked = done + 1;
+      if (checked % 50 === 0) console.error(`paint-check: ${checked} of ${pages.length} pages`);
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
     await camera.close();
   }
-  const n = pages.length;
-  const share = (k) => `${(((n - k) / n) * 100).toFixed(1)}%`;
-  const byClass = (list) => {
-    const counts = new Map();
-    for (const { why } of list) counts.set(why ?? 'UNCLASSIFIED', (counts.get(why ?? 'UNCLASSIFIED') || 0) + 1);
-    return [...counts].map(([why, count]) => `${count} ${why}`).join('; ') || 'none';
-  };
-  console.log(
-    `ours differs from the full render on ${differing.ours.length} of ${n} pages (${share(differing.ours.length)} equal): ` +
-      byClass(differing.ours),
-  );
-  console.log(
-    `Angular 22's runtime differs on ${differing.runtime.length} of ${n} pages ` +
-      `(${share(differing.runtime.length)} equal): ${byClass(differing.runtime)}`,
-  );
+  report(pages.length, differing);
   for (const problem of problems) console.log(`problem: ${problem}`);
   const kept = fs.readdirSync(saved).length > 0;
   if (kept) console.log(`PNGs and pages of the pages that differ: ${saved}`);
   else fs.rmSync(saved, { recursive: true, force: true });
   console.log(`paint-check: ${((Date.now() - started) / 1000).toFixed(1)} s, load ${os.loadavg()[0].toFixed(2)}`);
+  const n = pages.length;
   const unexplained = differing.ours.filter((d) => d.why === null).length;
   if (unexplained > 0 || problems.length > 0 || (n - differing.ours.length) / n < TARGET) process.exit(1);
 }
