@@ -101,6 +101,13 @@ const CLASSES = [
       (side === 'ours' && /<html[^>]*\sdata-bs-theme="dark"/.test(html) && /\[data-bs-theme=/.test(p.css)),
   ],
   [
+    // beasties' class cache reads a lone [class*=uk-width] (or ^=, $=, |=) as the whole class
+    // "uk-width", which no element has: the rule is left out (ours, as beasties; the runtime
+    // matches it). A bug against the full render, not fixed yet (UIkit's grid widths)
+    'ours: a lone [class*=...] selector is read as a whole class and left out',
+    (p, html, side) => side === 'ours' && /(?:^|[{},])\s*\[class\s*[*^$|]=/.test(p.css),
+  ],
+  [
     // css-select's namespaces: beasties leaves svg|rect and *|p out, the runtime keeps them
     'ours: a namespaced selector (@namespace, svg|rect, *|p) is left out',
     (p, html, side) => side === 'ours' && /@namespace/.test(p.css),
