@@ -108,6 +108,12 @@ const CLASSES = [
     (p, html, side) => side === 'ours' && /(?:^|[{},])\s*\[class\s*[*^$|]=/.test(p.css),
   ],
   [
+    // the page's own <noscript> around the stylesheet link gets a second <noscript> inside it;
+    // a browser ends the outer one at the inner's end tag and paints what follows in it
+    "the stylesheet link inside the page's own <noscript>: a <noscript> nested in it",
+    (p, html) => /<noscript\b[^>]*>(?:(?!<\/noscript)[\s\S])*<link\b[^>]*\bstyles\.css/i.test(html),
+  ],
+  [
     // css-select's namespaces: beasties leaves svg|rect and *|p out, the runtime keeps them
     'ours: a namespaced selector (@namespace, svg|rect, *|p) is left out',
     (p, html, side) => side === 'ours' && /@namespace/.test(p.css),
