@@ -27,22 +27,7 @@ const { compareOutputs, classifyDifference } = require('../test/js/critical-css/
 const { CASES } = require('../test/js/critical-css/edge-case-pages');
 const { stylesheets, vocabulary, generatePage, variantFor } = require('../test/js/critical-css/corpus');
 
-const { REAL_SHEETS } = require('./angular-processor-check-sheets');
-const { TAILWIND_SHEETS } = require('./angular-processor-check-tailwind');
-
-// The installed packages' sheets, then the Tailwind builds written beside them.
-function realSheets(folder) {
-  if (!folder) return [];
-  const installed = Object.entries(REAL_SHEETS).map(([spec, file]) => {
-    const name = spec.slice(0, spec.lastIndexOf('@'));
-    return { name: `${name}/${file}`, css: fs.readFileSync(path.join(folder, 'node_modules', name, file), 'utf8') };
-  });
-  const built = TAILWIND_SHEETS.map(({ file, packages }) => ({
-    name: `${file} (${packages[0]})`,
-    css: fs.readFileSync(path.join(folder, file), 'utf8'),
-  }));
-  return [...installed, ...built];
-}
+const { realSheets } = require('./css-corpus');
 
 const major = Number(process.argv[2]);
 const CORPUS = process.argv[4] || process.env.ANGULAR_CSS_CORPUS;

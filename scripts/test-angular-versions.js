@@ -13,6 +13,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { ensureRuntime } = require('./runtimes');
+const { prepareCssCorpus } = require('./css-corpus');
 
 // The newest @angular/ssr of each major, with the newest framework version that every @angular
 // package of that major has in the registry (the latest patches differ from package to package,
@@ -55,32 +56,6 @@ function prepare(major) {
   });
   console.log(`angular ${major}: installed in ${((Date.now() - start) / 1000).toFixed(1)} s`);
   fs.writeFileSync(stamp, JSON.stringify(wanted));
-  return dir;
-}
-
-// The real stylesheets the critical-CSS check adds to its corpus, at their pinned versions, and
-// the Tailwind builds (scripts/angular-processor-check-tailwind.js), written once after the
-// install; the stamp holds their class list too, so a changed list builds them again.
-function prepareCssCorpus() {
-  const { REAL_SHEETS } = require('./angular-processor-check-sheets');
-  const { TAILWIND_SHEETS, CANDIDATES } = require('./angular-processor-check-tailwind');
-  const dir = path.join(os.tmpdir(), 'ssr-native-css-corpus');
-  const wanted = [...Object.keys(REAL_SHEETS), ...TAILWIND_SHEETS.flatMap((sheet) => sheet.packages)];
-  const stamp = path.join(dir, 'installed.json');
-  const stamped = JSON.stringify({ wanted, tailwind: CANDIDATES });
-  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === stamped) return dir;
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'css-corpus', private: true }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...wanted], {
-    cwd: dir,
-    stdio: 'inherit',
-  });
-  // a child process: the builds are async, this script is not
-  execFileSync(process.execPath, [path.join(__dirname, 'angular-processor-check-tailwind.js'), dir], {
-    stdio: 'inherit',
-  });
-  fs.writeFileSync(stamp, stamped);
   return dir;
 }
 

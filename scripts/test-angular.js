@@ -5,7 +5,9 @@
 // app (prerendering runs in worker threads that load the server bundle and so the addon), starts
 // its servers on loopback and checks what the README promises. Then the CommonEngine patch
 // against @angular/ssr 17-22 and, for 21 and 22, critical CSS against their own processors
-// (scripts/test-angular-versions.js).
+// (scripts/test-angular-versions.js), and critical CSS proven by paint in Chromium on a seeded
+// 50-page sample of their corpus, ours and Angular 22's runtime (scripts/paint-check.js).
+//   --no-paint    skip the paint check
 //   --no-install  reuse the fixture's node_modules      --no-build  reuse its dist/
 //   --no-versions skip the @angular/ssr 17-22 checks    --no-angular22 skip the Angular 22 app
 const assert = require('assert/strict');
@@ -431,6 +433,20 @@ describe(`Angular 21 (AppEngine and CommonEngine) on Node ${process.versions.nod
       () => {
         const { execFileSync } = require('child_process');
         execFileSync(process.execPath, [path.join(__dirname, 'test-angular-versions.js')], { stdio: 'inherit' });
+      },
+    );
+  }
+
+  if (!args.has('--no-paint')) {
+    // todo until ours equals the full render on 99% of pages: selectors matching only <html>
+    // (beasties' container) and print-only links still paint otherwise (docs/critical-css-differences.md)
+    test(
+      'critical CSS by paint: ours equals the full render on a seeded 50-page sample',
+      { timeout: 30 * 60 * 1000, todo: 'issue 55: ours below 99% (selectors matching <html>, print links)' },
+      () => {
+        const { execFileSync } = require('child_process');
+        const paintArgs = [path.join(__dirname, 'paint-check.js'), '--sample', '50', '--seed', '1'];
+        execFileSync(process.execPath, paintArgs, { stdio: 'inherit' });
       },
     );
   }

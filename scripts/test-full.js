@@ -5,7 +5,9 @@
 //   - sharedMemoryStore's chaos run and the worker stress harness for 60 s each, after the
 //     recorded seeds (CI: 20 s), and 30 s a fuzz target after its corpus (CI: 10 s);
 //   - the packed tarball compiled from source under Node 20, 22 and 24 too (CI: Node 26);
-//   - the benchmarks CI runs, at --quick effort (2 rounds: indicative figures; CI: 1 round).
+//   - the benchmarks CI runs, at --quick effort (2 rounds: indicative figures; CI: 1 round);
+//   - critical CSS proven by paint on the whole corpus (scripts/paint-check.js --all; CI's
+//     npm run test:angular takes a 50-page sample).
 //   node scripts/test-full.js [--list] [step name filter]
 // Each step prints its time; the run stops at the first failure and names it.
 const { spawnSync } = require('child_process');
@@ -31,6 +33,7 @@ const STEPS = [
     ],
   },
   { name: 'fuzz: corpus, then 30 s a target', cmd: [node, 'scripts/fuzz.js', '30'] },
+  { name: 'critical CSS by paint, the whole corpus', cmd: [node, 'scripts/paint-check.js', '--all'] },
   {
     name: 'packed tarball compiled under Node 20, 22, 24',
     cmd: [node, 'scripts/pack-test.js', 'node20', '--compile-under', 'node20,node22,node24'],

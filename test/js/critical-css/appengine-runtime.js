@@ -35,16 +35,27 @@ async function loadAppEngineRuntime(from = process.cwd()) {
   const { createProcessor } = await import(pathToFileURL(runtimeFile).href);
   const { compileSheet, encodePlan } = await import(pathToFileURL(compilerFile).href);
   const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-  const process = (css, html) =>
-    createProcessor([encodePlan(compileSheet(css, { href: 'styles.css' }))], {
-      preload: 'media-script',
-      nonce: NONCE_RE.exec(html)?.[1],
-      preloadFonts: true,
-      inlineFonts: true,
-      noscriptFallback: true,
-      cache: true,
-      logger: { warn: () => {} },
-    }).process(html);
+  // the plan is compiled once per stylesheet (the build does it once) and a processor made once
+  // per nonce, for the last stylesheet asked
+  let last = { css: null, plan: null, processors: new Map() };
+  const process = (css, html) => {
+    if (last.css !== css)
+      last = { css, plan: encodePlan(compileSheet(css, { href: 'styles.css' })), processors: new Map() };
+    const nonce = NONCE_RE.exec(html)?.[1];
+    if (!last.processors.has(nonce)) {
+      const processor = createProcessor([last.plan], {
+        preload: 'media-script',
+        nonce,
+        preloadFonts: true,
+        inlineFonts: true,
+        noscriptFallback: true,
+        cache: true,
+        logger: { warn: () => {} },
+      });
+      last.processors.set(nonce, processor);
+    }
+    return last.processors.get(nonce).process(html);
+  };
   return { process, version, dir };
 }
 

@@ -8,11 +8,14 @@
 // server, which answers 404. Before each screenshot: document.fonts.ready, CSS transitions
 // finished and infinite animations held at their start (a stylesheet applied late starts
 // transitions the normal page never runs), two animation frames, with every page's animation
-// timeline standing still. Used by first-paint.test.js and scripts/appengine-first-paint.js.
+// timeline standing still. Used by first-paint.test.js, scripts/appengine-first-paint.js and
+// scripts/paint-check.js (which sets its own viewport and takes full-page shots).
 const http = require('node:http');
 const { launch } = require('../helpers/chromium');
 
 const VIEWPORT = { width: 1024, height: 768, deviceScaleFactor: 1, mobile: false };
+// A full-page shot stops at this many CSS pixels down (far beyond any corpus page).
+const FULL_PAGE_MAX_HEIGHT = 16384;
 
 // Settles the page: fonts, transitions run to their end, infinite animations at their start.
 // Twice: a transition that a late style change starts in the first frames is finished too.
@@ -69,9 +72,11 @@ function serve() {
 /**
  * { camera } or { skip: reason } where chromium is missing or cannot start. camera.show(pages, css)
  * serves pages ({ name: html }, at /name.html) and css (at /styles.css); camera.holdStylesheet
- * (default true) fails the stylesheet request; camera.shot(name) resolves to { png, applied }:
- * the screenshot and how many stylesheets from /styles.css applied before settling (see
- * APPLIED); camera.version() resolves to chromium's version; camera.close() stops the server and
+ * (default true) fails the stylesheet request; camera.shot(name, { fullPage }) resolves to
+ * { png, applied }: the screenshot (of the viewport, or with fullPage of the whole document, at
+ * least the viewport) and how many stylesheets from /styles.css applied before settling (see
+ * APPLIED); camera.setViewport({ width, height }) changes the viewport (deviceScaleFactor 1, not
+ * mobile); camera.version() resolves to chromium's version; camera.close() stops the server and
  * the browser.
  */
 async function openCamera() {
@@ -80,19 +85,31 @@ async function openCamera() {
   const { page } = launched.browser;
   const { server, state } = await serve();
   const origin = `http://localhost:${server.address().port}`;
+  let viewport = VIEWPORT;
   const camera = {
     holdStylesheet: true,
     show(pages, css) {
       state.pages = pages;
       state.css = css;
     },
-    async shot(name) {
+    async shot(name, { fullPage = false } = {}) {
       await page.navigate(`${origin}/${name}.html`);
       const applied = await page.evaluate(APPLIED);
       const { exceptionDetails } = await page.send('Runtime.evaluate', { expression: SETTLE, awaitPromise: true });
       if (exceptionDetails) throw new Error(`settling ${name}: ${exceptionDetails.text}`);
-      const { data } = await page.send('Page.captureScreenshot', { format: 'png' });
+      let params = { format: 'png' };
+      if (fullPage) {
+        const { cssContentSize } = await page.send('Page.getLayoutMetrics');
+        const width = Math.max(viewport.width, Math.ceil(cssContentSize.width));
+        const height = Math.min(FULL_PAGE_MAX_HEIGHT, Math.max(viewport.height, Math.ceil(cssContentSize.height)));
+        params = { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale: 1 } };
+      }
+      const { data } = await page.send('Page.captureScreenshot', params);
       return { png: Buffer.from(data, 'base64'), applied };
+    },
+    async setViewport({ width, height }) {
+      viewport = { width, height, deviceScaleFactor: 1, mobile: false };
+      await page.send('Emulation.setDeviceMetricsOverride', viewport);
     },
     /** chromium's product string, as Browser.getVersion reports it. */
     async version() {
