@@ -24,6 +24,7 @@ const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { linkWith } = require('../compression/dictionary-headers');
 const { isHtmlOrXhtml: isHtml } = require('../http/html');
 const { whenHeadSent } = require('../http/sent-head');
+const { KoaPipeline } = require('./pipeline');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,
@@ -125,10 +126,29 @@ function compress(options = {}) {
       ctx.body = answer.body;
       return;
     }
+    varyOn(ctx);
+    const pipeline = KoaPipeline.join(ctx, stage);
+    await next();
+    if (pipeline !== null) await pipeline.run();
+  }
+
+  function varyOn(ctx) {
     ctx.vary('Accept-Encoding');
     if (dictionaries !== null) ctx.vary('Available-Dictionary');
-    await next();
+  }
 
+  // The Koa pipeline's last stage (pipeline.js): after the cache's store, also on its hits. A
+  // cache mounted in front answers a hit before this middleware runs: it mounts the stage then.
+  const stage = {
+    place: 'compression',
+    run: compressBody,
+    mount(ctx) {
+      varyOn(ctx);
+      KoaPipeline.on(ctx).use(stage);
+    },
+  };
+
+  async function compressBody(ctx) {
     // headers read from the response itself: Koa 2's ctx.response.get() copies every header
     // (res.getHeaders()) on each call
     const res = ctx.res;

@@ -5,6 +5,7 @@ const fsp = require('fs/promises');
 const { etag: entityTag, isStats } = require('../etag');
 const { invalidType } = require('../validate');
 const { peerOptions } = require('../options');
+const { KoaPipeline } = require('./pipeline');
 
 const KOA_ETAG_OPTIONS = ['weak']; // koa-etag passes its options to the etag package, which reads weak
 
@@ -33,23 +34,42 @@ function etag(options) {
   }
   peerOptions(options, KOA_ETAG_OPTIONS, 'koa etag(options)');
   const weak = options && typeof options.weak === 'boolean' ? options.weak : undefined;
+  // the Koa pipeline's etag stage (pipeline.js): after critical CSS, before the cache's store
+  const stage = {
+    place: 'etag',
+    async run(ctx) {
+      const entity = await responseEntity(ctx);
+      if (!entity) return;
+      // The etag package's default: weak for stats, strong for bodies.
+      ctx.response.etag = entityTag(entity, { weak: weak === undefined ? isStats(entity) : weak });
+    },
+  };
   return async function etagMiddleware(ctx, next) {
+    const pipeline = KoaPipeline.join(ctx, stage);
     await next();
-    const entity = await responseEntity(ctx);
-    if (!entity) return;
-    // The etag package's default: weak for stats, strong for bodies.
-    ctx.response.etag = entityTag(entity, { weak: weak === undefined ? isStats(entity) : weak });
+    if (pipeline !== null) await pipeline.run();
   };
 }
 
-/** Conditional GET middleware, a drop-in for koa-conditional-get: 304 when the client is fresh. */
-function conditional() {
-  return async function conditionalMiddleware(ctx, next) {
-    await next();
+// conditional()'s 304 decision: a stage of the pipeline at the etag place, after the tag
+const conditionalStage = {
+  place: 'etag',
+  last: true,
+  run(ctx) {
     if (ctx.fresh) {
       ctx.status = 304;
       ctx.body = null;
     }
+  },
+};
+
+/** Conditional GET middleware, a drop-in for koa-conditional-get: 304 when the client is fresh,
+ *  decided on the ETag etag() sets wherever each is mounted. */
+function conditional() {
+  return async function conditionalMiddleware(ctx, next) {
+    const pipeline = KoaPipeline.join(ctx, conditionalStage);
+    await next();
+    if (pipeline !== null) await pipeline.run();
   };
 }
 
