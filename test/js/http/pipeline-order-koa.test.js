@@ -55,7 +55,7 @@ function appOf(Koa, order) {
   for (const name of order) app.use(made[name]);
   app.use(koa.serve(dist.dir));
   app.use(route);
-  return { app, close: () => css.close() };
+  return { app, css, close: () => css.close() };
 }
 
 // The body as the client reads it: decoded, or what made it unreadable.
@@ -102,7 +102,7 @@ const SCRIPT = [
 ];
 
 async function run(Koa, protocol, order) {
-  const { app, close } = appOf(Koa, order);
+  const { app, css, close } = appOf(Koa, order);
   const server = protocol === 'HTTP/2' ? await listenH2(app.callback()) : await listen(app.callback());
   const send = (method, path, headers) =>
     protocol === 'HTTP/2'
@@ -119,6 +119,9 @@ async function run(Koa, protocol, order) {
       if (tag === undefined) tag = answer.etag;
       answers.push([name, answer]);
     }
+    // what the critical-CSS engine was given: a hit is never inlined again, whatever the order
+    const { pages, inlined, skipped, passedThrough, memoHits } = css.stats();
+    answers.push(['the critical-CSS engine', { pages, inlined, skipped, passedThrough, memoHits }]);
   } finally {
     await server.close();
     close();
@@ -185,3 +188,45 @@ for (const [koaName, Koa] of Object.entries(KOAS)) {
     }
   }
 }
+
+test(
+  'compress() after cache() on some paths only: one warning, never a compressed body without Vary',
+  STALL,
+  async () => {
+    const warnings = [];
+    const onWarning = (warning) => {
+      if (warning.code === 'SSR_NATIVE_MOUNT_ORDER') warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    const css = koa.criticalCss({ browserDistFolder: dist.dir });
+    const compress = koa.compress();
+    const app = new KOAS['Koa 3']();
+    app.use(koa.cache());
+    app.use((ctx, next) => (ctx.path.startsWith('/app/') ? compress(ctx, next) : next()));
+    app.use(koa.etag());
+    app.use(css);
+    app.use(route);
+    const server = await listen(app.callback());
+    const headers = { 'accept-encoding': BROWSER_ACCEPT_ENCODING };
+    try {
+      const answers = [];
+      for (const path of ['/app/page', '/other', '/app/page', '/other', '/app/next', '/app/next']) {
+        answers.push([path, await request(`${server.url}${path}`, { headers })]);
+      }
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+      assert.equal(warnings.length, 1, 'one warning');
+      assert.match(warnings[0].message, /conditional, compress, cache, etag, criticalCss, serve, the routes/);
+      for (const [path, answer] of answers) {
+        assert.equal(answer.status, 200, path);
+        assert.equal(bodyOf(answer), INLINED, `${path}: inlined once`);
+        if (answer.headers['content-encoding'] !== undefined)
+          assert.match(answer.headers.vary, /Accept-Encoding/i, path);
+      }
+      assert.equal(answers[0][1].headers['content-encoding'], 'br', 'the first miss is compressed');
+    } finally {
+      process.off('warning', onWarning);
+      await server.close();
+      css.close();
+    }
+  },
+);
