@@ -129,7 +129,10 @@ function compress(options = {}) {
     varyOn(ctx);
     const pipeline = KoaPipeline.join(ctx, stage);
     await next();
-    if (pipeline !== null) await pipeline.run();
+    if (pipeline !== null) {
+      const ran = pipeline.run();
+      if (ran !== undefined) await ran;
+    }
   }
 
   function varyOn(ctx) {
@@ -148,7 +151,8 @@ function compress(options = {}) {
     },
   };
 
-  async function compressBody(ctx) {
+  // a promise only while an encoding is on the thread pool
+  function compressBody(ctx) {
     // headers read from the response itself: Koa 2's ctx.response.get() copies every header
     // (res.getHeaders()) on each call
     const res = ctx.res;
@@ -234,16 +238,29 @@ function compress(options = {}) {
       return;
     }
     const encoder = dictionary !== null ? dictionary.encoder : encoderFor(coding, option);
+    let encoded;
     try {
-      const encoded = encodeBody(cache, encoder, body, res.getHeader('ETag'));
-      ctx.body = encoded instanceof Promise ? await encoded : encoded;
-      if (dictionary !== null)
-        dictionaries.record(typeof body === 'string' ? Buffer.byteLength(body) : body.length, ctx.body.length);
+      encoded = encodeBody(cache, encoder, body, res.getHeader('ETag'));
     } catch {
-      // the body goes out as it came rather than not at all
-      ctx.remove('Content-Encoding');
-      ctx.body = typeof body === 'string' ? Buffer.from(body) : body;
+      return sendUnencoded(ctx, body);
     }
+    if (!(encoded instanceof Promise)) return sendEncoded(ctx, body, encoded, dictionary);
+    return encoded.then(
+      (bytes) => sendEncoded(ctx, body, bytes, dictionary),
+      () => sendUnencoded(ctx, body),
+    );
+  }
+
+  function sendEncoded(ctx, body, encoded, dictionary) {
+    ctx.body = encoded;
+    if (dictionary !== null)
+      dictionaries.record(typeof body === 'string' ? Buffer.byteLength(body) : body.length, encoded.length);
+  }
+
+  // the body goes out as it came rather than not at all
+  function sendUnencoded(ctx, body) {
+    ctx.remove('Content-Encoding');
+    ctx.body = typeof body === 'string' ? Buffer.from(body) : body;
   }
 
   // A whole HTML body: announce the dictionary (Link). Once the response has ended, on the head

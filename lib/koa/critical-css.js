@@ -12,7 +12,7 @@ function criticalCss(options) {
   const engine = CriticalCss.of(options);
   const stage = {
     place: 'critical-css',
-    async run(ctx) {
+    run(ctx) {
       const body = ctx.body;
       const res = ctx.res; // Koa 2's response.get() copies every header on each call
       if (
@@ -20,17 +20,21 @@ function criticalCss(options) {
         !wantsInlining(ctx.method, ctx.status, res.getHeader('Content-Type'), res.getHeader('Content-Encoding'))
       ) {
         passedThrough(engine);
-        return;
+        return undefined;
       }
       // Koa keeps the headers on ctx.res: the stage reads and sets them there
-      const inlined = await inlineWhole(engine, res, ctx.method, body);
-      if (inlined !== null) ctx.body = inlined;
+      return inlineWhole(engine, res, ctx.method, body).then((inlined) => {
+        if (inlined !== null) ctx.body = inlined;
+      });
     },
   };
   async function criticalCssMiddleware(ctx, next) {
     const pipeline = KoaPipeline.join(ctx, stage);
     await next();
-    if (pipeline !== null) await pipeline.run();
+    if (pipeline !== null) {
+      const ran = pipeline.run();
+      if (ran !== undefined) await ran;
+    }
   }
   return exposeEngine(criticalCssMiddleware, engine);
 }

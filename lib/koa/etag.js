@@ -10,8 +10,8 @@ const { KoaPipeline } = require('./pipeline');
 const KOA_ETAG_OPTIONS = ['weak']; // koa-etag passes its options to the etag package, which reads weak
 
 // Same entity choice as koa-etag: nothing for empty bodies, non-2xx or an ETag already set;
-// a file stream gets its stats; strings and Buffers as they are; anything else as JSON.
-async function responseEntity(ctx) {
+// a file stream gets its stats (a promise); strings and Buffers as they are; anything else as JSON.
+function responseEntity(ctx) {
   const body = ctx.body;
   if (!body || ctx.response.get('etag')) return undefined;
   if (Math.trunc(ctx.status / 100) !== 2) return undefined;
@@ -34,20 +34,28 @@ function etag(options) {
   }
   peerOptions(options, KOA_ETAG_OPTIONS, 'koa etag(options)');
   const weak = options && typeof options.weak === 'boolean' ? options.weak : undefined;
+  function setTag(ctx, entity) {
+    if (!entity) return;
+    // The etag package's default: weak for stats, strong for bodies.
+    ctx.response.etag = entityTag(entity, { weak: weak === undefined ? isStats(entity) : weak });
+  }
   // the Koa pipeline's etag stage (pipeline.js): after critical CSS, before the cache's store
   const stage = {
     place: 'etag',
-    async run(ctx) {
-      const entity = await responseEntity(ctx);
-      if (!entity) return;
-      // The etag package's default: weak for stats, strong for bodies.
-      ctx.response.etag = entityTag(entity, { weak: weak === undefined ? isStats(entity) : weak });
+    run(ctx) {
+      const entity = responseEntity(ctx);
+      if (entity instanceof Promise) return entity.then((stats) => setTag(ctx, stats));
+      setTag(ctx, entity);
+      return undefined;
     },
   };
   return async function etagMiddleware(ctx, next) {
     const pipeline = KoaPipeline.join(ctx, stage);
     await next();
-    if (pipeline !== null) await pipeline.run();
+    if (pipeline !== null) {
+      const ran = pipeline.run();
+      if (ran !== undefined) await ran;
+    }
   };
 }
 
@@ -69,7 +77,10 @@ function conditional() {
   return async function conditionalMiddleware(ctx, next) {
     const pipeline = KoaPipeline.join(ctx, conditionalStage);
     await next();
-    if (pipeline !== null) await pipeline.run();
+    if (pipeline !== null) {
+      const ran = pipeline.run();
+      if (ran !== undefined) await ran;
+    }
   };
 }
 

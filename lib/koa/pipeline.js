@@ -66,13 +66,15 @@ class KoaPipeline {
     this.stages = this.stages.filter(isAfterStore);
   }
 
-  /** The stages in their order (run by the piece that made the pipeline, once). */
-  async run() {
+  /** The stages in their order (run by the piece that made the pipeline, once): undefined, or a
+   *  promise while a stage waits (most answers need none). */
+  run(from = 0) {
     const stages = this.stages;
-    for (let i = 0; i < stages.length; i++) {
+    for (let i = from; i < stages.length; i++) {
       const result = stages[i].run(this.ctx, this);
-      if (result !== undefined && typeof result.then === 'function') await result;
+      if (result !== undefined && typeof result.then === 'function') return result.then(() => this.run(i + 1));
     }
+    return undefined;
   }
 }
 

@@ -23,7 +23,10 @@ function cache(options) {
   async function koaResponseCache(ctx, next) {
     const pipeline = KoaPipeline.join(ctx);
     await answer(engine, later, ctx, next);
-    if (pipeline !== null) await pipeline.run();
+    if (pipeline !== null) {
+      const ran = pipeline.run();
+      if (ran !== undefined) await ran;
+    }
   }
   return attachControls(koaResponseCache, engine);
 }
