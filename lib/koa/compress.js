@@ -24,7 +24,7 @@ const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { linkWith } = require('../compression/dictionary-headers');
 const { isHtmlOrXhtml: isHtml } = require('../http/html');
 const { whenHeadSent } = require('../http/sent-head');
-const { KoaPipeline } = require('./pipeline');
+const { KoaPipeline, aroundNext } = require('./pipeline');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,
@@ -127,12 +127,7 @@ function compress(options = {}) {
       return;
     }
     varyOn(ctx);
-    const pipeline = KoaPipeline.join(ctx, stage);
-    await next();
-    if (pipeline !== null) {
-      const ran = pipeline.run();
-      if (ran !== undefined) await ran;
-    }
+    return aroundNext(ctx, next, stage);
   }
 
   function varyOn(ctx) {

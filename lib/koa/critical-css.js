@@ -6,7 +6,7 @@
 // page wherever they are mounted; a cache hit is not inlined again. A stream body goes out as it is.
 const { CriticalCss } = require('../critical-css/critical-css');
 const { wantsInlining, inlineWhole, passedThrough, exposeEngine } = require('../critical-css/stage');
-const { KoaPipeline } = require('./pipeline');
+const { aroundNext } = require('./pipeline');
 
 function criticalCss(options) {
   const engine = CriticalCss.of(options);
@@ -28,13 +28,8 @@ function criticalCss(options) {
       });
     },
   };
-  async function criticalCssMiddleware(ctx, next) {
-    const pipeline = KoaPipeline.join(ctx, stage);
-    await next();
-    if (pipeline !== null) {
-      const ran = pipeline.run();
-      if (ran !== undefined) await ran;
-    }
+  function criticalCssMiddleware(ctx, next) {
+    return aroundNext(ctx, next, stage);
   }
   return exposeEngine(criticalCssMiddleware, engine);
 }

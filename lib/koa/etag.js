@@ -5,7 +5,7 @@ const fsp = require('fs/promises');
 const { etag: entityTag, isStats } = require('../etag');
 const { invalidType } = require('../validate');
 const { peerOptions } = require('../options');
-const { KoaPipeline } = require('./pipeline');
+const { aroundNext } = require('./pipeline');
 
 const KOA_ETAG_OPTIONS = ['weak']; // koa-etag passes its options to the etag package, which reads weak
 
@@ -49,13 +49,8 @@ function etag(options) {
       return undefined;
     },
   };
-  return async function etagMiddleware(ctx, next) {
-    const pipeline = KoaPipeline.join(ctx, stage);
-    await next();
-    if (pipeline !== null) {
-      const ran = pipeline.run();
-      if (ran !== undefined) await ran;
-    }
+  return function etagMiddleware(ctx, next) {
+    return aroundNext(ctx, next, stage);
   };
 }
 
@@ -74,13 +69,8 @@ const conditionalStage = {
 /** Conditional GET middleware, a drop-in for koa-conditional-get: 304 when the client is fresh,
  *  decided on the ETag etag() sets wherever each is mounted. */
 function conditional() {
-  return async function conditionalMiddleware(ctx, next) {
-    const pipeline = KoaPipeline.join(ctx, conditionalStage);
-    await next();
-    if (pipeline !== null) {
-      const ran = pipeline.run();
-      if (ran !== undefined) await ran;
-    }
+  return function conditionalMiddleware(ctx, next) {
+    return aroundNext(ctx, next, conditionalStage);
   };
 }
 

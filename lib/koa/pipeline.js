@@ -78,4 +78,14 @@ class KoaPipeline {
   }
 }
 
-module.exports = { KoaPipeline, DOCUMENTED_ORDER };
+/** A piece's middleware around the rest of the app: `stage` joins the pipeline of `ctx`, the rest
+ *  runs, and the pipeline runs here when this piece made it (the outermost). */
+async function aroundNext(ctx, next, stage) {
+  const pipeline = KoaPipeline.join(ctx, stage);
+  await next();
+  if (pipeline === null) return;
+  const ran = pipeline.run();
+  if (ran !== undefined) await ran;
+}
+
+module.exports = { KoaPipeline, aroundNext, DOCUMENTED_ORDER };

@@ -11,7 +11,7 @@ const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
 const { storeWhole } = require('../cache/store-step');
 const { StagesAfterStore } = require('../http/stages-after-store');
-const { KoaPipeline, DOCUMENTED_ORDER } = require('./pipeline');
+const { KoaPipeline, aroundNext, DOCUMENTED_ORDER } = require('./pipeline');
 
 // Koa honours X-Forwarded-Host / -Proto (ctx.host, ctx.protocol) when app.proxy is set.
 const trustsForwarding = (view) => view.ctx.app.proxy === true;
@@ -20,13 +20,9 @@ function cache(options) {
   const engine = new CacheEngine(options, { trustsForwarding });
   const later = new StagesAfterStore(DOCUMENTED_ORDER); // the stages a hit still goes through
 
-  async function koaResponseCache(ctx, next) {
-    const pipeline = KoaPipeline.join(ctx);
-    await answer(engine, later, ctx, next);
-    if (pipeline !== null) {
-      const ran = pipeline.run();
-      if (ran !== undefined) await ran;
-    }
+  function koaResponseCache(ctx, next) {
+    // joins with no stage yet: a miss adds its store stage, a hit enters after it
+    return aroundNext(ctx, () => answer(engine, later, ctx, next));
   }
   return attachControls(koaResponseCache, engine);
 }
