@@ -10,21 +10,24 @@
 // mounted before the cache.
 const { HeldResponse, isAfterStore } = require('./held-response');
 
-let warned = false;
+const EXPRESS_ORDER = 'compression, serveStatic, responseCache, criticalCss, the routes';
+const warned = new Set();
 
-function warnOnce() {
-  if (warned) return;
-  warned = true;
+// one warning per documented order (one for Express and node:http, one for Koa)
+function warnOnce(documented) {
+  if (warned.has(documented)) return;
+  warned.add(documented);
   process.emitWarning(
     'a stage mounted after responseCache (compression) runs on some of its misses only, so its ' +
-      'hits may differ from its misses; mount it before responseCache (the documented order: ' +
-      'compression, serveStatic, responseCache, criticalCss, the routes)',
+      `hits may differ from its misses; mount it before responseCache (the documented order: ${documented})`,
     { code: 'SSR_NATIVE_MOUNT_ORDER' },
   );
 }
 
 class StagesAfterStore {
-  constructor() {
+  /** `documented`: the order the warning names. */
+  constructor(documented = EXPRESS_ORDER) {
+    this.documented = documented;
     this.mounts = null; // the mount functions of the stages after the store, on every miss seen
   }
 
@@ -46,7 +49,7 @@ class StagesAfterStore {
     if (!other && matched === known.length) return;
     const mounts = mountsAfterStore(held);
     this.mounts = known.filter((mount) => mounts.includes(mount));
-    warnOnce();
+    warnOnce(this.documented);
   }
 
   /** A hit about to be sent on `res`: its held response (if any) enters after the store stage,
@@ -58,10 +61,17 @@ class StagesAfterStore {
       if (mounts === null || mounts.length === 0) return; // nothing to run: no held response either
       held = HeldResponse.of(req, res);
     }
-    held.enterAfterStore();
+    this.join(held, req, res);
+  }
+
+  /** A hit on `pipeline` (a HeldResponse, or Koa's pipeline): it enters after the store stage and
+   *  the stages after the store that joined every miss are mounted, each as mount(...args). */
+  join(pipeline, ...args) {
+    pipeline.enterAfterStore();
+    const mounts = this.mounts;
     if (mounts === null) return;
     for (const mount of mounts) {
-      if (!held.stages.some((stage) => stage.mount === mount)) mount(req, res);
+      if (!pipeline.stages.some((stage) => stage.mount === mount)) mount(...args);
     }
   }
 }

@@ -24,6 +24,7 @@ const { DictionaryTransport } = require('../compression/dictionary-transport');
 const { linkWith } = require('../compression/dictionary-headers');
 const { isHtmlOrXhtml: isHtml } = require('../http/html');
 const { whenHeadSent } = require('../http/sent-head');
+const { KoaPipeline, aroundNext } = require('./pipeline');
 
 const STREAMS = {
   zstd: zlib.createZstdCompress,
@@ -125,10 +126,28 @@ function compress(options = {}) {
       ctx.body = answer.body;
       return;
     }
+    varyOn(ctx);
+    return aroundNext(ctx, next, stage);
+  }
+
+  function varyOn(ctx) {
     ctx.vary('Accept-Encoding');
     if (dictionaries !== null) ctx.vary('Available-Dictionary');
-    await next();
+  }
 
+  // The Koa pipeline's last stage (pipeline.js): after the cache's store, also on its hits. A
+  // cache mounted in front answers a hit before this middleware runs: it mounts the stage then.
+  const stage = {
+    place: 'compression',
+    run: compressBody,
+    mount(ctx) {
+      varyOn(ctx);
+      KoaPipeline.on(ctx).use(stage);
+    },
+  };
+
+  // a promise only while an encoding is on the thread pool
+  function compressBody(ctx) {
     // headers read from the response itself: Koa 2's ctx.response.get() copies every header
     // (res.getHeaders()) on each call
     const res = ctx.res;
@@ -214,16 +233,29 @@ function compress(options = {}) {
       return;
     }
     const encoder = dictionary !== null ? dictionary.encoder : encoderFor(coding, option);
+    let encoded;
     try {
-      const encoded = encodeBody(cache, encoder, body, res.getHeader('ETag'));
-      ctx.body = encoded instanceof Promise ? await encoded : encoded;
-      if (dictionary !== null)
-        dictionaries.record(typeof body === 'string' ? Buffer.byteLength(body) : body.length, ctx.body.length);
+      encoded = encodeBody(cache, encoder, body, res.getHeader('ETag'));
     } catch {
-      // the body goes out as it came rather than not at all
-      ctx.remove('Content-Encoding');
-      ctx.body = typeof body === 'string' ? Buffer.from(body) : body;
+      return sendUnencoded(ctx, body);
     }
+    if (!(encoded instanceof Promise)) return sendEncoded(ctx, body, encoded, dictionary);
+    return encoded.then(
+      (bytes) => sendEncoded(ctx, body, bytes, dictionary),
+      () => sendUnencoded(ctx, body),
+    );
+  }
+
+  function sendEncoded(ctx, body, encoded, dictionary) {
+    ctx.body = encoded;
+    if (dictionary !== null)
+      dictionaries.record(typeof body === 'string' ? Buffer.byteLength(body) : body.length, encoded.length);
+  }
+
+  // the body goes out as it came rather than not at all
+  function sendUnencoded(ctx, body) {
+    ctx.remove('Content-Encoding');
+    ctx.body = typeof body === 'string' ? Buffer.from(body) : body;
   }
 
   // A whole HTML body: announce the dictionary (Link). Once the response has ended, on the head

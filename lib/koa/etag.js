@@ -5,12 +5,13 @@ const fsp = require('fs/promises');
 const { etag: entityTag, isStats } = require('../etag');
 const { invalidType } = require('../validate');
 const { peerOptions } = require('../options');
+const { aroundNext } = require('./pipeline');
 
 const KOA_ETAG_OPTIONS = ['weak']; // koa-etag passes its options to the etag package, which reads weak
 
 // Same entity choice as koa-etag: nothing for empty bodies, non-2xx or an ETag already set;
-// a file stream gets its stats; strings and Buffers as they are; anything else as JSON.
-async function responseEntity(ctx) {
+// a file stream gets its stats (a promise); strings and Buffers as they are; anything else as JSON.
+function responseEntity(ctx) {
   const body = ctx.body;
   if (!body || ctx.response.get('etag')) return undefined;
   if (Math.trunc(ctx.status / 100) !== 2) return undefined;
@@ -33,23 +34,43 @@ function etag(options) {
   }
   peerOptions(options, KOA_ETAG_OPTIONS, 'koa etag(options)');
   const weak = options && typeof options.weak === 'boolean' ? options.weak : undefined;
-  return async function etagMiddleware(ctx, next) {
-    await next();
-    const entity = await responseEntity(ctx);
+  function setTag(ctx, entity) {
     if (!entity) return;
     // The etag package's default: weak for stats, strong for bodies.
     ctx.response.etag = entityTag(entity, { weak: weak === undefined ? isStats(entity) : weak });
+  }
+  // the Koa pipeline's etag stage (pipeline.js): after critical CSS, before the cache's store
+  const stage = {
+    place: 'etag',
+    run(ctx) {
+      const entity = responseEntity(ctx);
+      if (entity instanceof Promise) return entity.then((stats) => setTag(ctx, stats));
+      setTag(ctx, entity);
+      return undefined;
+    },
+  };
+  return function etagMiddleware(ctx, next) {
+    return aroundNext(ctx, next, stage);
   };
 }
 
-/** Conditional GET middleware, a drop-in for koa-conditional-get: 304 when the client is fresh. */
-function conditional() {
-  return async function conditionalMiddleware(ctx, next) {
-    await next();
+// conditional()'s 304 decision: a stage of the pipeline at the etag place, after the tag
+const conditionalStage = {
+  place: 'etag',
+  last: true,
+  run(ctx) {
     if (ctx.fresh) {
       ctx.status = 304;
       ctx.body = null;
     }
+  },
+};
+
+/** Conditional GET middleware, a drop-in for koa-conditional-get: 304 when the client is fresh,
+ *  decided on the ETag etag() sets wherever each is mounted. */
+function conditional() {
+  return function conditionalMiddleware(ctx, next) {
+    return aroundNext(ctx, next, conditionalStage);
   };
 }
 

@@ -1,6 +1,7 @@
 'use strict';
 // cache(options): the response cache as Koa 2/3 middleware (exported by ssr-native/koa),
-// mounted before the routes it caches. What it stores is ctx.body after next() (a string, a
+// mounted before the routes it caches; its store is a stage of the Koa pipeline (pipeline.js),
+// after critical CSS and the ETag, before compression. What it stores is ctx.body (a string, a
 // Buffer, a stream read to its end, or JSON as Koa serialises it), with ctx.status and the
 // response headers; a hit sets ctx.status, the headers and ctx.body to the stored Buffer, so
 // middleware in front (koa-compress) sees an identity body as from any route.
@@ -9,49 +10,57 @@ const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../http/cache-rules');
 const { attachControls } = require('../cache/controls');
 const { storeWhole } = require('../cache/store-step');
+const { StagesAfterStore } = require('../http/stages-after-store');
+const { KoaPipeline, aroundNext, DOCUMENTED_ORDER } = require('./pipeline');
 
 // Koa honours X-Forwarded-Host / -Proto (ctx.host, ctx.protocol) when app.proxy is set.
 const trustsForwarding = (view) => view.ctx.app.proxy === true;
 
 function cache(options) {
   const engine = new CacheEngine(options, { trustsForwarding });
+  const later = new StagesAfterStore(DOCUMENTED_ORDER); // the stages a hit still goes through
 
-  async function koaResponseCache(ctx, next) {
-    const req = ctx.req;
-    const view = { method: req.method, url: ctx.originalUrl, headers: req.headers, socket: req.socket, ctx };
-    let fill;
-    for (;;) {
-      const d = engine.begin(view);
-      if (d.action === 'hit') return serveEntry(engine, ctx, view, d.entry);
-      if (d.action === 'pass') {
-        setCacheStatus(ctx, engine.statusOf(d));
-        await next();
-        if (d.reason === 'method') engine.invalidate(view, ctx.status);
-        return;
-      }
-      if (d.action === 'fill') {
-        fill = d.fill;
-        if (engine.asksShared(fill)) {
-          let entry;
-          try {
-            entry = await engine.sharedFill(fill);
-          } catch {
-            entry = undefined;
-          }
-          if (entry !== undefined) return serveEntry(engine, ctx, view, entry);
-        }
-        break;
-      }
-      const outcome = await waitFor(engine, d.key, ctx.res);
-      if (outcome === 'gone') return;
-      if (outcome === 'timeout') {
-        fill = engine.fillWithoutLock(view, d);
-        break;
-      }
-    }
-    return render(engine, fill, ctx, next);
+  function koaResponseCache(ctx, next) {
+    // joins with no stage yet: a miss adds its store stage, a hit enters after it
+    return aroundNext(ctx, () => answer(engine, later, ctx, next));
   }
   return attachControls(koaResponseCache, engine);
+}
+
+async function answer(engine, later, ctx, next) {
+  const req = ctx.req;
+  const view = { method: req.method, url: ctx.originalUrl, headers: req.headers, socket: req.socket, ctx };
+  let fill;
+  for (;;) {
+    const d = engine.begin(view);
+    if (d.action === 'hit') return serveEntry(engine, later, ctx, view, d.entry);
+    if (d.action === 'pass') {
+      setCacheStatus(ctx, engine.statusOf(d));
+      await next();
+      if (d.reason === 'method') engine.invalidate(view, ctx.status);
+      return;
+    }
+    if (d.action === 'fill') {
+      fill = d.fill;
+      if (engine.asksShared(fill)) {
+        let entry;
+        try {
+          entry = await engine.sharedFill(fill);
+        } catch {
+          entry = undefined;
+        }
+        if (entry !== undefined) return serveEntry(engine, later, ctx, view, entry);
+      }
+      break;
+    }
+    const outcome = await waitFor(engine, d.key, ctx.res);
+    if (outcome === 'gone') return;
+    if (outcome === 'timeout') {
+      fill = engine.fillWithoutLock(view, d);
+      break;
+    }
+  }
+  return render(engine, later, fill, ctx, next);
 }
 
 function waitFor(engine, key, res) {
@@ -68,7 +77,9 @@ function waitFor(engine, key, res) {
   });
 }
 
-function serveEntry(engine, ctx, view, entry) {
+// A stored answer: it enters the pipeline after the store stage (compression still runs on it).
+function serveEntry(engine, later, ctx, view, entry) {
+  later.join(KoaPipeline.on(ctx), ctx);
   setCacheStatus(ctx, engine.hitStatusOf(entry));
   if (engine.isNotModified(view, entry)) {
     ctx.status = 304;
@@ -88,25 +99,29 @@ function sendEntry(engine, ctx, entry) {
   ctx.body = entry.body;
 }
 
-async function render(engine, fill, ctx, next) {
+async function render(engine, later, fill, ctx, next) {
   const req = ctx.req;
   // ctx.url and ctx.querystring read req.url; ctx.originalUrl is Koa's own copy
   if (engine.stripIgnored(req)) ctx.originalUrl = ctx.request.originalUrl = engine.keys.strip(ctx.originalUrl);
   delete req.headers['if-none-match'];
   delete req.headers['if-modified-since'];
   setCacheStatus(ctx, engine.statusOf(fill));
+  // a HEAD is rendered as a GET (the body is stored for later GETs; Koa sends none for HEAD),
+  // until the store stage: the stages before it (critical CSS, the ETag) see the GET
   const wasHead = req.method === 'HEAD';
   if (wasHead) req.method = 'GET';
+  const restore = () => {
+    if (wasHead) req.method = 'HEAD';
+  };
   let failure;
   try {
     await next();
   } catch (err) {
     failure = err;
-  } finally {
-    if (wasHead) req.method = 'HEAD';
   }
   const stale = fill.stale;
   if (stale !== undefined && (failure !== undefined || isServerError(ctx.status))) {
+    restore();
     // RFC 5861 4: the stale copy stands in for the failure, which is still reported
     if (failure !== undefined) ctx.app.emit('error', failure, ctx);
     engine.servedStaleIfError();
@@ -114,20 +129,32 @@ async function render(engine, fill, ctx, next) {
     // a throw is answered as Koa's onerror would: its error's status, else 500
     const failedStatus = failure === undefined ? ctx.status : Number.isInteger(failure.status) ? failure.status : 500;
     for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
+    later.join(KoaPipeline.on(ctx), ctx);
     sendEntry(engine, ctx, stale);
     setCacheStatus(ctx, engine.staleIfErrorStatusOf(stale, failedStatus));
     return;
   }
   if (failure !== undefined) {
+    restore();
     engine.abandon(fill);
     throw failure;
   }
-  try {
-    await storeBody(engine, fill, ctx);
-  } catch (err) {
-    engine.abandon(fill);
-    throw err;
-  }
+  // a response that ends without the store stage (a middleware between threw) frees the fill
+  ctx.res.once('close', () => engine.abandon(fill));
+  // the store stage, in the pipeline's order: after critical CSS and the ETag, before compression
+  KoaPipeline.on(ctx).use({
+    place: 'cache',
+    async run(_ctx, pipeline) {
+      restore();
+      later.seen(pipeline); // every stage has joined: the ones after this a hit goes through
+      try {
+        await storeBody(engine, fill, ctx);
+      } catch (err) {
+        engine.abandon(fill);
+        throw err;
+      }
+    },
+  });
 }
 
 async function storeBody(engine, fill, ctx) {
@@ -161,7 +188,6 @@ async function storeBody(engine, fill, ctx) {
   const stored = storeWhole({ engine, fill, policy, res, headMap: headersAtAdmission, body, tagValue });
   if (stored === undefined) return undefined;
   if (ctx.body !== null && ctx.body !== undefined) ctx.body = stored; // the bytes stored are the bytes sent
-  res.once('close', () => engine.abandon(fill));
   return undefined;
 }
 

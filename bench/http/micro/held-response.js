@@ -10,7 +10,9 @@
 // Hono's compress on a page it leaves uncompressed (the request sends no Accept-Encoding).
 // `--hits`: one URL for every request, so the cache answers hits: the stack in the documented
 // order and in the reverse one (criticalCss, responseCache, compression), the cache alone.
-//   node bench/http/micro/held-response.js [--adapters | --hits] [--lib /work/main/lib] [--rounds 5] [--requests 3000]
+// `--koa`: Koa's whole stack in the documented order (conditional, compress, cache, etag,
+// criticalCss) over Koa's bare route; with `--hits`, on one URL.
+//   node bench/http/micro/held-response.js [--adapters | --koa] [--hits] [--lib /work/main/lib] [--rounds 5] [--requests 3000]
 const { spawn } = require('child_process');
 const http = require('http');
 const path = require('path');
@@ -20,6 +22,7 @@ const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 
 const VARIANTS = ['none', 'compression', 'cache', 'criticalCss', 'writeResponse', 'stack'];
 const HIT_VARIANTS = ['none', 'cache', 'stack', 'stack-reverse'];
+const KOA_VARIANTS = ['koa:none', 'koa:stack'];
 // <framework>:<stage>; `identity`: the load sends no Accept-Encoding
 const ADAPTER_VARIANTS = [
   'koa:none',
@@ -39,8 +42,16 @@ function adapterServer(lib, framework, stage, page, dist) {
     const Koa = require('koa');
     const app = new Koa();
     if (stage === 'criticalCss') app.use(pack.criticalCss({ browserDistFolder: dist.dir }));
+    if (stage === 'stack') {
+      app.use(pack.conditional());
+      app.use(pack.compress());
+      app.use(pack.cache({ maxEntries: 256 }));
+      app.use(pack.etag());
+      app.use(pack.criticalCss({ browserDistFolder: dist.dir }));
+    }
     app.use((ctx) => {
       ctx.type = 'html';
+      ctx.set('Cache-Control', 'public, s-maxage=60');
       ctx.body = page;
     });
     return http.createServer(app.callback());
@@ -181,9 +192,10 @@ async function main() {
   const libs = opt('--lib', null)
     ? [path.join(__dirname, '../../../lib'), opt('--lib')]
     : [path.join(__dirname, '../../../lib')];
-  const adapters = args.includes('--adapters');
+  const koa = args.includes('--koa');
+  const adapters = args.includes('--adapters') || koa;
   const hits = args.includes('--hits');
-  const variants = adapters ? ADAPTER_VARIANTS : hits ? HIT_VARIANTS : VARIANTS;
+  const variants = koa ? KOA_VARIANTS : adapters ? ADAPTER_VARIANTS : hits ? HIT_VARIANTS : VARIANTS;
   const rounds = Number(opt('--rounds', 5));
   const requests = Number(opt('--requests', 3000));
   const samples = {};
