@@ -26,6 +26,7 @@ const dictionaryHeaders = require('../compression/dictionary-headers');
 const { whenHeadSent } = require('../http/sent-head');
 const { HONO_COMPRESS_OPTIONS } = require('../compression/option-names');
 const { peerOptions } = require('../options');
+const { pipelinePiece } = require('./pipeline');
 
 const CODINGS = ['gzip', 'deflate'];
 // The order in which the dcz choice sees a cookie (the late-mark warning:
@@ -95,6 +96,8 @@ function compress(options) {
   // Compression Dictionary Transport (RFC 9842, `dcz`), opt-in: lib/compression/dictionary-transport.js
   const dictionaries = DictionaryTransport.from(options?.dictionary, 'hono-compress');
 
+  // the pipeline's last stage (pipeline.js): after critical CSS and etag, in any mount order
+  const compressStage = pipelinePiece('compression', compressResponse);
   async function compressMiddleware(c, next) {
     if (dictionaries !== null) {
       const url = c.req.url;
@@ -107,7 +110,10 @@ function compress(options) {
         });
       }
     }
-    await next();
+    return compressStage(c, next);
+  }
+
+  async function compressResponse(c) {
     const res = c.res;
     const length = res.headers.get('Content-Length');
     if (
