@@ -113,20 +113,35 @@ function compress(options) {
     return compressStage(c, next);
   }
 
-  async function compressResponse(c) {
-    const res = c.res;
+  // hono/compress's rules: whether it takes a response with this head
+  function takes(method, res) {
     const length = res.headers.get('Content-Length');
-    if (
+    return !(
       res.status === 206 ||
       res.headers.has('Content-Encoding') ||
       res.headers.has('Transfer-Encoding') ||
-      c.req.method === 'HEAD' ||
+      method === 'HEAD' ||
       (length && Number(length) < threshold) ||
       !typeAllowed(res.headers.get('Content-Type')) ||
       NO_TRANSFORM_REGEXP.test(res.headers.get('Cache-Control') || '')
-    ) {
-      return;
-    }
+    );
+  }
+
+  // A 304 the etag stage made: the Vary and the weak ETag of the 200 it stands for
+  function notModified(c, replaced) {
+    if (!takes(c.req.method, replaced)) return;
+    const headers = c.res.headers;
+    const vary = honoVary(headers.get('Vary'));
+    if (vary !== undefined) headers.set('Vary', vary);
+    if (dictionaries !== null) headers.set('Vary', varyWith(headers.get('Vary'), 'Available-Dictionary'));
+    const coding = negotiate(c.req.header('Accept-Encoding'));
+    if (coding !== undefined && encoders[coding] !== undefined) weakenTag(headers);
+  }
+
+  async function compressResponse(c, pipeline) {
+    const res = c.res;
+    if (res.status === 304 && pipeline.notModified !== undefined) return notModified(c, pipeline.notModified);
+    if (!takes(c.req.method, res)) return;
     let coding = negotiate(c.req.header('Accept-Encoding'));
     let encoder = encoders[coding];
     let held;

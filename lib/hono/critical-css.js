@@ -40,7 +40,10 @@ function criticalCss(options) {
     // response it holds as given into a web stream, which is then read back through a clone
     // (held-body.js); headers and status are read from what it holds.
     const headers = res.headers;
-    if (!wantsInlining(c.req.method, res.status, headers.get('content-type'), headers.get('content-encoding'))) {
+    // Hono answers a HEAD with its GET route's response, whose body node-server drops: inlined as
+    // for the GET, the etag stage tags the bytes a GET sends
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    if (!wantsInlining(method, res.status, headers.get('content-type'), headers.get('content-encoding'))) {
       passedThrough(engine);
       return;
     }
@@ -57,7 +60,7 @@ function criticalCss(options) {
       body = Buffer.from(await res.clone().arrayBuffer());
     } else if (typeof body !== 'string') body = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     const head = new HeadersHead(res.status, headers);
-    const inlined = await inlineWhole(engine, head, c.req.method, body);
+    const inlined = await inlineWhole(engine, head, method, body);
     if (inlined === null) return;
     const headersOut = head.copy ?? new Headers(headers);
     headersOut.delete('content-length');

@@ -22,7 +22,7 @@ function etag(options) {
   const retained = new Set((options?.retainedHeaders ?? RETAINED_304_HEADERS).map((h) => h.toLowerCase()));
   const weak = options?.weak ?? false;
   // the pipeline's etag stage (pipeline.js): after critical CSS, before compression
-  return pipelinePiece('etag', async function etagStage(c) {
+  return pipelinePiece('etag', async function etagStage(c, pipeline) {
     const ifNoneMatch = c.req.header('If-None-Match') ?? null;
     const method = c.req.method;
     if (!(method === 'GET' || method === 'HEAD' || method === 'QUERY') || !c.res.ok) return;
@@ -53,6 +53,7 @@ function etag(options) {
       // a body node-server still holds is let go as it is (res.body would make it a stream)
       if (peekHeldBody(res) === undefined) await res.body?.cancel();
       c.res = new Response(null, { status: 304, statusText: 'Not Modified', headers: { ETag: tag } });
+      pipeline.notModified = res;
       for (const key of Array.from(c.res.headers.keys()))
         if (!retained.has(key.toLowerCase())) c.res.headers.delete(key);
     } else {

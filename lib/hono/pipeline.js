@@ -9,8 +9,10 @@
 // the order of lib/http/held-response.js. A piece a request never reached (mounted on another
 // path, or after serveStatic or a route that answered) has no stage for that request, as in an
 // onion: a file served before compress is mounted is not compressed.
-// A stage is a function of Hono's Context that reads and may replace c.res; it may return a
-// Promise. The pipeline lives on the Context: one object per request, none when no piece runs.
+// A stage is a function (c, pipeline) of Hono's Context that reads and may replace c.res; it may
+// return a Promise. The pipeline lives on the Context: one object per request, none when no piece
+// runs. `notModified`: the response the etag stage replaced by its 304, so that compression gives
+// the 304 the Vary and ETag the 200 would have had (RFC 9110 15.4.5).
 const PLACES = ['critical-css', 'etag', 'compression'];
 const PIPELINE = Symbol('ssrNative.honoPipeline');
 
@@ -18,6 +20,7 @@ class HonoPipeline {
   constructor() {
     // one slot per place; a second piece of the same place (two etag() mounted) runs after the first
     this.stages = [null, null, null];
+    this.notModified = undefined;
   }
 
   join(rank, stage) {
@@ -30,8 +33,8 @@ class HonoPipeline {
     for (let rank = 0; rank < PLACES.length; rank++) {
       const slot = this.stages[rank];
       if (slot === null) continue;
-      if (!Array.isArray(slot)) await slot(c);
-      else for (const stage of slot) await stage(c);
+      if (!Array.isArray(slot)) await slot(c, this);
+      else for (const stage of slot) await stage(c, this);
     }
   }
 }

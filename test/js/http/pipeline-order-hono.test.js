@@ -79,6 +79,7 @@ const SCRIPT = [
   ['304', 'GET', '/page', 'tag'],
   ['304 without Accept-Encoding', 'GET', '/page', 'tag identity'],
   ['HEAD', 'HEAD', '/page'],
+  ['HEAD with If-None-Match', 'HEAD', '/page', 'tag'],
   ['private page', 'GET', '/private'],
   ['Set-Cookie page', 'GET', '/cookie'],
   ['a static file', 'GET', `/${STYLESHEET}`],
@@ -127,10 +128,20 @@ for (const protocol of ['HTTP/1.1', 'HTTP/2']) {
     const identity = answers.get('the page without Accept-Encoding');
     assert.equal(identity['content-encoding'], undefined, INPUT);
     assert.equal(identity.body, INLINED, INPUT);
-    assert.equal(answers.get('304').status, 304, INPUT);
-    assert.equal(answers.get('304 without Accept-Encoding').status, 304, INPUT);
-    assert.equal(answers.get('HEAD').status, 200, INPUT);
-    assert.equal(answers.get('HEAD').body, '', INPUT);
+    const notModified = answers.get('304');
+    assert.equal(notModified.status, 304, INPUT);
+    assert.deepEqual(
+      [notModified.etag, notModified.vary],
+      [miss.etag, miss.vary],
+      `${INPUT}: the 304 has the 200's validator and Vary`,
+    );
+    const identityNotModified = answers.get('304 without Accept-Encoding');
+    assert.equal(identityNotModified.status, 304, INPUT);
+    assert.deepEqual([identityNotModified.etag, identityNotModified.vary], [identity.etag, identity.vary], INPUT);
+    const head = answers.get('HEAD');
+    assert.deepEqual([head.status, head.body], [200, ''], INPUT);
+    assert.equal(head.etag, identity.etag, `${INPUT}: a HEAD names the page a GET sends (inlined)`);
+    assert.equal(answers.get('HEAD with If-None-Match').status, 304, INPUT);
     assert.equal(answers.get('private page').body, INLINED, INPUT);
     assert.equal(answers.get('private page')['content-encoding'], 'gzip', INPUT);
     assert.ok(answers.get('Set-Cookie page')['set-cookie'], `${INPUT}: the cookie goes out`);
