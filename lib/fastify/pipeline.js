@@ -6,11 +6,29 @@
 //   etag          the ETag of the payload as it now is, and the one 304 decision on it
 // the order of lib/http/held-response.js. fastifyCompress needs no place here: its onSend hook is
 // added to each route, and Fastify runs a route's hooks after the context's.
+// A stage that joins a child context while a parent's pipeline holds a later stage (fastifyEtag at
+// the root, fastifyCriticalCss inside an encapsulated plugin) runs after it, as Fastify orders
+// hooks: the answers stay correct (the page is inlined once, its ETag names the bytes sent), but
+// the 304 was decided on the page before inlining. That gets the one process warning naming the
+// documented order.
 // A stage is run(request, reply, payload) -> the payload to send (the same one when unchanged), or
 // a Promise of it that never rejects. A plugin registered in an encapsulated child context makes
 // that context's own pipeline (its hook runs after the parent's, as before).
 const PLACES = ['critical-css', 'etag'];
 const PIPELINE = Symbol('ssrNative.fastifyPipeline');
+
+let warned = false;
+
+function warnOnce() {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(
+    'fastifyCriticalCss is registered in a child context of the one fastifyEtag is registered in, ' +
+      'so the 304 is decided on the page before inlining; register them in the same context (the ' +
+      'documented order: fastifyCriticalCss, fastifyEtag, fastifyCompress, then the routes)',
+    { code: 'SSR_NATIVE_MOUNT_ORDER' },
+  );
+}
 
 function runFrom(stages, at, request, reply, payload, done) {
   for (let i = at; i < stages.length; i++) {
@@ -29,6 +47,8 @@ function joinPipeline(app, place, run) {
   const rank = PLACES.indexOf(place);
   let stages = Object.prototype.hasOwnProperty.call(app, PIPELINE) ? app[PIPELINE] : undefined;
   if (stages === undefined) {
+    const parents = app[PIPELINE]; // a parent context's (inherited), run before this context's hooks
+    if (parents !== undefined && parents.some((stage) => stage.rank > rank)) warnOnce();
     stages = [];
     app[PIPELINE] = stages;
     app.addHook('onSend', function pipelineOnSend(request, reply, payload, done) {

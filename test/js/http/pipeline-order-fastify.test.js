@@ -14,6 +14,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const Fastify = require('fastify');
 const pack = require('../../../lib/fastify/index.js');
+const { etag } = require('../../../lib/etag');
 const { CriticalCss } = require('../../../lib/critical-css/index.js');
 const { request } = require('../helpers/http');
 const { h2request, decode, trackSessions, closeServer } = require('../helpers/http2');
@@ -166,3 +167,51 @@ for (const protocol of ['HTTP/1.1', 'HTTP/2']) {
     });
   }
 }
+
+test('fastifyCriticalCss in a child context of fastifyEtag: one warning, the answers still correct', async () => {
+  const warnings = [];
+  const onWarning = (warning) => {
+    if (warning.code === 'SSR_NATIVE_MOUNT_ORDER') warnings.push(warning);
+  };
+  process.on('warning', onWarning);
+  const app = Fastify();
+  try {
+    // the other way round (criticalCss outside, etag inside) keeps the stage order: no warning
+    await app.register(async (child) => {
+      await child.register(pack.fastifyCriticalCss, { browserDistFolder: dist.dir });
+      await child.register(async (inner) => {
+        await inner.register(pack.fastifyEtag);
+        inner.get('/fine', (req, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+      });
+    });
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    assert.equal(warnings.length, 0, 'criticalCss outside etag: no warning');
+    await app.register(pack.fastifyEtag);
+    await app.register(async (child) => {
+      await child.register(pack.fastifyCriticalCss, { browserDistFolder: dist.dir });
+      child.get('/page', (req, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+    });
+    await app.register(async (child) => {
+      await child.register(pack.fastifyCriticalCss, { browserDistFolder: dist.dir });
+      child.get('/other', (req, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${app.server.address().port}`;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(warnings.length, 1, 'one warning');
+    assert.match(warnings[0].message, /fastifyCriticalCss, fastifyEtag, fastifyCompress/);
+    for (const path of ['/fine', '/page', '/other']) {
+      const miss = await request(`${url}${path}`);
+      assert.equal(miss.status, 200, `${path}, ${INPUT}`);
+      assert.equal(miss.body.toString('latin1'), INLINED, `${path}, ${INPUT}: inlined once`);
+      assert.equal(miss.headers.etag, etag(miss.body, { weak: false }), `${path}, ${INPUT}: the tag of the bytes sent`);
+      const again = await request(`${url}${path}`, { headers: { 'if-none-match': miss.headers.etag } });
+      // the 304 is decided before inlining in a child context: a full answer, never a wrong 304
+      assert.equal(again.status, path === '/fine' ? 304 : 200, `${path}, ${INPUT}`);
+      if (again.status === 200) assert.equal(again.body.toString('latin1'), INLINED, `${path}, ${INPUT}`);
+    }
+  } finally {
+    process.off('warning', onWarning);
+    await app.close();
+  }
+});
