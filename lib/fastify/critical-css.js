@@ -2,13 +2,14 @@
 // fastifyCriticalCss: a Fastify 4/5 plugin (not encapsulated, as fastify-plugin would make it)
 // whose onSend hook runs string and Buffer text/html payloads through the critical-CSS stage (the
 // same as Express's, lib/critical-css/stage.js): critical CSS inlined, Content-Length and ETag
-// (when the reply had one) made right. Register it before fastifyCompress and fastifyEtag:
-// onSend hooks run in registration order, so they see the inlined page. Stream payloads pass as
-// they are.
+// (when the reply had one) made right. It runs as the pipeline's first stage (pipeline.js), so
+// fastifyEtag tags the inlined page and fastifyCompress compresses it whatever the registration
+// order. Stream payloads pass as they are.
 const { CriticalCss } = require('../critical-css/critical-css');
 const { wantsInlining, inlineWhole, passedThrough } = require('../critical-css/stage');
 const { invalidType } = require('../validate');
 const { asPlugin } = require('./plugin-meta');
+const { joinPipeline } = require('./pipeline');
 
 /** The reply as the stage reads and sets its head (held-value.js). */
 class ReplyHead {
@@ -34,7 +35,7 @@ async function fastifyCriticalCss(app, options) {
   const engine = options.criticalCss instanceof CriticalCss ? options.criticalCss : new CriticalCss(options);
   app.decorate('criticalCss', engine);
   if (!(options.criticalCss instanceof CriticalCss)) app.addHook('onClose', async () => engine.close());
-  app.addHook('onSend', async function criticalCssOnSend(request, reply, payload) {
+  joinPipeline(app, 'critical-css', async function criticalCssStage(request, reply, payload) {
     if (
       (typeof payload !== 'string' && !Buffer.isBuffer(payload)) ||
       !wantsInlining(

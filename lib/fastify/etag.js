@@ -12,6 +12,7 @@ const { invalidType } = require('../validate');
 const { fastifyEtagMatches } = require('../http/conditional');
 const { asPlugin } = require('./plugin-meta');
 const { peerOptions } = require('../options');
+const { joinPipeline } = require('./pipeline');
 
 const STRONG = { weak: false };
 const WEAK = { weak: true };
@@ -34,21 +35,20 @@ async function fastifyEtag(app, options) {
   }
   const tagOptions = weak ? WEAK : STRONG;
 
-  app.addHook('onSend', function etagOnSend(req, reply, payload, next) {
+  // the pipeline's etag stage (pipeline.js): on the page fastifyCriticalCss inlined, in any order
+  joinPipeline(app, 'etag', function etagStage(req, reply, payload) {
     let etag = reply.getHeader('etag');
     if (!etag) {
       // only strings and Buffers are tagged (streams, undefined... pass untouched)
-      if (typeof payload !== 'string' && !(payload instanceof Buffer)) return next(null, undefined);
+      if (typeof payload !== 'string' && !(payload instanceof Buffer)) return payload;
       etag = entityTag(payload, tagOptions);
       reply.header('etag', etag);
     }
-    if (replyWith304) {
-      if (fastifyEtagMatches(req.headers['if-none-match'], etag)) {
-        reply.code(304);
-        return next(null, '');
-      }
+    if (replyWith304 && fastifyEtagMatches(req.headers['if-none-match'], etag)) {
+      reply.code(304);
+      return '';
     }
-    next(null, undefined);
+    return payload;
   });
 }
 

@@ -26,6 +26,7 @@ const dictionaryHeaders = require('../compression/dictionary-headers');
 const { whenHeadSent } = require('../http/sent-head');
 const { HONO_COMPRESS_OPTIONS } = require('../compression/option-names');
 const { peerOptions } = require('../options');
+const { pipelinePiece } = require('./pipeline');
 
 const CODINGS = ['gzip', 'deflate'];
 // The order in which the dcz choice sees a cookie (the late-mark warning:
@@ -95,6 +96,8 @@ function compress(options) {
   // Compression Dictionary Transport (RFC 9842, `dcz`), opt-in: lib/compression/dictionary-transport.js
   const dictionaries = DictionaryTransport.from(options?.dictionary, 'hono-compress');
 
+  // the pipeline's last stage (pipeline.js): after critical CSS and etag, in any mount order
+  const compressStage = pipelinePiece('compression', compressResponse);
   async function compressMiddleware(c, next) {
     if (dictionaries !== null) {
       const url = c.req.url;
@@ -107,20 +110,38 @@ function compress(options) {
         });
       }
     }
-    await next();
-    const res = c.res;
+    return compressStage(c, next);
+  }
+
+  // hono/compress's rules: whether it takes a response with this head
+  function takes(method, res) {
     const length = res.headers.get('Content-Length');
-    if (
+    return !(
       res.status === 206 ||
       res.headers.has('Content-Encoding') ||
       res.headers.has('Transfer-Encoding') ||
-      c.req.method === 'HEAD' ||
+      method === 'HEAD' ||
       (length && Number(length) < threshold) ||
       !typeAllowed(res.headers.get('Content-Type')) ||
       NO_TRANSFORM_REGEXP.test(res.headers.get('Cache-Control') || '')
-    ) {
-      return;
-    }
+    );
+  }
+
+  // A 304 the etag stage made: the Vary and the weak ETag of the 200 it stands for
+  function notModified(c, replaced) {
+    if (!takes(c.req.method, replaced)) return;
+    const headers = c.res.headers;
+    const vary = honoVary(headers.get('Vary'));
+    if (vary !== undefined) headers.set('Vary', vary);
+    if (dictionaries !== null) headers.set('Vary', varyWith(headers.get('Vary'), 'Available-Dictionary'));
+    const coding = negotiate(c.req.header('Accept-Encoding'));
+    if (coding !== undefined && encoders[coding] !== undefined) weakenTag(headers);
+  }
+
+  async function compressResponse(c, pipeline) {
+    const res = c.res;
+    if (res.status === 304 && pipeline.notModified !== undefined) return notModified(c, pipeline.notModified);
+    if (!takes(c.req.method, res)) return;
     let coding = negotiate(c.req.header('Accept-Encoding'));
     let encoder = encoders[coding];
     let held;

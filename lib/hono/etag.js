@@ -4,12 +4,14 @@
 // not read at all (its tag comes with it); a string or bytes node-server's Response still holds
 // are hashed as they are (held-body.js: why that reads an internal, and its guard); other bodies
 // are read once from a clone.
-// generateDigest is accepted and ignored: the tag is always ours.
+// generateDigest is accepted and ignored: the tag is always ours. It runs as the held pipeline's
+// etag stage (pipeline.js): on the page criticalCss inlined, before compress, in any mount order.
 const { etag: entityTag } = require('../etag');
 const { honoEtagMatches } = require('../http/conditional');
 const { tagOf } = require('./tags');
 const { heldBody, peekHeldBody } = require('./held-body');
 const { peerOptions } = require('../options');
+const { pipelinePiece } = require('./pipeline');
 
 const RETAINED_304_HEADERS = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary'];
 const STRONG = { weak: false };
@@ -19,9 +21,9 @@ function etag(options) {
   peerOptions(options, HONO_ETAG_OPTIONS, 'hono etag(options)');
   const retained = new Set((options?.retainedHeaders ?? RETAINED_304_HEADERS).map((h) => h.toLowerCase()));
   const weak = options?.weak ?? false;
-  return async function etagMiddleware(c, next) {
+  // the pipeline's etag stage (pipeline.js): after critical CSS, before compression
+  return pipelinePiece('etag', async function etagStage(c, pipeline) {
     const ifNoneMatch = c.req.header('If-None-Match') ?? null;
-    await next();
     const method = c.req.method;
     if (!(method === 'GET' || method === 'HEAD' || method === 'QUERY') || !c.res.ok) return;
     const res = c.res;
@@ -51,12 +53,13 @@ function etag(options) {
       // a body node-server still holds is let go as it is (res.body would make it a stream)
       if (peekHeldBody(res) === undefined) await res.body?.cancel();
       c.res = new Response(null, { status: 304, statusText: 'Not Modified', headers: { ETag: tag } });
+      pipeline.notModified = res;
       for (const key of Array.from(c.res.headers.keys()))
         if (!retained.has(key.toLowerCase())) c.res.headers.delete(key);
     } else {
       res.headers.set('ETag', tag);
     }
-  };
+  });
 }
 
 module.exports = { etag, RETAINED_304_HEADERS };

@@ -8,11 +8,14 @@
 // checkout's lib/ (main, before the change). `--adapters`: the same stages from Koa's, Fastify's
 // and Hono's own hooks instead, each over its framework's bare route: criticalCss in each, and
 // Hono's compress on a page it leaves uncompressed (the request sends no Accept-Encoding).
+// `hono:stack` / `fastify:stack`: the framework's compress, etag and criticalCss in the documented
+// order (pick variants with `--variants hono:none,hono:stack`).
 // `--hits`: one URL for every request, so the cache answers hits: the stack in the documented
 // order and in the reverse one (criticalCss, responseCache, compression), the cache alone.
 // `--koa`: Koa's whole stack in the documented order (conditional, compress, cache, etag,
 // criticalCss) over Koa's bare route; with `--hits`, on one URL.
-//   node bench/http/micro/held-response.js [--adapters | --koa] [--hits] [--lib /work/main/lib] [--rounds 5] [--requests 3000]
+//   node bench/http/micro/held-response.js [--adapters | --koa | --hits] [--variants a,b]
+//     [--lib /work/main/lib] [--rounds 5] [--requests 3000]
 const { spawn } = require('child_process');
 const http = require('http');
 const path = require('path');
@@ -60,8 +63,9 @@ function adapterServer(lib, framework, stage, page, dist) {
     const { Hono } = require('hono');
     const { getRequestListener } = require('@hono/node-server');
     const app = new Hono();
-    if (stage === 'criticalCss') app.use('*', pack.criticalCss({ browserDistFolder: dist.dir }));
-    if (stage === 'compress') app.use('*', pack.compress());
+    if (stage === 'compress' || stage === 'stack') app.use('*', pack.compress());
+    if (stage === 'stack') app.use('*', pack.etag());
+    if (stage === 'criticalCss' || stage === 'stack') app.use('*', pack.criticalCss({ browserDistFolder: dist.dir }));
     app.get('*', (c) => c.html(page));
     return http.createServer(getRequestListener(app.fetch));
   }
@@ -73,8 +77,10 @@ function adapterServer(lib, framework, stage, page, dist) {
       return http.createServer((req, res) => handler(req, res));
     },
   });
-  if (stage === 'criticalCss') app.register(pack.criticalCss, { browserDistFolder: dist.dir });
-  app.get('/*', async (req, reply) => reply.type('text/html').send(page));
+  if (stage === 'criticalCss' || stage === 'stack') app.register(pack.criticalCss, { browserDistFolder: dist.dir });
+  if (stage === 'stack') app.register(pack.fastifyEtag).register(pack.fastifyCompress);
+  // declared once the plugins have loaded (fastifyCompress hooks the routes declared after it)
+  app.after(() => app.get('/*', async (req, reply) => reply.type('text/html').send(page)));
   const srv = app.server;
   srv.whenReady = app.ready();
   return srv;
@@ -195,7 +201,9 @@ async function main() {
   const koa = args.includes('--koa');
   const adapters = args.includes('--adapters') || koa;
   const hits = args.includes('--hits');
-  const variants = koa ? KOA_VARIANTS : adapters ? ADAPTER_VARIANTS : hits ? HIT_VARIANTS : VARIANTS;
+  const variants =
+    opt('--variants', null)?.split(',') ??
+    (koa ? KOA_VARIANTS : adapters ? ADAPTER_VARIANTS : hits ? HIT_VARIANTS : VARIANTS);
   const rounds = Number(opt('--rounds', 5));
   const requests = Number(opt('--requests', 3000));
   const samples = {};
@@ -212,7 +220,7 @@ async function main() {
     const m = {};
     for (const v of variants) m[v] = median(samples[`${which} ${v}`]);
     console.log(`${which === 'this' ? 'this checkout' : opt('--lib')}: CPU us/request (median of ${rounds})`);
-    if (adapters) {
+    if (adapters || variants[0].includes(':')) {
       // each stage over its own framework's bare route (same Accept-Encoding)
       const bare = (v) => v.replace(/:[^:]+(:identity)?$/, ':none$1');
       for (const v of variants) {
