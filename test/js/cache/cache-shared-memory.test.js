@@ -52,6 +52,9 @@ function get(port, url) {
         res.on('data', (c) => (body += c));
         res.on('end', () => resolve({ status: res.statusCode, body, headers: res.headers }));
       })
+      .setTimeout(10000, function () {
+        this.destroy(new Error(`GET ${url}: no complete answer in 10 s`));
+      })
       .on('error', reject);
   });
 }
@@ -148,6 +151,27 @@ test('a body changed in the segment after it was stored is a miss, never served'
   const at = fs.readFileSync(store.file).indexOf('page 7 render 1');
   flipByte(store.file, at + 5, 0x04); // '7' -> '3'
   assert.equal((await get(a.port, '/p/7')).body, 'page 7 render 2');
+});
+
+test('metadata checked once per write: a rewrite under the same key is checked anew', async (t) => {
+  const name = fresh();
+  t.after(() => fs.rmSync(file(name), { force: true }));
+  const store = sharedMemoryStore({ name, dir, maxBytes: 1 << 20, hotBytes: 0 });
+  const a = await serve(store);
+  t.after(() => a.server.close());
+  for (let i = 0; i < 3; i++) assert.equal((await get(a.port, '/p/1')).body, 'page 1 render 1');
+  // another process rewrites the entry: a body of its own, then metadata that may not be sent
+  const raw = new SharedCache(file(name), 1 << 20, 10000, true);
+  const key = raw.keys(0, '/p/1', false)[0];
+  const meta = JSON.parse(raw.get(key, 0, 0)[1]);
+  raw.put(key, '/p/1', meta.primary, '', JSON.stringify(meta), Buffer.from('page 1 rewritten'), meta.expiresAt);
+  for (let i = 0; i < 2; i++) assert.equal((await get(a.port, '/p/1')).body, 'page 1 rewritten');
+  meta.headers['x-injected'] = 'a\r\nset-cookie: session=stolen';
+  raw.put(key, '/p/1', meta.primary, '', JSON.stringify(meta), Buffer.from('evil'), meta.expiresAt);
+  const r = await get(a.port, '/p/1');
+  assert.equal(r.body, 'page 1 render 2');
+  assert.equal(r.headers['set-cookie'], undefined);
+  assert.equal(store.stats().sharedInvalid, 1);
 });
 
 test('hostile options are TypeErrors and RangeErrors', () => {
