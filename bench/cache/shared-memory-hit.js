@@ -2,11 +2,12 @@
 // CPU of a response-cache hit (CacheEngine.begin() answering 'hit') with the in-process memory
 // store and with sharedMemoryStore, A/B interleaved: a few hot pages (hit again and again) and
 // many pages cycled (past the hot set: each hit copies the page out of the segment and checks
-// it). Run pinned: taskset -c 1 node bench/cache/shared-memory-hit.js [pageBytes]
+// it). Run pinned: taskset -c 1 node bench/cache/shared-memory-hit.js [pageBytes] [hotPages]
 const { CacheEngine } = require('../../lib/cache/engine');
 const { sharedMemoryStore } = require('../../lib/cache');
 
 const pageBytes = Number(process.argv[2] || 20000);
+const hotPages = Number(process.argv[3] || 64);
 const name = `bench-${process.pid}`;
 
 function engineWith(store) {
@@ -41,7 +42,7 @@ const engines = { memory: engineWith(undefined), shared: engineWith(sharedStore)
 const results = { memory: { hot: [], cycled: [] }, shared: { hot: [], cycled: [] } };
 for (let round = 0; round < 5; round++) {
   for (const which of round % 2 ? ['shared', 'memory'] : ['memory', 'shared']) {
-    results[which].hot.push(timeHits(engines[which], 8, 200000));
+    results[which].hot.push(timeHits(engines[which], hotPages, 200000));
     results[which].cycled.push(timeHits(engines[which], 1000, 50000));
   }
 }

@@ -74,9 +74,18 @@ class SharedCache {
   SharedCache(const SharedCache&) = delete;
   SharedCache& operator=(const SharedCache&) = delete;
 
-  /// The record of `key` (fresh at `nowMs`) copied into *record: the stored meta length (4
-  /// bytes), meta, body. Returns its stamp (unique per write), 0 on a miss. When the stored
-  /// stamp equals `knownStamp` nothing is copied and knownStamp is returned.
+  /// Room for a record's body of `size` bytes, which Get copies into (null for size > 0: a
+  /// miss). Called again on the same Get when the record was replaced while read.
+  using BodyBuffer = std::function<uint8_t*(size_t size)>;
+  /// The record of `key` (fresh at `nowMs`): its meta copied into *meta, its body copied once,
+  /// straight from the segment into bodyBuffer's room; the CRC-32 is checked on those copies
+  /// after the copy (the bytes handed out are the bytes checked), so a torn or overwritten
+  /// record is a miss. Returns its stamp (unique per write), 0 on a miss (the room's bytes are
+  /// then meaningless). When the stored stamp equals `knownStamp` nothing is copied and
+  /// knownStamp is returned.
+  uint64_t Get(const std::string& key, int64_t nowMs, uint64_t knownStamp, std::string* meta,
+               const BodyBuffer& bodyBuffer);
+  /// Get with the body copied into *body.
   uint64_t Get(const std::string& key, int64_t nowMs, uint64_t knownStamp, std::string* meta,
                std::string* body);
   /// Stores (replacing) the record of `key`; false when it can never fit.

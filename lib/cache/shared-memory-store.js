@@ -14,6 +14,11 @@
 // holds each page about once: a bound in entries alone let each worker keep its own copy of most
 // of the pages it served (measured: bench/cache/cluster-pss.js).
 //
+// A page read from the segment is copied once (straight into a Buffer, its CRC checked there);
+// what its metadata says is parsed and checked once per write: each process keeps the checked
+// metadata of the last META_ENTRIES entries it read (no bodies, bounded in bytes too), and a
+// later read of the same write (same stamp) reuses it around the fresh copy of the body.
+//
 // A primary key whose responses vary holds a marker entry (its Vary names) under the primary
 // itself, so a hit costs one look-up whether or not the page varies.
 //
@@ -37,6 +42,10 @@ const SHARED_MEMORY_STORE_OPTIONS = ['name', 'dir', 'maxBytes', 'maxEntries', 'p
 // the segment (4 workers then add ~6% to it), at most this.
 const HOT_BYTES = 4 * 1024 * 1024;
 const HOT_SHARE = 64;
+// The checked metadata each process keeps (no bodies): at most this many entries and bytes.
+const META_ENTRIES = 2048;
+const META_BYTES = 2 * 1024 * 1024;
+const NO_BODY = Buffer.alloc(0);
 
 // The engine asks a store object for its layers under this key (lib/cache/engine.js).
 const CACHE_LAYERS = Symbol.for('ssr-native.cache.layers');
@@ -54,6 +63,8 @@ class SharedMemoryStore {
     // key -> { stamp, value }, each counted at its entry's size; hotBytes 0 keeps none
     this.hot = new BoundedLru({ maxEntries: hotBytes === 0 ? 0 : HOT_ENTRIES, maxBytes: hotBytes });
     this.memo = undefined; // varyOf()'s look-up, for the get() of the same key right after it
+    // key -> { stamp, value: the entry as checked, its body left out }
+    this.metas = new BoundedLru({ maxEntries: META_ENTRIES, maxBytes: META_BYTES });
     this.counters = counters;
     this.entries = {
       get size() {
@@ -80,8 +91,21 @@ class SharedMemoryStore {
     }
     if (typeof got === 'number') return hot.value;
     const [stamp, text, body] = got;
-    const meta = parseJson(text);
+    const known = this.metas.get(key);
     let value =
+      known !== undefined && known.stamp === stamp ? { ...known.value, body } : this.checked(key, stamp, text, body);
+    if (value === undefined) return undefined;
+    if (this.hot.sighted(key) && this.hot.fits(value.size)) {
+      value = freeze(value);
+      this.hot.set(key, { stamp, value }, value.size);
+    }
+    return value;
+  }
+
+  // The entry or Vary marker a write's metadata text and body make, checked (undefined: deleted).
+  checked(key, stamp, text, body) {
+    const meta = parseJson(text);
+    const value =
       meta !== null && typeof meta === 'object' && 'vary' in meta ? marker(meta) : storedEntry(meta, body, key);
     if (value === undefined) {
       // not an entry of ours, or not one that may be sent: it goes, and the page is rendered
@@ -93,10 +117,8 @@ class SharedMemoryStore {
       if (value.varyNames.length === 0) value.varyNames = NO_NAMES;
       if (value.tags.length === 0) value.tags = NO_NAMES;
       value[STORED] = this;
-    }
-    if (this.hot.sighted(key) && this.hot.fits(value.size)) {
-      value = freeze(value);
-      this.hot.set(key, { stamp, value }, value.size);
+      freezeParts(value); // shared by every entry made from this write's metadata
+      this.metas.set(key, { stamp, value: { ...value, body: NO_BODY } }, value.size - body.length);
     }
     return value;
   }
@@ -155,6 +177,7 @@ class SharedMemoryStore {
   delete(key) {
     this.memo = undefined;
     this.hot.delete(key);
+    this.metas.delete(key);
     return this.native.delete(key);
   }
 
@@ -342,13 +365,17 @@ function marker(meta) {
 }
 
 function freeze(value) {
+  freezeParts(value);
+  return Object.freeze(value);
+}
+
+function freezeParts(value) {
   if (value.headers !== undefined) {
     for (const name in value.headers) Object.freeze(value.headers[name]);
     Object.freeze(value.headers);
     Object.freeze(value.tags);
   }
   Object.freeze(value.varyNames === undefined ? value.vary : value.varyNames);
-  return Object.freeze(value);
 }
 
 function sameNames(a, b) {

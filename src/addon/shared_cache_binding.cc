@@ -2,7 +2,8 @@
 // = 5, at most 60000) (an Error with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why
 // when it cannot be opened);
 // get(key, now, knownStamp) -> undefined (miss) | knownStamp (unchanged: nothing copied) |
-// [stamp, meta string, body Buffer (a private copy; an external Buffer over the read copy
+// [stamp, meta string, body Buffer (allocated here, the core copying the body straight from
+// the segment into it and checking its CRC there: one copy; an external Buffer over a copy
 // cost ~6x more per hit in its finalizer and GC handle)]; put(key, target, primary, tags, meta,
 // body, expiresAt) -> bool; delete(key); purge(field, arg, prefix) -> count; keys(field, arg,
 // prefix); lock(key, now, ms) -> bool; unlock(key); stats() (with lockTimeouts: operations
@@ -75,17 +76,19 @@ class SharedCacheWrap : public Napi::ObjectWrap<SharedCacheWrap> {
     const std::string key = StringArg(info, 0, "the key");
     const int64_t now = TimeArg(info, 1, "now");
     const uint64_t known = SafeUintArg(info, 2, "the known stamp");
-    std::string meta;
-    std::string body;
-    const uint64_t stamp = cache_->Get(key, now, known, &meta, &body);
     Napi::Env env = info.Env();
+    std::string meta;
+    Napi::Buffer<uint8_t> body;  // the core copies the body once, into it, and checks it there
+    const uint64_t stamp = cache_->Get(key, now, known, &meta, [&](size_t size) {
+      body = Napi::Buffer<uint8_t>::New(env, size);
+      return body.Data();
+    });
     if (stamp == 0) return env.Undefined();
     if (stamp == known) return Napi::Number::New(env, static_cast<double>(stamp));
     Napi::Array out = Napi::Array::New(env, 3);
     out.Set(0u, Napi::Number::New(env, static_cast<double>(stamp)));
     out.Set(1u, Napi::String::New(env, meta));
-    out.Set(2u, Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(body.data()),
-                                            body.size()));
+    out.Set(2u, body);
     return out;
   }
 

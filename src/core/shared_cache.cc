@@ -633,6 +633,14 @@ SharedCache::~SharedCache() {
 
 uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownStamp,
                           std::string* meta, std::string* body) {
+  return Get(key, nowMs, knownStamp, meta, [body](size_t size) {
+    body->resize(size);
+    return reinterpret_cast<uint8_t*>(&(*body)[0]);
+  });
+}
+
+uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownStamp,
+                          std::string* meta, const BodyBuffer& bodyBuffer) {
   const Layout& l = layout_;
   const uint64_t hash = HashKey(key);
   auto* set = reinterpret_cast<Slot*>(base_ + l.slotsAt) + (hash % l.sets) * kWays;
@@ -676,7 +684,10 @@ uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownS
       at += stringsLen;
       meta->assign(reinterpret_cast<const char*>(at), head.metaLen);
       at += head.metaLen;
-      body->assign(reinterpret_cast<const char*>(at), head.bodyLen);
+      // the one copy of the body: into the caller's room (a Node Buffer), checked there below
+      uint8_t* const body = bodyBuffer(static_cast<size_t>(head.bodyLen));
+      if (body == nullptr && head.bodyLen > 0) return 0;
+      if (head.bodyLen > 0) std::memcpy(body, at, static_cast<size_t>(head.bodyLen));
       std::atomic_thread_fence(std::memory_order_acquire);
       if (s->seq.load(std::memory_order_relaxed) != seq) {  // replaced while copied
         raced = true;
@@ -686,7 +697,7 @@ uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownS
       uint32_t crc = Crc32(0, reinterpret_cast<const uint8_t*>(&head) + 8, sizeof head - 8);
       crc = Crc32(crc, strings.data(), strings.size());
       crc = Crc32(crc, meta->data(), meta->size());
-      crc = Crc32(crc, body->data(), body->size());
+      crc = Crc32(crc, body, static_cast<size_t>(head.bodyLen));
       if (crc != head.crc || strings.compare(0, head.keyLen, key) != 0 || head.keyLen != key.size())
         continue;
       if (expires <= nowMs) return 0;
@@ -901,6 +912,9 @@ std::unique_ptr<SharedCache> SharedCache::Open(const std::string&, uint64_t, uin
 }
 SharedCache::~SharedCache() = default;
 uint64_t SharedCache::Get(const std::string&, int64_t, uint64_t, std::string*, std::string*) {
+  return 0;
+}
+uint64_t SharedCache::Get(const std::string&, int64_t, uint64_t, std::string*, const BodyBuffer&) {
   return 0;
 }
 bool SharedCache::Put(const std::string&, const Record&) { return false; }

@@ -19,6 +19,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -211,6 +212,60 @@ TEST(SharedCache, HostileLengthsInTheSegmentAreNotTrusted) {
   EXPECT_TRUE(Put(c.get(), "victim-key", "again"));
   EXPECT_NE(c->Get("victim-key", 0, 0, &meta, &body), 0u);
   EXPECT_EQ(body, "again");
+}
+
+// The body is copied once, into the caller's room, and the CRC-32 checked on that copy: a byte
+// of a record changed in the segment behind the writer's back (a torn or overwritten entry) is
+// a miss through either Get, never served; the room's bytes are exactly the body otherwise.
+TEST(SharedCache, ChangedBytesInTheSegmentAreAMissNotServed) {
+  const uint32_t seed = static_cast<uint32_t>(std::random_device{}());
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  Segment seg("changed");
+  auto c = seg.Open(4 << 20, 1024);
+  const int fd = open(seg.path.c_str(), O_RDWR);
+  struct stat st {};
+  fstat(fd, &st);
+  const size_t mapSize = static_cast<size_t>(st.st_size);
+  auto* map = static_cast<char*>(mmap(nullptr, mapSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  for (int round = 0; round < 200; ++round) {
+    const std::string key = "page" + std::to_string(round);
+    const std::string value = BodyOf(key, rng(), 16 + rng() % 40000);
+    SCOPED_TRACE(key + " of " + std::to_string(value.size()) + " bytes");
+    ASSERT_TRUE(Put(c.get(), key, value));
+    std::string meta, body;
+    std::vector<uint8_t> room;
+    const uint64_t stamp = c->Get(key, 0, 0, &meta, [&room](size_t size) {
+      room.assign(size, 0);
+      return room.data();
+    });
+    ASSERT_NE(stamp, 0u);
+    ASSERT_EQ(std::string(room.begin(), room.end()), value);
+    EXPECT_EQ(c->Get(key, 0, 0, &meta, [](size_t) { return nullptr; }), 0u);  // no room
+    // one byte of the stored body (most rounds) or of the whole record, flipped in the segment
+    char* at = static_cast<char*>(memmem(map, mapSize, value.data(), value.size()));
+    ASSERT_NE(at, nullptr);
+    const size_t recordBytes = value.size() + meta.size() + 2 * key.size() + 2 + 40;
+    const size_t back = 1 + (rng() % 4 == 0 ? rng() % recordBytes : rng() % value.size());
+    char* flip = at + value.size() - back;
+    const uint8_t bit = static_cast<uint8_t>(1u << (rng() % 8));
+    SCOPED_TRACE("bit " + std::to_string(bit) + " flipped " + std::to_string(back) +
+                 " bytes before the body's end");
+    *flip = static_cast<char>(*flip ^ bit);
+    EXPECT_EQ(c->Get(key, 0, 0, &meta, &body), 0u);
+    EXPECT_EQ(c->Get(key, 0, 0, &meta,
+                     [&room](size_t size) {
+                       room.assign(size, 0);
+                       return room.data();
+                     }),
+              0u);
+    *flip = static_cast<char>(*flip ^ bit);  // put back: served again, the same bytes
+    EXPECT_EQ(c->Get(key, 0, 0, &meta, &body), stamp);
+    EXPECT_EQ(body, value);
+  }
+  munmap(map, mapSize);
 }
 
 // Whether the kernel frees a mutex whose owner died (robust futexes): what a writer SIGKILLed
