@@ -114,7 +114,7 @@ async function writeResponse(response, req, res, options) {
     tag = etag(entity);
     res.setHeader('ETag', tag);
   }
-  if (isNotModified(req.method, status, req.headers, tag, headers.get('last-modified') ?? undefined)) {
+  if (isNotModified(req.method, status, req.headers, tag, headers.get('last-modified') ?? undefined, 'express')) {
     toNotModified(res);
     res.end();
     return;

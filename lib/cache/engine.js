@@ -777,7 +777,7 @@ class CacheEngine {
 
   /** The one 304 decision (http/conditional.js) for a hit: `view` is the request's { method, headers }. */
   isNotModified(view, entry) {
-    const yes = isNotModified(view.method, entry.status, view.headers, entry.etag, entry.lastModified);
+    const yes = isNotModified(view.method, entry.status, view.headers, entry.etag, entry.lastModified, 'shared-cache');
     if (yes) this.counters.notModified++;
     return yes;
   }

@@ -13,15 +13,19 @@
 // isFresh below does.)
 //
 // ssr-native's own 304 decision is isNotModified, asked by the held response's etag stage,
-// Angular's writeResponse and the response cache's hit (RFC 9110 13.1.2, 13.1.3, 13.2.2, 15.4.5):
+// Angular's writeResponse and the response cache's hit. Steps 1 and 2 are every caller's:
 //   1. only for GET or HEAD;
 //   2. only for a 2xx answer (the route's, or a stored one's); a route's own 304 passes as it is;
-//   3. If-None-Match present (even empty): 304 when `*`, or when one of its entity tags equals the
-//      response's ETag by weak comparison (either side may be W/); If-Modified-Since is then ignored;
-//   4. else If-Modified-Since: 304 when it is a date that parses and the response's Last-Modified
-//      parses and is not later than it;
-//   5. else no 304. A request's Cache-Control (no-cache) does not change the answer: the client is
-//      revalidating its own copy, which is what a 304 answers.
+// then one of two readings, as the peer each caller stands in for reads the validators:
+// - 'express' (the held response and writeResponse stand in for Express's res.send, which asks
+//   `fresh`): no 304 without a validator or under a request's `Cache-Control: no-cache`; an
+//   If-None-Match other than `*` must name the ETag (weak comparison), and an If-Modified-Since
+//   beside it must hold too (both are checked, as fresh does);
+// - 'shared-cache' (the response cache, as nginx answers from storage; RFC 9110 13.1.2, 13.1.3,
+//   13.2.2, 15.4.5): If-None-Match present (even empty) decides alone: `*`, or a listed tag equal
+//   by weak comparison; else If-Modified-Since, a date that parses, not earlier than a
+//   Last-Modified that parses. A request's no-cache does not change it (the cache does not
+//   revalidate with the origin, and the client revalidates its own copy).
 const fresh = require('fresh');
 
 /** A token list (`a, b`) has a token for which `match(token)` is true. */
@@ -160,10 +164,11 @@ function headerText(value) {
 /**
  * The one 304 decision (the rule in the file-top comment): the request (`method`, its headers)
  * holds a current copy of the answer with `status`, `etag` and `lastModified` (either may be
- * undefined).
+ * undefined), read as `reading` ('express' or 'shared-cache') reads validators.
  */
-function isNotModified(method, status, requestHeaders, etag, lastModified) {
+function isNotModified(method, status, requestHeaders, etag, lastModified, reading) {
   if ((method !== 'GET' && method !== 'HEAD') || !(status >= 200 && status <= 299)) return false;
+  if (reading === 'express') return fresh(requestHeaders, { etag, 'last-modified': lastModified });
   const inm = requestHeaders['if-none-match'];
   if (inm !== undefined)
     return typeof etag === 'string' ? weakEtagMatches(headerText(inm), etag) : headerText(inm).trim() === '*';

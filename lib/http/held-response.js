@@ -283,7 +283,7 @@ class HeldResponse {
   isFresh(tag) {
     const res = this.res;
     const lastModified = res.getHeader('Last-Modified');
-    return isNotModified(this.req.method, res.statusCode, this.validators, tag, lastModified);
+    return isNotModified(this.req.method, res.statusCode, this.validators, tag, lastModified, 'express');
   }
 }
 
