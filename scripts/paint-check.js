@@ -85,10 +85,12 @@ const CLASSES = [
   ],
   [
     // beasties' normalization removes pseudo-elements, leaving nothing to match: dropped, as the
-    // runtime does (Bootstrap's ::-webkit-datetime-edit-* on <input type=time|date...>)
-    'a selector of pseudo-elements only (::-webkit-datetime-edit-*): left out',
+    // runtime does (Bootstrap's ::file-selector-button, ::-webkit-datetime-edit-*,
+    // ::-webkit-inner-spin-button... on the inputs that have them)
+    'a selector of pseudo-elements only (::file-selector-button, ::-webkit-...): left out',
     (p, html) =>
-      /(?:^|[{},])\s*::[\w-]+/.test(p.css) && /<input[^>]*type="(?:date|time|datetime-local|month|week)"/.test(html),
+      /(?:^|[{},])\s*::[\w-]+/.test(p.css) &&
+      /<input[^>]*type="(?:file|date|time|datetime-local|month|week|search|number|color)"/.test(html),
   ],
   [
     // beasties matches below its container, <html>: a rule matching <html> alone is left out
