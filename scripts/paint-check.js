@@ -116,6 +116,12 @@ const CLASSES = [
     (p, html) => /<noscript\b[^>]*>(?:(?!<\/noscript)[\s\S])*<link\b[^>]*\bstyles\.css/i.test(html),
   ],
   [
+    // the page names its own beasties container: only rules matching below it are inlined; with
+    // two, ours sends the page unchanged (docs' table above), so nothing is inlined
+    'the page marks its own data-beasties-container: rules outside it are left out',
+    (p, html) => /\sdata-beasties-container/.test(html),
+  ],
+  [
     // css-select's namespaces: beasties leaves svg|rect and *|p out, the runtime keeps them
     'ours: a namespaced selector (@namespace, svg|rect, *|p) is left out',
     (p, html, side) => side === 'ours' && /@namespace/.test(p.css),
