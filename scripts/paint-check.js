@@ -85,10 +85,12 @@ const CLASSES = [
   ],
   [
     // beasties' normalization removes pseudo-elements, leaving nothing to match: dropped, as the
-    // runtime does (Bootstrap's ::-webkit-datetime-edit-* on <input type=time|date...>)
-    'a selector of pseudo-elements only (::-webkit-datetime-edit-*): left out',
+    // runtime does (Bootstrap's ::file-selector-button, ::-webkit-datetime-edit-*,
+    // ::-webkit-inner-spin-button... on the inputs that have them)
+    'a selector of pseudo-elements only (::file-selector-button, ::-webkit-...): left out',
     (p, html) =>
-      /(?:^|[{},])\s*::[\w-]+/.test(p.css) && /<input[^>]*type="(?:date|time|datetime-local|month|week)"/.test(html),
+      /(?:^|[{},])\s*::[\w-]+/.test(p.css) &&
+      /<input[^>]*type="(?:file|date|time|datetime-local|month|week|search|number|color)"/.test(html),
   ],
   [
     // beasties matches below its container, <html>: a rule matching <html> alone is left out
@@ -112,6 +114,12 @@ const CLASSES = [
     // a browser ends the outer one at the inner's end tag and paints what follows in it
     "the stylesheet link inside the page's own <noscript>: a <noscript> nested in it",
     (p, html) => /<noscript\b[^>]*>(?:(?!<\/noscript)[\s\S])*<link\b[^>]*\bstyles\.css/i.test(html),
+  ],
+  [
+    // the page names its own beasties container: only rules matching below it are inlined; with
+    // two, ours sends the page unchanged (docs' table above), so nothing is inlined
+    'the page marks its own data-beasties-container: rules outside it are left out',
+    (p, html) => /\sdata-beasties-container/.test(html),
   ],
   [
     // css-select's namespaces: beasties leaves svg|rect and *|p out, the runtime keeps them
