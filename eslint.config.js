@@ -12,22 +12,17 @@ const globals = require('globals');
 //                 static engine): other engines may build on them
 //   engines       lib/compression, lib/cache, lib/argon2, lib/critical-css
 //   adapters      lib/express, lib/koa, lib/fastify, lib/hono, lib/angular, lib/metrics
-//   top           lib/register (swaps peers for adapters) and the package entries that gather
-//                 several pieces (lib/index.js, lib/cache/index.js, lib/compression/index.js and
-//                 lib/critical-css/index.js, whose Express faces are in lib/express)
+//   top           lib/register (swaps peers for adapters) and lib/index.js, the package's main
+//                 entry, which gathers pieces of several layers
+// The entries ssr-native/cache, /compression and /critical-css are node:http / Express faces, so
+// they live in lib/express (as /serve-static does), and engines import no adapter. lib/angular
+// may import lib/express: an Angular SSR server is an Express app (its criticalCss is Express's).
 const SHARED = ['http', 'bounded'];
 const BASE_ENGINES = ['content-type', 'files'];
 const ENGINES = ['compression', 'cache', 'argon2', 'critical-css'];
 const ADAPTERS = ['express', 'koa', 'fastify', 'hono', 'angular', 'metrics'];
 const TOP = ['register', 'index'];
-const ENTRIES = [
-  'lib/index.js',
-  'lib/cache/index.js',
-  'lib/index.d.ts',
-  'lib/cache/index.d.ts',
-  'lib/compression/index.js',
-  'lib/critical-css/index.js',
-];
+const ENTRIES = ['lib/index.js', 'lib/index.d.ts'];
 
 // Selectors for a relative specifier reaching lib/<folder>: `prefix` is ../ from a file in a
 // folder of lib/, ./ from lib/*.js.
@@ -60,7 +55,6 @@ const importRule = [
   },
   {
     files: inside(ENGINES),
-    ignores: ENTRIES,
     rules: forbid(
       '../',
       [...ENGINES, ...ADAPTERS, ...TOP],
@@ -68,8 +62,16 @@ const importRule = [
     ),
   },
   {
-    files: inside(ADAPTERS),
+    files: inside(ADAPTERS.filter((a) => a !== 'angular')),
     rules: forbid('../', [...ADAPTERS, ...TOP], 'an adapter imports engines and shared pieces, never another adapter'),
+  },
+  {
+    files: inside(['angular']),
+    rules: forbid(
+      '../',
+      [...ADAPTERS.filter((a) => a !== 'express'), ...TOP],
+      'the Angular adapter imports engines, shared pieces and the Express adapter (an Angular server is an Express app), never another adapter',
+    ),
   },
 ];
 

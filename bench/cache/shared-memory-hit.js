@@ -4,7 +4,7 @@
 // many pages cycled (past the hot set: each hit copies the page out of the segment and checks
 // it). Run pinned: taskset -c 1 node bench/cache/shared-memory-hit.js [pageBytes] [hotPages]
 const { CacheEngine } = require('../../lib/cache/engine');
-const { sharedMemoryStore } = require('../../lib/cache');
+const { sharedMemoryStore } = require('../../lib/express/cache');
 
 const pageBytes = Number(process.argv[2] || 20000);
 const hotPages = Number(process.argv[3] || 64);

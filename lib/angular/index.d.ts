@@ -71,8 +71,8 @@ export function writeResponse(
  * Angular's `optimization.styles.inlineCritical` does (turn that off in angular.json). Mount it
  * before serveStatic and the Angular handler, after compression and a response cache.
  */
-export { criticalCss } from '../critical-css';
-import type { criticalCss as criticalCssFn } from '../critical-css';
+export { criticalCss } from '../express/critical-css';
+import type { criticalCss as criticalCssFn } from '../express/critical-css';
 
 declare const angular: {
   cacheCommonEngine: typeof cacheCommonEngine;

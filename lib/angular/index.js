@@ -7,6 +7,6 @@
 // Static files: serveStatic from 'ssr-native' in place of express.static (same options).
 const { cacheCommonEngine, ssgCacheOf } = require('./common-engine');
 const { writeResponse } = require('./write-response');
-const { criticalCss } = require('../critical-css');
+const { criticalCss } = require('../express/critical-css'); // an Angular server is an Express app
 
 module.exports = { cacheCommonEngine, ssgCacheOf, writeResponse, criticalCss };

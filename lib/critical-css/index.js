@@ -2,11 +2,11 @@
 // ssr-native/critical-css: Angular's critical-CSS inlining (beasties with the options of
 // @angular/ssr's InlineCriticalCssProcessor) on the native engine, for any server.
 // - inlineCriticalCss(html, options): string in, string out; Buffer in, Buffer out.
-// - criticalCss(options): middleware for node:http and Express 4/5 (Koa, Fastify and Hono:
-//   `criticalCss` in ssr-native/koa, /fastify, /hono, on the same engine).
+// - criticalCss(options): the middleware for node:http and Express 4/5 is the package entry's
+//   (lib/express/critical-css.js); Koa, Fastify and Hono: `criticalCss` in ssr-native/koa,
+//   /fastify, /hono, on the same engine.
 // - CriticalCss: one engine with its stylesheet reads, memo and counters, to share among them.
 const { CriticalCss, ANGULAR_DEFAULTS } = require('./critical-css');
-const { createMiddleware } = require('../express/critical-css');
 const { invalidType } = require('../validate');
 const { BoundedLru } = require('../bounded/lru');
 
@@ -50,9 +50,4 @@ function inlineCriticalCss(html, options) {
   return sharedFor(options).processSync(html);
 }
 
-/** The Express / node:http middleware; `options` as for inlineCriticalCss (or a CriticalCss). */
-function criticalCss(options) {
-  return createMiddleware(CriticalCss.of(options));
-}
-
-module.exports = { inlineCriticalCss, criticalCss, CriticalCss, ANGULAR_DEFAULTS };
+module.exports = { inlineCriticalCss, CriticalCss, ANGULAR_DEFAULTS };

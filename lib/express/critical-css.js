@@ -1,5 +1,6 @@
 'use strict';
-// criticalCss(options): the connect-style middleware (node:http, Express 4/5) that inlines
+// ssr-native/critical-css: the engine's inlineCriticalCss, CriticalCss and ANGULAR_DEFAULTS
+// (lib/critical-css), and criticalCss(options), the connect-style middleware (node:http, Express 4/5) that inlines
 // critical CSS into every text/html answer the routes after it send, whatever way they send it:
 // res.send / res.end(body) (Express, ssr-native's writeResponse, serveStatic, a response cache
 // replaying), or flushHeaders() then res.write()s then res.end() (Angular's
@@ -17,6 +18,8 @@
 // head as the route made it otherwise.
 const { HeldResponse, useEtagStage } = require('../http/held-response');
 const { stageOf, exposeEngine } = require('../critical-css/stage');
+const { CriticalCss } = require('../critical-css/critical-css');
+const { inlineCriticalCss, ANGULAR_DEFAULTS } = require('../critical-css');
 
 function createMiddleware(criticalCss) {
   function criticalCssMiddleware(req, res, next) {
@@ -35,4 +38,9 @@ function hold(criticalCss, req, res) {
   useEtagStage(held);
 }
 
-module.exports = { createMiddleware };
+/** The Express / node:http middleware; `options` as for inlineCriticalCss (or a CriticalCss). */
+function criticalCss(options) {
+  return createMiddleware(CriticalCss.of(options));
+}
+
+module.exports = { inlineCriticalCss, criticalCss, CriticalCss, ANGULAR_DEFAULTS };

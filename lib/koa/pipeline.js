@@ -13,6 +13,7 @@
 // now or when a stage joins later; compression is, and a cache answering before compress()
 // ran mounts it from what its misses saw (http/stages-after-store.js, stage.mount(ctx)).
 const { PLACES, isAfterStore } = require('../http/held-response');
+const { outOfRange } = require('../validate');
 
 const PIPELINE = Symbol('ssrNative.koaPipeline');
 const CACHE_RANK = PLACES.indexOf('cache');
@@ -50,7 +51,7 @@ class KoaPipeline {
   /** Adds a stage at its place (once); on a hit, a stage up to the store's is left out. */
   use(stage) {
     const rank = RANKS.get(stage.place);
-    if (rank === undefined) throw new RangeError(`a pipeline stage's place is one of ${PLACES.join(', ')}`);
+    if (rank === undefined) throw outOfRange('stage.place', `one of ${PLACES.join(', ')}`, stage.place);
     if (this.afterStore && rank <= CACHE_RANK) return;
     const stages = this.stages;
     if (stages.includes(stage)) return;

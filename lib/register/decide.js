@@ -7,7 +7,7 @@
 //   content-type 2.x           -> ../content-type/v2.js
 //   etag 1.x, required by express 4.x/5.x -> ./etag.js (Express's default ETag becomes CRC-32)
 //   serve-static 2.x           -> ./serve-static.js (ssr-native's serveStatic, one shared cache)
-//   compression 1.x            -> ../compression/index.js (one shared content cache)
+//   compression 1.x            -> ../express/compression.js (one shared content cache)
 const fs = require('fs');
 const path = require('path');
 
@@ -17,7 +17,7 @@ const REPLACEMENTS = {
   'content-type@2': path.join(__dirname, '..', 'content-type', 'v2.js'),
   etag: path.join(__dirname, 'etag.js'),
   static: path.join(__dirname, 'serve-static.js'),
-  compression: path.join(__dirname, '..', 'compression', 'index.js'),
+  compression: path.join(__dirname, '..', 'express', 'compression.js'),
 };
 
 // SSR_NATIVE_REGISTER: unset or empty -> every part; 'none' -> nothing; else a comma list of

@@ -12,7 +12,7 @@ const path = require('path');
 
 const [variant, pagesText] = process.argv.slice(2);
 const pages = Number(pagesText);
-const { responseCache } = require(path.join(__dirname, '..', '..', '..', 'lib', 'cache'));
+const { responseCache } = require(path.join(__dirname, '..', '..', '..', 'lib', 'express', 'cache'));
 
 const cache = responseCache({ maxBytes: 2 ** 31, maxEntries: 200_000, host: false, allowedHosts: ['*'] }); // engine calls without a Host
 const objects = new Map();

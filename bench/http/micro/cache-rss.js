@@ -4,7 +4,7 @@
 // Usage: node micro/cache-rss.js [pages=200000] [max-mb=512]
 // Prints one JSON line per quarter of the pages: { stored, entries, rssMB }.
 const path = require('path');
-const { responseCache } = require(path.join(__dirname, '..', '..', '..', 'lib', 'cache'));
+const { responseCache } = require(path.join(__dirname, '..', '..', '..', 'lib', 'express', 'cache'));
 
 const pages = Number(process.argv[2] || 200_000);
 const maxMb = Number(process.argv[3] || 512);

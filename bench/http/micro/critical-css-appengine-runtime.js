@@ -114,7 +114,7 @@ async function runner(candidate, sheet) {
     for (const html of [...sheet.warm, ...sheet.timed]) processorFor(NONCE_RE.exec(html)?.[1]);
     return { input: (html) => html, run: (html) => processorFor(NONCE_RE.exec(html)?.[1]).process(html) };
   }
-  const { CriticalCss } = require(path.join(root, 'lib', 'critical-css', 'index.js'));
+  const { CriticalCss } = require(path.join(root, 'lib', 'critical-css'));
   const cc = new CriticalCss({
     browserDistFolder: sheet.dir,
     beasties: '0.5',

@@ -41,7 +41,7 @@ async function main() {
   const html = Array.from({ length: pages + 1 }, (_, i) => bootstrapPage(`user-${i}-${process.pid}`, rows));
   let run;
   if (candidate === 'ssr-native') {
-    const { CriticalCss } = require(path.join(root, 'lib', 'critical-css', 'index.js'));
+    const { CriticalCss } = require(path.join(root, 'lib', 'critical-css'));
     const cc = new CriticalCss({ browserDistFolder: dist.dir, memoPages: 0, warm: false });
     const bytes = html.map((h) => Buffer.from(h));
     run = (i) => cc.processSync(bytes[i]);

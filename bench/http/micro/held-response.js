@@ -17,8 +17,16 @@
 //   node bench/http/micro/held-response.js [--adapters | --koa | --hits] [--variants a,b]
 //     [--lib /work/main/lib] [--rounds 5] [--requests 3000]
 const { spawn } = require('child_process');
+const fs = require('fs');
 const http = require('http');
 const path = require('path');
+
+// A package entry of `lib` (ssr-native/cache, /compression, /critical-css): in lib/express since
+// the entries moved there, in lib/<name>/index.js in the checkouts before (--lib).
+function entry(lib, name) {
+  const moved = path.join(lib, 'express', `${name}.js`);
+  return fs.existsSync(moved) ? moved : path.join(lib, name);
+}
 
 // what Chrome and Firefox send (compression 1.8 picks br from it, as ours does)
 const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
@@ -88,10 +96,10 @@ function adapterServer(lib, framework, stage, page, dist) {
 
 // node:http with the whole-body stack (or one stage of it) in front of the route.
 function stackServer(lib, variant, page, dist) {
-  const { criticalCss } = require(path.join(lib, 'critical-css'));
+  const { criticalCss } = require(entry(lib, 'critical-css'));
   const { writeResponse } = require(path.join(lib, 'angular'));
-  const compression = require(path.join(lib, 'compression'));
-  const { responseCache } = require(path.join(lib, 'cache'));
+  const compression = require(entry(lib, 'compression'));
+  const { responseCache } = require(entry(lib, 'cache'));
   const layers = [];
   const has = (name) => variant === name || variant.startsWith('stack');
   if (has('compression')) layers.push(compression());

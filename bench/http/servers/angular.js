@@ -28,7 +28,7 @@ const FACTORIES = {
 
 // criticalCss in front of a stock app (what a user adds to the generated server.ts)
 function withCriticalCss(app) {
-  const { criticalCss } = require('../../../lib/critical-css');
+  const { criticalCss } = require('../../../lib/express/critical-css');
   const { BROWSER } = require('../../../scripts/angular-fixture');
   const middleware = criticalCss({ browserDistFolder: BROWSER });
   const handler = (req, res) => middleware(req, res, () => app(req, res));

@@ -14,8 +14,8 @@ const site = createSite({ seed: 2026 });
 const app = express();
 app.set('etag', false);
 if (mode === 'peer') app.use(require('compression')());
-else if (mode === 'ours') app.use(require('../../../lib/compression')());
-else app.use(require('../../../lib/compression')({ dictionary: true }));
+else if (mode === 'ours') app.use(require('../../../lib/express/compression')());
+else app.use(require('../../../lib/express/compression')({ dictionary: true }));
 app.get('/page/:n', (req, res) => {
   res.set('Cache-Control', 'public, max-age=60');
   res.type('html').send(site.page(Number(req.params.n)));

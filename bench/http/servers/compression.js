@@ -63,7 +63,7 @@ function expressApp() {
     next();
   });
   if (mode === 'peer') app.use(require('compression')());
-  else if (mode === 'ours') app.use(require('../../../lib/compression')());
+  else if (mode === 'ours') app.use(require('../../../lib/express/compression')());
   else if (mode === 'shrink-ray')
     app.use(require(path.join(process.env.SHRINK_RAY_DIR, 'node_modules', 'shrink-ray-current'))());
   app.get('/page', (req, res) => res.type('html').send(page));

@@ -38,7 +38,7 @@ if (cluster.isPrimary) {
   for (let i = 0; i < WORKERS; i++) cluster.fork();
 } else {
   const express = require('express');
-  const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
+  const { responseCache, sharedMemoryStore } = require('../../../lib/express/cache');
   const { redisClient } = require('../lib/redis');
   const { renderPage } = require('../lib/page');
 

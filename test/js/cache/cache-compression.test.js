@@ -8,9 +8,9 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const zlib = require('node:zlib');
 const express = require('express');
-const compression = require('../../../lib/compression/index.js');
+const compression = require('../../../lib/express/compression');
 const { ContentCache } = require('../../../lib/compression/content-cache.js');
-const { responseCache } = require('../../../lib/cache/index.js');
+const { responseCache } = require('../../../lib/express/cache');
 const { listen, request } = require('../helpers/http');
 
 const BROWSER = 'gzip, deflate, br, zstd';

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const Redis = require('ioredis');
-const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
+const { responseCache, sharedMemoryStore } = require('../../../lib/express/cache');
 const { RedisStore } = require('../../../lib/cache/redis-store');
 const { segmentDir, leftovers } = require('../helpers/shm-segments');
 

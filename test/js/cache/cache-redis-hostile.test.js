@@ -13,7 +13,7 @@ const express = require('express');
 const Koa = require('koa');
 const { request } = require('../helpers/http');
 const { redisMissing, freePort, startRedis, redisClient } = require('../../../bench/http/lib/redis');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 const { cache: koaCache } = require('../../../lib/koa');
 const { RedisStore } = require('../../../lib/cache/redis-store');
 

@@ -15,7 +15,7 @@ const assert = require('node:assert/strict');
 const express = require('express');
 const { listen, request } = require('../helpers/http');
 const { redisMissing, freePort, startRedis, redisClient } = require('../../../bench/http/lib/redis');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let renders = 0;

@@ -9,7 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const { listen, request } = require('../helpers/http');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 const koaCache = require('../../../lib/koa').cache;
 const { redisMissing, freePort, startRedis, redisClient } = require('../../../bench/http/lib/redis');
 

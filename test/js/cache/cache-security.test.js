@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const http = require('node:http');
 const { listen } = require('../helpers/http');
 const { localPortNeverShared, refusedAfterAllowedWarns } = require('../helpers/host-port-attack');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 
 const EXPRESSES = { 'express 4': () => require('express4')(), 'express 5': () => require('express53')() };
 const FLAVORS = ['node:http', ...Object.keys(EXPRESSES)];
@@ -541,7 +541,7 @@ for (const flavor of Object.keys(EXPRESSES)) {
   }
 
   test(`${flavor}: with ssr-native's compression in front, private and Set-Cookie set after res.send (head held back) are seen`, async () => {
-    const compression = require('../../../lib/compression');
+    const compression = require('../../../lib/express/compression');
     const nonce = Math.random().toString(36).slice(2);
     const s = await site(
       flavor,

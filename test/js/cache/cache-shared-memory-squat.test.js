@@ -14,7 +14,7 @@ const path = require('node:path');
 const express = require('express');
 const { listen, request } = require('../helpers/http');
 const { segmentDir, leftovers, TMPFS } = require('../helpers/shm-segments');
-const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
+const { responseCache, sharedMemoryStore } = require('../../../lib/express/cache');
 const { defaultDir } = require('../../../lib/cache/shared-memory-segment');
 
 const PREFIX = `squat-${process.pid}`;

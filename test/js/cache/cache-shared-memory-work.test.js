@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
 const express = require('express');
-const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
+const { responseCache, sharedMemoryStore } = require('../../../lib/express/cache');
 const { mulberry32 } = require('../helpers/seeded-random');
 const { segmentDir, leftovers } = require('../helpers/shm-segments');
 

@@ -10,7 +10,7 @@ const assert = require('node:assert');
 const cluster = require('node:cluster');
 const path = require('node:path');
 const { listen, request } = require('../helpers/http');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 const { cache: koaCache } = require('../../../lib/koa');
 
 const CC = 'public, max-age=60, stale-while-revalidate=30, stale-if-error=600';

@@ -9,7 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { listen, request } = require('../helpers/http');
 const { mulberry32 } = require('../helpers/seeded-random');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 
 const SEED = Number(process.env.WHOLE_BODY_SEED || 53);
 const LAST_MODIFIED = new Date(1_600_000_000_000).toUTCString();

@@ -10,7 +10,7 @@ const assert = require('node:assert');
 const http = require('node:http');
 const zlib = require('node:zlib');
 const { listen, request } = require('../helpers/http');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 
 const FLAVORS = {
   'node:http': (cache, handler) => (req, res) => cache(req, res, () => handler(req, res)),

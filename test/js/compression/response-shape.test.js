@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const http = require('node:http');
 const v8 = require('node:v8');
 const express = require('express53');
-const compression = require('../../../lib/compression');
+const compression = require('../../../lib/express/compression');
 const { SLOW_TRANSITIONS } = require('../../../lib/response-shape');
 
 // JavaScriptCore (Bun) has neither V8's natives syntax nor its hidden classes

@@ -10,7 +10,7 @@ const path = require('node:path');
 const http = require('node:http');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const express = require('express');
-const { criticalCss, CriticalCss } = require('../../../lib/critical-css/index.js');
+const { criticalCss, CriticalCss } = require('../../../lib/express/critical-css');
 
 const CSS = 'body{margin:0}.card{color:red}.unused{color:blue}\n';
 

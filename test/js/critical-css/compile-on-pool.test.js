@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const asyncHooks = require('node:async_hooks');
 const fs = require('node:fs');
 const express = require('express');
-const { criticalCss, CriticalCss } = require('../../../lib/critical-css/index.js');
+const { criticalCss, CriticalCss } = require('../../../lib/express/critical-css');
 const { listen, request } = require('../helpers/http');
 const { makeDistFolder, bootstrapPage, STYLESHEET } = require('../helpers/critical-css-pages');
 

@@ -14,7 +14,7 @@ const client = require('prom-client');
 const koaPack = require('../../../lib/koa/index.js');
 const fastifyPack = require('../../../lib/fastify/index.js');
 const honoPack = require('../../../lib/hono/index.js');
-const { CriticalCss } = require('../../../lib/critical-css/index.js');
+const { CriticalCss } = require('../../../lib/express/critical-css');
 const { registerMetrics } = require('../../../lib/metrics/index.js');
 const { etag } = require('../../../lib/index.js');
 const { request } = require('../helpers/http');
@@ -113,7 +113,7 @@ test('Hono: compress() and etag() in front of criticalCss()', async () => {
 // (lib/critical-css/stage.js), so the head sent and the counters are the same in all four.
 test('the same stage in Express, Koa, Fastify and Hono: the same head and the same counters', async () => {
   const express = require('express');
-  const { criticalCss: expressCriticalCss } = require('../../../lib/critical-css/index.js');
+  const { criticalCss: expressCriticalCss } = require('../../../lib/express/critical-css');
   const page = bootstrapPage('same-stage');
   const json = JSON.stringify({ a: 1 });
   const servers = [];

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { inlineCriticalCss } = require('../../../lib/critical-css');
+const { inlineCriticalCss } = require('../../../lib/express/critical-css');
 const { angularBuildTime } = require('../../../lib/critical-css/prerender');
 const { launch } = require('../helpers/chromium');
 

@@ -11,11 +11,11 @@ const fs = require('node:fs');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const express = require('express');
-const { inlineCriticalCss, criticalCss, CriticalCss } = require('../../../lib/critical-css/index.js');
+const { inlineCriticalCss, criticalCss, CriticalCss } = require('../../../lib/express/critical-css');
 const { writeResponse } = require('../../../lib/angular/index.js');
 const { etag, serveStatic } = require('../../../lib/index.js');
-const compression = require('../../../lib/compression/index.js');
-const { responseCache } = require('../../../lib/cache/index.js');
+const compression = require('../../../lib/express/compression');
+const { responseCache } = require('../../../lib/express/cache');
 const { listen, request } = require('../helpers/http');
 const { makeDistFolder, bootstrapPage, STYLESHEET } = require('../helpers/critical-css-pages');
 

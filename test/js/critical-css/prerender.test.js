@@ -12,7 +12,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { mulberry32 } = require('../helpers/seeded-random');
-const { inlineCriticalCss } = require('../../../lib/critical-css');
+const { inlineCriticalCss } = require('../../../lib/express/critical-css');
 const { inlineFiles, angularBuildTime, isInlined, workerCount } = require('../../../lib/critical-css/prerender');
 
 const BIN = path.join(__dirname, '..', '..', '..', 'bin', 'ssr-native-critical-css.js');

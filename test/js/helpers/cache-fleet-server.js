@@ -2,7 +2,7 @@
 // One process of a fleet for the cache-redis tests: Express 5 with responseCache() over a shared
 // Redis (CACHE_CLIENT=ioredis | node-redis, REDIS_PORT, CACHE_PREFIX, CACHE_RETRY_AFTER). Prints READY <port>.
 const express = require('express');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 const { redisClient } = require('../../../bench/http/lib/redis');
 
 (async () => {

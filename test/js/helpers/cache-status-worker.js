@@ -2,7 +2,7 @@
 // A node:cluster worker for cache-status.test.js: an Express app on an ephemeral port whose
 // response cache says Cache-Status with the worker named; it sends its port to the primary.
 const express = require('express');
-const { responseCache } = require('../../../lib/cache');
+const { responseCache } = require('../../../lib/express/cache');
 
 const app = express();
 app.use(responseCache({ cacheStatus: { worker: true } }));

@@ -6,7 +6,7 @@
 // answers its stats; /swr/:id and /hfp/:id: see below. STORE=memory: see below.
 const fs = require('node:fs');
 const express = require('express');
-const { responseCache, sharedMemoryStore } = require('../../../lib/cache');
+const { responseCache, sharedMemoryStore } = require('../../../lib/express/cache');
 // STORE=memory: each process its own memory store (the baseline the chaos run is compared with)
 const store =
   process.env.STORE === 'memory'

@@ -18,11 +18,11 @@ for (const name of ['crc32', 'entityTag', 'latin1Utf8Crc', 'latin1Utf8Tag', 'utf
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { criticalCss, CriticalCss } = require('../../../lib/critical-css/index.js');
+const { criticalCss, CriticalCss } = require('../../../lib/express/critical-css');
 const { writeResponse } = require('../../../lib/angular/index.js');
 const { serveStatic } = require('../../../lib/index.js');
-const compression = require('../../../lib/compression/index.js');
-const { responseCache } = require('../../../lib/cache/index.js');
+const compression = require('../../../lib/express/compression');
+const { responseCache } = require('../../../lib/express/cache');
 const held = require('../../../lib/http/held-response');
 const { listen, request } = require('../helpers/http');
 const { listenH2, h2request, decode } = require('../helpers/http2');
@@ -101,7 +101,7 @@ for (const reverse of [false, true]) {
 }
 
 test('a streamed answer the cache stores is copied as it goes, never held back', { timeout: 10000 }, async () => {
-  const { responseCache: cacheOf } = require('../../../lib/cache/index.js');
+  const { responseCache: cacheOf } = require('../../../lib/express/cache');
   const layers = [compression(), cacheOf(), criticalCss({ browserDistFolder: dist.dir })];
   let release;
   const route = (req, res) => {

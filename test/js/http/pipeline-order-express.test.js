@@ -9,10 +9,10 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const express = require('express');
-const { criticalCss, CriticalCss } = require('../../../lib/critical-css/index.js');
+const { criticalCss, CriticalCss } = require('../../../lib/express/critical-css');
 const { serveStatic } = require('../../../lib/index.js');
-const compression = require('../../../lib/compression/index.js');
-const { responseCache } = require('../../../lib/cache/index.js');
+const compression = require('../../../lib/express/compression');
+const { responseCache } = require('../../../lib/express/cache');
 const { etag } = require('../../../lib/etag');
 const { listen, request } = require('../helpers/http');
 const { listenH2, h2request, decode } = require('../helpers/http2');

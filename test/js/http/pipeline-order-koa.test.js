@@ -8,7 +8,7 @@
 // and Koa 3, over HTTP/1.1 and over HTTP/2 (h2c, node:http2 with app.callback()).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { CriticalCss } = require('../../../lib/critical-css/index.js');
+const { CriticalCss } = require('../../../lib/express/critical-css');
 const koa = require('../../../lib/koa/index.js');
 const { listen, request } = require('../helpers/http');
 const { listenH2, h2request, decode } = require('../helpers/http2');

@@ -212,7 +212,7 @@ test('registerMetrics checks its arguments', () => {
 });
 
 test("a response cache's hits, renders and coalesced waits reach /metrics as counters", async () => {
-  const { responseCache } = require('../../../lib/cache/index.js');
+  const { responseCache } = require('../../../lib/express/cache');
   const registry = new client.Registry();
   const handle = registerMetrics(client, { registry });
   const pages = responseCache({ name: 'pages' });
@@ -238,7 +238,7 @@ test("a response cache's hits, renders and coalesced waits reach /metrics as cou
 });
 
 test("the compression content cache's hits and compressions reach /metrics", async () => {
-  const compression = require('../../../lib/compression/index.js');
+  const compression = require('../../../lib/express/compression');
   const { ContentCache } = require('../../../lib/compression/content-cache.js');
   const registry = new client.Registry();
   const handle = registerMetrics(client, { registry });

@@ -120,9 +120,9 @@ test('errors a user meets carry their code', async () => {
     return 'no error';
   };
   const { registerMetrics } = require(path.join(lib, 'metrics'));
-  const { CriticalCss } = require(path.join(lib, 'critical-css'));
+  const { CriticalCss } = require(path.join(lib, 'express/critical-css'));
   const contentType = require(path.join(lib, 'content-type'));
-  const { responseCache } = require(path.join(lib, 'cache'));
+  const { responseCache } = require(path.join(lib, 'express/cache'));
   const { inlinePrerendered } = require(path.join(lib, 'critical-css/prerender.js'));
   assert.equal(
     codeOf(() => registerMetrics({})),

@@ -69,18 +69,20 @@ const OWN = {
     registerMetrics: (x) => require(path.join(root, 'lib/metrics')).registerMetrics(require('prom-client'), { ...x }),
   },
   './cache': {
-    responseCache: (x) => require(path.join(root, 'lib/cache')).responseCache({ ...x }),
-    CacheEngine: (x) => new (require(path.join(root, 'lib/cache')).CacheEngine)({ ...x }),
+    responseCache: (x) => require(path.join(root, 'lib/express/cache')).responseCache({ ...x }),
+    CacheEngine: (x) => new (require(path.join(root, 'lib/express/cache')).CacheEngine)({ ...x }),
     sharedMemoryStore: (x) =>
-      require(path.join(root, 'lib/cache')).sharedMemoryStore({ name: 'factory-options', ...x }),
+      require(path.join(root, 'lib/express/cache')).sharedMemoryStore({ name: 'factory-options', ...x }),
   },
   './critical-css': {
     inlineCriticalCss: (x) =>
-      require(path.join(root, 'lib/critical-css')).inlineCriticalCss('<p>x</p>', { ...page, ...x }),
-    criticalCss: (x) => require(path.join(root, 'lib/critical-css')).criticalCss({ ...page, ...x }),
-    CriticalCss: (x) => new (require(path.join(root, 'lib/critical-css')).CriticalCss)({ ...page, ...x }),
+      require(path.join(root, 'lib/express/critical-css')).inlineCriticalCss('<p>x</p>', { ...page, ...x }),
+    criticalCss: (x) => require(path.join(root, 'lib/express/critical-css')).criticalCss({ ...page, ...x }),
+    CriticalCss: (x) => new (require(path.join(root, 'lib/express/critical-css')).CriticalCss)({ ...page, ...x }),
   },
-  './compression': { ContentCache: (x) => new (require(path.join(root, 'lib/compression')).ContentCache)({ ...x }) },
+  './compression': {
+    ContentCache: (x) => new (require(path.join(root, 'lib/express/compression')).ContentCache)({ ...x }),
+  },
 };
 
 // Peer: a drop-in's options, which the peer ignores: one warning, the call still works.
@@ -126,8 +128,8 @@ const PEER = {
       ),
   },
   './compression': {
-    default: (x) => require(path.join(root, 'lib/compression'))({ ...x }),
-    compression: (x) => require(path.join(root, 'lib/compression')).compression({ ...x }),
+    default: (x) => require(path.join(root, 'lib/express/compression'))({ ...x }),
+    compression: (x) => require(path.join(root, 'lib/express/compression')).compression({ ...x }),
   },
 };
 

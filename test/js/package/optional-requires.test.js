@@ -116,7 +116,7 @@ test('every public entry loads with no optional package installed', () => {
       return resolve.call(this, request, ...rest);
     };
     for (const entry of ${JSON.stringify(entries)}) require(entry);
-    const { responseCache } = require(${JSON.stringify(path.join(ROOT, 'lib/cache/index.js'))});
+    const { responseCache } = require(${JSON.stringify(path.join(ROOT, 'lib/express/cache.js'))});
     responseCache({}).close();
     process.stdout.write('loaded ' + ${entries.length});
   `;

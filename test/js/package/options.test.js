@@ -8,10 +8,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { closest } = require('../../../lib/options');
-const compression = require('../../../lib/compression');
+const compression = require('../../../lib/express/compression');
 const serveStatic = require('../../../lib/express/serve-static');
-const { responseCache } = require('../../../lib/cache');
-const { criticalCss } = require('../../../lib/critical-css');
+const { responseCache } = require('../../../lib/express/cache');
+const { criticalCss } = require('../../../lib/express/critical-css');
 const koa = require('../../../lib/koa');
 const hono = require('../../../lib/hono');
 const Fastify = require('fastify');
@@ -70,7 +70,7 @@ test('own options: an unknown name is a TypeError naming the valid ones', () => 
   } finally {
     fs.rmSync(dir2, { recursive: true, force: true });
   }
-  const { sharedMemoryStore } = require('../../../lib/cache');
+  const { sharedMemoryStore } = require('../../../lib/express/cache');
   refuses(() => sharedMemoryStore({ name: 'options-test', maxEntrys: 8 }), 'maxEntrys', 'maxEntries');
   // a name nowhere near any valid one: no hint, still refused
   refuses(() => responseCache({ zzzzzzzz: 1 }), 'zzzzzzzz');

@@ -8,7 +8,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..', '..', '..');
-const OURS = path.join(ROOT, 'lib', 'compression', 'index.js');
+const OURS = path.join(ROOT, 'lib', 'express', 'compression.js');
 
 // An app that knows nothing of ssr-native: Express 5.3 with compression() on a 75 KB page;
 // prints which file 'compression' resolved to and the answer's headers.
