@@ -5,7 +5,7 @@
 //   node scripts/sanitize.js test asan|tsan test/js/a.test.js [more files...] [-- node args]
 //   node scripts/sanitize.js run asan|tsan script.js [args...]
 //
-// The recipe (docs/sanitizers.md says why each piece is there):
+// The recipe (CONTRIBUTING.md, "Sanitized runs", says why each piece is there):
 // - build: the gyp sources (binding.gyp, src/, include/, scripts/sources.js) are copied into
 //   build-sanitize/<kind>/ and node-gyp builds there with the sanitizer flags in CFLAGS, CXXFLAGS
 //   and LDFLAGS, so build/Release and binding.gyp's defaults are untouched. The result is

@@ -16,7 +16,7 @@
 // render) would otherwise copy every body into the cache only to evict it unread: the copies
 // outlive the young generation, and the external memory they churn makes V8 run a full
 // mark-compact every few hundred responses, which shows in the event loop's p99
-// (docs/performance.md). A body seen once leaves only its key in a bounded set; a
+// (CONTRIBUTING.md). A body seen once leaves only its key in a bounded set; a
 // page that repeats once the cache is full pays one more compression, once.
 const { invalidType, outOfRange } = require('../validate');
 const { crc32 } = require('../etag');

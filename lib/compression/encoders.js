@@ -20,7 +20,7 @@ const SYNC_LIMIT = 4 * 1024;
 // below), bodies up to these sizes are compressed on the JavaScript thread too: each holds the
 // loop for under a millisecond, and on a busy server the pool hop costs more CPU than the
 // compression it carries (the worker and the JavaScript thread evicting each other's state from
-// the caches, the wake-ups, the copies; figures in docs/performance.md). Slower settings keep
+// the caches, the wake-ups, the copies; figures in CONTRIBUTING.md). Slower settings keep
 // SYNC_LIMIT.
 const FAST_SYNC_LIMIT = { br: 128 * 1024, zstd: 128 * 1024, gzip: 32 * 1024, deflate: 32 * 1024 };
 const FAST_BROTLI_QUALITY = 4;
@@ -39,7 +39,7 @@ const hasZstd = typeof zlib.zstdCompress === 'function';
 
 // At most one compression per CPU on libuv's pool at a time, the rest waiting in order: twenty
 // Brotli encoders at once on a small machine spend their CPU evicting each other's state from
-// the caches (docs/performance.md), and the pool stays free for file system work. The queue is bounded by the requests in flight.
+// the caches (CONTRIBUTING.md), and the pool stays free for file system work. The queue is bounded by the requests in flight.
 const MAX_ACTIVE = Math.max(
   1,
   typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,

@@ -199,7 +199,7 @@ napi_value Latin1Utf8Tag(napi_env env, napi_callback_info info) {
 // utf16Utf8Tag(text, weak) -> the entity tag of a text with code units above U+00FF (a two-byte
 // string in V8), hashed as UTF-8 without V8's UTF-8 writer: V8 copies its UTF-16 code units (a
 // memcpy for two-byte strings) and the core transcodes them in chunks, ASCII runs 16 units a step,
-// where V8's writer takes one character at a time (figures: docs/performance.md).
+// where V8's writer takes one character at a time (figures: CONTRIBUTING.md).
 napi_value Utf16Utf8Tag(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   size_t argc = 0;

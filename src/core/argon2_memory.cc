@@ -1,6 +1,6 @@
 // Argon2's working memory. A default hash touches 64 MiB once per pass in random order, so
 // TLB misses dominate unless the memory is backed by 2 MiB pages: mmap + MADV_HUGEPAGE
-// (transparent huge pages), measurably faster than malloc'ed 4 KiB pages (docs/performance.md).
+// (transparent huge pages), measurably faster than malloc'ed 4 KiB pages (CONTRIBUTING.md).
 #include <sys/mman.h>
 #include <unistd.h>
 

@@ -50,7 +50,7 @@ bool AsciiStep(const char16_t* in, uint8_t* out) {
 
 // The 16 units at `in`, none a surrogate: one character at a time, but with no surrogate tests;
 // on CJK text between ASCII markup this beat both EncodeOne and a vector-built, branch-free
-// variant (docs/performance.md).
+// variant (CONTRIBUTING.md).
 uint8_t* EncodeBmpStep(const char16_t* in, uint8_t* o) {
   for (size_t k = 0; k < kStepUnits; ++k) {
     const uint32_t c = in[k];
