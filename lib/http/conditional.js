@@ -17,10 +17,10 @@
 //   1. only for GET or HEAD;
 //   2. only for a 2xx answer (the route's, or a stored one's); a route's own 304 passes as it is;
 // then one of two readings, as the peer each caller stands in for reads the validators:
-// - 'express' (the held response and writeResponse stand in for Express's res.send, which asks
-//   `fresh`): no 304 without a validator or under a request's `Cache-Control: no-cache`; an
-//   If-None-Match other than `*` must name the ETag (weak comparison), and an If-Modified-Since
-//   beside it must hold too (both are checked, as fresh does);
+// - 'express' (the held response and writeResponse stand in for Express 5's res.send, which asks
+//   `fresh` 2): no 304 without a validator or under a request's `Cache-Control: no-cache`; a
+//   non-empty If-None-Match decides alone (`*`, or a listed tag by weak comparison), else
+//   If-Modified-Since against a Last-Modified;
 // - 'shared-cache' (the response cache, as nginx answers from storage; RFC 9110 13.1.2, 13.1.3,
 //   13.2.2, 15.4.5): If-None-Match present (even empty) decides alone: `*`, or a listed tag equal
 //   by weak comparison; else If-Modified-Since, a date that parses, not earlier than a

@@ -105,6 +105,7 @@ class HeldResponse {
     this.validators = {
       'if-none-match': req.headers['if-none-match'],
       'if-modified-since': req.headers['if-modified-since'],
+      'cache-control': req.headers['cache-control'], // Express's reading: no-cache means no 304
     };
     beforeOwnMethods(res);
     res[HELD] = this;

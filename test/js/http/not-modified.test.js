@@ -33,18 +33,17 @@ const CACHE_CONTROL = [undefined, 'no-cache'];
 
 const opaque = (tag) => tag.trim().replace(/^W\//, '');
 
-/** Express's reading (fresh 2): a validator needed, no-cache stale, each validator present must hold. */
+/**
+ * Express's reading (fresh 2, Express 5's): a validator needed, no-cache stale, a non-empty
+ * If-None-Match decides alone (`*` or a listed tag), else If-Modified-Since against a Last-Modified.
+ */
 function expectedExpress({ method, status, inm, ims, cacheControl, etag, lastModified }) {
   if (method !== 'GET' && method !== 'HEAD') return false;
   if (status < 200 || status > 299) return false;
   if (!inm && !ims) return false;
   if (cacheControl !== undefined && /(?:^|,)\s*no-cache\s*(?:,|$)/.test(cacheControl)) return false;
-  if (inm && inm !== '*' && !inm.split(',').some((t) => t.trim() !== '' && opaque(t) === opaque(etag))) return false;
-  if (ims) {
-    if (lastModified === undefined) return false;
-    if (!(Date.parse(lastModified) <= Date.parse(ims))) return false;
-  }
-  return true;
+  if (inm) return inm === '*' || inm.split(',').some((t) => t.trim() !== '' && opaque(t) === opaque(etag));
+  return lastModified !== undefined && Date.parse(lastModified) <= Date.parse(ims);
 }
 
 /** The shared cache's reading: GET/HEAD, a 2xx, If-None-Match (weak) wins, else If-Modified-Since. */
