@@ -15,37 +15,21 @@ const assert = require('node:assert/strict');
 const Fastify = require('fastify');
 const pack = require('../../../lib/fastify/index.js');
 const { etag } = require('../../../lib/etag');
-const { CriticalCss } = require('../../../lib/express/critical-css');
 const { request } = require('../helpers/http');
-const { h2request, decode, trackSessions, closeServer } = require('../helpers/http2');
-const { makeDistFolder, bootstrapPage, STYLESHEET } = require('../helpers/critical-css-pages');
-const { mulberry32 } = require('../helpers/seeded-random');
+const { h2request, trackSessions, closeServer } = require('../helpers/http2');
+const { STYLESHEET } = require('../helpers/critical-css-pages');
+const {
+  BROWSER_ACCEPT_ENCODING,
+  permutations,
+  seededPage,
+  answerOf,
+  styleBlocks,
+} = require('../helpers/pipeline-order');
 
-const SEED = Number(process.env.PIPELINE_ORDER_SEED ?? Math.floor(Math.random() * 2 ** 32));
-const random = mulberry32(SEED);
-const ROWS = 20 + Math.floor(random() * 60);
-const INPUT = `seed ${SEED} (PIPELINE_ORDER_SEED=${SEED}), ${ROWS} rows`;
-
-const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 const NAMES = ['fastifyCriticalCss', 'fastifyEtag', 'fastifyCompress'];
 const DOCUMENTED = ['fastifyCriticalCss', 'fastifyEtag', 'fastifyCompress'];
 
-const dist = makeDistFolder();
-test.after(() => dist.remove());
-const reference = new CriticalCss({ browserDistFolder: dist.dir, memoPages: 0, name: 'reference' });
-test.after(() => reference.close());
-const PAGE = bootstrapPage('everyone', ROWS);
-const INLINED = reference.processSync(Buffer.from(PAGE)).toString('latin1');
-
-function permutations(list) {
-  if (list.length <= 1) return [list];
-  const out = [];
-  for (let i = 0; i < list.length; i++) {
-    const rest = list.slice(0, i).concat(list.slice(i + 1));
-    for (const tail of permutations(rest)) out.push([list[i], ...tail]);
-  }
-  return out;
-}
+const { input: INPUT, dist, page: PAGE, inlined: INLINED } = seededPage();
 
 async function fastifyApp(protocol, order) {
   const options = {
@@ -69,17 +53,6 @@ async function fastifyApp(protocol, order) {
   const url = `http://127.0.0.1:${app.server.address().port}`;
   const close = () => (protocol === 'HTTP/2' ? Promise.all([closeServer(app.server), app.close()]) : app.close());
   return { url, close };
-}
-
-function answerOf(answer) {
-  return {
-    status: answer.status,
-    'content-encoding': answer.headers['content-encoding'],
-    vary: answer.headers.vary,
-    etag: answer.headers.etag,
-    'set-cookie': answer.headers['set-cookie'] === undefined ? undefined : String(answer.headers['set-cookie']),
-    body: decode(answer).toString('latin1'),
-  };
 }
 
 // each step's name, method, path and headers (`tag`: If-None-Match of the first answer's ETag;
@@ -117,8 +90,6 @@ async function run(protocol, order) {
   }
   return answers;
 }
-
-const styleBlocks = (body) => body.split('<style').length - 1;
 
 for (const protocol of ['HTTP/1.1', 'HTTP/2']) {
   let documented;

@@ -12,37 +12,21 @@ const assert = require('node:assert/strict');
 const { Hono } = require('hono');
 const { getRequestListener } = require('@hono/node-server');
 const hono = require('../../../lib/hono/index.js');
-const { CriticalCss } = require('../../../lib/express/critical-css');
 const { listen, request } = require('../helpers/http');
-const { listenH2, h2request, decode } = require('../helpers/http2');
-const { makeDistFolder, bootstrapPage, STYLESHEET } = require('../helpers/critical-css-pages');
-const { mulberry32 } = require('../helpers/seeded-random');
+const { listenH2, h2request } = require('../helpers/http2');
+const { STYLESHEET } = require('../helpers/critical-css-pages');
+const {
+  BROWSER_ACCEPT_ENCODING,
+  permutations,
+  seededPage,
+  answerOf,
+  styleBlocks,
+} = require('../helpers/pipeline-order');
 
-const SEED = Number(process.env.PIPELINE_ORDER_SEED ?? Math.floor(Math.random() * 2 ** 32));
-const random = mulberry32(SEED);
-const ROWS = 20 + Math.floor(random() * 60);
-const INPUT = `seed ${SEED} (PIPELINE_ORDER_SEED=${SEED}), ${ROWS} rows`;
-
-const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 const NAMES = ['compress', 'etag', 'criticalCss'];
 const DOCUMENTED = ['compress', 'etag', 'criticalCss'];
 
-const dist = makeDistFolder();
-test.after(() => dist.remove());
-const reference = new CriticalCss({ browserDistFolder: dist.dir, memoPages: 0, name: 'reference' });
-test.after(() => reference.close());
-const PAGE = bootstrapPage('everyone', ROWS);
-const INLINED = reference.processSync(Buffer.from(PAGE)).toString('latin1');
-
-function permutations(list) {
-  if (list.length <= 1) return [list];
-  const out = [];
-  for (let i = 0; i < list.length; i++) {
-    const rest = list.slice(0, i).concat(list.slice(i + 1));
-    for (const tail of permutations(rest)) out.push([list[i], ...tail]);
-  }
-  return out;
-}
+const { input: INPUT, dist, page: PAGE, inlined: INLINED } = seededPage();
 
 function honoApp(order) {
   const css = hono.criticalCss({ browserDistFolder: dist.dir });
@@ -57,17 +41,6 @@ function honoApp(order) {
     return c.html(PAGE);
   });
   return { handler: getRequestListener(app.fetch), close: () => css.close() };
-}
-
-function answerOf(answer) {
-  return {
-    status: answer.status,
-    'content-encoding': answer.headers['content-encoding'],
-    vary: answer.headers.vary,
-    etag: answer.headers.etag,
-    'set-cookie': answer.headers['set-cookie'] === undefined ? undefined : String(answer.headers['set-cookie']),
-    body: decode(answer).toString('latin1'),
-  };
 }
 
 // each step's name, method, path and headers (`tag`: If-None-Match of the first answer's ETag;
@@ -108,8 +81,6 @@ async function run(protocol, order) {
   }
   return answers;
 }
-
-const styleBlocks = (body) => body.split('<style').length - 1;
 
 for (const protocol of ['HTTP/1.1', 'HTTP/2']) {
   let documented;

@@ -8,35 +8,27 @@
 // and Koa 3, over HTTP/1.1 and over HTTP/2 (h2c, node:http2 with app.callback()).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { CriticalCss } = require('../../../lib/express/critical-css');
 const koa = require('../../../lib/koa/index.js');
 const { listen, request } = require('../helpers/http');
-const { listenH2, h2request, decode } = require('../helpers/http2');
-const { makeDistFolder, bootstrapPage, STYLESHEET } = require('../helpers/critical-css-pages');
+const { listenH2, h2request } = require('../helpers/http2');
+const { STYLESHEET } = require('../helpers/critical-css-pages');
+const {
+  BROWSER_ACCEPT_ENCODING,
+  permutations,
+  seededPage,
+  bodyOf,
+  answerOf: compared,
+  styleBlocks,
+} = require('../helpers/pipeline-order');
+const answerOf = (answer) => compared(answer, true);
 
 const KOAS = { 'Koa 2': require('koa2'), 'Koa 3': require('koa') };
 // HEAD_OVER_H2: Koa 2 alone (an app with one route, no ssr-native piece) never ends a HEAD
 // answered over node:http2, so the HEAD steps run on Koa 3 and on HTTP/1.1 only.
-const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 const NAMES = ['compress', 'cache', 'etag', 'criticalCss'];
 const DOCUMENTED = ['compress', 'cache', 'etag', 'criticalCss'];
 
-const dist = makeDistFolder();
-test.after(() => dist.remove());
-const reference = new CriticalCss({ browserDistFolder: dist.dir, memoPages: 0, name: 'reference' });
-test.after(() => reference.close());
-const PAGE = bootstrapPage('everyone');
-const INLINED = reference.processSync(Buffer.from(PAGE)).toString('latin1');
-
-function permutations(list) {
-  if (list.length <= 1) return [list];
-  const out = [];
-  for (let i = 0; i < list.length; i++) {
-    const rest = list.slice(0, i).concat(list.slice(i + 1));
-    for (const tail of permutations(rest)) out.push([list[i], ...tail]);
-  }
-  return out;
-}
+const { dist, page: PAGE, inlined: INLINED } = seededPage();
 
 // The HTML route: a public page the cache stores, and two private ones it must not.
 function route(ctx) {
@@ -56,29 +48,6 @@ function appOf(Koa, order) {
   app.use(koa.serve(dist.dir));
   app.use(route);
   return { app, css, close: () => css.close() };
-}
-
-// The body as the client reads it: decoded, or what made it unreadable.
-function bodyOf(answer) {
-  if (answer.body.length === 0) return '';
-  try {
-    return decode(answer).toString('latin1');
-  } catch (err) {
-    return `undecodable (${answer.headers['content-encoding']}, ${answer.body.length} bytes): ${err.message}`;
-  }
-}
-
-// What is compared, for each request of the script below.
-function answerOf(answer) {
-  return {
-    status: answer.status,
-    fromCache: answer.headers.age !== undefined,
-    'content-encoding': answer.headers['content-encoding'],
-    vary: answer.headers.vary,
-    etag: answer.headers.etag,
-    'set-cookie': answer.headers['set-cookie'] === undefined ? undefined : String(answer.headers['set-cookie']),
-    body: bodyOf(answer),
-  };
 }
 
 // The script: each step's name, method, path and headers (`tag`: If-None-Match of the first
@@ -129,7 +98,6 @@ async function run(Koa, protocol, order) {
   return answers;
 }
 
-const styleBlocks = (body) => body.split('<style').length - 1;
 // a stalled answer fails its test rather than the run
 const STALL = { timeout: 120e3 };
 
