@@ -253,12 +253,16 @@ function lacksBody(size, routeLength) {
 // validators and sends no body to a HEAD. The view holds what Express 4 and 5's res.send read of
 // its request (`fresh`, `method`): a plain object, not one inheriting from the request, which
 // would turn every request into a V8 prototype. Express makes `res.req` an own property; a
-// response where it is not one is left alone.
+// response where it is not one is left alone. Under Bun the response's own methods read `res.req`
+// while the body goes out (a view there resets the connection), so there res.send keeps the
+// client's request: a conditional or HEAD fill gets no whole body and stores nothing.
 const WHOLE_SEND = Symbol('ssrNative.wholeSend');
+const VIEW_SWAP_WORKS = process.versions.bun === undefined;
 const WHOLE_VIEW = Object.freeze({ method: 'GET', fresh: false });
 const hasOwn = Object.prototype.hasOwnProperty;
 
 function sendsWhole(res) {
+  if (!VIEW_SWAP_WORKS) return;
   const send = res.send;
   if (typeof send !== 'function' || send[WHOLE_SEND] === true) return;
   function wholeSend() {
