@@ -14,7 +14,8 @@
 // A stage is run(request, reply, payload) -> the payload to send (the same one when unchanged), or
 // a Promise of it that never rejects. A plugin registered in an encapsulated child context makes
 // that context's own pipeline (its hook runs after the parent's, as before).
-const PLACES = ['critical-css', 'etag'];
+// the one stage order (lib/http/held-response.js); this hook holds critical-css and etag
+const { PLACES } = require('../http/held-response');
 const PIPELINE = Symbol('ssrNative.fastifyPipeline');
 
 let warned = false;
@@ -60,4 +61,4 @@ function joinPipeline(app, place, run) {
   stages.splice(at, 0, { rank, run });
 }
 
-module.exports = { joinPipeline, PLACES };
+module.exports = { joinPipeline };

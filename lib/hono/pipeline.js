@@ -13,13 +13,14 @@
 // return a Promise. The pipeline lives on the Context: one object per request, none when no piece
 // runs. `notModified`: the response the etag stage replaced by its 304, so that compression gives
 // the 304 the Vary and ETag the 200 would have had (RFC 9110 15.4.5).
-const PLACES = ['critical-css', 'etag', 'compression'];
+// the one stage order of every framework (lib/http/held-response.js); Hono has no cache stage
+const { PLACES } = require('../http/held-response');
 const PIPELINE = Symbol('ssrNative.honoPipeline');
 
 class HonoPipeline {
   constructor() {
     // one slot per place; a second piece of the same place (two etag() mounted) runs after the first
-    this.stages = [null, null, null];
+    this.stages = PLACES.map(() => null);
     this.notModified = undefined;
   }
 
@@ -60,4 +61,4 @@ function pipelinePiece(place, stage) {
   };
 }
 
-module.exports = { pipelinePiece, PLACES };
+module.exports = { pipelinePiece };
