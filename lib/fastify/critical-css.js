@@ -35,7 +35,10 @@ async function fastifyCriticalCss(app, options) {
   const engine = options.criticalCss instanceof CriticalCss ? options.criticalCss : new CriticalCss(options);
   app.decorate('criticalCss', engine);
   if (!(options.criticalCss instanceof CriticalCss)) app.addHook('onClose', async () => engine.close());
-  joinPipeline(app, 'critical-css', async function criticalCssStage(request, reply, payload) {
+  joinPipeline(app, { place: 'critical-css', run: criticalCssStage });
+
+  async function criticalCssStage(sending) {
+    const { request, reply, payload } = sending;
     if (
       (typeof payload !== 'string' && !Buffer.isBuffer(payload)) ||
       !wantsInlining(
@@ -46,11 +49,11 @@ async function fastifyCriticalCss(app, options) {
       )
     ) {
       passedThrough(engine);
-      return payload;
+      return;
     }
     const inlined = await inlineWhole(engine, new ReplyHead(reply), request.method, payload);
-    return inlined === null ? payload : inlined;
-  });
+    if (inlined !== null) sending.payload = inlined;
+  }
 }
 
 module.exports = asPlugin(fastifyCriticalCss, 'ssr-native-critical-css', 'fastifyCriticalCss');

@@ -36,20 +36,23 @@ async function fastifyEtag(app, options) {
   const tagOptions = weak ? WEAK : STRONG;
 
   // the pipeline's etag stage (pipeline.js): on the page fastifyCriticalCss inlined, in any order
-  joinPipeline(app, 'etag', function etagStage(req, reply, payload) {
+  joinPipeline(app, { place: 'etag', run: etagStage });
+
+  function etagStage(sending) {
+    const reply = sending.reply;
     let etag = reply.getHeader('etag');
     if (!etag) {
       // only strings and Buffers are tagged (streams, undefined... pass untouched)
-      if (typeof payload !== 'string' && !(payload instanceof Buffer)) return payload;
+      const payload = sending.payload;
+      if (typeof payload !== 'string' && !(payload instanceof Buffer)) return;
       etag = entityTag(payload, tagOptions);
       reply.header('etag', etag);
     }
-    if (replyWith304 && fastifyEtagMatches(req.headers['if-none-match'], etag)) {
+    if (replyWith304 && fastifyEtagMatches(sending.request.headers['if-none-match'], etag)) {
       reply.code(304);
-      return '';
+      sending.payload = '';
     }
-    return payload;
-  });
+  }
 }
 
 module.exports = asPlugin(fastifyEtag, '@fastify/etag', 'fastifyEtag');

@@ -97,7 +97,7 @@ function compress(options) {
   const dictionaries = DictionaryTransport.from(options?.dictionary, 'hono-compress');
 
   // the pipeline's last stage (pipeline.js): after critical CSS and etag, in any mount order
-  const compressStage = pipelinePiece('compression', compressResponse);
+  const compressStage = pipelinePiece({ place: 'compression', run: compressResponse });
   async function compressMiddleware(c, next) {
     if (dictionaries !== null) {
       const url = c.req.url;

@@ -74,7 +74,7 @@ function criticalCss(options) {
     c.res = undefined; // hono merges headers set on c into a new res; start from ours
     c.res = new Response(inlined, init);
   }
-  return exposeEngine(pipelinePiece('critical-css', criticalCssStage), engine);
+  return exposeEngine(pipelinePiece({ place: 'critical-css', run: criticalCssStage }), engine);
 }
 
 module.exports = { criticalCss };

@@ -22,7 +22,9 @@ function etag(options) {
   const retained = new Set((options?.retainedHeaders ?? RETAINED_304_HEADERS).map((h) => h.toLowerCase()));
   const weak = options?.weak ?? false;
   // the pipeline's etag stage (pipeline.js): after critical CSS, before compression
-  return pipelinePiece('etag', async function etagStage(c, pipeline) {
+  return pipelinePiece({ place: 'etag', run: etagStage });
+
+  async function etagStage(c, pipeline) {
     const ifNoneMatch = c.req.header('If-None-Match') ?? null;
     const method = c.req.method;
     if (!(method === 'GET' || method === 'HEAD' || method === 'QUERY') || !c.res.ok) return;
@@ -59,7 +61,7 @@ function etag(options) {
     } else {
       res.headers.set('ETag', tag);
     }
-  });
+  }
 }
 
 module.exports = { etag, RETAINED_304_HEADERS };

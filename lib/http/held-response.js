@@ -3,17 +3,10 @@
 // response for the stages that want its body whole. It reads writeHead's arguments one way,
 // holds the body once (up to the largest maxBuffer a stage asked for), and hands the stages one
 // value, { res, method, body, crc } (held-value.js), whose CRC-32 is computed once, by the first
-// stage that reads it. The stages run in the pipeline's order, whatever the order of app.use():
-//   critical-css  inlines the page's critical CSS (may replace the body)
-//   etag          the ETag of the body as it now is, and the one 304 decision on it
-//   cache         the response cache's store decision and its copy
-//   compression   the compressed body and its content cache
-// A second middleware that mounts a stage on the same response joins the held response that
-// is there (HeldResponse.of). A cache hit enters the pipeline after the cache stage
-// (enterAfterStore): the stages before it (critical CSS, the ETag of the stored body) are not run
-// again, the ones after it (compression) are; a stage carries `mount(req, res)` when its
-// middleware can join it to a response it never saw (a hit answered by a cache mounted before it:
-// stages-after-store.js). A body that outgrows the bound, or that is streamed (flushHeaders
+// stage that reads it. The held response is the pipeline of node:http and Express
+// (http/pipeline.js: the stages' order, a hit entering after the store, `mount(req, res)`); a
+// second middleware that mounts a stage on the same response joins the held response that is
+// there (HeldResponse.of). A body that outgrows the bound, or that is streamed (flushHeaders
 // then writes, as Angular's writeResponseToNodeResponse does, beyond the bound), is let go: what
 // was held goes out as it came and the rest streams through; each stage hears it (released).
 //
@@ -32,9 +25,8 @@
 const { isNotModified } = require('./conditional');
 const { beforeOwnMethods } = require('../response-shape');
 const { HeldValue } = require('./held-value');
+const { Pipeline, PLACES, isAfterStore } = require('./pipeline');
 
-const PLACES = ['critical-css', 'etag', 'cache', 'compression'];
-const CACHE_RANK = PLACES.indexOf('cache');
 const HELD = Symbol('ssrNative.heldResponse');
 const DEFAULT_MAX_BUFFER = 8 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
@@ -73,7 +65,10 @@ function applyWriteHead(res, args) {
   return Array.prototype.slice.call(args, 0, Math.min(args.length, headerIndex));
 }
 
-class HeldResponse {
+// a rejected stage leaves the value as it stood
+function ignore() {}
+
+class HeldResponse extends Pipeline {
   /** The held response of `res`, made (and `res` intercepted) by the first stage mounted on it. */
   static of(req, res) {
     return res[HELD] || new HeldResponse(req, res);
@@ -85,9 +80,9 @@ class HeldResponse {
   }
 
   constructor(req, res) {
+    super();
     this.req = req;
     this.res = res;
-    this.stages = [];
     this.state = IDLE;
     this.headArgs = null; // an explicit writeHead's status (and reason), sent with the body
     this.chunks = [];
@@ -98,7 +93,7 @@ class HeldResponse {
     this.taps = null; // the stages copying a body that streams through
     this.askedTag = false; // the route asked for the ETag of what is sent (writeResponse)
     this.sending = false; // send() is handing the value to the methods below
-    this.afterStore = false; // a cache hit: only the stages after the cache's run
+    this.inEnd = false; // the stages' first pass runs inside the route's end()
     this.wholeBody = false; // a stage (the response cache's fill) needs the route's whole body
     // The client's validators, as it sent them (Koa's response cache takes them off the request
     // so that its render is whole); the one 304 decision is made on them.
@@ -112,23 +107,11 @@ class HeldResponse {
     intercept(this);
   }
 
-  /** Adds a stage at its place; false when the body has started (too late to join). */
+  /** Adds a stage at its place (Pipeline#use); false when the body has started (too late). */
   use(stage) {
     if (this.state !== IDLE) return false;
-    const rank = PLACES.indexOf(stage.place);
-    if (rank === -1) throw new RangeError(`a held-response stage's place is one of ${PLACES.join(', ')}`);
-    if (this.afterStore && rank <= CACHE_RANK) return true; // a hit: the stored body has been through it
-    let at = this.stages.length;
-    while (at > 0 && PLACES.indexOf(this.stages[at - 1].place) > rank) at--;
-    this.stages.splice(at, 0, stage);
+    super.use(stage);
     return true;
-  }
-
-  /** A cache hit is answered: the stages up to the cache's (critical CSS, the ETag of the stored
-   *  body) are not run on it, now or when they join later; the ones after it are. */
-  enterAfterStore() {
-    this.afterStore = true;
-    this.stages = this.stages.filter(isAfterStore);
   }
 
   /**
@@ -224,38 +207,36 @@ class HeldResponse {
     this.chunks = null;
     counts.bodiesHeld++;
     const value = new HeldValue(this.res, body, this.req.method);
-    const stages = this.stages;
-    let index = 0;
-    let inEnd = true; // the first pass runs inside the route's end()
-    const step = () => {
-      while (index < stages.length) {
-        if (this.res.destroyed) return;
-        const stage = stages[index++];
-        if (stage.wantsWhole !== undefined && !this.wanting.has(stage)) continue;
-        let result;
-        try {
-          result = stage.run(value, this);
-        } catch (err) {
-          // a stage whose errors are the app's (compression's filter) throws them out of the
-          // route's end(), as its peer does, while that is where it runs
-          if (stage.propagates && inEnd) {
-            this.state = PASS; // the app's error response goes straight out
-            throw err;
-          }
-          result = undefined; // a stage that fails leaves the value as it stood
-        }
-        if (result !== undefined && typeof result.then === 'function') {
-          result.then(step, step);
-          return;
-        }
-      }
-      this.send(up, value, callback);
-    };
+    let ran;
+    this.inEnd = true;
     try {
-      step();
+      ran = this.run(value);
     } finally {
-      inEnd = false;
+      this.inEnd = false;
     }
+    if (ran === undefined) this.send(up, value, callback);
+    else ran.then(() => this.send(up, value, callback));
+  }
+
+  // One stage over the held value: a stage that did not ask for the body is passed by; one that
+  // fails leaves the value as it stood, unless its errors are the app's (compression's filter):
+  // they are thrown out of the route's end(), as its peer does, while that is where it runs.
+  runStage(stage, value) {
+    if (this.res.destroyed) return undefined; // send() then sends nothing either
+    if (stage.wantsWhole !== undefined && !this.wanting.has(stage)) return undefined;
+    let result;
+    try {
+      result = stage.run(value, this);
+    } catch (err) {
+      if (stage.propagates && this.inEnd) {
+        this.state = PASS; // the app's error response goes straight out
+        throw err;
+      }
+      return undefined;
+    }
+    if (result !== undefined && result !== null && typeof result.then === 'function')
+      return result.then(undefined, ignore);
+    return undefined;
   }
 
   // One end(body) with no explicit writeHead: the status and headers are on the response
@@ -364,7 +345,7 @@ function intercept(held) {
       held.release(up);
       return up.end.call(this, callback);
     }
-    if (held.headArgs === null && this.writeHead !== ownWriteHead && held.stages.some((stage) => stage.headFirst))
+    if (held.headArgs === null && this.writeHead !== ownWriteHead && anyHeadFirst(held.stages))
       this.writeHead(this.statusCode); // held (HOLD): only the listeners above run
     held.state = DONE;
     held.runStages(up, callback);
@@ -390,14 +371,14 @@ const etagStage = {
   },
 };
 
-/** Whether `stage` runs after the cache's store (compression): on a cache hit as well. */
-function isAfterStore(stage) {
-  return PLACES.indexOf(stage.place) > CACHE_RANK;
+function anyHeadFirst(stages) {
+  for (let i = 0; i < stages.length; i++) if (stages[i].headFirst) return true;
+  return false;
 }
 
 /** Mounts the etag stage once on `held`. */
 function useEtagStage(held) {
-  if (!held.stages.includes(etagStage)) held.use(etagStage);
+  held.use(etagStage);
 }
 
 module.exports = {

@@ -2,13 +2,14 @@
 // The stages a cache hit still goes through, whatever the order of app.use(): a response cache
 // answers a hit before the middleware mounted after it run, so it learns on its misses which
 // stages placed after its own (compression) joined them, and mounts those on each hit
-// (stage.mount, held-response.js) before it sends the stored body, which then enters the
+// (stage.mount, pipeline.js) before it sends the stored body, which then enters the
 // pipeline after the store stage. A stage is kept only while it joined every miss the cache
 // saw: one mounted on some paths only (app.use('/app', compression()) after the cache) cannot be
 // told apart per hit, and gets the one warning that names the documented order. A hit before
 // any miss in this process (a shared store filled by another) goes through only the stages
 // mounted before the cache.
-const { HeldResponse, isAfterStore } = require('./held-response');
+const { HeldResponse } = require('./held-response');
+const { isAfterStore } = require('./pipeline');
 
 const EXPRESS_ORDER = 'compression, serveStatic, responseCache, criticalCss, the routes';
 const warned = new Set();
@@ -64,15 +65,13 @@ class StagesAfterStore {
     this.join(held, req, res);
   }
 
-  /** A hit on `pipeline` (a HeldResponse, or Koa's pipeline): it enters after the store stage and
-   *  the stages after the store that joined every miss are mounted, each as mount(...args). */
+  /** A hit on `pipeline` (a Pipeline: the held response, Koa's): it enters after the store stage
+   *  and the stages after the store that joined every miss are mounted, each as mount(...args). */
   join(pipeline, ...args) {
     pipeline.enterAfterStore();
     const mounts = this.mounts;
     if (mounts === null) return;
-    for (const mount of mounts) {
-      if (!pipeline.stages.some((stage) => stage.mount === mount)) mount(...args);
-    }
+    for (const mount of mounts) if (!pipeline.hasMount(mount)) mount(...args);
   }
 }
 

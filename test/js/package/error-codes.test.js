@@ -51,9 +51,8 @@ const PEER_MESSAGES = {
     '`Unsupported decompression',
     "'Unknown value for route",
   ],
-  // Node's res.writeHead(status, headers) error for an odd headers array; http/held-response.js is
-  // rewritten by the held-pipeline work this round and is left to it
-  'http/held-response.js': ["'headers array is malformed'", '`a held-response stage'],
+  // Node's res.writeHead(status, headers) error for an odd headers array
+  'http/held-response.js': ["'headers array is malformed'"],
 };
 
 function walk(dir, out = []) {
