@@ -16,11 +16,14 @@
 // Angular's writeResponse and the response cache's hit. Steps 1 and 2 are every caller's:
 //   1. only for GET or HEAD;
 //   2. only for a 2xx answer (the route's, or a stored one's); a route's own 304 passes as it is;
-// then one of two readings, as the peer each caller stands in for reads the validators:
+// then one of three readings, as the peer each caller stands in for reads the validators:
 // - 'express' (the held response and writeResponse stand in for Express 5's res.send, which asks
 //   `fresh` 2): no 304 without a validator or under a request's `Cache-Control: no-cache`; a
 //   non-empty If-None-Match decides alone (`*`, or a listed tag by weak comparison), else
 //   If-Modified-Since against a Last-Modified;
+// - 'koa' (Koa's response cache on a miss stands in for koa-conditional-get, whose ctx.fresh asks
+//   `fresh` 0.5.2): as 'express', but an If-Modified-Since sent with a listed If-None-Match must
+//   hold as well;
 // - 'shared-cache' (the response cache, as nginx answers from storage; RFC 9110 13.1.2, 13.1.3,
 //   13.2.2, 15.4.5): If-None-Match present (even empty) decides alone: `*`, or a listed tag equal
 //   by weak comparison; else If-Modified-Since, a date that parses, not earlier than a
@@ -169,6 +172,7 @@ function headerText(value) {
 function isNotModified(method, status, requestHeaders, etag, lastModified, reading) {
   if ((method !== 'GET' && method !== 'HEAD') || !(status >= 200 && status <= 299)) return false;
   if (reading === 'express') return fresh(requestHeaders, { etag, 'last-modified': lastModified });
+  if (reading === 'koa') return koaFresh(requestHeaders, { etag, 'last-modified': lastModified });
   const inm = requestHeaders['if-none-match'];
   if (inm !== undefined)
     return typeof etag === 'string' ? weakEtagMatches(headerText(inm), etag) : headerText(inm).trim() === '*';
@@ -177,6 +181,14 @@ function isNotModified(method, status, requestHeaders, etag, lastModified, readi
   const since = Date.parse(headerText(ims));
   const modified = Date.parse(lastModified);
   return !Number.isNaN(since) && !Number.isNaN(modified) && modified <= since;
+}
+
+// fresh 0.5.2 on fresh 2: fresh 2 lets a non-empty If-None-Match decide alone; 0.5.2 asks a
+// sent If-Modified-Since too (after a tag list matched, or beside `*`).
+function koaFresh(requestHeaders, validators) {
+  if (!fresh(requestHeaders, validators)) return false;
+  const ims = requestHeaders['if-modified-since'];
+  return !ims || !requestHeaders['if-none-match'] || fresh({ 'if-modified-since': ims }, validators);
 }
 
 // --- the ETag middlewares ---

@@ -17,12 +17,13 @@ function criticalCss(options) {
       const res = ctx.res; // Koa 2's response.get() copies every header on each call
       if (
         (typeof body !== 'string' && !Buffer.isBuffer(body)) ||
-        !wantsInlining(ctx.method, ctx.status, res.getHeader('Content-Type'), res.getHeader('Content-Encoding'))
+        !wantsInlining(undefined, ctx.status, res.getHeader('Content-Type'), res.getHeader('Content-Encoding'))
       ) {
         passedThrough(engine);
         return undefined;
       }
-      // Koa keeps the headers on ctx.res: the stage reads and sets them there
+      // A HEAD whose route gave the page (Koa sends no body) is inlined as its GET: the same ETag
+      // and Content-Length. Koa keeps the headers on ctx.res: the stage reads and sets them there.
       return inlineWhole(engine, res, ctx.method, body).then((inlined) => {
         if (inlined !== null) ctx.body = inlined;
       });

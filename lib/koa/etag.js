@@ -54,11 +54,14 @@ function etag(options) {
   };
 }
 
-// conditional()'s 304 decision: a stage of the pipeline at the etag place, after the tag
+// conditional()'s 304 decision: a stage of the pipeline at the etag place, after the tag; a
+// response the cache is storing keeps its body for the store stage, which then makes the 304
+// decision the same way (response-cache.js).
 const conditionalStage = {
   place: 'etag',
   last: true,
-  run(ctx) {
+  run(ctx, pipeline) {
+    if (pipeline.stages.some((stage) => stage.decidesNotModified === true)) return;
     if (ctx.fresh) {
       ctx.status = 304;
       ctx.body = null;

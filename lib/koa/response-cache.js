@@ -8,6 +8,7 @@
 const { Readable } = require('stream');
 const { CacheEngine } = require('../cache/engine');
 const { isServerError } = require('../http/cache-rules');
+const { isNotModified } = require('../http/conditional');
 const { attachControls } = require('../cache/controls');
 const { storeWhole } = require('../cache/store-step');
 const { StagesAfterStore } = require('../http/stages-after-store');
@@ -99,20 +100,15 @@ function sendEntry(engine, ctx, entry) {
   ctx.body = entry.body;
 }
 
+// A miss: the request goes to the routes as it came (its method, its validators); the store
+// stage, in the pipeline's order (after critical CSS and the ETag, before compression), keeps the
+// whole page, then answers the client's 304 when its validators hold. A HEAD stores the body its
+// route gave (Koa sends none), never an empty one.
 async function render(engine, later, fill, ctx, next) {
   const req = ctx.req;
   // ctx.url and ctx.querystring read req.url; ctx.originalUrl is Koa's own copy
   if (engine.stripIgnored(req)) ctx.originalUrl = ctx.request.originalUrl = engine.keys.strip(ctx.originalUrl);
-  delete req.headers['if-none-match'];
-  delete req.headers['if-modified-since'];
   setCacheStatus(ctx, engine.statusOf(fill));
-  // a HEAD is rendered as a GET (the body is stored for later GETs; Koa sends none for HEAD),
-  // until the store stage: the stages before it (critical CSS, the ETag) see the GET
-  const wasHead = req.method === 'HEAD';
-  if (wasHead) req.method = 'GET';
-  const restore = () => {
-    if (wasHead) req.method = 'HEAD';
-  };
   let failure;
   try {
     await next();
@@ -121,7 +117,6 @@ async function render(engine, later, fill, ctx, next) {
   }
   const stale = fill.stale;
   if (stale !== undefined && (failure !== undefined || isServerError(ctx.status))) {
-    restore();
     // RFC 5861 4: the stale copy stands in for the failure, which is still reported
     if (failure !== undefined) ctx.app.emit('error', failure, ctx);
     engine.servedStaleIfError();
@@ -135,17 +130,15 @@ async function render(engine, later, fill, ctx, next) {
     return;
   }
   if (failure !== undefined) {
-    restore();
     engine.abandon(fill);
     throw failure;
   }
   // a response that ends without the store stage (a middleware between threw) frees the fill
   ctx.res.once('close', () => engine.abandon(fill));
-  // the store stage, in the pipeline's order: after critical CSS and the ETag, before compression
   KoaPipeline.on(ctx).use({
     place: 'cache',
+    decidesNotModified: true, // conditional() leaves this response's 304 to it (etag.js)
     async run(_ctx, pipeline) {
-      restore();
       later.seen(pipeline); // every stage has joined: the ones after this a hit goes through
       try {
         await storeBody(engine, fill, ctx);
@@ -158,14 +151,34 @@ async function render(engine, later, fill, ctx, next) {
 }
 
 async function storeBody(engine, fill, ctx) {
-  const headers = ctx.response.headers;
+  const res = ctx.res;
   const tagName = engine.tagHeader;
-  const tagValue = headers[tagName];
+  const tagValue = res.getHeader(tagName);
   if (tagValue !== undefined) ctx.remove(tagName);
   if (ctx.respond === false || !ctx.writable) return engine.abandon(fill);
-  const policy = engine.admit(fill, ctx.status, ctx.response.headers);
-  if (policy === undefined) return;
+  // the one 304 decision, read as koa-conditional-get reads it, on the page as it now stands
+  const notModified = isNotModified(
+    ctx.method,
+    ctx.status,
+    ctx.request.headers,
+    res.getHeader('etag'),
+    res.getHeader('last-modified'),
+    'koa',
+  );
+  await storeWholeBody(engine, fill, ctx, tagValue, notModified);
+  if (notModified) {
+    ctx.status = 304;
+    ctx.body = null; // as koa-conditional-get answers: no body, no Content-Type or -Length
+  }
+  return undefined;
+}
+
+async function storeWholeBody(engine, fill, ctx, tagValue, notModified) {
   const headersAtAdmission = ctx.response.headers;
+  const policy = engine.admit(fill, ctx.status, headersAtAdmission);
+  if (policy === undefined) return undefined;
+  const isHead = ctx.method === 'HEAD';
+  const routeLength = headersAtAdmission['content-length']; // a HEAD's body must have it to be stored
   let body = ctx.body;
   if (body instanceof Readable || (body !== null && typeof body === 'object' && typeof body.pipe === 'function')) {
     const read = await readUpTo(body, engine.maxEntrySize);
@@ -182,10 +195,23 @@ async function storeBody(engine, fill, ctx) {
   } else if (!Buffer.isBuffer(body)) {
     body = Buffer.from(JSON.stringify(body)); // what Koa's respond sends for an object
   }
+  // A HEAD's route that gave no body, or not the one its Content-Length announces: nothing a later
+  // GET could be given.
+  if (isHead && (body.length === 0 || (routeLength !== undefined && Number(routeLength) !== body.length))) {
+    return engine.abandon(fill);
+  }
   // Stored on the head as it goes out: middleware in front runs after `await next()`
   // (koa-session sets its cookie there) until Koa writes the response.
-  const res = ctx.res;
-  const stored = storeWhole({ engine, fill, policy, res, headMap: headersAtAdmission, body, tagValue });
+  const stored = storeWhole({
+    engine,
+    fill,
+    policy,
+    res: ctx.res,
+    headMap: headersAtAdmission,
+    body,
+    tagValue,
+    notModified,
+  });
   if (stored === undefined) return undefined;
   if (ctx.body !== null && ctx.body !== undefined) ctx.body = stored; // the bytes stored are the bytes sent
   return undefined;

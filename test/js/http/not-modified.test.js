@@ -5,7 +5,8 @@
 // validators) cases, drawn by a seeded generator from the full matrix, go to each; every caller
 // must give its reading's answer, written out again here: 'express' as the `fresh` package reads
 // validators (Express's res.send, which the held response and writeResponse stand in for),
-// 'shared-cache' from RFC 9110 13.1.2, 13.1.3 and 13.2.2 (the response cache, as nginx answers).
+// 'shared-cache' from RFC 9110 13.1.2, 13.1.3 and 13.2.2 (the response cache, as nginx answers),
+// 'koa' as Koa's ctx.fresh reads them (its own fresh 0.5.2, koa-conditional-get's answer).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
@@ -15,6 +16,9 @@ const { writeResponse } = require('../../../lib/angular/write-response');
 const { CacheEngine } = require('../../../lib/cache/engine');
 const { listen } = require('../helpers/http');
 const { mulberry32 } = require('../helpers/seeded-random');
+
+// the fresh Koa itself loads (0.5.2), for Koa's reading
+const koaFresh = require(require.resolve('fresh', { paths: [require('node:path').dirname(require.resolve('koa'))] }));
 
 const SEED = Number(process.env.NOT_MODIFIED_SEED || 0x304);
 const CASE_COUNT = 400;
@@ -44,6 +48,13 @@ function expectedExpress({ method, status, inm, ims, cacheControl, etag, lastMod
   if (cacheControl !== undefined && /(?:^|,)\s*no-cache\s*(?:,|$)/.test(cacheControl)) return false;
   if (inm) return inm === '*' || inm.split(',').some((t) => t.trim() !== '' && opaque(t) === opaque(etag));
   return lastModified !== undefined && Date.parse(lastModified) <= Date.parse(ims);
+}
+
+/** Koa's reading: ctx.fresh (GET/HEAD, fresh 0.5.2 on the response's validators) for a 2xx. */
+function expectedKoa(c) {
+  if (c.method !== 'GET' && c.method !== 'HEAD') return false;
+  if (c.status < 200 || c.status > 299) return false;
+  return koaFresh(requestHeaders(c), { etag: c.etag, 'last-modified': c.lastModified });
 }
 
 /** The shared cache's reading: GET/HEAD, a 2xx, If-None-Match (weak) wins, else If-Modified-Since. */
@@ -160,6 +171,8 @@ const CALLERS = {
   // the rule itself, in each reading
   conditionalExpress: async (cases) =>
     cases.map((c) => isNotModified(c.method, c.status, requestHeaders(c), c.etag, c.lastModified, 'express')),
+  conditionalKoa: async (cases) =>
+    cases.map((c) => isNotModified(c.method, c.status, requestHeaders(c), c.etag, c.lastModified, 'koa')),
   conditionalSharedCache: async (cases) =>
     cases.map((c) => isNotModified(c.method, c.status, requestHeaders(c), c.etag, c.lastModified, 'shared-cache')),
 };
@@ -170,6 +183,7 @@ const READING = {
   writeResponse: expectedExpress,
   cacheHit: expected,
   conditionalExpress: expectedExpress,
+  conditionalKoa: expectedKoa,
   conditionalSharedCache: expected,
 };
 

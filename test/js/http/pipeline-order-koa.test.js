@@ -128,6 +128,7 @@ for (const [koaName, Koa] of Object.entries(KOAS)) {
         assert.deepEqual([identity.fromCache, identity['content-encoding']], [true, undefined], 'stored identity');
         assert.equal(identity.body, miss.body);
         assert.equal(answers.get('304 on a hit').status, 304);
+        assert.equal(answers.get('304 on a miss').status, 304, 'the client gets its 304 while the page is stored');
         if (answers.has('HEAD on a miss')) assert.equal(answers.get('HEAD on a miss').etag, miss.etag, 'the GET tag');
         assert.equal(answers.get('GET after a HEAD miss').body, INLINED);
         assert.equal(answers.get('private page').body, INLINED);
