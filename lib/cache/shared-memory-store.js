@@ -92,8 +92,11 @@ class SharedMemoryStore {
     if (typeof got === 'number') return hot.value;
     const [stamp, text, body] = got;
     const known = this.metas.get(key);
-    let value =
-      known !== undefined && known.stamp === stamp ? { ...known.value, body } : this.checked(key, stamp, text, body);
+    let value;
+    if (known !== undefined && known.stamp === stamp) {
+      this.counters.metaHits++;
+      value = { ...known.value, body };
+    } else value = this.checked(key, stamp, text, body);
     if (value === undefined) return undefined;
     if (this.hot.sighted(key) && this.hot.fits(value.size)) {
       value = freeze(value);
@@ -218,7 +221,8 @@ class LazySegmentStore {
     this.maxEntries = settings.maxEntries;
     this.inner = undefined; // a SharedMemoryStore, or a MemoryStore (fallback)
     this.fallback = undefined; // why the segment is not used (stats().store)
-    this.counters = { sharedHits: 0, sharedMisses: 0, sharedLockWaits: 0, sharedInvalid: 0 };
+    // metaHits: reads of the segment whose metadata was taken from this process's checked copy
+    this.counters = { sharedHits: 0, sharedMisses: 0, sharedLockWaits: 0, sharedInvalid: 0, metaHits: 0 };
   }
 
   get current() {
@@ -260,12 +264,20 @@ class LazySegmentStore {
     return this.inner === undefined ? 0 : this.inner.evictions;
   }
 
-  /** This process's private copies of the segment's pages (its hot set): { hotBytes, hotEntries }. */
+  /**
+   * What this process keeps beside the segment: its copies of pages (the hot set: hotBytes,
+   * hotEntries) and the checked metadata of entries it read (metaBytes, metaEntries).
+   */
   hotStats() {
     const segment = this.segment;
     return segment === undefined
-      ? { hotBytes: 0, hotEntries: 0 }
-      : { hotBytes: segment.hot.bytes, hotEntries: segment.hot.size };
+      ? { hotBytes: 0, hotEntries: 0, metaBytes: 0, metaEntries: 0 }
+      : {
+          hotBytes: segment.hot.bytes,
+          hotEntries: segment.hot.size,
+          metaBytes: segment.metas.bytes,
+          metaEntries: segment.metas.size,
+        };
   }
 
   get(key) {
