@@ -76,18 +76,26 @@ class StampTable {
     this.ref = refAt;
   }
 
-  /** Whether slot `slot` holds the write whose stamp is lo + hi * 2^32 (marked used when so). */
+  /**
+   * Whether slot `slot` holds the write whose stamp is lo + hi * 2^32 (marked used when so): the
+   * slot's sequence word then (even), else -1.
+   */
   holds(slot, lo, hi) {
     const words = this.words;
     const at = slot * this.slotWords;
     const seq = Atomics.load(words, at + this.seq);
-    if ((seq & 1) !== 0) return false; // being written
+    if ((seq & 1) !== 0) return -1; // being written
     const live = (Atomics.load(words, at + this.hash) | Atomics.load(words, at + this.hash + 1)) !== 0;
     const same = Atomics.load(words, at + this.stamp) === lo && Atomics.load(words, at + this.stamp + 1) === hi;
-    if (!live || !same || Atomics.load(words, at + this.seq) !== seq) return false;
+    if (!live || !same || Atomics.load(words, at + this.seq) !== seq) return -1;
     const ref = slot * this.slotBytes + this.ref; // CLOCK's reference bit, as a native hit sets it
     if (this.refs[ref] === 0) this.refs[ref] = 1;
-    return true;
+    return seq;
+  }
+
+  /** Whether slot `slot` is unchanged since holds() answered `seq` (every write moves it). */
+  unchanged(slot, seq) {
+    return Atomics.load(this.words, slot * this.slotWords + this.seq) === seq;
   }
 }
 
@@ -121,6 +129,8 @@ class SharedMemoryStore {
     this.memoKey = undefined;
     this.memoAt = 0;
     this.last = undefined; // read()'s last answer from the segment, as a HotCopy
+    this.lastSeq = -1; // its slot's sequence word when the stamp table checked it (-1: not checked)
+    this.memoSeq = -1;
     // key -> { stamp, value: the entry as checked, its body left out }
     this.metas = new BoundedLru({ maxEntries: META_ENTRIES, maxBytes: META_BYTES });
     this.counters = counters;
@@ -142,10 +152,15 @@ class SharedMemoryStore {
   // The entry (frozen when hot) or Vary marker ({ vary, expiresAt }) stored under `key`.
   read(key) {
     this.last = undefined;
+    this.lastSeq = -1;
     const hot = this.hot.peek(key);
-    if (hot !== undefined && this.table !== undefined && this.table.holds(hot.slot, hot.lo, hot.hi)) {
-      this.last = hot;
-      return hot.value;
+    if (hot !== undefined && this.table !== undefined) {
+      const seq = this.table.holds(hot.slot, hot.lo, hot.hi);
+      if (seq >= 0) {
+        this.last = hot;
+        this.lastSeq = seq;
+        return hot.value;
+      }
     }
     // the metadata of the write this process checked last: not sent again when still stored
     const known = this.metas.peek(key);
@@ -204,18 +219,22 @@ class SharedMemoryStore {
     // for the entry): one copy per hit. It is used while its write is still the one stored (the
     // stamp table says so, without a call), or, without the table, while at most a millisecond
     // old (a look-up made then).
-    const value =
-      memo !== undefined &&
-      this.memoKey === key &&
-      (this.table !== undefined ? this.table.holds(memo.slot, memo.lo, memo.hi) : Date.now() - this.memoAt <= 1)
-        ? memo.value
-        : this.read(key);
+    const value = memo !== undefined && this.memoKey === key && this.stillStored(memo) ? memo.value : this.read(key);
     return value === undefined || value.vary !== undefined ? undefined : value;
+  }
+
+  // Whether varyOf()'s look-up still holds: its slot unchanged since the table checked it, or its
+  // write still the one stored; without the table, a look-up at most a millisecond old.
+  stillStored(memo) {
+    const table = this.table;
+    if (table === undefined) return Date.now() - this.memoAt <= 1;
+    return this.memoSeq >= 0 ? table.unchanged(memo.slot, this.memoSeq) : table.holds(memo.slot, memo.lo, memo.hi) >= 0;
   }
 
   varyOf(primary) {
     const value = this.read(primary);
     this.memo = this.last;
+    this.memoSeq = this.lastSeq;
     this.memoKey = primary;
     if (this.table === undefined) this.memoAt = Date.now();
     return value === undefined || value.vary === undefined ? undefined : value.vary;

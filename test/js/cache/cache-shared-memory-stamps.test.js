@@ -128,3 +128,25 @@ test('a hit through the stamp table marks the slot used (the reference bit evict
   assert.equal(gets.n, 0);
   assert.equal(table.refs[ref], 1);
 });
+
+test("varyOf()'s look-up handed to get() is used only while its write is stored, hot or not", (t) => {
+  const { reader, a, b } = pair(t);
+  const store = a.memory; // what begin() asks: varyOf(primary), then get(key)
+  for (const [i, asks] of [
+    [3, 4], // hot by then: checked through the slot's sequence word
+    [4, 1], // read once: a fresh copy, checked through its stamp
+  ]) {
+    assert.equal(ask(a, i, `page ${i}`), 'fill');
+    for (let n = 0; n < asks; n++) assert.equal(ask(a, i, 'again'), `page ${i}`);
+    const key = a.primaryOf(request(i));
+    assert.equal(segmentOf(reader).hot.has(key), i === 3);
+    assert.equal(store.varyOf(key), undefined);
+    // another process rewrites the page between the two look-ups (a request that went no further)
+    b.memory.delete(key);
+    assert.equal(ask(b, i, `page ${i} rewritten`), 'fill');
+    assert.equal(store.get(key).body.toString(), `page ${i} rewritten`, `page ${i}: the write stored now`);
+    assert.equal(store.varyOf(key), undefined);
+    b.memory.delete(key);
+    assert.equal(store.get(key), undefined, `page ${i}: deleted meanwhile`);
+  }
+});
