@@ -82,9 +82,10 @@ class SharedCache {
   /// after the copy (the bytes handed out are the bytes checked), so a torn or overwritten
   /// record is a miss. Returns its stamp (unique per write), 0 on a miss (the room's bytes are
   /// then meaningless). When the stored stamp equals `knownStamp` nothing is copied and
-  /// knownStamp is returned.
+  /// knownStamp is returned. On a hit, *slot (when given) is the slot that holds the record:
+  /// its index in the stamp table.
   uint64_t Get(const std::string& key, int64_t nowMs, uint64_t knownStamp, std::string* meta,
-               const BodyBuffer& bodyBuffer);
+               const BodyBuffer& bodyBuffer, uint32_t* slot = nullptr);
   /// Get with the body copied into *body.
   uint64_t Get(const std::string& key, int64_t nowMs, uint64_t knownStamp, std::string* meta,
                std::string* body);
@@ -104,6 +105,20 @@ class SharedCache {
   /// its deadline, or by this process already) until nowMs + ms.
   bool TryLock(const std::string& key, int64_t nowMs, int64_t ms);
   void Unlock(const std::string& key);
+
+  /// The index slots as this process maps them, for a reader that checks without a call
+  /// whether a write it read is still the one stored (its stamp): `count` slots of `bytes`
+  /// each; at seqAt, hashAt and stampAt a 64-bit word in the machine's byte order, at refAt a
+  /// byte. The slot holds the write of that stamp when two reads of seq, before and after
+  /// reading stamp and hash, are equal and even and the hash is not 0 (a stamp is never given
+  /// twice; an emptied slot has hash 0). Such a reader sets ref to 1 when it is 0, as a hit does.
+  /// Valid while this object lives.
+  struct StampTable {
+    uint8_t* data;
+    uint64_t count;
+    uint32_t bytes, seqAt, hashAt, stampAt, refAt;
+  };
+  StampTable Stamps() const;
 
   SharedCacheStats Stats();
   /// How long an operation waits for the segment's mutex (default 5 ms) when its holder is

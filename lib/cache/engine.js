@@ -1049,6 +1049,7 @@ const RESPONSE_CACHE_COUNTERS = [
   'sharedTimeouts',
   'sharedLockWaits',
   'sharedInvalid',
+  'metaHits',
   'purgeMessages',
   'resubscriptions',
 ];

@@ -222,6 +222,12 @@ export interface ResponseCacheStats {
   hotBytes?: number;
   /** sharedMemoryStore: pages this process keeps a copy of. */
   hotEntries?: number;
+  /** sharedMemoryStore: bytes of the checked metadata this process keeps of entries it read (no bodies). */
+  metaBytes?: number;
+  /** sharedMemoryStore: entries whose checked metadata this process keeps (at most 2,048). */
+  metaEntries?: number;
+  /** sharedMemoryStore: reads of the segment that reused kept metadata (no parse, no checks). */
+  metaHits?: number;
   /** Redis: purges received from other processes. */
   purgeMessages?: number;
   /** Purge subscriptions lost and made again (each drops this process's memory layer). */

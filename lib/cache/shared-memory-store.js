@@ -7,9 +7,10 @@
 //
 // Everything read back is checked as the Redis store's is (entry-metadata.js storedEntry): any
 // process of this user can write to the segment. A page read twice lately is kept here, frozen,
-// with the stamp of the write it came from; the next hit asks the segment only whether that
-// write is still the one stored (no copy, no parse), so a purge or a rewrite by any process is
-// seen on the very next hit. These private copies (the hot set) are bounded in bytes (`hotBytes`,
+// with the stamp of the write it came from and the index slot that holds it; the next hit checks
+// only whether that write is still the one stored (no copy, no parse), reading the slot's words
+// straight from the mapped index (StampTable: no native call), so a purge or a rewrite by any
+// process is seen on the very next hit. These private copies (the hot set) are bounded in bytes (`hotBytes`,
 // by default a 64th of the segment, at most HOT_BYTES) as well as in entries, so the machine
 // holds each page about once: a bound in entries alone let each worker keep its own copy of most
 // of the pages it served (measured: bench/cache/cluster-pss.js).
@@ -26,6 +27,7 @@
 // is made: `ng build` loads server.mjs to prerender, and must create nothing. A segment that
 // cannot be opened (refused for its owner, mode or type, no room) leaves this process with a
 // memory store of its own and one warning (shared-memory-segment.js); stats().store says which.
+const os = require('os');
 const path = require('path');
 const { BoundedLru } = require('../bounded/lru');
 const { metadataText, parseJson, storedEntry, FIELD_NAME } = require('./entry-metadata');
@@ -55,14 +57,80 @@ const TARGET = 0;
 const TAG = 1;
 const PRIMARY = 2;
 const ALL = 3;
+const WORD = 2 ** 32;
+
+// The segment's index slots as this process maps them (the addon's stampTable(): an
+// ArrayBuffer that keeps the mapping alive): whether a slot still holds the write of a stamp,
+// read as the core's seqlock readers do (include/ssr_native/shared_cache.h, Stamps()), without
+// a call. Atomics.load: every read is made, in order (none merged by the compiler).
+class StampTable {
+  constructor([buffer, slotBytes, seqAt, hashAt, stampAt, refAt]) {
+    this.words = new Uint32Array(buffer);
+    this.refs = new Uint8Array(buffer);
+    this.count = buffer.byteLength / slotBytes;
+    this.slotWords = slotBytes / 4;
+    this.slotBytes = slotBytes;
+    this.seq = seqAt / 4;
+    this.hash = hashAt / 4;
+    this.stamp = stampAt / 4;
+    this.ref = refAt;
+  }
+
+  /**
+   * Whether slot `slot` holds the write whose stamp is lo + hi * 2^32 (marked used when so): the
+   * slot's sequence word then (even), else -1.
+   */
+  holds(slot, lo, hi) {
+    const words = this.words;
+    const at = slot * this.slotWords;
+    const seq = Atomics.load(words, at + this.seq);
+    if ((seq & 1) !== 0) return -1; // being written
+    const live = (Atomics.load(words, at + this.hash) | Atomics.load(words, at + this.hash + 1)) !== 0;
+    const same = Atomics.load(words, at + this.stamp) === lo && Atomics.load(words, at + this.stamp + 1) === hi;
+    if (!live || !same || Atomics.load(words, at + this.seq) !== seq) return -1;
+    const ref = slot * this.slotBytes + this.ref; // CLOCK's reference bit, as a native hit sets it
+    if (this.refs[ref] === 0) this.refs[ref] = 1;
+    return seq;
+  }
+
+  /** Whether slot `slot` is unchanged since holds() answered `seq` (every write moves it). */
+  unchanged(slot, seq) {
+    return Atomics.load(this.words, slot * this.slotWords + this.seq) === seq;
+  }
+}
+
+// The stamp table of `native`, or undefined (an older addon, a runtime without external
+// ArrayBuffers, a big-endian machine): hot hits then ask the segment with a call.
+function stampTableOf(native) {
+  if (typeof native.stampTable !== 'function' || os.endianness() !== 'LE') return undefined;
+  const parts = native.stampTable();
+  return parts === undefined ? undefined : new StampTable(parts);
+}
+
+// A hot copy: the page as read, the write it came from (stamp, split in 32-bit words) and its slot.
+class HotCopy {
+  constructor(value, stamp, slot) {
+    this.value = value;
+    this.stamp = stamp;
+    this.lo = stamp % WORD;
+    this.hi = Math.floor(stamp / WORD);
+    this.slot = slot;
+  }
+}
 
 class SharedMemoryStore {
   constructor(native, maxBytes, hotBytes, counters) {
     this.native = native;
     this.maxBytes = maxBytes;
-    // key -> { stamp, value }, each counted at its entry's size; hotBytes 0 keeps none
+    this.table = stampTableOf(native);
+    // key -> HotCopy, each counted at its entry's size; hotBytes 0 keeps none
     this.hot = new BoundedLru({ maxEntries: hotBytes === 0 ? 0 : HOT_ENTRIES, maxBytes: hotBytes });
-    this.memo = undefined; // varyOf()'s look-up, for the get() of the same key right after it
+    this.memo = undefined; // varyOf()'s look-up (a HotCopy, not kept), for the get() right after it
+    this.memoKey = undefined;
+    this.memoAt = 0;
+    this.last = undefined; // read()'s last answer from the segment, as a HotCopy
+    this.lastSeq = -1; // its slot's sequence word when the stamp table checked it (-1: not checked)
+    this.memoSeq = -1;
     // key -> { stamp, value: the entry as checked, its body left out }
     this.metas = new BoundedLru({ maxEntries: META_ENTRIES, maxBytes: META_BYTES });
     this.counters = counters;
@@ -83,23 +151,44 @@ class SharedMemoryStore {
 
   // The entry (frozen when hot) or Vary marker ({ vary, expiresAt }) stored under `key`.
   read(key) {
+    this.last = undefined;
+    this.lastSeq = -1;
     const hot = this.hot.peek(key);
-    const got = this.native.get(key, 0, hot === undefined ? 0 : hot.stamp);
+    if (hot !== undefined && this.table !== undefined) {
+      const seq = this.table.holds(hot.slot, hot.lo, hot.hi);
+      if (seq >= 0) {
+        this.last = hot;
+        this.lastSeq = seq;
+        return hot.value;
+      }
+    }
+    // the metadata of the write this process checked last: not sent again when still stored
+    const known = this.metas.peek(key);
+    const knownStamp = hot === undefined || this.table !== undefined ? 0 : hot.stamp;
+    const got = this.native.get(key, 0, knownStamp, known === undefined ? 0 : known.stamp);
     if (got === undefined) {
       if (hot !== undefined) this.hot.delete(key);
       return undefined;
     }
-    if (typeof got === 'number') return hot.value;
-    const [stamp, text, body] = got;
-    const known = this.metas.get(key);
-    let value =
-      known !== undefined && known.stamp === stamp ? { ...known.value, body } : this.checked(key, stamp, text, body);
-    if (value === undefined) return undefined;
-    if (this.hot.sighted(key) && this.hot.fits(value.size)) {
-      value = freeze(value);
-      this.hot.set(key, { stamp, value }, value.size);
+    if (typeof got === 'number') {
+      this.last = hot;
+      return hot.value;
     }
-    return value;
+    const [stamp, text, body, slot] = got;
+    let value;
+    if (known !== undefined && known.stamp === stamp) {
+      this.metas.get(key); // marked used
+      this.counters.metaHits++;
+      value = { ...known.value, body };
+    } else value = this.checked(key, stamp, text, body);
+    if (value === undefined) return undefined;
+    const copy = new HotCopy(value, stamp, slot);
+    if (this.hot.sighted(key) && this.hot.fits(value.size)) {
+      copy.value = freeze(value);
+      this.hot.set(key, copy, value.size);
+    }
+    this.last = copy;
+    return copy.value;
   }
 
   // The entry or Vary marker a write's metadata text and body make, checked (undefined: deleted).
@@ -127,15 +216,27 @@ class SharedMemoryStore {
     const memo = this.memo;
     this.memo = undefined;
     // varyOf()'s look-up of this key, made just before (begin() asks for the Vary names, then
-    // for the entry): one look-up per hit. One left by a request that went no further is at
-    // most a millisecond old, as good as a look-up made then.
-    const value = memo !== undefined && memo.key === key && Date.now() - memo.at <= 1 ? memo.value : this.read(key);
+    // for the entry): one copy per hit. It is used while its write is still the one stored (the
+    // stamp table says so, without a call), or, without the table, while at most a millisecond
+    // old (a look-up made then).
+    const value = memo !== undefined && this.memoKey === key && this.stillStored(memo) ? memo.value : this.read(key);
     return value === undefined || value.vary !== undefined ? undefined : value;
+  }
+
+  // Whether varyOf()'s look-up still holds: its slot unchanged since the table checked it, or its
+  // write still the one stored; without the table, a look-up at most a millisecond old.
+  stillStored(memo) {
+    const table = this.table;
+    if (table === undefined) return Date.now() - this.memoAt <= 1;
+    return this.memoSeq >= 0 ? table.unchanged(memo.slot, this.memoSeq) : table.holds(memo.slot, memo.lo, memo.hi) >= 0;
   }
 
   varyOf(primary) {
     const value = this.read(primary);
-    this.memo = { key: primary, value, at: Date.now() };
+    this.memo = this.last;
+    this.memoSeq = this.lastSeq;
+    this.memoKey = primary;
+    if (this.table === undefined) this.memoAt = Date.now();
     return value === undefined || value.vary === undefined ? undefined : value.vary;
   }
 
@@ -218,7 +319,8 @@ class LazySegmentStore {
     this.maxEntries = settings.maxEntries;
     this.inner = undefined; // a SharedMemoryStore, or a MemoryStore (fallback)
     this.fallback = undefined; // why the segment is not used (stats().store)
-    this.counters = { sharedHits: 0, sharedMisses: 0, sharedLockWaits: 0, sharedInvalid: 0 };
+    // metaHits: reads of the segment whose metadata was taken from this process's checked copy
+    this.counters = { sharedHits: 0, sharedMisses: 0, sharedLockWaits: 0, sharedInvalid: 0, metaHits: 0 };
   }
 
   get current() {
@@ -260,12 +362,20 @@ class LazySegmentStore {
     return this.inner === undefined ? 0 : this.inner.evictions;
   }
 
-  /** This process's private copies of the segment's pages (its hot set): { hotBytes, hotEntries }. */
+  /**
+   * What this process keeps beside the segment: its copies of pages (the hot set: hotBytes,
+   * hotEntries) and the checked metadata of entries it read (metaBytes, metaEntries).
+   */
   hotStats() {
     const segment = this.segment;
     return segment === undefined
-      ? { hotBytes: 0, hotEntries: 0 }
-      : { hotBytes: segment.hot.bytes, hotEntries: segment.hot.size };
+      ? { hotBytes: 0, hotEntries: 0, metaBytes: 0, metaEntries: 0 }
+      : {
+          hotBytes: segment.hot.bytes,
+          hotEntries: segment.hot.size,
+          metaBytes: segment.metas.bytes,
+          metaEntries: segment.metas.size,
+        };
   }
 
   get(key) {

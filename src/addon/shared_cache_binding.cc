@@ -1,10 +1,14 @@
 // SharedCache for JavaScript: new SharedCache(path, maxBytes, maxEntries, persist, lockWaitMs
 // = 5, at most 60000) (an Error with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why
 // when it cannot be opened);
-// get(key, now, knownStamp) -> undefined (miss) | knownStamp (unchanged: nothing copied) |
-// [stamp, meta string, body Buffer (allocated here, the core copying the body straight from
-// the segment into it and checking its CRC there: one copy; an external Buffer over a copy
-// cost ~6x more per hit in its finalizer and GC handle)]; put(key, target, primary, tags, meta,
+// get(key, now, knownStamp, metaStamp = 0) -> undefined (miss) | knownStamp (unchanged:
+// nothing copied) | [stamp, meta string (undefined when stamp is metaStamp: the caller has
+// it), body Buffer (allocated here, the core copying the body straight from the segment into
+// it and checking its CRC there: one copy; an external Buffer over a copy cost ~6x more per
+// hit in its finalizer and GC handle), slot (its index in the stamp table)]; stampTable() ->
+// [ArrayBuffer over the segment's index slots (it keeps the mapping alive), slot bytes, seq,
+// hash, stamp and ref offsets] (undefined where the runtime refuses external ArrayBuffers:
+// ask get() with the known stamp instead); put(key, target, primary, tags, meta,
 // body, expiresAt) -> bool; delete(key); purge(field, arg, prefix) -> count; keys(field, arg,
 // prefix); lock(key, now, ms) -> bool; unlock(key); stats() (with lockTimeouts: operations
 // that found the segment's mutex held past lockWaitMs: put false, lock false, a purge cut
@@ -51,6 +55,7 @@ class SharedCacheWrap : public Napi::ObjectWrap<SharedCacheWrap> {
                            InstanceMethod<&SharedCacheWrap::Lock>("lock"),
                            InstanceMethod<&SharedCacheWrap::Unlock>("unlock"),
                            InstanceMethod<&SharedCacheWrap::Stats>("stats"),
+                           InstanceMethod<&SharedCacheWrap::StampTable>("stampTable"),
                        });
   }
 
@@ -76,19 +81,25 @@ class SharedCacheWrap : public Napi::ObjectWrap<SharedCacheWrap> {
     const std::string key = StringArg(info, 0, "the key");
     const int64_t now = TimeArg(info, 1, "now");
     const uint64_t known = SafeUintArg(info, 2, "the known stamp");
+    const uint64_t metaKnown = info.Length() > 3 ? SafeUintArg(info, 3, "the metadata's stamp") : 0;
     Napi::Env env = info.Env();
     std::string meta;
     Napi::Buffer<uint8_t> body;  // the core copies the body once, into it, and checks it there
-    const uint64_t stamp = cache_->Get(key, now, known, &meta, [&](size_t size) {
-      body = Napi::Buffer<uint8_t>::New(env, size);
-      return body.Data();
-    });
+    uint32_t slot = 0;
+    const uint64_t stamp = cache_->Get(
+        key, now, known, &meta,
+        [&](size_t size) {
+          body = Napi::Buffer<uint8_t>::New(env, size);
+          return body.Data();
+        },
+        &slot);
     if (stamp == 0) return env.Undefined();
     if (stamp == known) return Napi::Number::New(env, static_cast<double>(stamp));
-    Napi::Array out = Napi::Array::New(env, 3);
+    Napi::Array out = Napi::Array::New(env, 4);
     out.Set(0u, Napi::Number::New(env, static_cast<double>(stamp)));
-    out.Set(1u, Napi::String::New(env, meta));
+    out.Set(1u, stamp == metaKnown ? env.Undefined() : Napi::String::New(env, meta));
     out.Set(2u, body);
+    out.Set(3u, Napi::Number::New(env, slot));
     return out;
   }
 
@@ -152,7 +163,33 @@ class SharedCacheWrap : public Napi::ObjectWrap<SharedCacheWrap> {
     return out;
   }
 
-  std::unique_ptr<SharedCache> cache_;
+  Napi::Value StampTable(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const SharedCache::StampTable t = cache_->Stamps();
+    if (t.data == nullptr) return env.Undefined();
+    // the ArrayBuffer holds the cache (its mapping) until V8 collects it
+    auto* hint = new std::shared_ptr<SharedCache>(cache_);
+    napi_value buffer = nullptr;
+    const napi_status status = napi_create_external_arraybuffer(
+        env, t.data, static_cast<size_t>(t.count * t.bytes),
+        [](napi_env, void*, void* h) { delete static_cast<std::shared_ptr<SharedCache>*>(h); },
+        hint, &buffer);
+    if (status != napi_ok) {
+      delete hint;
+      if (env.IsExceptionPending()) env.GetAndClearPendingException();
+      return env.Undefined();
+    }
+    Napi::Array out = Napi::Array::New(env, 6);
+    out.Set(0u, Napi::Value(env, buffer));
+    out.Set(1u, Napi::Number::New(env, t.bytes));
+    out.Set(2u, Napi::Number::New(env, t.seqAt));
+    out.Set(3u, Napi::Number::New(env, t.hashAt));
+    out.Set(4u, Napi::Number::New(env, t.stampAt));
+    out.Set(5u, Napi::Number::New(env, t.refAt));
+    return out;
+  }
+
+  std::shared_ptr<SharedCache> cache_;
 };
 
 }  // namespace

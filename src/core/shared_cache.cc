@@ -640,7 +640,7 @@ uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownS
 }
 
 uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownStamp,
-                          std::string* meta, const BodyBuffer& bodyBuffer) {
+                          std::string* meta, const BodyBuffer& bodyBuffer, uint32_t* slot) {
   const Layout& l = layout_;
   const uint64_t hash = HashKey(key);
   auto* set = reinterpret_cast<Slot*>(base_ + l.slotsAt) + (hash % l.sets) * kWays;
@@ -666,6 +666,8 @@ uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownS
         }
         if (expires <= nowMs) return 0;
         if (s->ref.load(std::memory_order_relaxed) == 0) s->ref.store(1, std::memory_order_relaxed);
+        if (slot != nullptr)
+          *slot = static_cast<uint32_t>(s - reinterpret_cast<Slot*>(base_ + l.slotsAt));
         return stamp;
       }
       const uint8_t* at = base_ + l.blocksAt + b * kBlock;
@@ -702,6 +704,8 @@ uint64_t SharedCache::Get(const std::string& key, int64_t nowMs, uint64_t knownS
         continue;
       if (expires <= nowMs) return 0;
       if (s->ref.load(std::memory_order_relaxed) == 0) s->ref.store(1, std::memory_order_relaxed);
+      if (slot != nullptr)
+        *slot = static_cast<uint32_t>(s - reinterpret_cast<Slot*>(base_ + l.slotsAt));
       return stamp;
     }
     if (!raced) return 0;
@@ -890,6 +894,20 @@ void SharedCache::Unlock(const std::string& key) {
   }
 }
 
+SharedCache::StampTable SharedCache::Stamps() const {
+  // the words a reader without a call looks at: 64-bit, naturally aligned, lock-free
+  static_assert(alignof(Slot) == 8 && std::atomic<uint64_t>::is_always_lock_free, "slot words");
+  StampTable t{};
+  t.data = base_ + layout_.slotsAt;
+  t.count = layout_.sets * kWays;
+  t.bytes = sizeof(Slot);
+  t.seqAt = offsetof(Slot, seq);
+  t.hashAt = offsetof(Slot, hash);
+  t.stampAt = offsetof(Slot, stamp);
+  t.refAt = offsetof(Slot, ref);
+  return t;
+}
+
 SharedCacheStats SharedCache::Stats() {
   const auto* h = reinterpret_cast<const Header*>(base_);
   SharedCacheStats s;
@@ -914,9 +932,11 @@ SharedCache::~SharedCache() = default;
 uint64_t SharedCache::Get(const std::string&, int64_t, uint64_t, std::string*, std::string*) {
   return 0;
 }
-uint64_t SharedCache::Get(const std::string&, int64_t, uint64_t, std::string*, const BodyBuffer&) {
+uint64_t SharedCache::Get(const std::string&, int64_t, uint64_t, std::string*, const BodyBuffer&,
+                          uint32_t*) {
   return 0;
 }
+SharedCache::StampTable SharedCache::Stamps() const { return {}; }
 bool SharedCache::Put(const std::string&, const Record&) { return false; }
 bool SharedCache::Delete(const std::string&) { return false; }
 uint64_t SharedCache::Purge(Field, const std::string&, bool, bool*) { return 0; }

@@ -94,6 +94,58 @@ TEST(SharedCache, PutGetDeleteAcrossTwoOpenings) {
   EXPECT_EQ(a->Stats().entries, 0u);
 }
 
+// The stamp table (Stamps()): the words a reader checks without a call say, at the slot Get
+// named, which write is stored; a rewrite changes the stamp, a delete empties the slot.
+TEST(SharedCache, StampTableNamesTheStoredWrite) {
+  Segment seg("stamps");
+  auto a = seg.Open();
+  auto b = seg.Open();
+  const SharedCache::StampTable t = b->Stamps();
+  ASSERT_NE(t.data, nullptr);
+  ASSERT_EQ(t.count, 256u);
+  auto word = [&](uint32_t slot, uint32_t at) {
+    uint64_t w;
+    std::memcpy(&w, t.data + static_cast<size_t>(slot) * t.bytes + at, 8);
+    return w;
+  };
+  std::mt19937 rng(0x57a4b);
+  for (int round = 0; round < 200; ++round) {
+    const std::string key = "k" + std::to_string(rng() % 16);
+    ASSERT_TRUE(Put(a.get(), key, BodyOf(key, round, 100 + rng() % 2000)));
+    std::string meta;
+    std::string body;
+    uint32_t slot = UINT32_MAX;
+    const uint64_t stamp = b->Get(
+        key, 0, 0, &meta,
+        [&](size_t size) {
+          body.resize(size);
+          return reinterpret_cast<uint8_t*>(&body[0]);
+        },
+        &slot);
+    ASSERT_NE(stamp, 0u) << "round " << round;
+    ASSERT_LT(slot, t.count);
+    EXPECT_EQ(word(slot, t.stampAt), stamp) << "round " << round;
+    EXPECT_EQ(word(slot, t.hashAt), SharedCache::HashKey(key));
+    EXPECT_EQ(word(slot, t.seqAt) % 2, 0u);
+    uint32_t known = UINT32_MAX;
+    EXPECT_EQ(b->Get(
+                  key, 0, stamp, &meta, [](size_t) { return nullptr; }, &known),
+              stamp);
+    EXPECT_EQ(known, slot);
+    t.data[static_cast<size_t>(slot) * t.bytes + t.refAt] = 0;
+    EXPECT_EQ(b->Get(key, 0, stamp, &meta, &body), stamp);
+    EXPECT_EQ(t.data[static_cast<size_t>(slot) * t.bytes + t.refAt], 1)
+        << "a hit marks the slot used";
+    if (rng() % 4 == 0) {
+      ASSERT_TRUE(Put(a.get(), key, "again"));
+      EXPECT_FALSE(word(slot, t.hashAt) != 0 && word(slot, t.stampAt) == stamp) << "rewritten";
+    } else if (rng() % 4 == 0) {
+      ASSERT_TRUE(a->Delete(key));
+      EXPECT_EQ(word(slot, t.hashAt), 0u) << "an emptied slot has hash 0";
+    }
+  }
+}
+
 TEST(SharedCache, BoundedByMaxBytesEvictingOldEntries) {
   Segment seg("bound");
   auto c = seg.Open(64 * 1024, 1024);

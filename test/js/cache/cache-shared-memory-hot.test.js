@@ -89,6 +89,8 @@ test('stats report hotBytes and hotEntries before the segment opens', () => {
   assert.equal(store.stats().store, 'shared-memory (opens at first use)');
   assert.equal(store.stats().hotBytes, 0);
   assert.equal(store.stats().hotEntries, 0);
+  assert.equal(store.stats().metaEntries, 0);
+  assert.equal(store.stats().metaHits, 0);
   assert.equal(engine.stats().hotBytes, 0);
   assert.equal(engine.stats().hotEntries, 0);
   assert.equal(fs.existsSync(store.file), false);
@@ -117,4 +119,47 @@ test('hotBytes is validated', () => {
   });
   assert.throws(() => sharedMemoryStore({ name: 'a', hotbytes: 1 }), TypeError, 'a misspelt option');
   sharedMemoryStore({ name: 'a', hotBytes: 0 });
+});
+
+test('stats count the kept metadata and its reuse: one parse per write, again after a rewrite', (t) => {
+  const seed = Number(process.env.SEED || 0x4d657461);
+  const random = mulberry32(seed);
+  const name = fresh();
+  const store = sharedMemoryStore({ name, dir, maxBytes: 16 << 20, hotBytes: 0 }); // every hit reads the segment
+  const other = sharedMemoryStore({ name, dir, maxBytes: 16 << 20, hotBytes: 0 }); // another process's view
+  t.after(() => fs.rmSync(store.file, { force: true }));
+  const engine = new CacheEngine({ store });
+  const writer = new CacheEngine({ store: other });
+  const pages = 20;
+  const reads = new Array(pages).fill(0); // hits on each page since its last write
+  const size = (i) => 100 + i * 37;
+  let expected = 0;
+  let rewrites = 0;
+  for (let n = 0; n < 400; n++) {
+    const i = Math.floor(random() * pages);
+    if (random() < 0.05 && reads[i] > 0) {
+      // another process writes the page anew (a new stamp): this one parses its metadata again
+      writer.memory.delete(writer.primaryOf(request(i)));
+      assert.equal(ask(writer, i, size(i)), 'fill', `seed ${seed}: page ${i} rewritten`);
+      reads[i] = 0;
+      rewrites++;
+      continue;
+    }
+    if (ask(engine, i, size(i)) === 'hit') {
+      if (reads[i] > 0) expected++; // the first read of a write parses, the later ones reuse it
+      reads[i]++;
+    }
+    assert.equal(engine.stats().metaHits, expected, `seed ${seed}, step ${n}: metaHits`);
+    assert.equal(store.stats().metaHits, expected, `seed ${seed}, step ${n}: the store's own stats`);
+  }
+  assert.ok(expected > 200 && rewrites > 3, `seed ${seed}: ${expected} reuses, ${rewrites} rewrites`);
+  const stats = store.stats();
+  const metas = engine.memory.segment.metas;
+  let bytes = 0;
+  for (const key of metas.keys()) bytes += metas._index.get(key).size;
+  assert.ok(stats.metaEntries > 0 && stats.metaEntries <= pages, `seed ${seed}: ${stats.metaEntries} kept`);
+  assert.equal(stats.metaEntries, metas.size);
+  assert.equal(stats.metaBytes, bytes, `seed ${seed}: metaBytes is the sum of the kept sizes`);
+  assert.equal(engine.stats().metaEntries, stats.metaEntries);
+  assert.equal(engine.stats().metaBytes, stats.metaBytes);
 });
