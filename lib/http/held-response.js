@@ -195,6 +195,13 @@ class HeldResponse {
       wanted = true;
       limit = Math.max(limit, stage.maxBuffer === undefined ? DEFAULT_MAX_BUFFER : stage.maxBuffer);
     }
+    // A body that ends whole for a stage that needs the route's whole body (a fill: Express's
+    // res.send answered whole, not 304) is held even when no stage keeps it (a page not stored),
+    // for the one 304 decision on the client's validators.
+    if (!wanted && ending && this.wholeBody) {
+      wanted = true;
+      limit = Math.max(limit, DEFAULT_MAX_BUFFER);
+    }
     if (wanted && copying !== null) {
       for (const stage of copying) limit = Math.max(limit, stage.maxBuffer === undefined ? 0 : stage.maxBuffer);
     }

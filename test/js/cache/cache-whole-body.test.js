@@ -209,3 +209,60 @@ for (const [flavor, make] of [
     }
   });
 }
+
+// A fill whose page is not stored (private, no-store, Set-Cookie: decided on the head as sent)
+// still answers a conditional GET as Express alone would, 304 on the route's validators, though
+// res.send was asked for the whole body; a HEAD gets the head without a body. Seeded pages.
+for (const [flavor, make] of [
+  ['express 4', () => require('express4')()],
+  ['express 5', () => require('express')()],
+]) {
+  const seed = SEED + offset++;
+  test(`${flavor}: a conditional miss on a page that is not stored is answered 304 as without the cache (seed ${seed})`, async () => {
+    const random = mulberry32(seed);
+    const heads = {
+      private: { 'Cache-Control': 'private, max-age=60' },
+      'no-store': { 'Cache-Control': 'no-store' },
+      cookie: { 'Cache-Control': 'public, max-age=60', 'Set-Cookie': 'a=1' },
+    };
+    const pages = new Map(Object.keys(heads).map((name) => [`/${name}`, page(random, name)]));
+    const answer = (app) => {
+      app.get(/.*/, (req, res) => {
+        res.set(heads[req.url.slice(1)]);
+        res.set('ETag', '"v1"');
+        res.set('Last-Modified', LAST_MODIFIED);
+        res.type('html').send(pages.get(req.url));
+      });
+      return app;
+    };
+    const bare = await listen(answer(make()));
+    const cached = make();
+    cached.use(responseCache({}));
+    const withCache = await listen(answer(cached));
+    try {
+      for (const path of pages.keys()) {
+        for (const [kind, options] of [
+          ['if-none-match', { headers: { 'if-none-match': '"v1"' } }],
+          ['if-modified-since', { headers: { 'if-modified-since': LAST_MODIFIED } }],
+          ['HEAD', { method: 'HEAD' }],
+        ]) {
+          const input = `seed ${seed}, ${kind} ${path}`;
+          const peer = await request(bare.url + path, options);
+          const ours = await request(withCache.url + path, options);
+          assert.equal(ours.status, peer.status, input);
+          assert.equal(ours.body.length, 0, input);
+          assert.equal(ours.headers['content-length'], peer.headers['content-length'], input);
+          assert.equal(ours.headers['content-type'], peer.headers['content-type'], input);
+          assert.equal(ours.headers.etag, '"v1"', input);
+        }
+        // not stored: a GET renders again
+        const again = await request(withCache.url + path);
+        assert.equal(again.body.toString(), pages.get(path));
+        assert.equal(again.headers.age, undefined, `seed ${seed}, ${path}: not stored`);
+      }
+    } finally {
+      await bare.close();
+      await withCache.close();
+    }
+  });
+}
