@@ -150,7 +150,7 @@ function capture(engine, fill, view, res, next) {
   // response (the held response decides the client's 304; res.send answers whole), never by
   // changing the request the route and the middleware after this one see.
   held.wantsWholeBody();
-  sendsWhole(res);
+  sendsWhole(res, held);
   const isHead = req.method === 'HEAD';
   let routeLength; // the Content-Length the route set: a HEAD's body must have it to be stored
   let policy;
@@ -248,31 +248,28 @@ function lacksBody(size, routeLength) {
 }
 
 // Express's res.send answers a fresh request 304 without its body, and a HEAD without its body.
-// While it runs for a fill, the response's `req` is a view that asks for the whole GET body (the
-// request itself is not touched); the held response then makes the 304 decision on the client's
-// validators and sends no body to a HEAD. The view holds what Express 4 and 5's res.send read of
-// its request (`fresh`, `method`): a plain object, not one inheriting from the request, which
-// would turn every request into a V8 prototype. Express makes `res.req` an own property; a
-// response where it is not one is left alone. Under Bun the response's own methods read `res.req`
-// while the body goes out (a view there resets the connection), so there res.send keeps the
-// client's request: a conditional or HEAD fill gets no whole body and stores nothing.
+// While it runs for a fill, the held response lends the response's `req` a view that asks for the
+// whole GET body (the request itself is not touched), and gives the request back as soon as send
+// calls the response's end (or write, writeHead): below the held response, the runtime's own
+// methods (Bun's end reads `res.req` for keep-alive) see the client's request. The held response
+// then makes the 304 decision on the client's validators, and node:http sends no body to a HEAD.
+// The view holds what Express 4 and 5's res.send read of its request (`fresh`, `method`): a plain
+// object, not one inheriting from the request, which would turn every request into a V8 prototype.
+// Express makes `res.req` an own property; a response where it is not one is left alone.
 const WHOLE_SEND = Symbol('ssrNative.wholeSend');
-const VIEW_SWAP_WORKS = process.versions.bun === undefined;
 const WHOLE_VIEW = Object.freeze({ method: 'GET', fresh: false });
 const hasOwn = Object.prototype.hasOwnProperty;
 
-function sendsWhole(res) {
-  if (!VIEW_SWAP_WORKS) return;
+function sendsWhole(res, held) {
   const send = res.send;
   if (typeof send !== 'function' || send[WHOLE_SEND] === true) return;
   function wholeSend() {
-    const req = this.req;
-    if (req === WHOLE_VIEW || !hasOwn.call(this, 'req')) return send.apply(this, arguments);
-    this.req = WHOLE_VIEW;
+    if (this !== res || held.lending || !hasOwn.call(this, 'req')) return send.apply(this, arguments);
+    held.lendRequest(WHOLE_VIEW);
     try {
       return send.apply(this, arguments);
     } finally {
-      this.req = req;
+      held.giveBackRequest();
     }
   }
   wholeSend[WHOLE_SEND] = true;

@@ -95,6 +95,8 @@ class HeldResponse extends Pipeline {
     this.sending = false; // send() is handing the value to the methods below
     this.inEnd = false; // the stages' first pass runs inside the route's end()
     this.wholeBody = false; // a stage (the response cache's fill) needs the route's whole body
+    this.lending = false; // the response's `req` is a view lent to a framework's send (lendRequest)
+    this.ownRequest = undefined; // the response's `req` while it is lent
     // The client's validators, as it sent them (Koa's response cache takes them off the request
     // so that its render is whole); the one 304 decision is made on them.
     this.validators = {
@@ -140,6 +142,26 @@ class HeldResponse extends Pipeline {
     useEtagStage(this);
   }
 
+  /**
+   * Lends the response's `req` a view while a framework's send reads it (the response cache's
+   * fill asks Express's res.send for the whole GET body): the response's own request is given
+   * back when the first call reaches the held response (send has read its request by then), so
+   * nothing below it, the runtime's own methods included, ever sees the view.
+   */
+  lendRequest(view) {
+    this.ownRequest = this.res.req;
+    this.lending = true;
+    this.res.req = view;
+  }
+
+  /** Gives the response its own `req` back, if it is lent. */
+  giveBackRequest() {
+    if (!this.lending) return;
+    this.lending = false;
+    this.res.req = this.ownRequest;
+    this.ownRequest = undefined;
+  }
+
   decide(ending) {
     let wanted = this.askedTag;
     let limit = wanted ? DEFAULT_MAX_BUFFER : 0;
@@ -155,6 +177,13 @@ class HeldResponse extends Pipeline {
       }
       wanted = true;
       limit = Math.max(limit, stage.maxBuffer === undefined ? DEFAULT_MAX_BUFFER : stage.maxBuffer);
+    }
+    // A body that ends whole for a stage that needs the route's whole body (a fill: Express's
+    // res.send answered whole, not 304) is held even when no stage keeps it (a page not stored),
+    // for the one 304 decision on the client's validators.
+    if (!wanted && ending && this.wholeBody) {
+      wanted = true;
+      limit = Math.max(limit, DEFAULT_MAX_BUFFER);
     }
     if (wanted && copying !== null) {
       for (const stage of copying) limit = Math.max(limit, stage.maxBuffer === undefined ? 0 : stage.maxBuffer);
@@ -285,6 +314,7 @@ function intercept(held) {
   held.up = up;
 
   const ownWriteHead = function writeHead() {
+    if (held.lending) held.giveBackRequest();
     if (held.state === PASS || held.state === DONE) return up.writeHead.apply(this, arguments);
     const args = applyWriteHead(this, arguments);
     if (held.state === IDLE) held.decide(false);
@@ -296,6 +326,7 @@ function intercept(held) {
 
   if (typeof up.flushHeaders === 'function') {
     res.flushHeaders = function flushHeaders() {
+      if (held.lending) held.giveBackRequest();
       if (held.state === IDLE) held.decide(false);
       if (held.state === PASS || held.state === DONE) return up.flushHeaders.call(this);
       return undefined; // held: the head goes with the body
@@ -305,6 +336,7 @@ function intercept(held) {
   // After the route's end(), while the stages run: a write or an end is refused (false, as
   // compression 1.8 answers them), not sent ahead of the held body.
   res.write = function write(chunk, encoding, callback) {
+    if (held.lending) held.giveBackRequest();
     if (held.state === DONE && !held.sending) return false;
     if (held.state === IDLE) held.decide(false);
     if (held.state !== HOLD) {
@@ -322,6 +354,7 @@ function intercept(held) {
   };
 
   res.end = function end(chunk, encoding, callback) {
+    if (held.lending) held.giveBackRequest();
     if (held.state === DONE && !held.sending) return false;
     if (held.state === IDLE) held.decide(true);
     if (held.state !== HOLD) {
