@@ -29,39 +29,19 @@
 const zlib = require('zlib');
 const { peerOptions } = require('../options');
 const { COMPRESSION_OPTIONS } = require('../compression/option-names');
-const { compressible } = require('../http/compressible');
 const { createNegotiator } = require('../compression/negotiate');
 const { createEncoder, hasZstd, poolStats } = require('../compression/encoders');
 const { ContentCache, sharedCache, cacheFrom } = require('../compression/content-cache');
 const { encodeWhole } = require('../compression/whole-body');
-const { varyAcceptEncoding } = require('../http/vary');
 const { parseBytes } = require('../http/bytes');
 const { DictionaryTransport } = require('../compression/dictionary-transport');
-const { dictionaryHeaders, sendDictionary } = require('../compression/dictionary-headers');
+const { sendDictionary } = require('../compression/dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
 const { HeldResponse, COPY, toNotModified, applyWriteHead } = require('../http/held-response');
-const { whenHeadSent } = require('../http/sent-head');
+const { CompressionDecision, shouldCompress, markEncoded } = require('./compression-decision');
 
-const NO_TRANSFORM_REGEXP = /(?:^|,)\s*?no-transform\s*?(?:,|$)/i;
-const ENFORCEABLE = ['gzip', 'deflate', 'identity', 'br'];
 const EMPTY = Buffer.alloc(0);
-// The order in which the held response shows compression's dcz choice the cookie a session
-// middleware sets at writeHead (the late-mark warning: dictionary-transport.js)
-const LATE_MARK_ADVICE =
-  'Mount compression({ dictionary: true }) before session middleware (express-session, ' +
-  'cookie-session): headers set at writeHead by middleware mounted after it are seen before dcz is chosen';
 function mountOnly() {}
-
-/** The default filter: the response's Content-Type is compressible. */
-function shouldCompress(req, res) {
-  const type = res.getHeader('Content-Type');
-  return type !== undefined && Boolean(compressible(type));
-}
-
-function shouldTransform(res) {
-  const cacheControl = res.getHeader('Cache-Control');
-  return !cacheControl || !NO_TRANSFORM_REGEXP.test(cacheControl);
-}
 
 function chunkLength(chunk, encoding) {
   if (!chunk) return 0;
@@ -111,6 +91,7 @@ function compression(options) {
   }
   const negotiate = createNegotiator(supported, preferred, 'negotiator0');
   const dictionaries = DictionaryTransport.from(opts.dictionary, 'compression');
+  const decision = new CompressionDecision({ filter, threshold, enforceEncoding, negotiate, encoders, dictionaries });
 
   function middleware(req, res, next) {
     if (next !== mountOnly && dictionaries !== null && dictionaries.owns(req.originalUrl || req.url)) {
@@ -223,36 +204,15 @@ function compression(options) {
       if (target === res) listeners = null;
     }
 
-    // The peer's onHeaders listener, step for step (its order decides which headers are set).
+    // The peer's onHeaders step (compression-decision.js), then what this path does with it.
     function decide() {
-      if (!filter(req, res) || !shouldTransform(res)) return attachListeners(res, _on);
-      varyAcceptEncoding(res);
-      if (dictionaries !== null) dictionaryHeaders(dictionaries, res);
-      if (Number(res.getHeader('Content-Length')) < threshold || length < threshold) return attachListeners(res, _on);
-      if ((res.getHeader('Content-Encoding') || 'identity') !== 'identity') return attachListeners(res, _on);
-      if (req.method === 'HEAD') return attachListeners(res, _on);
-      const header = req.headers['accept-encoding'];
-      let method = negotiate(header);
-      if (!header && ENFORCEABLE.includes(enforceEncoding)) method = enforceEncoding;
-      let encoder = encoders[method];
-      if (dictionaries !== null && inEnd) {
-        const dictionary = dictionaries.choose(header, req.headers['available-dictionary'], {
-          req,
-          status: res.statusCode,
-          getHeader: (name) => res.getHeader(name),
-        });
-        if (dictionary !== null) {
-          method = 'dcz';
-          encoder = dictionary.encoder;
-          chosen = dictionary;
-        }
-      }
-      if (!method || method === 'identity') return attachListeners(res, _on);
-
+      const choice = decision.choose(req, res, length, inEnd);
+      if (choice === null) return attachListeners(res, _on);
+      const method = choice.coding;
       if (inEnd) {
-        res.setHeader('Content-Encoding', method);
-        res.removeHeader('Content-Length');
-        whole = { coding: method, encoder };
+        markEncoded(res, method);
+        whole = choice;
+        chosen = choice.dictionary;
         return attachListeners(res, _on);
       }
 
@@ -263,8 +223,7 @@ function compression(options) {
         return undefined;
       }
       attachListeners(stream, stream.on);
-      res.setHeader('Content-Encoding', method);
-      res.removeHeader('Content-Length');
+      markEncoded(res, method);
       stream.on('data', (chunk) => {
         if (_write.call(res, chunk) === false) stream.pause();
       });
@@ -362,10 +321,8 @@ function compression(options) {
       attachListeners(res, _on);
     }
 
-    // A whole body: once the response has ended, the learner reads the head it was sent with, and
-    // a dcz answer is checked for a mark set after the choice (dictionary-transport.js).
     function learn(body, answeredWith = null) {
-      whenHeadSent(res, () => dictionaries.ended(req, res, body, answeredWith, LATE_MARK_ADVICE));
+      decision.learn(req, res, body, answeredWith);
     }
 
     next();
