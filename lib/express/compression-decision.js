@@ -47,12 +47,18 @@ class CompressionDecision {
     this.negotiate = settings.negotiate;
     this.encoders = settings.encoders;
     this.dictionaries = settings.dictionaries;
+    // the answers without a dictionary, one per coding (no object made per response)
+    this.choices = {};
+    for (const coding of Object.keys(settings.encoders)) {
+      this.choices[coding] = { coding, encoder: settings.encoders[coding], dictionary: null };
+    }
   }
 
   /**
    * Decides the coding of the response's body on its head as it now is. Sets Vary and the
    * dictionary headers as the peer does; returns null (the body goes out as it is) or
-   * { coding, encoder, dictionary } (dictionary: the one a `dcz` answer uses, else null).
+   * { coding, encoder, dictionary } (dictionary: the one a `dcz` answer uses, else null; shared
+   * between responses, not to be changed).
    * `length` is the body's length where known (undefined for a streamed body).
    */
   choose(req, res, length, whole) {
@@ -75,7 +81,7 @@ class CompressionDecision {
       if (dictionary !== null) return { coding: 'dcz', encoder: dictionary.encoder, dictionary };
     }
     if (!coding || coding === 'identity') return null;
-    return { coding, encoder: this.encoders[coding], dictionary: null };
+    return this.choices[coding] || { coding, encoder: this.encoders[coding], dictionary: null };
   }
 
   /**

@@ -42,8 +42,8 @@ const { sendDictionary } = require('../compression/dictionary-headers');
 const { beforeOwnMethods } = require('../response-shape');
 const { HeldResponse } = require('../http/held-response');
 const { CompressionDecision, shouldCompress } = require('./compression-decision');
-const { StreamPath } = require('./compression-stream');
 const { CompressionStage } = require('./compression-stage');
+const { watchResponse } = require('./compression-stream');
 
 function mountOnly() {}
 
@@ -92,17 +92,16 @@ function compression(options) {
       return;
     }
     beforeOwnMethods(res); // own methods follow (response-shape.js: why)
-    // Both paths of a response: the streaming one wraps the methods below the held response
-    // (it passes through once the stage has made the body); the stage joins the held response.
+    // The response's one CompressionStage: it joins the held response as its last stage, and
+    // puts the streaming path below it once a body streams (compression-stream.js).
     const held = HeldResponse.of(req, res);
-    const below = held.below();
-    const path = new StreamPath(shared.decision, req, res, below);
-    path.install(below);
+    const stage = new CompressionStage(shared, req, res, held.below());
+    watchResponse(stage); // res.flush, res.on for 'drain', the close listener
     // The body started before this middleware ran (another's held response holds a head or a
     // body the route gave first): the peer, mounted here, finds that head sent and leaves the
     // response alone (its onHeaders never fires), and so does this; 'drain' listeners go to the
     // response (the peer would keep them for a stream that never comes, and a pipe would stall).
-    if (!held.use(new CompressionStage(shared, req, res, path))) path.leaveAlone();
+    if (!held.use(stage)) stage.leaveAlone();
     next();
   }
 
