@@ -5,7 +5,7 @@
 // The corpus is test/fuzz/<target>.seeds, one input per line (a JSON string, latin1 bytes): the
 // starting points and every input a run ever caught (add a reproducer there when you fix what it
 // found). Each seed runs once on its own first (-runs=0), so a regression fails even when the
-// fuzzing that follows is short (CI: 10 s a target; `npm run fuzz` and test:full: 30 s).
+// fuzzing that follows is short (CI: 5 s a target; `npm run fuzz` and test:full: 30 s).
 // Needs clang/clang++ (Debian: clang). Exit status is non-zero when a target finds a crash, a
 // sanitizer report or a broken invariant; the reproducer is left in build-fuzz/.
 const { spawnSync } = require('child_process');

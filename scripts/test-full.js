@@ -3,7 +3,7 @@
 // (after .ci/run, or after `npm test` and a build). About 35-45 minutes on 2 cores.
 //   - the whole JS suite on Node 22, 24 and Bun (CI: their runtime-sensitive suites only);
 //   - sharedMemoryStore's chaos run and the worker stress harness for 60 s each, after the
-//     recorded seeds (CI: 20 s), and 30 s a fuzz target after its corpus (CI: 10 s);
+//     recorded seeds (CI: 20 s), and 30 s a fuzz target after its corpus (CI: 5 s);
 //   - the packed tarball compiled from source under Node 20, 22 and 24 too (CI: Node 26);
 //   - the benchmarks CI runs, at --quick effort (2 rounds: indicative figures; CI: 1 round);
 //   - critical CSS proven by paint on the whole corpus (scripts/paint-check.js --all; CI's
