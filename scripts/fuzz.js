@@ -1,11 +1,14 @@
 'use strict';
 // Builds the libFuzzer targets (test/fuzz/*_fuzz.cc) with clang; each replays its corpus, then
 // fuzzes for a bounded time.
-//   node scripts/fuzz.js [seconds per target = 30] [target name filter]
+//   node scripts/fuzz.js [seconds per target = 30] [target name filter] [--tests]
+// --tests: the GoogleTest suites are built in the same folder from the same instrumented core
+// (clang, ASan + UBSan) and run first (CTest): CI's C++ run under the sanitizers, with one object
+// set for both (`node scripts/cpp.js test --sanitize`, gcc's, runs in test:full).
 // The corpus is test/fuzz/<target>.seeds, one input per line (a JSON string, latin1 bytes): the
 // starting points and every input a run ever caught (add a reproducer there when you fix what it
 // found). Each seed runs once on its own first (-runs=0), so a regression fails even when the
-// fuzzing that follows is short (CI: 10 s a target; `npm run fuzz` and test:full: 30 s).
+// fuzzing that follows is short (CI: 5 s a target; `npm run fuzz` and test:full: 30 s).
 // Needs clang/clang++ (Debian: clang). Exit status is non-zero when a target finds a crash, a
 // sanitizer report or a broken invariant; the reproducer is left in build-fuzz/.
 const { spawnSync } = require('child_process');
@@ -14,10 +17,12 @@ const path = require('path');
 
 const root = path.join(__dirname, '..');
 const dir = path.join(root, 'build-fuzz');
-const seconds = Number(process.argv[2] || 30);
-const filter = process.argv[3] || '';
+const args = process.argv.slice(2).filter((a) => a !== '--tests');
+const withTests = args.length < process.argv.length - 2;
+const seconds = Number(args[0] || 30);
+const filter = args[1] || '';
 if (!Number.isInteger(seconds) || seconds <= 0) {
-  console.error('usage: node scripts/fuzz.js [seconds per target] [filter]');
+  console.error('usage: node scripts/fuzz.js [seconds per target] [filter] [--tests]');
   process.exit(2);
 }
 
@@ -38,10 +43,14 @@ run('cmake', [
   '-DCMAKE_CXX_COMPILER=clang++',
   '-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all',
   '-DSSR_NATIVE_FUZZ=ON',
-  '-DSSR_NATIVE_BUILD_TESTS=OFF',
+  `-DSSR_NATIVE_BUILD_TESTS=${withTests ? 'ON' : 'OFF'}`,
   '-DSSR_NATIVE_BUILD_BENCHMARKS=OFF',
 ]);
 run('cmake', ['--build', dir, '--parallel', '2']);
+if (withTests) {
+  console.log('\n== the GoogleTest suites under ASan + UBSan (clang) ==');
+  run('ctest', ['--test-dir', dir, '--output-on-failure', '--parallel', '2']);
+}
 
 const targets = fs
   .readdirSync(path.join(root, 'test', 'fuzz'))

@@ -3,7 +3,8 @@
 // (after .ci/run, or after `npm test` and a build). About 35-45 minutes on 2 cores.
 //   - the whole JS suite on Node 22, 24 and Bun (CI: their runtime-sensitive suites only);
 //   - sharedMemoryStore's chaos run and the worker stress harness for 60 s each, after the
-//     recorded seeds (CI: 20 s), and 30 s a fuzz target after its corpus (CI: 10 s);
+//     recorded seeds (CI: 20 s), and 30 s a fuzz target after its corpus (CI: 5 s);
+//   - the C++ suites under gcc's ASan + UBSan (CI: clang's, built beside the fuzz targets);
 //   - the packed tarball compiled from source under Node 20, 22 and 24 too (CI: Node 26);
 //   - the benchmarks CI runs, at --quick effort (2 rounds: indicative figures; CI: 1 round);
 //   - critical CSS proven by paint on the whole corpus (scripts/paint-check.js --all; CI's
@@ -32,6 +33,7 @@ const STEPS = [
       '--tolerate-node-http-abort',
     ],
   },
+  { name: 'C++ tests under ASan + UBSan (gcc)', cmd: [node, 'scripts/cpp.js', 'test', '--sanitize'] },
   { name: 'fuzz: corpus, then 30 s a target', cmd: [node, 'scripts/fuzz.js', '30'] },
   { name: 'critical CSS by paint, the whole corpus', cmd: [node, 'scripts/paint-check.js', '--all'] },
   {
