@@ -69,6 +69,13 @@ TEST(CriticalCssSelector, ModesFollowBeastiesAndCssSelect) {
   EXPECT_EQ(css::CompileSelector("::after", limits).mode, css::SelectorMode::kAlways);
   EXPECT_EQ(css::CompileSelector(".a", limits).mode, css::SelectorMode::kFastPath);
   EXPECT_EQ(css::CompileSelector("[class=a]", limits).mode, css::SelectorMode::kFastPath);
+  EXPECT_EQ(css::CompileSelector("[class~=a]", limits).mode, css::SelectorMode::kFastPath);
+  EXPECT_EQ(css::CompileSelector("#a, .b", limits).mode, css::SelectorMode::kFastPath);
+  // beasties' cache reads these as the whole class / id `a`; the browser does not
+  for (const char* partial : {"[class*=a]", "[class^=a]", "[class$=a]", "[class|=a]", "[class]",
+                              "[class~=a i]", "[id^=a]", ".b, [class*=a]"}) {
+    EXPECT_EQ(css::CompileSelector(partial, limits).mode, css::SelectorMode::kMatch) << partial;
+  }
   EXPECT_EQ(css::CompileSelector("div.a", limits).mode, css::SelectorMode::kMatch);
   EXPECT_EQ(css::CompileSelector("::placeholder", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("a[href^='']", limits).mode, css::SelectorMode::kNever);
