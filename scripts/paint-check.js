@@ -85,11 +85,12 @@ const CLASSES = [
     (p) => strayBrace(p.css),
   ],
   [
-    // beasties' normalization removes pseudo-elements, leaving nothing to match: dropped, as the
-    // runtime does (Bootstrap's ::file-selector-button, ::-webkit-datetime-edit-*,
-    // ::-webkit-inner-spin-button... on the inputs that have them)
-    'a selector of pseudo-elements only (::file-selector-button, ::-webkit-...): left out',
-    (p, html) =>
+    // beasties' normalization removes pseudo-elements, leaving nothing to match: the runtime
+    // drops it (Bootstrap's ::file-selector-button, ::-webkit-datetime-edit-*,
+    // ::-webkit-inner-spin-button... on the inputs that have them); ours keeps it
+    'the runtime: a selector of pseudo-elements only (::file-selector-button, ::-webkit-...): left out',
+    (p, html, side) =>
+      side === 'runtime' &&
       /(?:^|[{},])\s*::[\w-]+/.test(p.css) &&
       /<input[^>]*type="(?:file|date|time|datetime-local|month|week|search|number|color)"/.test(html),
   ],

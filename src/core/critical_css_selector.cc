@@ -622,7 +622,15 @@ CompiledSelector CompileSelector(std::string_view selector, const Limits& limits
   }
   if (selector.size() > limits.max_selector_bytes) return out;  // kNever
   const std::string normalized = NormalizeSelector(selector);
-  if (normalized.empty()) return out;
+  if (normalized.empty()) {
+    // Pseudo-elements alone (`::file-selector-button`, `::-webkit-datetime-edit`): beasties'
+    // normalization leaves nothing and drops the rule; the browser applies it wherever the
+    // element has that part, as `*::x`: kept (docs/critical-css-differences.md).
+    const std::string_view trimmed = JsTrim(selector);
+    if (trimmed.size() > 2 && trimmed[0] == ':' && trimmed[1] == ':')
+      out.mode = SelectorMode::kAlways;
+    return out;
+  }
   std::vector<std::vector<Token>> groups;
   if (!ParseSelectorGroups(normalized, &groups)) return out;
   // beasties' cache shortcut: every group a single token, at least one of them class / id.

@@ -77,7 +77,13 @@ TEST(CriticalCssSelector, ModesFollowBeastiesAndCssSelect) {
     EXPECT_EQ(css::CompileSelector(partial, limits).mode, css::SelectorMode::kMatch) << partial;
   }
   EXPECT_EQ(css::CompileSelector("div.a", limits).mode, css::SelectorMode::kMatch);
-  EXPECT_EQ(css::CompileSelector("::placeholder", limits).mode, css::SelectorMode::kNever);
+  // pseudo-elements alone apply as `*::x`: kept, as `::before` is
+  EXPECT_EQ(css::CompileSelector("::placeholder", limits).mode, css::SelectorMode::kAlways);
+  EXPECT_EQ(css::CompileSelector("::file-selector-button", limits).mode,
+            css::SelectorMode::kAlways);
+  EXPECT_EQ(css::CompileSelector("::-webkit-datetime-edit", limits).mode,
+            css::SelectorMode::kAlways);
+  EXPECT_EQ(css::CompileSelector(":hover", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("a[href^='']", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("svg|a", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("a[", limits).mode, css::SelectorMode::kNever);

@@ -121,6 +121,16 @@ function partialClassRule(node, css) {
     });
 }
 
+// A style rule one of whose selectors is pseudo-elements alone (PSEUDO_ONLY):
+// `::file-selector-button`, `::-webkit-datetime-edit`.
+function pseudoOnlyRule(node, css) {
+  if (node.children.length > 0) return false;
+  return css
+    .slice(node.prelude, node.open)
+    .split(',')
+    .some((group) => /^(?:::[-\w]+(?:\([^)]*\))?)+$/.test(group.trim()));
+}
+
 function withoutNestedRules(css, other = '') {
   return withoutRules(css, other, nestedRule);
 }
@@ -314,10 +324,11 @@ function withoutLinkMediaPage(html) {
 const NESTING = 'css nesting: ours keeps a style rule with nested rules whose selectors match the page';
 const LINK_MEDIA = "a link's media: ours writes it on the inlined <style>";
 const PARTIAL_CLASS = 'a lone [class*=x] (^=, $=, |=): ours matches it as the browser does, not as a whole class';
+const PSEUDO_ONLY = 'a selector of pseudo-elements alone: ours keeps it, as the browser applies it';
 const RULE_CLASSES = [
-  [[NESTING], nestedRule],
-  [[PARTIAL_CLASS], partialClassRule],
-  [[NESTING, PARTIAL_CLASS], (node, css) => nestedRule(node) || partialClassRule(node, css)],
+  [NESTING, nestedRule],
+  [PARTIAL_CLASS, partialClassRule],
+  [PSEUDO_ONLY, pseudoOnlyRule],
 ];
 function classifyDifference(ours, theirs) {
   const difference = compareOutputs(ours, theirs);
@@ -325,10 +336,15 @@ function classifyDifference(ours, theirs) {
   const unmedia = withoutLinkMediaPage(ours);
   if (unmedia !== null && compareOutputs(unmedia, theirs) === null) return { documented: LINK_MEDIA, difference };
   const base = unmedia ?? String(ours);
-  for (const [names, removable] of RULE_CLASSES) {
+  const removes = (removable) =>
+    withoutRulesPage(base, theirs, removable) !== null || withoutRulesPage(theirs, base, removable) !== null;
+  // each class alone, then all of them together
+  for (const classes of [...RULE_CLASSES.map((c) => [c]), RULE_CLASSES]) {
+    const removable = (node, css) => classes.some(([, test]) => test(node, css));
     const a = withoutRulesPage(base, theirs, removable);
     const b = withoutRulesPage(theirs, base, removable);
     if ((a !== null || b !== null) && compareOutputs(a ?? base, b ?? String(theirs)) === null) {
+      const names = classes.filter(([, test]) => classes.length === 1 || removes(test)).map(([name]) => name);
       return { documented: [...names, ...(unmedia === null ? [] : [LINK_MEDIA])].join('; '), difference };
     }
   }
@@ -357,4 +373,5 @@ module.exports = {
   NESTING,
   LINK_MEDIA,
   PARTIAL_CLASS,
+  PSEUDO_ONLY,
 };

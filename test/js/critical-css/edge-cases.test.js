@@ -70,8 +70,8 @@ test("the nesting classifier's remover: style rules with a nested block, and at-
   );
 });
 
-test('the classifier accepts a link media on ours <style> and lone [class*=x] rules, nothing near them', () => {
-  const { LINK_MEDIA, PARTIAL_CLASS } = require('./compare.js');
+test('the classifier accepts a link media on ours <style>, lone [class*=x] and pseudo-element rules, nothing near them', () => {
+  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY } = require('./compare.js');
   const link = '<link rel=stylesheet href=s.css media=print data-beasties-media="(min-width: 9px)">';
   const page = (style) => `<html><head>${style}${link}</head><body></body></html>`;
   const cases = [
@@ -81,10 +81,20 @@ test('the classifier accepts a link media on ours <style> and lone [class*=x] ru
     ['<style>.a{b:1}</style>', '<style>.a{b:1}[id|=x]{c:2}</style>', PARTIAL_CLASS],
     ['<style media="(min-width: 9px)">.a{b:1}</style>', '<style>.a{b:1}</style>', LINK_MEDIA],
     ['<style media="(min-width: 9px)">[class|=x]{c:2}</style>', '', `${PARTIAL_CLASS}; ${LINK_MEDIA}`],
+    ['<style>.a{b:1}::file-selector-button{c:2}</style>', '<style>.a{b:1}</style>', PSEUDO_ONLY],
+    ['<style>::-webkit-datetime-edit,::-webkit-datetime-edit-text{c:2}</style>', '', PSEUDO_ONLY],
+    [
+      '<style media="(min-width: 9px)">[class*=x]{c:2}::placeholder{d:3}</style>',
+      '',
+      `${PARTIAL_CLASS}; ${PSEUDO_ONLY}; ${LINK_MEDIA}`,
+    ],
     // not documented: another class, an exact [class=x], a media the link does not defer to
     ['<style>.a{b:1}.y{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}[class=x]{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}[class*=x] p{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}input::file-selector-button{c:2}</style>', '<style>.a{b:1}</style>', null],
+    // a list mixing such a selector with others, which beasties keeps filtered: not accepted
+    ['<style>::-webkit-datetime-edit,.a{c:2}</style>', '<style>.a{c:2}</style>', null],
     ['<style media="(min-width: 8px)">.a{b:1}</style>', '<style>.a{b:1}</style>', null],
     ['<style media="(min-width: 9px)">.a{b:2}</style>', '<style>.a{b:1}</style>', null],
   ];

@@ -63,6 +63,17 @@ const CLASSES = {
     const link = '<link rel="stylesheet" href="styles.css">';
     return { css, html: page(link, `<div class="${prefix}-${n}">tile ${r.int(1000)}</div><p class="a">text</p>`) };
   },
+  // pseudo-elements alone: beasties' normalization leaves nothing to match and drops the rule
+  'a selector of pseudo-elements alone (::file-selector-button, ::-webkit-datetime-edit)': (r) => {
+    const [selector, input] = r.pick([
+      ['::file-selector-button', '<input type="file">'],
+      ['::-webkit-datetime-edit', '<input type="date" value="2020-01-02">'],
+      ['::placeholder', '<input type="text" placeholder="name">'],
+      ['::-webkit-inner-spin-button', '<input type="number" value="3">'],
+    ]);
+    const css = `${selector}{color:${color(r)};background:${color(r)};padding:${r.int(12)}px;opacity:0.${1 + r.int(8)}}\np{margin:${r.int(30)}px}`;
+    return { css, html: page('<link rel="stylesheet" href="styles.css">', `<p>form</p>${input}`) };
+  },
 };
 
 test(
