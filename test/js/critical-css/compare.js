@@ -351,8 +351,8 @@ function classifyDifference(ours, theirs) {
   return { documented: null, difference };
 }
 
-// compareOutputs, with the documented nesting difference counted as the same.
-function compareOutputsAllowingNesting(ours, theirs) {
+// compareOutputs, with the documented differences (classifyDifference) counted as the same.
+function compareOutputsAllowingDocumented(ours, theirs) {
   const c = classifyDifference(ours, theirs);
   return c === null || c.documented ? null : c.difference;
 }
@@ -366,7 +366,7 @@ module.exports = {
   compareOutputs,
   styleTexts,
   classifyDifference,
-  compareOutputsAllowingNesting,
+  compareOutputsAllowingDocumented,
   withoutNestedRules,
   withoutNestedRulesPage,
   withoutLinkMediaPage,
