@@ -221,7 +221,10 @@ TEST(CriticalCssInline, Angular21UndoesAPreviousDeferralAndInlinesAgain) {
       "<body><p class=a></p></body></html>";
   const std::string sheet = ".a{color:red}.b{color:blue}noscript p{x:y}";
   const std::string out = Inline(sheet, page, false, false, /*beasties_0_4=*/true);
-  EXPECT_EQ(StyleOf(out), ".a{color:red}.b{color:blue}");
+  // the <style> paints where the stylesheet would: the handler's media
+  EXPECT_NE(out.find("<style media=\"screen\">.a{color:red}.b{color:blue}</style>"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("<link rel=stylesheet href=a.css media=\"print\" "
                      "onload=\"this.media='screen'\"><noscript><link rel=\"stylesheet\" "
                      "href=\"a.css\" media=\"screen\"></noscript></head>"),
