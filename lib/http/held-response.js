@@ -97,13 +97,6 @@ class HeldResponse extends Pipeline {
     this.wholeBody = false; // a stage (the response cache's fill) needs the route's whole body
     this.lending = false; // the response's `req` is a view lent to a framework's send (lendRequest)
     this.ownRequest = undefined; // the response's `req` while it is lent
-    // The client's validators, as it sent them (Koa's response cache takes them off the request
-    // so that its render is whole); the one 304 decision is made on them.
-    this.validators = {
-      'if-none-match': req.headers['if-none-match'],
-      'if-modified-since': req.headers['if-modified-since'],
-      'cache-control': req.headers['cache-control'], // Express's reading: no-cache means no 304
-    };
     beforeOwnMethods(res);
     res[HELD] = this;
     intercept(this);
@@ -294,7 +287,9 @@ class HeldResponse extends Pipeline {
   isFresh(tag) {
     const res = this.res;
     const lastModified = res.getHeader('Last-Modified');
-    return isNotModified(this.req.method, res.statusCode, this.validators, tag, lastModified, 'express');
+    // the client's validators as it sent them: no piece changes the request's headers (the
+    // response cache's fills ask for the whole body through the response, not the request)
+    return isNotModified(this.req.method, res.statusCode, this.req.headers, tag, lastModified, 'express');
   }
 }
 
