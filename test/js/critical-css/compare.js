@@ -102,7 +102,43 @@ function scanBlocks(css) {
   return root;
 }
 
+// A style rule holding nested rules or at-rules (NESTING).
+const nestedRule = (node) => node.children.length > 0;
+
+// A style rule one of whose selectors is a lone class / id attribute selector the browser reads
+// otherwise than beasties' class / id cache (PARTIAL_CLASS): `[class*=x]`, `^=`, `$=`, `|=`, `!=`,
+// `[class]`, an `i` flag.
+const LONE_ATTRIBUTE =
+  /^\[\s*(class|id)\s*(?:([~|^$*!]?=)\s*(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[^\]\s"']*)\s*([iIsS]?)\s*)?\]$/;
+function partialClassRule(node, css) {
+  if (node.children.length > 0) return false;
+  return css
+    .slice(node.prelude, node.open)
+    .split(',')
+    .some((group) => {
+      const m = LONE_ATTRIBUTE.exec(group.trim());
+      return m !== null && (m[2] === undefined || !['=', '~='].includes(m[2]) || /i/i.test(m[3]));
+    });
+}
+
+// A style rule one of whose selectors is pseudo-elements alone (PSEUDO_ONLY):
+// `::file-selector-button`, `::-webkit-datetime-edit`.
+function pseudoOnlyRule(node, css) {
+  if (node.children.length > 0) return false;
+  return css
+    .slice(node.prelude, node.open)
+    .split(',')
+    .some((group) => /^(?:::[-\w]+(?:\([^)]*\))?)+$/.test(group.trim()));
+}
+
 function withoutNestedRules(css, other = '') {
+  return withoutRules(css, other, nestedRule);
+}
+
+// css without each style rule `removable(node, css)` picks, at any at-rule depth, then every
+// at-rule that held such a rule and is left with nothing but whitespace, then the @keyframes and
+// @font-face only removed rules used (withoutFacesUsedOnlyBy).
+function withoutRules(css, other, removable) {
   const cuts = []; // [begin, end) ranges, in order
   // Post-order over blocks: returns true when `node` is removed.
   const visit = (node) => {
@@ -110,7 +146,7 @@ function withoutNestedRules(css, other = '') {
     for (const child of node.children) {
       if (child.close < 0) return false; // unclosed: leave it as it is
       if (child.at === null) {
-        if (child.children.length > 0) {
+        if (removable(child, css)) {
           cuts.push([child.start, child.end]);
           removedChild = true;
         }
@@ -224,33 +260,99 @@ function collectStyles(node, out = []) {
 // inlined nothing into). Null when the page keeps no nested rule. `other`: the page compared
 // with (withoutNestedRules' `other`: its <style> texts).
 function withoutNestedRulesPage(html, other = '') {
+  return withoutRulesPage(html, other, nestedRule);
+}
+
+function withoutRulesPage(html, other, removable) {
   const doc = parse5.parse(String(html));
   const elements = collectStyles(doc);
   const before = styles(doc);
   const others = styles(parse5.parse(String(other)));
-  const after = before.map((text, i) => withoutNestedRules(text, others[i] ?? ''));
+  const after = before.map((text, i) => withoutRules(text, others[i] ?? '', removable));
   if (after.every((t, i) => t === before[i])) return null;
   setStyles(doc, after.slice());
   dropStyles(doc, new Set(elements.filter((e, i) => after[i] !== before[i] && after[i].trim() === '')));
   return parse5.serialize(doc);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The second intended difference (docs/critical-css-differences.md, "a link's media"): ours
+// writes the link's `media` (not empty, not `all`) on the <style> it inlines before it, so the
+// critical CSS paints where the stylesheet would; beasties' <style> has no media.
+// withoutLinkMediaPage(html) is ours with that attribute removed from each <style> that is
+// followed (past scripts) by its deferred link (media="print") one of whose deferred media
+// (data-beasties-media, the onload's `this.media='…'`, ngCspMedia) is the same text, or `all`
+// (beasties writes `all` for a media it does not accept). Null when no <style> has one.
+
+const attr = (node, name) => (node.attrs || []).find((a) => a.name === name)?.value;
+
+function deferredMedia(link) {
+  const m = /^this\.media=["'](.*)["'];?$/.exec(attr(link, 'onload') ?? '');
+  return [attr(link, 'data-beasties-media'), attr(link, 'ngcspmedia'), m?.[1]].filter((v) => v !== undefined);
+}
+
+function stripLinkMedia(node, stripped) {
+  const children = node.childNodes || [];
+  children.forEach((child, i) => {
+    const media = child.nodeName === 'style' ? attr(child, 'media') : undefined;
+    if (media === undefined || media === '' || media === 'all') return;
+    let k = i + 1;
+    while (k < children.length && (children[k].nodeName === '#text' || children[k].nodeName === 'script')) k++;
+    const link = children[k];
+    if (!link || link.nodeName !== 'link' || attr(link, 'media') !== 'print') return;
+    const deferred = deferredMedia(link);
+    if (!deferred.includes(media) && !deferred.includes('all')) return;
+    child.attrs = child.attrs.filter((a) => a.name !== 'media');
+    stripped.count++;
+  });
+  for (const child of children) stripLinkMedia(child, stripped);
+  if (node.content) stripLinkMedia(node.content, stripped);
+}
+
+function withoutLinkMediaPage(html) {
+  const doc = parse5.parse(String(html));
+  const stripped = { count: 0 };
+  stripLinkMedia(doc, stripped);
+  return stripped.count === 0 ? null : parse5.serialize(doc);
+}
+
 // The one classifier of differences from beasties / Angular's processor: null when the same,
-// { documented: NESTING, difference } when the two differ only in style rules with nested rules
-// (both pages through withoutNestedRulesPage equal), { documented: null, difference } otherwise.
+// { documented, difference } when the two differ only by the documented classes: NESTING (both
+// pages through withoutNestedRulesPage equal), LINK_MEDIA (ours through withoutLinkMediaPage
+// equals theirs), or both (documented names them both); { documented: null, difference }
+// otherwise.
 const NESTING = 'css nesting: ours keeps a style rule with nested rules whose selectors match the page';
+const LINK_MEDIA = "a link's media: ours writes it on the inlined <style>";
+const PARTIAL_CLASS = 'a lone [class*=x] (^=, $=, |=): ours matches it as the browser does, not as a whole class';
+const PSEUDO_ONLY = 'a selector of pseudo-elements alone: ours keeps it, as the browser applies it';
+const RULE_CLASSES = [
+  [NESTING, nestedRule],
+  [PARTIAL_CLASS, partialClassRule],
+  [PSEUDO_ONLY, pseudoOnlyRule],
+];
 function classifyDifference(ours, theirs) {
   const difference = compareOutputs(ours, theirs);
   if (difference === null) return null;
-  const page = withoutNestedRulesPage(ours, theirs);
-  if (page !== null && compareOutputs(page, withoutNestedRulesPage(theirs, ours) ?? theirs) === null) {
-    return { documented: NESTING, difference };
+  const unmedia = withoutLinkMediaPage(ours);
+  if (unmedia !== null && compareOutputs(unmedia, theirs) === null) return { documented: LINK_MEDIA, difference };
+  const base = unmedia ?? String(ours);
+  const removes = (removable) =>
+    withoutRulesPage(base, theirs, removable) !== null || withoutRulesPage(theirs, base, removable) !== null;
+  // each class alone, then all of them together
+  for (const classes of [...RULE_CLASSES.map((c) => [c]), RULE_CLASSES]) {
+    const removable = (node, css) => classes.some(([, test]) => test(node, css));
+    const a = withoutRulesPage(base, theirs, removable);
+    const b = withoutRulesPage(theirs, base, removable);
+    if ((a !== null || b !== null) && compareOutputs(a ?? base, b ?? String(theirs)) === null) {
+      const names = classes.filter(([, test]) => classes.length === 1 || removes(test)).map(([name]) => name);
+      return { documented: [...names, ...(unmedia === null ? [] : [LINK_MEDIA])].join('; '), difference };
+    }
   }
   return { documented: null, difference };
 }
 
-// compareOutputs, with the documented nesting difference counted as the same.
-function compareOutputsAllowingNesting(ours, theirs) {
+// compareOutputs, with the documented differences (classifyDifference) counted as the same.
+function compareOutputsAllowingDocumented(ours, theirs) {
   const c = classifyDifference(ours, theirs);
   return c === null || c.documented ? null : c.difference;
 }
@@ -264,8 +366,12 @@ module.exports = {
   compareOutputs,
   styleTexts,
   classifyDifference,
-  compareOutputsAllowingNesting,
+  compareOutputsAllowingDocumented,
   withoutNestedRules,
   withoutNestedRulesPage,
+  withoutLinkMediaPage,
   NESTING,
+  LINK_MEDIA,
+  PARTIAL_CLASS,
+  PSEUDO_ONLY,
 };
