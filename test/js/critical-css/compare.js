@@ -110,25 +110,86 @@ const nestedRule = (node) => node.children.length > 0;
 // `[class]`, an `i` flag.
 const LONE_ATTRIBUTE =
   /^\[\s*(class|id)\s*(?:([~|^$*!]?=)\s*(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[^\]\s"']*)\s*([iIsS]?)\s*)?\]$/;
+// beasties drops pseudo-elements before it matches, so `[class^=x]::before` is read as `[class^=x]`
+const TRAILING_PSEUDO_ELEMENTS = /(?:::?(?:before|after|first-line|first-letter)|::[-\w]+(?:\([^)]*\))?)+$/;
+function isPartialClassGroup(group) {
+  const m = LONE_ATTRIBUTE.exec(group.trim().replace(TRAILING_PSEUDO_ELEMENTS, ''));
+  return m !== null && (m[2] === undefined || !['=', '~='].includes(m[2]) || /i/i.test(m[3]));
+}
+const isPseudoOnlyGroup = (group) => /^(?:::[-\w]+(?:\([^)]*\))?)+$/.test(group.trim());
+
 function partialClassRule(node, css) {
   if (node.children.length > 0) return false;
-  return css
-    .slice(node.prelude, node.open)
-    .split(',')
-    .some((group) => {
-      const m = LONE_ATTRIBUTE.exec(group.trim());
-      return m !== null && (m[2] === undefined || !['=', '~='].includes(m[2]) || /i/i.test(m[3]));
-    });
+  return splitGroups(css.slice(node.prelude, node.open)).some(isPartialClassGroup);
 }
 
 // A style rule one of whose selectors is pseudo-elements alone (PSEUDO_ONLY):
 // `::file-selector-button`, `::-webkit-datetime-edit`.
 function pseudoOnlyRule(node, css) {
   if (node.children.length > 0) return false;
-  return css
-    .slice(node.prelude, node.open)
-    .split(',')
-    .some((group) => /^(?:::[-\w]+(?:\([^)]*\))?)+$/.test(group.trim()));
+  return splitGroups(css.slice(node.prelude, node.open)).some(isPseudoOnlyGroup);
+}
+
+// A selector list's groups, split at the commas outside parentheses, brackets and strings.
+function splitGroups(prelude) {
+  const groups = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < prelude.length; i++) {
+    const c = prelude[i];
+    if (c === '\\') i++;
+    else if (c === '"' || c === "'") {
+      i++;
+      while (i < prelude.length && prelude[i] !== c) i += prelude[i] === '\\' ? 2 : 1;
+    } else if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (c === ',' && depth === 0) {
+      groups.push(prelude.slice(from, i));
+      from = i + 1;
+    }
+  }
+  groups.push(prelude.slice(from));
+  return groups;
+}
+
+// css with every style rule's selector list written one way (its groups trimmed, joined by `,`)
+// and without the groups `droppable` picks; a rule left with none is removed. Beasties drops a
+// list's groups that match nothing and keeps the others, so where ours keeps a group beasties'
+// reading drops (PARTIAL_CLASS, PSEUDO_ONLY), the two lists differ by that group alone.
+function withoutGroups(css, droppable) {
+  const edits = []; // [begin, end, text], in order
+  const visit = (node) => {
+    for (const child of node.children) {
+      if (child.close < 0) return;
+      if (child.at !== null) {
+        visit(child);
+        continue;
+      }
+      if (child.children.length > 0) continue; // nesting: NESTING's class
+      const groups = splitGroups(css.slice(child.prelude, child.open)).map((g) => g.trim());
+      const kept = groups.filter((g) => !droppable(g));
+      if (kept.length === 0) edits.push([child.start, child.end, '']);
+      else edits.push([child.prelude, child.open, kept.join(',')]);
+    }
+  };
+  visit(scanBlocks(css));
+  let out = '';
+  let k = 0;
+  for (const [b, e, text] of edits) {
+    out += css.slice(k, b) + text;
+    k = e;
+  }
+  return out + css.slice(k);
+}
+
+function withoutGroupsPage(html, droppable) {
+  const doc = parse5.parse(String(html));
+  const elements = collectStyles(doc);
+  const before = styles(doc);
+  const after = before.map((text) => withoutGroups(text, droppable));
+  setStyles(doc, after.slice());
+  dropStyles(doc, new Set(elements.filter((e, i) => after[i].trim() === '' && before[i].trim() !== '')));
+  return parse5.serialize(doc);
 }
 
 function withoutNestedRules(css, other = '') {
@@ -347,6 +408,27 @@ function classifyDifference(ours, theirs) {
       const names = classes.filter(([, test]) => classes.length === 1 || removes(test)).map(([name]) => name);
       return { documented: [...names, ...(unmedia === null ? [] : [LINK_MEDIA])].join('; '), difference };
     }
+  }
+  // the groups of a list (ours keeps `[class^=x]::before` or `::backdrop` beside groups both keep)
+  const GROUP_CLASSES = [
+    [PARTIAL_CLASS, isPartialClassGroup],
+    [PSEUDO_ONLY, isPseudoOnlyGroup],
+  ];
+  const droppable = (g) => GROUP_CLASSES.some(([, test]) => test(g));
+  const plain = () => false;
+  const a = withoutGroupsPage(base, droppable);
+  const b = withoutGroupsPage(theirs, droppable);
+  const same = (x, y) => compareOutputs(x, y) === null;
+  const nested = (x, y) => withoutRulesPage(x, y, nestedRule) ?? x;
+  if (same(a, b) || same(nested(a, b), nested(b, a))) {
+    const names = GROUP_CLASSES.filter(
+      ([, test]) =>
+        withoutGroupsPage(base, test) !== withoutGroupsPage(base, plain) ||
+        withoutGroupsPage(theirs, test) !== withoutGroupsPage(theirs, plain),
+    ).map(([name]) => name);
+    if (!same(a, b)) names.push(NESTING);
+    if (unmedia !== null) names.push(LINK_MEDIA);
+    if (names.length > 0) return { documented: names.join('; '), difference };
   }
   return { documented: null, difference };
 }
