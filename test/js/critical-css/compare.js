@@ -105,30 +105,20 @@ function scanBlocks(css) {
 // A style rule holding nested rules or at-rules (NESTING).
 const nestedRule = (node) => node.children.length > 0;
 
-// A style rule one of whose selectors is a lone class / id attribute selector the browser reads
-// otherwise than beasties' class / id cache (PARTIAL_CLASS): `[class*=x]`, `^=`, `$=`, `|=`, `!=`,
-// `[class]`, an `i` flag.
+// A selector (one group of a list) of the paint classes, which ours keeps where beasties drops it.
+// PARTIAL_CLASS: a lone class / id attribute selector the browser reads otherwise than beasties'
+// class / id cache (`[class*=x]`, `^=`, `$=`, `|=`, `!=`, `[class]`, an `i` flag), pseudo-elements
+// after it allowed (beasties drops them before it matches: `[class^=bi-]::before` is read as
+// `[class^=bi-]`, the class `bi-`).
 const LONE_ATTRIBUTE =
   /^\[\s*(class|id)\s*(?:([~|^$*!]?=)\s*(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[^\]\s"']*)\s*([iIsS]?)\s*)?\]$/;
-// beasties drops pseudo-elements before it matches, so `[class^=x]::before` is read as `[class^=x]`
 const TRAILING_PSEUDO_ELEMENTS = /(?:::?(?:before|after|first-line|first-letter)|::[-\w]+(?:\([^)]*\))?)+$/;
 function isPartialClassGroup(group) {
   const m = LONE_ATTRIBUTE.exec(group.trim().replace(TRAILING_PSEUDO_ELEMENTS, ''));
   return m !== null && (m[2] === undefined || !['=', '~='].includes(m[2]) || /i/i.test(m[3]));
 }
+// PSEUDO_ONLY: pseudo-elements alone (`::file-selector-button`, `::-moz-placeholder`).
 const isPseudoOnlyGroup = (group) => /^(?:::[-\w]+(?:\([^)]*\))?)+$/.test(group.trim());
-
-function partialClassRule(node, css) {
-  if (node.children.length > 0) return false;
-  return splitGroups(css.slice(node.prelude, node.open)).some(isPartialClassGroup);
-}
-
-// A style rule one of whose selectors is pseudo-elements alone (PSEUDO_ONLY):
-// `::file-selector-button`, `::-webkit-datetime-edit`.
-function pseudoOnlyRule(node, css) {
-  if (node.children.length > 0) return false;
-  return splitGroups(css.slice(node.prelude, node.open)).some(isPseudoOnlyGroup);
-}
 
 // A selector list's groups, split at the commas outside parentheses, brackets and strings.
 function splitGroups(prelude) {
@@ -152,44 +142,106 @@ function splitGroups(prelude) {
   return groups;
 }
 
-// css with every style rule's selector list written one way (its groups trimmed, joined by `,`)
-// and without the groups `droppable` picks; a rule left with none is removed. Beasties drops a
-// list's groups that match nothing and keeps the others, so where ours keeps a group beasties'
-// reading drops (PARTIAL_CLASS, PSEUDO_ONLY), the two lists differ by that group alone.
-function withoutGroups(css, droppable) {
-  const edits = []; // [begin, end, text], in order
-  const visit = (node) => {
+// The style rules of css without nested blocks, in order: each with the at-rules around it
+// (`context`: their preludes), its groups (trimmed) and its block's text.
+function leafRules(css) {
+  const rules = [];
+  const visit = (node, context) => {
     for (const child of node.children) {
       if (child.close < 0) return;
       if (child.at !== null) {
-        visit(child);
-        continue;
+        visit(child, `${context}${css.slice(child.prelude, child.open).trim()}{`);
+      } else if (child.children.length === 0) {
+        const groups = splitGroups(css.slice(child.prelude, child.open)).map((g) => g.trim());
+        rules.push({ node: child, context, groups, block: css.slice(child.open, child.end) });
       }
-      if (child.children.length > 0) continue; // nesting: NESTING's class
-      const groups = splitGroups(css.slice(child.prelude, child.open)).map((g) => g.trim());
-      const kept = groups.filter((g) => !droppable(g));
-      if (kept.length === 0) edits.push([child.start, child.end, '']);
-      else edits.push([child.prelude, child.open, kept.join(',')]);
     }
   };
-  visit(scanBlocks(css));
-  let out = '';
-  let k = 0;
-  for (const [b, e, text] of edits) {
-    out += css.slice(k, b) + text;
-    k = e;
-  }
-  return out + css.slice(k);
+  visit(scanBlocks(css), '');
+  return rules;
 }
 
-function withoutGroupsPage(html, droppable) {
+// The groups `ours` has beyond `theirs` when theirs is ours with some groups taken out, each of
+// them one `droppable` picks; null otherwise (theirs has a group ours lacks, or ours has another).
+function extraGroups(ours, theirs, droppable) {
+  const extra = [];
+  let j = 0;
+  for (const group of ours) {
+    if (j < theirs.length && group === theirs[j]) j++;
+    else if (droppable(group)) extra.push(group);
+    else return null;
+  }
+  return j === theirs.length ? extra : null;
+}
+
+// One direction only: css (ours) without the groups of the paint classes (`classes`: [name,
+// test]) that it keeps and `other` (beasties') drops. Ours' style rules are walked beside
+// beasties' in order: a rule with the same at-rules and block whose groups are beasties' plus
+// some of those classes loses them (the rest joined as postcss joins a filtered list, by the
+// list's first separator); a rule of those classes alone that beasties lacks is removed, then an
+// at-rule left empty by that and the @keyframes / @font-face only it used (withoutRules). A group
+// beasties keeps and ours drops, or of another kind, is never taken out: the comparison after
+// this sees it. { css, names: the classes taken out }.
+function withoutOwnGroups(css, other, classes) {
+  const classOf = (group) => classes.find(([, test]) => test(group))?.[0];
+  const droppable = (group) => classOf(group) !== undefined;
+  const theirs = leafRules(other);
+  const names = new Set();
+  const edits = []; // [begin, end, text], in order
+  const removed = []; // starts of the rules removed whole
+  let j = 0;
+  for (const rule of leafRules(css)) {
+    const t = theirs[j];
+    let extra =
+      t && t.context === rule.context && t.block === rule.block ? extraGroups(rule.groups, t.groups, droppable) : null;
+    if (extra !== null) {
+      j++;
+      if (extra.length > 0) {
+        const prelude = css.slice(rule.node.prelude, rule.node.open);
+        const between = /\s*$/.exec(prelude)[0];
+        edits.push([rule.node.prelude, rule.node.open, t.groups.join(/,\s*/.exec(prelude)[0]) + between]);
+      }
+    } else if (rule.groups.every(droppable)) {
+      extra = rule.groups;
+      removed.push(rule.node.start);
+    } else {
+      continue;
+    }
+    for (const group of extra) names.add(classOf(group));
+  }
+  let out = '';
+  let k = 0;
+  let shift = 0;
+  const starts = new Set();
+  let r = 0;
+  for (const [b, e, text] of edits) {
+    for (; r < removed.length && removed[r] < b; r++) starts.add(removed[r] + shift);
+    out += css.slice(k, b) + text;
+    shift += text.length - (e - b);
+    k = e;
+  }
+  for (; r < removed.length; r++) starts.add(removed[r] + shift);
+  out += css.slice(k);
+  return { css: starts.size === 0 ? out : withoutRules(out, other, (node) => starts.has(node.start)), names };
+}
+
+// A page (ours) through withoutOwnGroups, each <style> against the same <style> of `other`, a
+// <style> left empty removed: { html, names } or null when nothing was taken out.
+function withoutOwnGroupsPage(html, other, classes) {
   const doc = parse5.parse(String(html));
   const elements = collectStyles(doc);
   const before = styles(doc);
-  const after = before.map((text) => withoutGroups(text, droppable));
+  const others = styles(parse5.parse(String(other)));
+  const names = new Set();
+  const after = before.map((text, i) => {
+    const result = withoutOwnGroups(text, others[i] ?? '', classes);
+    for (const name of result.names) names.add(name);
+    return result.css;
+  });
+  if (names.size === 0) return null;
   setStyles(doc, after.slice());
-  dropStyles(doc, new Set(elements.filter((e, i) => after[i].trim() === '' && before[i].trim() !== '')));
-  return parse5.serialize(doc);
+  dropStyles(doc, new Set(elements.filter((e, i) => after[i] !== before[i] && after[i].trim() === '')));
+  return { html: parse5.serialize(doc), names: classes.map(([name]) => name).filter((n) => names.has(n)) };
 }
 
 function withoutNestedRules(css, other = '') {
@@ -378,57 +430,38 @@ function withoutLinkMediaPage(html) {
 }
 
 // The one classifier of differences from beasties / Angular's processor: null when the same,
-// { documented, difference } when the two differ only by the documented classes: NESTING (both
-// pages through withoutNestedRulesPage equal), LINK_MEDIA (ours through withoutLinkMediaPage
-// equals theirs), or both (documented names them both); { documented: null, difference }
-// otherwise.
+// { documented, difference } when the two differ only by the documented classes (documented names
+// each one found), { documented: null, difference } otherwise:
+// - LINK_MEDIA: ours equals theirs once withoutLinkMediaPage takes the media off ours' <style>;
+// - PARTIAL_CLASS, PSEUDO_ONLY: ours keeps groups (selectors of a list, or whole rules) of those
+//   classes that beasties drops: equal once withoutOwnGroupsPage takes them out of ours (never
+//   out of beasties': a group beasties keeps and ours drops stays a difference);
+// - NESTING: both pages through withoutNestedRulesPage equal (ours keeps such rules whole,
+//   beasties drops them or keeps parts: either side has what the other lacks).
 const NESTING = 'css nesting: ours keeps a style rule with nested rules whose selectors match the page';
 const LINK_MEDIA = "a link's media: ours writes it on the inlined <style>";
 const PARTIAL_CLASS = 'a lone [class*=x] (^=, $=, |=): ours matches it as the browser does, not as a whole class';
 const PSEUDO_ONLY = 'a selector of pseudo-elements alone: ours keeps it, as the browser applies it';
-const RULE_CLASSES = [
-  [NESTING, nestedRule],
-  [PARTIAL_CLASS, partialClassRule],
-  [PSEUDO_ONLY, pseudoOnlyRule],
+const GROUP_CLASSES = [
+  [PARTIAL_CLASS, isPartialClassGroup],
+  [PSEUDO_ONLY, isPseudoOnlyGroup],
 ];
 function classifyDifference(ours, theirs) {
   const difference = compareOutputs(ours, theirs);
   if (difference === null) return null;
+  const other = String(theirs);
   const unmedia = withoutLinkMediaPage(ours);
-  if (unmedia !== null && compareOutputs(unmedia, theirs) === null) return { documented: LINK_MEDIA, difference };
   const base = unmedia ?? String(ours);
-  const removes = (removable) =>
-    withoutRulesPage(base, theirs, removable) !== null || withoutRulesPage(theirs, base, removable) !== null;
-  // each class alone, then all of them together
-  for (const classes of [...RULE_CLASSES.map((c) => [c]), RULE_CLASSES]) {
-    const removable = (node, css) => classes.some(([, test]) => test(node, css));
-    const a = withoutRulesPage(base, theirs, removable);
-    const b = withoutRulesPage(theirs, base, removable);
-    if ((a !== null || b !== null) && compareOutputs(a ?? base, b ?? String(theirs)) === null) {
-      const names = classes.filter(([, test]) => classes.length === 1 || removes(test)).map(([name]) => name);
-      return { documented: [...names, ...(unmedia === null ? [] : [LINK_MEDIA])].join('; '), difference };
+  const media = unmedia === null ? [] : [LINK_MEDIA];
+  const same = (a, b) => compareOutputs(a, b) === null;
+  const grouped = withoutOwnGroupsPage(base, other, GROUP_CLASSES);
+  for (const [page, names] of [[base, []], ...(grouped === null ? [] : [[grouped.html, grouped.names]])]) {
+    if (same(page, other)) return { documented: [...names, ...media].join('; '), difference };
+    const a = withoutRulesPage(page, other, nestedRule);
+    const b = withoutRulesPage(other, page, nestedRule);
+    if ((a !== null || b !== null) && same(a ?? page, b ?? other)) {
+      return { documented: [NESTING, ...names, ...media].join('; '), difference };
     }
-  }
-  // the groups of a list (ours keeps `[class^=x]::before` or `::backdrop` beside groups both keep)
-  const GROUP_CLASSES = [
-    [PARTIAL_CLASS, isPartialClassGroup],
-    [PSEUDO_ONLY, isPseudoOnlyGroup],
-  ];
-  const droppable = (g) => GROUP_CLASSES.some(([, test]) => test(g));
-  const plain = () => false;
-  const a = withoutGroupsPage(base, droppable);
-  const b = withoutGroupsPage(theirs, droppable);
-  const same = (x, y) => compareOutputs(x, y) === null;
-  const nested = (x, y) => withoutRulesPage(x, y, nestedRule) ?? x;
-  if (same(a, b) || same(nested(a, b), nested(b, a))) {
-    const names = GROUP_CLASSES.filter(
-      ([, test]) =>
-        withoutGroupsPage(base, test) !== withoutGroupsPage(base, plain) ||
-        withoutGroupsPage(theirs, test) !== withoutGroupsPage(theirs, plain),
-    ).map(([name]) => name);
-    if (!same(a, b)) names.push(NESTING);
-    if (unmedia !== null) names.push(LINK_MEDIA);
-    if (names.length > 0) return { documented: names.join('; '), difference };
   }
   return { documented: null, difference };
 }

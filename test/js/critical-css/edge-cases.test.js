@@ -70,7 +70,7 @@ test("the nesting classifier's remover: style rules with a nested block, and at-
   );
 });
 
-test('the classifier accepts a link media on ours <style>, lone [class*=x] and pseudo-element rules, nothing near them', () => {
+test('the classifier accepts a link media on ours <style>, lone [class*=x] and pseudo-element groups ours keeps, nothing near them', () => {
   const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY } = require('./compare.js');
   const link = '<link rel=stylesheet href=s.css media=print data-beasties-media="(min-width: 9px)">';
   const page = (style) => `<html><head>${style}${link}</head><body></body></html>`;
@@ -78,7 +78,6 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x] and p
     ['<style>.a{b:1}[class*=x]{c:2}</style>', '<style>.a{b:1}</style>', PARTIAL_CLASS],
     ['<style>.a{b:1}@media (x){[class^=x]{c:2}}</style>', '<style>.a{b:1}</style>', PARTIAL_CLASS],
     ['<style>[class$=x]{c:2}</style>', '', PARTIAL_CLASS],
-    ['<style>.a{b:1}</style>', '<style>.a{b:1}[id|=x]{c:2}</style>', PARTIAL_CLASS],
     ['<style media="(min-width: 9px)">.a{b:1}</style>', '<style>.a{b:1}</style>', LINK_MEDIA],
     ['<style media="(min-width: 9px)">[class|=x]{c:2}</style>', '', `${PARTIAL_CLASS}; ${LINK_MEDIA}`],
     ['<style>.a{b:1}::file-selector-button{c:2}</style>', '<style>.a{b:1}</style>', PSEUDO_ONLY],
@@ -93,8 +92,25 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x] and p
     ['<style>.a{b:1}[class=x]{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}[class*=x] p{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}input::file-selector-button{c:2}</style>', '<style>.a{b:1}</style>', null],
-    // a list mixing such a selector with others, which beasties keeps filtered: not accepted
-    ['<style>::-webkit-datetime-edit,.a{c:2}</style>', '<style>.a{c:2}</style>', null],
+    // such groups in a list, beside groups both keep (beasties filters the list)
+    ['<style>::-webkit-datetime-edit,.a{c:2}</style>', '<style>.a{c:2}</style>', PSEUDO_ONLY],
+    [
+      '<style>.a,[class^=bi-]::before,::backdrop{c:2}</style>',
+      '<style>.a{c:2}</style>',
+      `${PARTIAL_CLASS}; ${PSEUDO_ONLY}`,
+    ],
+    ['<style>.a, ::backdrop, .b {c:2}</style>', '<style>.a, .b {c:2}</style>', PSEUDO_ONLY],
+    ['<style>@media (x){.b{d:1}::backdrop{c:2}}</style>', '<style>@media (x){.b{d:1}}</style>', PSEUDO_ONLY],
+    ['<style>.a{b:1}@media (x){::backdrop{c:2}}</style>', '<style>.a{b:1}</style>', PSEUDO_ONLY],
+    // one direction only: a group beasties keeps and ours drops, in a list or alone, is not accepted
+    ['<style>.a{b:1}</style>', '<style>.a{b:1}[id|=x]{c:2}</style>', null],
+    ['<style>.a{c:2}</style>', '<style>::-webkit-datetime-edit,.a{c:2}</style>', null],
+    ['<style>.a,::backdrop{c:2}</style>', '<style>.a,[class*=x]{c:2}</style>', null],
+    ['<style>[class*=x]{c:2}</style>', '<style>[class*=x],[class*=y]{c:2}</style>', null],
+    // nor another group beside them, nor a group in another block or place
+    ['<style>.y,::backdrop,.a{c:2}</style>', '<style>.a{c:2}</style>', null],
+    ['<style>::backdrop,.a{c:3}</style>', '<style>.a{c:2}</style>', null],
+    ['<style>@media (y){::backdrop,.a{c:2}}</style>', '<style>@media (x){.a{c:2}}</style>', null],
     ['<style media="(min-width: 8px)">.a{b:1}</style>', '<style>.a{b:1}</style>', null],
     ['<style media="(min-width: 9px)">.a{b:2}</style>', '<style>.a{b:1}</style>', null],
   ];
