@@ -117,8 +117,11 @@ function isPartialClassGroup(group) {
   const m = LONE_ATTRIBUTE.exec(group.trim().replace(TRAILING_PSEUDO_ELEMENTS, ''));
   return m !== null && (m[2] === undefined || !['=', '~='].includes(m[2]) || /i/i.test(m[3]));
 }
-// PSEUDO_ONLY: pseudo-elements alone (`::file-selector-button`, `::-moz-placeholder`).
-const isPseudoOnlyGroup = (group) => /^(?:::[-\w]+(?:\([^)]*\))?)+$/.test(group.trim());
+// PSEUDO_ONLY: a pseudo-element first and nothing but pseudo-elements and -classes
+// (`::file-selector-button`, `::-moz-placeholder`, `::-webkit-scrollbar-thumb:hover`): beasties'
+// normalization (its pattern, below) leaves nothing to match; ours keeps it as `*::x`.
+const PSEUDO = /(?<!\\)::?[a-z-]+(?:\(.+\))?/gi;
+const isPseudoOnlyGroup = (group) => group.trim().startsWith('::') && group.replace(PSEUDO, '').trim() === '';
 
 // A selector list's groups, split at the commas outside parentheses, brackets and strings.
 function splitGroups(prelude) {

@@ -92,6 +92,8 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x] and p
     ['<style>.a{b:1}[class=x]{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}[class*=x] p{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}input::file-selector-button{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}:hover{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}:-ms-input-placeholder{c:2}</style>', '<style>.a{b:1}</style>', null],
     // such groups in a list, beside groups both keep (beasties filters the list)
     ['<style>::-webkit-datetime-edit,.a{c:2}</style>', '<style>.a{c:2}</style>', PSEUDO_ONLY],
     [
@@ -102,6 +104,8 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x] and p
     ['<style>.a, ::backdrop, .b {c:2}</style>', '<style>.a, .b {c:2}</style>', PSEUDO_ONLY],
     ['<style>@media (x){.b{d:1}::backdrop{c:2}}</style>', '<style>@media (x){.b{d:1}}</style>', PSEUDO_ONLY],
     ['<style>.a{b:1}@media (x){::backdrop{c:2}}</style>', '<style>.a{b:1}</style>', PSEUDO_ONLY],
+    // a pseudo-element, then pseudo-classes (beasties' normalization leaves nothing either)
+    ['<style>::-webkit-scrollbar-thumb:hover{c:2}</style>', '', PSEUDO_ONLY],
     // one direction only: a group beasties keeps and ours drops, in a list or alone, is not accepted
     ['<style>.a{b:1}</style>', '<style>.a{b:1}[id|=x]{c:2}</style>', null],
     ['<style>.a{c:2}</style>', '<style>::-webkit-datetime-edit,.a{c:2}</style>', null],
