@@ -106,21 +106,21 @@ function scanBlocks(css) {
 const nestedRule = (node) => node.children.length > 0;
 
 // A selector (one group of a list) of the paint classes, which ours keeps where beasties drops it.
-// PARTIAL_CLASS: a lone class / id attribute selector the browser reads otherwise than beasties'
-// class / id cache (`[class*=x]`, `^=`, `$=`, `|=`, `!=`, `[class]`, an `i` flag), pseudo-elements
-// after it allowed (beasties drops them before it matches: `[class^=bi-]::before` is read as
-// `[class^=bi-]`, the class `bi-`).
+// Both read it as beasties does, after its normalization takes pseudo-classes and -elements out
+// (its pattern: PSEUDO).
+const PSEUDO = /(?<!\\)::?[a-z-]+(?:\(.+\))?/gi;
+// PARTIAL_CLASS: what is left is a lone class / id attribute selector that beasties' class / id
+// cache reads as the whole class or id and the browser does not (`[class*=x]`, `^=`, `$=`, `|=`,
+// `!=`, `[class]`, an `i` flag): `[class^=bi-]::before` is read as the class `bi-`.
 const LONE_ATTRIBUTE =
   /^\[\s*(class|id)\s*(?:([~|^$*!]?=)\s*(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[^\]\s"']*)\s*([iIsS]?)\s*)?\]$/;
-const TRAILING_PSEUDO_ELEMENTS = /(?:::?(?:before|after|first-line|first-letter)|::[-\w]+(?:\([^)]*\))?)+$/;
 function isPartialClassGroup(group) {
-  const m = LONE_ATTRIBUTE.exec(group.trim().replace(TRAILING_PSEUDO_ELEMENTS, ''));
+  const m = LONE_ATTRIBUTE.exec(group.replace(PSEUDO, '').trim());
   return m !== null && (m[2] === undefined || !['=', '~='].includes(m[2]) || /i/i.test(m[3]));
 }
-// PSEUDO_ONLY: a pseudo-element first and nothing but pseudo-elements and -classes
-// (`::file-selector-button`, `::-moz-placeholder`, `::-webkit-scrollbar-thumb:hover`): beasties'
-// normalization (its pattern, below) leaves nothing to match; ours keeps it as `*::x`.
-const PSEUDO = /(?<!\\)::?[a-z-]+(?:\(.+\))?/gi;
+// PSEUDO_ONLY: a pseudo-element first, nothing left (`::file-selector-button`,
+// `::-moz-placeholder`, `::-webkit-scrollbar-thumb:hover`); ours keeps it as the browser applies
+// it, as `*::x`.
 const isPseudoOnlyGroup = (group) => group.trim().startsWith('::') && group.replace(PSEUDO, '').trim() === '';
 
 // A selector list's groups, split at the commas outside parentheses, brackets and strings.

@@ -78,6 +78,7 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x] and p
     ['<style>.a{b:1}[class*=x]{c:2}</style>', '<style>.a{b:1}</style>', PARTIAL_CLASS],
     ['<style>.a{b:1}@media (x){[class^=x]{c:2}}</style>', '<style>.a{b:1}</style>', PARTIAL_CLASS],
     ['<style>[class$=x]{c:2}</style>', '', PARTIAL_CLASS],
+    ['<style>.a{b:1}[class*=x]:hover,[class^=x]:not(.y)::after{c:2}</style>', '<style>.a{b:1}</style>', PARTIAL_CLASS],
     ['<style media="(min-width: 9px)">.a{b:1}</style>', '<style>.a{b:1}</style>', LINK_MEDIA],
     ['<style media="(min-width: 9px)">[class|=x]{c:2}</style>', '', `${PARTIAL_CLASS}; ${LINK_MEDIA}`],
     ['<style>.a{b:1}::file-selector-button{c:2}</style>', '<style>.a{b:1}</style>', PSEUDO_ONLY],
