@@ -98,6 +98,9 @@ class PageProcessor {
     int32_t copy = -1;      // the synthetic <link> in it
     int32_t script = -1;    // synthetic nonce'd <script>
     std::string sheet;      // the critical CSS
+    // The link's media when it is not empty or `all`, written on the <style>: the inlined CSS
+    // paints where the stylesheet would (not under `print`, nor at a width the query excludes).
+    std::string style_media;
     bool style_removed = false;
     // Angular 21 undid a previous pass's deferral of this link: its media back from the
     // onload handler, the handler and the <noscript> copy after it removed.

@@ -123,6 +123,11 @@ void PageProcessor::AddLinkEdits(const LinkWork& w, const std::string& nonce_att
     if (!facts_.nonce.empty() && (options_.media_script || (L.parent == head && head >= 0))) {
       s += nonce_attr;
     }
+    if (!w.style_media.empty()) {
+      s += " media=\"";
+      AppendAttributeValue(w.style_media, &s);
+      s.push_back('"');
+    }
     s.push_back('>');
     result->inlined_bytes += w.sheet.size();
     ++result->styles_inlined;

@@ -371,9 +371,21 @@ void PageProcessor::DeferLink(LinkWork* w) {
   std::string_view value;
   w->style = AddSynthetic("style", parent, doc_.elements[L].prev, L);
   std::string media = "all";
-  if (GetAttribute(doc_, L, "media", &value) && !value.empty() &&
-      MediaUsable(value, options_.beasties_0_4)) {
-    media.assign(value);
+  if (GetAttribute(doc_, L, "media", &value) && !value.empty()) {
+    if (value != "all") w->style_media.assign(value);
+    if (MediaUsable(value, options_.beasties_0_4)) media.assign(value);
+  }
+  // A link the page deferred itself (media="print" and a handler or data-beasties-media
+  // setting its media): the <style> paints where the loaded stylesheet would.
+  std::string_view handler;
+  std::string handler_media;
+  if (w->style_media == "print") {
+    if (GetAttribute(doc_, L, "onload", &handler) && MatchMediaHandler(handler, &handler_media)) {
+      w->style_media = handler_media;
+    } else if (GetAttribute(doc_, L, "data-beasties-media", &handler)) {
+      w->style_media.assign(handler);
+    }
+    if (w->style_media == "all") w->style_media.clear();
   }
   if (options_.noscript_fallback && w->href.find("</noscript>") == std::string::npos) {
     w->noscript = AddSynthetic("noscript", parent, L, doc_.elements[L].next);

@@ -622,13 +622,31 @@ CompiledSelector CompileSelector(std::string_view selector, const Limits& limits
   }
   if (selector.size() > limits.max_selector_bytes) return out;  // kNever
   const std::string normalized = NormalizeSelector(selector);
-  if (normalized.empty()) return out;
+  if (normalized.empty()) {
+    // Pseudo-elements alone (`::file-selector-button`, `::-webkit-datetime-edit`): beasties'
+    // normalization leaves nothing and drops the rule; the browser applies it wherever the
+    // element has that part, as `*::x`: kept (docs/critical-css-differences.md).
+    const std::string_view trimmed = JsTrim(selector);
+    if (trimmed.size() > 2 && trimmed[0] == ':' && trimmed[1] == ':')
+      out.mode = SelectorMode::kAlways;
+    return out;
+  }
   std::vector<std::vector<Token>> groups;
   if (!ParseSelectorGroups(normalized, &groups)) return out;
   // beasties' cache shortcut: every group a single token, at least one of them class / id.
+  // Taken only where the cache reads the token as the browser does (`.x`, `#x`, `[class=x]`,
+  // `[class~=x]`): beasties also reads `[class*=x]`, `^=`, `$=`, `|=`, `[class]` and an `i`
+  // flag as the whole class `x`, leaving out rules that paint (docs/critical-css-differences.md);
+  // those go through css-select's matching.
   bool all_single = !groups.empty();
   for (const auto& g : groups) {
-    if (g.size() != 1) all_single = false;
+    if (g.size() != 1) {
+      all_single = false;
+    } else if (g[0].type == TokenType::kAttribute && (g[0].name == "class" || g[0].name == "id") &&
+               ((g[0].action != AttrAction::kElement && g[0].action != AttrAction::kEquals) ||
+                g[0].ignore_case == 1)) {
+      all_single = false;
+    }
   }
   if (all_single) {
     std::vector<FastToken> fast;

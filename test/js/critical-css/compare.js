@@ -102,7 +102,159 @@ function scanBlocks(css) {
   return root;
 }
 
+// A style rule holding nested rules or at-rules (NESTING).
+const nestedRule = (node) => node.children.length > 0;
+
+// A selector (one group of a list) of the paint classes, which ours keeps where beasties drops it.
+// Both read it as beasties does, after its normalization takes pseudo-classes and -elements out
+// (its pattern: PSEUDO).
+const PSEUDO = /(?<!\\)::?[a-z-]+(?:\(.+\))?/gi;
+// PARTIAL_CLASS: what is left is a lone class / id attribute selector that beasties' class / id
+// cache reads as the whole class or id and the browser does not (`[class*=x]`, `^=`, `$=`, `|=`,
+// `!=`, `[class]`, an `i` flag): `[class^=bi-]::before` is read as the class `bi-`.
+const LONE_ATTRIBUTE =
+  /^\[\s*(class|id)\s*(?:([~|^$*!]?=)\s*(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|[^\]\s"']*)\s*([iIsS]?)\s*)?\]$/;
+function isPartialClassGroup(group) {
+  const m = LONE_ATTRIBUTE.exec(group.replace(PSEUDO, '').trim());
+  return m !== null && (m[2] === undefined || !['=', '~='].includes(m[2]) || /i/i.test(m[3]));
+}
+// PSEUDO_ONLY: a pseudo-element first, nothing left (`::file-selector-button`,
+// `::-moz-placeholder`, `::-webkit-scrollbar-thumb:hover`); ours keeps it as the browser applies
+// it, as `*::x`.
+const isPseudoOnlyGroup = (group) => group.trim().startsWith('::') && group.replace(PSEUDO, '').trim() === '';
+
+// A selector list's groups, split at the commas outside parentheses, brackets and strings.
+function splitGroups(prelude) {
+  const groups = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < prelude.length; i++) {
+    const c = prelude[i];
+    if (c === '\\') i++;
+    else if (c === '"' || c === "'") {
+      i++;
+      while (i < prelude.length && prelude[i] !== c) i += prelude[i] === '\\' ? 2 : 1;
+    } else if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (c === ',' && depth === 0) {
+      groups.push(prelude.slice(from, i));
+      from = i + 1;
+    }
+  }
+  groups.push(prelude.slice(from));
+  return groups;
+}
+
+// The style rules of css without nested blocks, in order: each with the at-rules around it
+// (`context`: their preludes), its groups (trimmed) and its block's text.
+function leafRules(css) {
+  const rules = [];
+  const visit = (node, context) => {
+    for (const child of node.children) {
+      if (child.close < 0) return;
+      if (child.at !== null) {
+        visit(child, `${context}${css.slice(child.prelude, child.open).trim()}{`);
+      } else if (child.children.length === 0) {
+        const groups = splitGroups(css.slice(child.prelude, child.open)).map((g) => g.trim());
+        rules.push({ node: child, context, groups, block: css.slice(child.open, child.end) });
+      }
+    }
+  };
+  visit(scanBlocks(css), '');
+  return rules;
+}
+
+// The groups `ours` has beyond `theirs` when theirs is ours with some groups taken out, each of
+// them one `droppable` picks; null otherwise (theirs has a group ours lacks, or ours has another).
+function extraGroups(ours, theirs, droppable) {
+  const extra = [];
+  let j = 0;
+  for (const group of ours) {
+    if (j < theirs.length && group === theirs[j]) j++;
+    else if (droppable(group)) extra.push(group);
+    else return null;
+  }
+  return j === theirs.length ? extra : null;
+}
+
+// One direction only: css (ours) without the groups of the paint classes (`classes`: [name,
+// test]) that it keeps and `other` (beasties') drops. Ours' style rules are walked beside
+// beasties' in order: a rule with the same at-rules and block whose groups are beasties' plus
+// some of those classes loses them (the rest joined as postcss joins a filtered list, by the
+// list's first separator); a rule of those classes alone that beasties lacks is removed, then an
+// at-rule left empty by that and the @keyframes / @font-face only it used (withoutRules). A group
+// beasties keeps and ours drops, or of another kind, is never taken out: the comparison after
+// this sees it. { css, names: the classes taken out }.
+function withoutOwnGroups(css, other, classes) {
+  const classOf = (group) => classes.find(([, test]) => test(group))?.[0];
+  const droppable = (group) => classOf(group) !== undefined;
+  const theirs = leafRules(other);
+  const names = new Set();
+  const edits = []; // [begin, end, text], in order
+  const removed = []; // starts of the rules removed whole
+  let j = 0;
+  for (const rule of leafRules(css)) {
+    const t = theirs[j];
+    let extra =
+      t && t.context === rule.context && t.block === rule.block ? extraGroups(rule.groups, t.groups, droppable) : null;
+    if (extra !== null) {
+      j++;
+      if (extra.length > 0) {
+        const prelude = css.slice(rule.node.prelude, rule.node.open);
+        const between = /\s*$/.exec(prelude)[0];
+        edits.push([rule.node.prelude, rule.node.open, t.groups.join(/,\s*/.exec(prelude)[0]) + between]);
+      }
+    } else if (rule.groups.every(droppable)) {
+      extra = rule.groups;
+      removed.push(rule.node.start);
+    } else {
+      continue;
+    }
+    for (const group of extra) names.add(classOf(group));
+  }
+  let out = '';
+  let k = 0;
+  let shift = 0;
+  const starts = new Set();
+  let r = 0;
+  for (const [b, e, text] of edits) {
+    for (; r < removed.length && removed[r] < b; r++) starts.add(removed[r] + shift);
+    out += css.slice(k, b) + text;
+    shift += text.length - (e - b);
+    k = e;
+  }
+  for (; r < removed.length; r++) starts.add(removed[r] + shift);
+  out += css.slice(k);
+  return { css: starts.size === 0 ? out : withoutRules(out, other, (node) => starts.has(node.start)), names };
+}
+
+// A page (ours) through withoutOwnGroups, each <style> against the same <style> of `other`, a
+// <style> left empty removed: { html, names } or null when nothing was taken out.
+function withoutOwnGroupsPage(html, other, classes) {
+  const doc = parse5.parse(String(html));
+  const elements = collectStyles(doc);
+  const before = styles(doc);
+  const others = styles(parse5.parse(String(other)));
+  const names = new Set();
+  const after = before.map((text, i) => {
+    const result = withoutOwnGroups(text, others[i] ?? '', classes);
+    for (const name of result.names) names.add(name);
+    return result.css;
+  });
+  if (names.size === 0) return null;
+  setStyles(doc, after.slice());
+  dropStyles(doc, new Set(elements.filter((e, i) => after[i] !== before[i] && after[i].trim() === '')));
+  return { html: parse5.serialize(doc), names: classes.map(([name]) => name).filter((n) => names.has(n)) };
+}
+
 function withoutNestedRules(css, other = '') {
+  return withoutRules(css, other, nestedRule);
+}
+
+// css without each style rule `removable(node, css)` picks, at any at-rule depth, then every
+// at-rule that held such a rule and is left with nothing but whitespace, then the @keyframes and
+// @font-face only removed rules used (withoutFacesUsedOnlyBy).
+function withoutRules(css, other, removable) {
   const cuts = []; // [begin, end) ranges, in order
   // Post-order over blocks: returns true when `node` is removed.
   const visit = (node) => {
@@ -110,7 +262,7 @@ function withoutNestedRules(css, other = '') {
     for (const child of node.children) {
       if (child.close < 0) return false; // unclosed: leave it as it is
       if (child.at === null) {
-        if (child.children.length > 0) {
+        if (removable(child, css)) {
           cuts.push([child.start, child.end]);
           removedChild = true;
         }
@@ -224,33 +376,101 @@ function collectStyles(node, out = []) {
 // inlined nothing into). Null when the page keeps no nested rule. `other`: the page compared
 // with (withoutNestedRules' `other`: its <style> texts).
 function withoutNestedRulesPage(html, other = '') {
+  return withoutRulesPage(html, other, nestedRule);
+}
+
+function withoutRulesPage(html, other, removable) {
   const doc = parse5.parse(String(html));
   const elements = collectStyles(doc);
   const before = styles(doc);
   const others = styles(parse5.parse(String(other)));
-  const after = before.map((text, i) => withoutNestedRules(text, others[i] ?? ''));
+  const after = before.map((text, i) => withoutRules(text, others[i] ?? '', removable));
   if (after.every((t, i) => t === before[i])) return null;
   setStyles(doc, after.slice());
   dropStyles(doc, new Set(elements.filter((e, i) => after[i] !== before[i] && after[i].trim() === '')));
   return parse5.serialize(doc);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The second intended difference (docs/critical-css-differences.md, "a link's media"): ours
+// writes the link's `media` (not empty, not `all`) on the <style> it inlines before it, so the
+// critical CSS paints where the stylesheet would; beasties' <style> has no media.
+// withoutLinkMediaPage(html) is ours with that attribute removed from each <style> that is
+// followed (past scripts) by its deferred link (media="print") one of whose deferred media
+// (data-beasties-media, the onload's `this.media='…'`, ngCspMedia) is the same text, or `all`
+// (beasties writes `all` for a media it does not accept). Null when no <style> has one.
+
+const attr = (node, name) => (node.attrs || []).find((a) => a.name === name)?.value;
+
+function deferredMedia(link) {
+  const m = /^this\.media=["'](.*)["'];?$/.exec(attr(link, 'onload') ?? '');
+  return [attr(link, 'data-beasties-media'), attr(link, 'ngcspmedia'), m?.[1]].filter((v) => v !== undefined);
+}
+
+function stripLinkMedia(node, stripped) {
+  const children = node.childNodes || [];
+  children.forEach((child, i) => {
+    const media = child.nodeName === 'style' ? attr(child, 'media') : undefined;
+    if (media === undefined || media === '' || media === 'all') return;
+    let k = i + 1;
+    while (k < children.length && (children[k].nodeName === '#text' || children[k].nodeName === 'script')) k++;
+    const link = children[k];
+    if (!link || link.nodeName !== 'link' || attr(link, 'media') !== 'print') return;
+    const deferred = deferredMedia(link);
+    if (!deferred.includes(media) && !deferred.includes('all')) return;
+    child.attrs = child.attrs.filter((a) => a.name !== 'media');
+    stripped.count++;
+  });
+  for (const child of children) stripLinkMedia(child, stripped);
+  if (node.content) stripLinkMedia(node.content, stripped);
+}
+
+function withoutLinkMediaPage(html) {
+  const doc = parse5.parse(String(html));
+  const stripped = { count: 0 };
+  stripLinkMedia(doc, stripped);
+  return stripped.count === 0 ? null : parse5.serialize(doc);
+}
+
 // The one classifier of differences from beasties / Angular's processor: null when the same,
-// { documented: NESTING, difference } when the two differ only in style rules with nested rules
-// (both pages through withoutNestedRulesPage equal), { documented: null, difference } otherwise.
+// { documented, difference } when the two differ only by the documented classes (documented names
+// each one found), { documented: null, difference } otherwise:
+// - LINK_MEDIA: ours equals theirs once withoutLinkMediaPage takes the media off ours' <style>;
+// - PARTIAL_CLASS, PSEUDO_ONLY: ours keeps groups (selectors of a list, or whole rules) of those
+//   classes that beasties drops: equal once withoutOwnGroupsPage takes them out of ours (never
+//   out of beasties': a group beasties keeps and ours drops stays a difference);
+// - NESTING: both pages through withoutNestedRulesPage equal (ours keeps such rules whole,
+//   beasties drops them or keeps parts: either side has what the other lacks).
 const NESTING = 'css nesting: ours keeps a style rule with nested rules whose selectors match the page';
+const LINK_MEDIA = "a link's media: ours writes it on the inlined <style>";
+const PARTIAL_CLASS = 'a lone [class*=x] (^=, $=, |=): ours matches it as the browser does, not as a whole class';
+const PSEUDO_ONLY = 'a selector of pseudo-elements alone: ours keeps it, as the browser applies it';
+const GROUP_CLASSES = [
+  [PARTIAL_CLASS, isPartialClassGroup],
+  [PSEUDO_ONLY, isPseudoOnlyGroup],
+];
 function classifyDifference(ours, theirs) {
   const difference = compareOutputs(ours, theirs);
   if (difference === null) return null;
-  const page = withoutNestedRulesPage(ours, theirs);
-  if (page !== null && compareOutputs(page, withoutNestedRulesPage(theirs, ours) ?? theirs) === null) {
-    return { documented: NESTING, difference };
+  const other = String(theirs);
+  const unmedia = withoutLinkMediaPage(ours);
+  const base = unmedia ?? String(ours);
+  const media = unmedia === null ? [] : [LINK_MEDIA];
+  const same = (a, b) => compareOutputs(a, b) === null;
+  const grouped = withoutOwnGroupsPage(base, other, GROUP_CLASSES);
+  for (const [page, names] of [[base, []], ...(grouped === null ? [] : [[grouped.html, grouped.names]])]) {
+    if (same(page, other)) return { documented: [...names, ...media].join('; '), difference };
+    const a = withoutRulesPage(page, other, nestedRule);
+    const b = withoutRulesPage(other, page, nestedRule);
+    if ((a !== null || b !== null) && same(a ?? page, b ?? other)) {
+      return { documented: [NESTING, ...names, ...media].join('; '), difference };
+    }
   }
   return { documented: null, difference };
 }
 
-// compareOutputs, with the documented nesting difference counted as the same.
-function compareOutputsAllowingNesting(ours, theirs) {
+// compareOutputs, with the documented differences (classifyDifference) counted as the same.
+function compareOutputsAllowingDocumented(ours, theirs) {
   const c = classifyDifference(ours, theirs);
   return c === null || c.documented ? null : c.difference;
 }
@@ -264,8 +484,12 @@ module.exports = {
   compareOutputs,
   styleTexts,
   classifyDifference,
-  compareOutputsAllowingNesting,
+  compareOutputsAllowingDocumented,
   withoutNestedRules,
   withoutNestedRulesPage,
+  withoutLinkMediaPage,
   NESTING,
+  LINK_MEDIA,
+  PARTIAL_CLASS,
+  PSEUDO_ONLY,
 };

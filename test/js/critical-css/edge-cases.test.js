@@ -2,7 +2,8 @@
 // Handwritten stylesheet x page cases the generated corpus does not reach, each checked
 // against beasties 0.4 (Angular 21) and 0.5 (Angular 22) configured as Angular's
 // InlineCriticalCssProcessor. A failure prints the case. A case marked `nesting` must differ by
-// the documented CSS nesting difference and nothing else (compare.js's classifyDifference).
+// the documented CSS nesting difference and nothing else, any other by nothing but the
+// documented link media on the <style> (compare.js's classifyDifference).
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
@@ -10,7 +11,7 @@ const os = require('os');
 const path = require('path');
 const { CriticalCssEngine } = require('../../../lib/critical-css/engine.js');
 const { createAngularProcessor } = require('./beasties-angular.js');
-const { classifyDifference, styleTexts, withoutNestedRules } = require('./compare.js');
+const { classifyDifference, styleTexts, withoutNestedRules, LINK_MEDIA } = require('./compare.js');
 
 const { CASES } = require('./edge-case-pages.js');
 
@@ -35,7 +36,8 @@ for (const beasties of ['0.4', '0.5']) {
         const detail = `\n--- css ---\n${c.css}\n--- page ---\n${c.html}\n--- ours ---\n${ours}`;
         if (c.nesting) {
           assert.ok(found?.documented, `${what}: ${found ? found.difference : 'no difference'}${detail}`);
-        } else {
+        } else if (found?.documented !== LINK_MEDIA) {
+          // the link's media on ours' <style> is documented on every page that has one
           assert.strictEqual(found?.difference ?? null, null, `${what}: ${found?.difference}${detail}`);
         }
       } finally {
@@ -66,4 +68,60 @@ test("the nesting classifier's remover: style rules with a nested block, and at-
     withoutNestedRules('@keyframes spin{to{t:1}}.card{& p{animation:spin 1s}}', '@keyframes spin{to{t:1}}'),
     '@keyframes spin{to{t:1}}',
   );
+});
+
+test('the classifier accepts a link media on ours <style>, lone [class*=x] and pseudo-element groups ours keeps, nothing near them', () => {
+  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY } = require('./compare.js');
+  const link = '<link rel=stylesheet href=s.css media=print data-beasties-media="(min-width: 9px)">';
+  const page = (style) => `<html><head>${style}${link}</head><body></body></html>`;
+  const cases = [
+    ['<style>.a{b:1}[class*=x]{c:2}</style>', '<style>.a{b:1}</style>', PARTIAL_CLASS],
+    ['<style>.a{b:1}@media (x){[class^=x]{c:2}}</style>', '<style>.a{b:1}</style>', PARTIAL_CLASS],
+    ['<style>[class$=x]{c:2}</style>', '', PARTIAL_CLASS],
+    ['<style>.a{b:1}[class*=x]:hover,[class^=x]:not(.y)::after{c:2}</style>', '<style>.a{b:1}</style>', PARTIAL_CLASS],
+    ['<style media="(min-width: 9px)">.a{b:1}</style>', '<style>.a{b:1}</style>', LINK_MEDIA],
+    ['<style media="(min-width: 9px)">[class|=x]{c:2}</style>', '', `${PARTIAL_CLASS}; ${LINK_MEDIA}`],
+    ['<style>.a{b:1}::file-selector-button{c:2}</style>', '<style>.a{b:1}</style>', PSEUDO_ONLY],
+    ['<style>::-webkit-datetime-edit,::-webkit-datetime-edit-text{c:2}</style>', '', PSEUDO_ONLY],
+    [
+      '<style media="(min-width: 9px)">[class*=x]{c:2}::placeholder{d:3}</style>',
+      '',
+      `${PARTIAL_CLASS}; ${PSEUDO_ONLY}; ${LINK_MEDIA}`,
+    ],
+    // not documented: another class, an exact [class=x], a media the link does not defer to
+    ['<style>.a{b:1}.y{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}[class=x]{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}[class*=x] p{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}input::file-selector-button{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}:hover{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}:-ms-input-placeholder{c:2}</style>', '<style>.a{b:1}</style>', null],
+    // such groups in a list, beside groups both keep (beasties filters the list)
+    ['<style>::-webkit-datetime-edit,.a{c:2}</style>', '<style>.a{c:2}</style>', PSEUDO_ONLY],
+    [
+      '<style>.a,[class^=bi-]::before,::backdrop{c:2}</style>',
+      '<style>.a{c:2}</style>',
+      `${PARTIAL_CLASS}; ${PSEUDO_ONLY}`,
+    ],
+    ['<style>.a, ::backdrop, .b {c:2}</style>', '<style>.a, .b {c:2}</style>', PSEUDO_ONLY],
+    ['<style>@media (x){.b{d:1}::backdrop{c:2}}</style>', '<style>@media (x){.b{d:1}}</style>', PSEUDO_ONLY],
+    ['<style>.a{b:1}@media (x){::backdrop{c:2}}</style>', '<style>.a{b:1}</style>', PSEUDO_ONLY],
+    // a pseudo-element, then pseudo-classes (beasties' normalization leaves nothing either)
+    ['<style>::-webkit-scrollbar-thumb:hover{c:2}</style>', '', PSEUDO_ONLY],
+    // one direction only: a group beasties keeps and ours drops, in a list or alone, is not accepted
+    ['<style>.a{b:1}</style>', '<style>.a{b:1}[id|=x]{c:2}</style>', null],
+    ['<style>.a{c:2}</style>', '<style>::-webkit-datetime-edit,.a{c:2}</style>', null],
+    ['<style>.a,::backdrop{c:2}</style>', '<style>.a,[class*=x]{c:2}</style>', null],
+    ['<style>[class*=x]{c:2}</style>', '<style>[class*=x],[class*=y]{c:2}</style>', null],
+    // nor another group beside them, nor a group in another block or place
+    ['<style>.y,::backdrop,.a{c:2}</style>', '<style>.a{c:2}</style>', null],
+    ['<style>::backdrop,.a{c:3}</style>', '<style>.a{c:2}</style>', null],
+    ['<style>@media (y){::backdrop,.a{c:2}}</style>', '<style>@media (x){.a{c:2}}</style>', null],
+    ['<style media="(min-width: 8px)">.a{b:1}</style>', '<style>.a{b:1}</style>', null],
+    ['<style media="(min-width: 9px)">.a{b:2}</style>', '<style>.a{b:1}</style>', null],
+  ];
+  for (const [ours, theirs, documented] of cases) {
+    const found = classifyDifference(page(ours), page(theirs));
+    assert.ok(found !== null, `${ours} vs ${theirs}: no difference`);
+    assert.strictEqual(found.documented, documented, `${ours} vs ${theirs}`);
+  }
 });
