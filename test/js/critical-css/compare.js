@@ -131,6 +131,32 @@ function pseudoOnlyRule(node, css) {
     .some((group) => /^(?:::[-\w]+(?:\([^)]*\))?)+$/.test(group.trim()));
 }
 
+// A style rule one of whose selectors may match the document element (HTML_SUBJECT): one
+// compound (no combinator outside brackets and parentheses) that is `html…`, `:root…`,
+// `:is(…)`, `:where(…)`, `*…` or attributes first: `[data-bs-theme=dark]`, `html[lang]`,
+// `:root:not([data-theme=dark])`, `:where(:root,[data-theme])`; not a lone class / id attribute.
+function htmlSubjectRule(node, css) {
+  if (node.children.length > 0) return false;
+  const text = css.slice(node.prelude, node.open);
+  const groups = [''];
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') groups[groups.length - 1] += text.slice(i, ++i + 1);
+    else if (depth === 0 && c === ',') groups.push('');
+    else {
+      if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+      groups[groups.length - 1] += depth === 0 && /[\s>+~]/.test(c) ? '\0' : c; // a combinator
+    }
+  }
+  return groups
+    .map((g) => g.replace(/^\0+|\0+$/g, ''))
+    .some(
+      (g) => !g.includes('\0') && /^(?:html(?![-\w])|:root|:is\(|:where\(|\[|\*)/i.test(g) && !LONE_ATTRIBUTE.test(g), // PARTIAL_CLASS's
+    );
+}
+
 function withoutNestedRules(css, other = '') {
   return withoutRules(css, other, nestedRule);
 }
@@ -325,10 +351,12 @@ const NESTING = 'css nesting: ours keeps a style rule with nested rules whose se
 const LINK_MEDIA = "a link's media: ours writes it on the inlined <style>";
 const PARTIAL_CLASS = 'a lone [class*=x] (^=, $=, |=): ours matches it as the browser does, not as a whole class';
 const PSEUDO_ONLY = 'a selector of pseudo-elements alone: ours keeps it, as the browser applies it';
+const HTML_SUBJECT = 'a selector whose subject is the document element (<html>, :root:not(), :where()): ours keeps it';
 const RULE_CLASSES = [
   [NESTING, nestedRule],
   [PARTIAL_CLASS, partialClassRule],
   [PSEUDO_ONLY, pseudoOnlyRule],
+  [HTML_SUBJECT, htmlSubjectRule],
 ];
 function classifyDifference(ours, theirs) {
   const difference = compareOutputs(ours, theirs);
@@ -374,4 +402,5 @@ module.exports = {
   LINK_MEDIA,
   PARTIAL_CLASS,
   PSEUDO_ONLY,
+  HTML_SUBJECT,
 };

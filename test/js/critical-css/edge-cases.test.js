@@ -70,8 +70,8 @@ test("the nesting classifier's remover: style rules with a nested block, and at-
   );
 });
 
-test('the classifier accepts a link media on ours <style>, lone [class*=x] and pseudo-element rules, nothing near them', () => {
-  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY } = require('./compare.js');
+test('the classifier accepts a link media on ours <style>, lone [class*=x], pseudo-element and <html> rules, nothing near them', () => {
+  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY, HTML_SUBJECT } = require('./compare.js');
   const link = '<link rel=stylesheet href=s.css media=print data-beasties-media="(min-width: 9px)">';
   const page = (style) => `<html><head>${style}${link}</head><body></body></html>`;
   const cases = [
@@ -88,6 +88,10 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x] and p
       '',
       `${PARTIAL_CLASS}; ${PSEUDO_ONLY}; ${LINK_MEDIA}`,
     ],
+    ['<style>.a{b:1}[data-bs-theme=dark]{c:2}</style>', '<style>.a{b:1}</style>', HTML_SUBJECT],
+    ['<style>:root:not([data-theme=dark]){c:2}:where(:root,[x]){d:3}html.y{e:4}</style>', '', HTML_SUBJECT],
+    ['<style>.a{b:1}[data-y] .x{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}.x [data-y]{c:2}</style>', '<style>.a{b:1}</style>', null],
     // not documented: another class, an exact [class=x], a media the link does not defer to
     ['<style>.a{b:1}.y{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}[class=x]{c:2}</style>', '<style>.a{b:1}</style>', null],
