@@ -126,7 +126,7 @@ async function main() {
     const found = classifyDifference(ours, theirs);
     if (found === null) return counts.same++;
     const { difference } = found;
-    // CSS nesting, a link's media, a lone [class*=x], pseudo-elements alone: ours paints as the
+    // CSS nesting, a link's media, a lone [class*=x], pseudo-elements alone, <html> subjects: ours paints as the
     // browser (docs/critical-css-differences.md)
     if (found.documented) {
       note(`documented: ${found.documented}`, what);

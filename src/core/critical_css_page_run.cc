@@ -495,6 +495,11 @@ void PageProcessor::SetSearchDomain() {
       }
     }
     in_cache_[e] = !doc_.elements[e].synthetic && (in_domain_[e] || e == root_);
+    // The document element itself where it is the container: css-select searches below it,
+    // but the browser applies `[data-bs-theme=dark]`, `html[lang]` to it
+    // (docs/critical-css-differences.md).
+    if (e == root_ && doc_.elements[e].parent < 0 && doc_.elements[e].name == "html")
+      in_domain_[e] = 1;
     if (in_domain_[e]) domain_.push_back(e);
   }
   if (!detached_.empty()) {

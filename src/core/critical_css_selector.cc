@@ -3,6 +3,7 @@
 // combinators left empty given a "*"), css-what 8's grammar, then css-select 7's compilation
 // (lowercased names, case-insensitive HTML attributes, selectors that can never match, and the
 // shapes it throws on, which beasties leaves out of the critical CSS).
+#include <cctype>
 #include <cstring>
 
 #include "critical_css_internal.h"
@@ -614,7 +615,113 @@ bool IsAlwaysCritical(std::string_view s) {
          s == ":after" || s == "::after";
 }
 
+namespace {
+
+// A pseudo-class or pseudo-element at s[i] (`:root`, `:not(...)`, `::x`): its length (0 when
+// there is none), its name, and the text between its parentheses (null data without them).
+struct Pseudo {
+  size_t length = 0;
+  std::string_view name;
+  std::string_view args;
+};
+
+Pseudo PseudoAt(std::string_view s, size_t i) {
+  Pseudo p;
+  size_t j = i;
+  while (j < s.size() && j < i + 2 && s[j] == ':') ++j;
+  if (j == i) return p;
+  const size_t begin = j;
+  while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '-')) ++j;
+  if (j == begin) return p;
+  p.name = s.substr(begin, j - begin);
+  if (j == s.size() || s[j] != '(') {
+    p.length = j - i;
+    return p;
+  }
+  int depth = 0;
+  for (size_t k = j; k < s.size(); ++k) {
+    if (s[k] == '\\') {
+      ++k;
+    } else if (s[k] == '(') {
+      ++depth;
+    } else if (s[k] == ')' && --depth == 0) {
+      p.args = s.substr(j + 1, k - j - 1);
+      p.length = k + 1 - i;
+      return p;
+    }
+  }
+  return Pseudo();  // unclosed
+}
+
+CompiledSelector CompileSelectorAt(std::string_view selector, const Limits& limits, int depth);
+
+// A selector beasties' normalization leaves empty, as the browser reads it. Pseudo-elements alone
+// (`::file-selector-button`): applied wherever the element has that part, as `*::x`. `:root`
+// with pseudo-classes (`:root:not([data-theme=dark])`): the document element, which every page
+// has, its pseudo-classes stripped as beasties strips them everywhere. `:is(list)` /
+// `:where(list)`: any selector of the list (Pico's `:where(:root)`, daisyUI's
+// `:where(:root,[data-theme])`). Anything else: left out, as beasties does
+// (docs/critical-css-differences.md).
+CompiledSelector CompileEmptied(std::string_view selector, const Limits& limits, int depth) {
+  CompiledSelector out;
+  const std::string_view s = JsTrim(selector);
+  const Pseudo first = PseudoAt(s, 0);
+  if (first.length == 0) return out;
+  if (s.size() > 2 && s[0] == ':' && s[1] == ':') {
+    out.mode = SelectorMode::kAlways;
+    return out;
+  }
+  // One compound of pseudo-classes: anything else (a combinator) is left out.
+  for (size_t i = first.length; i < s.size();) {
+    const size_t n = PseudoAt(s, i).length;
+    if (n == 0) return out;
+    i += n;
+  }
+  const std::string_view name = first.name;
+  const std::string_view args = first.args;
+  if (name == "root" && args.data() == nullptr) {
+    out.mode = SelectorMode::kAlways;
+    return out;
+  }
+  if ((name != "is" && name != "where") || args.data() == nullptr || depth >= 4) return out;
+  // The list, each selector compiled as css-select matches it (no class / id cache).
+  for (std::string_view item : SplitSelectorList(args)) {
+    CompiledSelector one = CompileSelectorAt(item, limits, depth + 1);
+    switch (one.mode) {
+      case SelectorMode::kAlways:
+        return one;
+      case SelectorMode::kNever:
+        break;
+      case SelectorMode::kFastPath:
+        for (FastToken& f : one.fast) {
+          ComplexSelector cs;
+          cs.compounds.emplace_back();
+          AttrTest a;
+          a.name = f.is_class ? "class" : "id";
+          a.action = f.is_class ? AttrAction::kElement : AttrAction::kEquals;
+          a.value = std::move(f.value);
+          cs.compounds.back().attrs.push_back(std::move(a));
+          out.groups.push_back(std::move(cs));
+        }
+        break;
+      case SelectorMode::kMatch:
+        for (ComplexSelector& cs : one.groups) out.groups.push_back(std::move(cs));
+        break;
+    }
+  }
+  if (!out.groups.empty()) out.mode = SelectorMode::kMatch;
+  return out;
+}
+
+}  // namespace
+
 CompiledSelector CompileSelector(std::string_view selector, const Limits& limits) {
+  return CompileSelectorAt(selector, limits, 0);
+}
+
+namespace {
+
+CompiledSelector CompileSelectorAt(std::string_view selector, const Limits& limits, int depth) {
   CompiledSelector out;
   if (IsAlwaysCritical(selector)) {
     out.mode = SelectorMode::kAlways;
@@ -622,15 +729,7 @@ CompiledSelector CompileSelector(std::string_view selector, const Limits& limits
   }
   if (selector.size() > limits.max_selector_bytes) return out;  // kNever
   const std::string normalized = NormalizeSelector(selector);
-  if (normalized.empty()) {
-    // Pseudo-elements alone (`::file-selector-button`, `::-webkit-datetime-edit`): beasties'
-    // normalization leaves nothing and drops the rule; the browser applies it wherever the
-    // element has that part, as `*::x`: kept (docs/critical-css-differences.md).
-    const std::string_view trimmed = JsTrim(selector);
-    if (trimmed.size() > 2 && trimmed[0] == ':' && trimmed[1] == ':')
-      out.mode = SelectorMode::kAlways;
-    return out;
-  }
+  if (normalized.empty()) return CompileEmptied(selector, limits, depth);
   std::vector<std::vector<Token>> groups;
   if (!ParseSelectorGroups(normalized, &groups)) return out;
   // beasties' cache shortcut: every group a single token, at least one of them class / id.
@@ -748,6 +847,8 @@ CompiledSelector CompileSelector(std::string_view selector, const Limits& limits
   out.groups = std::move(compiled);
   return out;
 }
+
+}  // namespace
 
 }  // namespace critical_css
 }  // namespace ssr_native

@@ -84,6 +84,20 @@ TEST(CriticalCssSelector, ModesFollowBeastiesAndCssSelect) {
   EXPECT_EQ(css::CompileSelector("::-webkit-datetime-edit", limits).mode,
             css::SelectorMode::kAlways);
   EXPECT_EQ(css::CompileSelector(":hover", limits).mode, css::SelectorMode::kNever);
+  // emptied by the normalization but the browser applies them: the document element with
+  // pseudo-classes, and :is() / :where() read as their list (left out by beasties)
+  for (const char* root :
+       {":root:not([data-theme=dark])", ":root:not([data-theme])", ":where(:root)", ":where(html)",
+        ":is(:root, .a)", ":where(:root,[data-theme])", ":where(:is(:root))"}) {
+    EXPECT_EQ(css::CompileSelector(root, limits).mode, css::SelectorMode::kAlways) << root;
+  }
+  const css::CompiledSelector list = css::CompileSelector(":where(.a, [data-x], #b)", limits);
+  EXPECT_EQ(list.mode, css::SelectorMode::kMatch);
+  EXPECT_EQ(list.groups.size(), 3u);
+  for (const char* never : {":not(.a)", ":root :not(.a)", ":where()", ":where(:hover)", ":where(",
+                            ":nth-child(2)", ":where(.a) :is(.b)"}) {
+    EXPECT_EQ(css::CompileSelector(never, limits).mode, css::SelectorMode::kNever) << never;
+  }
   EXPECT_EQ(css::CompileSelector("a[href^='']", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("svg|a", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("a[", limits).mode, css::SelectorMode::kNever);
@@ -101,6 +115,30 @@ TEST(CriticalCssInline, KeepsMatchingRulesAndDefersTheLink) {
                      "onload=\"this.media='all'\"><noscript><link rel=\"stylesheet\" "
                      "href=\"styles.css\"></noscript>"),
             std::string::npos);
+}
+
+// The document element is matched as the subject too (css-select searches below it, the
+// browser applies these to it); :where() lists are matched as their selectors.
+TEST(CriticalCssInline, TheDocumentElementIsASubject) {
+  const std::string page =
+      "<!doctype html><html lang=en data-bs-theme=dark class=\"h\"><head>"
+      "<link rel=\"stylesheet\" href=\"styles.css\"></head><body><p class=a>x</p></body></html>";
+  const std::string sheet =
+      "[data-bs-theme=dark]{a:1}html[lang]{b:2}[data-x]{c:3}:where([data-bs-theme]){d:4}"
+      ":root:not([data-theme=dark]){e:5}html[lang] body .a{f:6}[lang=fr]{g:7}"
+      ":where(.a, .zz){h:8}:where(.zz){i:9}html.h{j:10}html.zz{k:11}p[lang]{l:12}";
+  for (bool v04 : {false, true}) {
+    SCOPED_TRACE(v04 ? "beasties 0.4" : "beasties 0.5");
+    EXPECT_EQ(StyleOf(Inline(sheet, page, false, false, v04)),
+              "[data-bs-theme=dark]{a:1}html[lang]{b:2}:where([data-bs-theme]){d:4}"
+              ":root:not([data-theme=dark]){e:5}html[lang] body .a{f:6}:where(.a, .zz){h:8}"
+              "html.h{j:10}");
+  }
+  // a page's own container below <html>: the search stays below it
+  const std::string contained =
+      "<html data-bs-theme=dark><head><link rel=stylesheet href=a.css></head><body>"
+      "<div data-beasties-container><p class=b></p></div></body></html>";
+  EXPECT_EQ(StyleOf(Inline("[data-bs-theme=dark]{a:1}.b{b:2}", contained)), ".b{b:2}");
 }
 
 TEST(CriticalCssInline, CompressWritesBeastiesMinifiedForm) {

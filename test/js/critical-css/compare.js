@@ -247,6 +247,28 @@ function withoutOwnGroupsPage(html, other, classes) {
   return { html: parse5.serialize(doc), names: classes.map(([name]) => name).filter((n) => names.has(n)) };
 }
 
+// HTML_SUBJECT: one compound (no combinator outside brackets and parentheses) that may match the
+// document element: `html…`, `:root…`, `:is(…)`, `:where(…)`, `*…` or attributes first
+// (`[data-bs-theme=dark]`, `html[lang]`, `:root:not([data-theme=dark])`, `:where(:root,[data-theme])`);
+// not a lone class / id attribute (PARTIAL_CLASS's). beasties searches below <html> and empties
+// `:root:not()`, `:is()` and `:where()`; ours matches <html> too.
+function isHtmlSubjectGroup(group) {
+  let compound = '';
+  let depth = 0;
+  const text = group.trim();
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') compound += text.slice(i, ++i + 1);
+    else {
+      if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+      if (depth === 0 && /[\s>+~]/.test(c)) return false; // a combinator
+      compound += c;
+    }
+  }
+  return /^(?:html(?![-\w])|:root|:is\(|:where\(|\[|\*)/i.test(compound) && !LONE_ATTRIBUTE.test(compound);
+}
+
 function withoutNestedRules(css, other = '') {
   return withoutRules(css, other, nestedRule);
 }
@@ -445,9 +467,11 @@ const NESTING = 'css nesting: ours keeps a style rule with nested rules whose se
 const LINK_MEDIA = "a link's media: ours writes it on the inlined <style>";
 const PARTIAL_CLASS = 'a lone [class*=x] (^=, $=, |=): ours matches it as the browser does, not as a whole class';
 const PSEUDO_ONLY = 'a selector of pseudo-elements alone: ours keeps it, as the browser applies it';
+const HTML_SUBJECT = 'a selector whose subject is the document element (<html>, :root:not(), :where()): ours keeps it';
 const GROUP_CLASSES = [
   [PARTIAL_CLASS, isPartialClassGroup],
   [PSEUDO_ONLY, isPseudoOnlyGroup],
+  [HTML_SUBJECT, isHtmlSubjectGroup],
 ];
 function classifyDifference(ours, theirs) {
   const difference = compareOutputs(ours, theirs);
@@ -492,4 +516,5 @@ module.exports = {
   LINK_MEDIA,
   PARTIAL_CLASS,
   PSEUDO_ONLY,
+  HTML_SUBJECT,
 };

@@ -70,8 +70,8 @@ test("the nesting classifier's remover: style rules with a nested block, and at-
   );
 });
 
-test('the classifier accepts a link media on ours <style>, lone [class*=x] and pseudo-element groups ours keeps, nothing near them', () => {
-  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY } = require('./compare.js');
+test('the classifier accepts a link media on ours <style>, lone [class*=x], pseudo-element and <html> rules, nothing near them', () => {
+  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY, HTML_SUBJECT } = require('./compare.js');
   const link = '<link rel=stylesheet href=s.css media=print data-beasties-media="(min-width: 9px)">';
   const page = (style) => `<html><head>${style}${link}</head><body></body></html>`;
   const cases = [
@@ -88,6 +88,10 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x] and p
       '',
       `${PARTIAL_CLASS}; ${PSEUDO_ONLY}; ${LINK_MEDIA}`,
     ],
+    ['<style>.a{b:1}[data-bs-theme=dark]{c:2}</style>', '<style>.a{b:1}</style>', HTML_SUBJECT],
+    ['<style>:root:not([data-theme=dark]){c:2}:where(:root,[x]){d:3}html.y{e:4}</style>', '', HTML_SUBJECT],
+    ['<style>.a{b:1}[data-y] .x{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}.x [data-y]{c:2}</style>', '<style>.a{b:1}</style>', null],
     // not documented: another class, an exact [class=x], a media the link does not defer to
     ['<style>.a{b:1}.y{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}[class=x]{c:2}</style>', '<style>.a{b:1}</style>', null],
@@ -109,6 +113,7 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x] and p
     ['<style>::-webkit-scrollbar-thumb:hover{c:2}</style>', '', PSEUDO_ONLY],
     // one direction only: a group beasties keeps and ours drops, in a list or alone, is not accepted
     ['<style>.a{b:1}</style>', '<style>.a{b:1}[id|=x]{c:2}</style>', null],
+    ['<style>.a{b:1}</style>', '<style>.a{b:1}[data-bs-theme=dark]{c:2}</style>', null],
     ['<style>.a{c:2}</style>', '<style>::-webkit-datetime-edit,.a{c:2}</style>', null],
     ['<style>.a,::backdrop{c:2}</style>', '<style>.a,[class*=x]{c:2}</style>', null],
     ['<style>[class*=x]{c:2}</style>', '<style>[class*=x],[class*=y]{c:2}</style>', null],

@@ -74,6 +74,24 @@ const CLASSES = {
     const css = `${selector}{color:${color(r)};background:${color(r)};padding:${r.int(12)}px;opacity:0.${1 + r.int(8)}}\np{margin:${r.int(30)}px}`;
     return { css, html: page('<link rel="stylesheet" href="styles.css">', `<p>form</p>${input}`) };
   },
+  // a selector whose subject is the document element: beasties matches below <html> (and its
+  // normalization empties :root:not(...) and :where(...)), so the rule was left out
+  'a selector matching the document element ([data-bs-theme=dark], html[lang], :root:not(...), :where(:root))': (r) => {
+    const [selector, attrs] = r.pick([
+      ['[data-bs-theme=dark]', ' data-bs-theme="dark"'],
+      ['html[lang]', ''],
+      ['html.theme-x', ' class="theme-x"'],
+      [':root:not([data-theme=dark])', r.pick(['', ' data-theme="light"'])],
+      [':where(:root)', ''],
+      [':where(:root,[data-theme])', ' data-theme="x"'],
+      [':is([data-mode=night])', ' data-mode="night"'],
+    ]);
+    const css =
+      `${selector}{--paint:${color(r)};color:${color(r)};font-size:${12 + r.int(20)}px}\n` +
+      `body{margin:${r.int(40)}px;background:var(--paint, white)}`;
+    const link = '<link rel="stylesheet" href="styles.css">';
+    return { css, html: page(link, `<p>theme ${r.int(1000)}</p>`, attrs) };
+  },
 };
 
 test(
