@@ -15,8 +15,7 @@
 // holds each page about once: a bound in entries alone let each worker keep its own copy of most
 // of the pages it served (measured: bench/cache/cluster-pss.js).
 //
-// A page read from the segment is copied once (straight into a slab shared by many hits, or a
-// Buffer of its own, its CRC checked there);
+// A page read from the segment is copied once (straight into a Buffer, its CRC checked there);
 // what its metadata says is parsed and checked once per write: each process keeps the checked
 // metadata of the last META_ENTRIES entries it read (no bodies, bounded in bytes too), and a
 // later read of the same write (same stamp) reuses it around the fresh copy of the body.
@@ -49,13 +48,6 @@ const HOT_SHARE = 64;
 const META_ENTRIES = 2048;
 const META_BYTES = 2 * 1024 * 1024;
 const NO_BODY = Buffer.alloc(0);
-// Bodies read from the segment are copied into a slab (one allocation for many hits, carved in
-// order as Node's Buffer pool is) and handed out as views on it. A region is written once: a
-// full slab is left to the GC (freed once every body on it is gone), never reused. A body that
-// does not fit in the rest gets a Buffer of its own, and one of at most a quarter of a slab
-// starts the next slab.
-const SLAB_BYTES = 1024 * 1024;
-const SLAB_BODY = SLAB_BYTES / 4;
 
 // The engine asks a store object for its layers under this key (lib/cache/engine.js).
 const CACHE_LAYERS = Symbol.for('ssr-native.cache.layers');
@@ -184,8 +176,6 @@ class SharedMemoryStore {
     // key -> { stamp, value: the entry as checked, its body left out }
     this.metas = new BoundedLru({ maxEntries: META_ENTRIES, maxBytes: META_BYTES });
     this.counters = counters;
-    this.slab = undefined; // the ArrayBuffer bodies are copied into, from slabAt on
-    this.slabAt = 0;
     this.entries = {
       get size() {
         return native.stats().entries;
@@ -217,10 +207,7 @@ class SharedMemoryStore {
     // the metadata of the write this process checked last: not sent again when still stored
     const known = this.metas.peek(key);
     const knownStamp = hot === undefined || this.table !== undefined ? 0 : hot.stamp;
-    if (this.slab === undefined) this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES).buffer;
-    const slab = this.slab;
-    const at = this.slabAt;
-    const got = this.native.get(key, 0, knownStamp, known === undefined ? 0 : known.stamp, slab, at);
+    const got = this.native.get(key, 0, knownStamp, known === undefined ? 0 : known.stamp);
     if (got === undefined) {
       if (hot !== undefined) this.hot.delete(key);
       return undefined;
@@ -229,16 +216,7 @@ class SharedMemoryStore {
       this.last = hot;
       return hot.value;
     }
-    const [stamp, text, copied, slot] = got;
-    let body = copied;
-    if (typeof copied === 'number') {
-      // copied into the slab at `at`: that region is the body's alone from now on
-      body = Buffer.from(slab, at, copied);
-      this.slabAt = at + ((copied + 7) & ~7);
-    } else if (at > 0 && copied.length <= SLAB_BODY) {
-      this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES).buffer; // the rest was too small: a fresh slab
-      this.slabAt = 0;
-    }
+    const [stamp, text, body, slot] = got;
     let value;
     if (known !== undefined && known.stamp === stamp) {
       this.metas.get(key); // marked used
@@ -248,9 +226,7 @@ class SharedMemoryStore {
     if (value === undefined) return undefined;
     const copy = new HotCopy(value, stamp, slot);
     if (this.hot.sighted(key) && this.hot.fits(value.size)) {
-      // kept: a Buffer of its own, so a hot page holds no slab; with the slot's sequence word
-      // from a full check of its stamp, for still()
-      if (typeof copied === 'number' && value.body !== undefined) value.body = Buffer.from(body);
+      // kept with the slot's sequence word from a full check of its stamp, for still()
       copy.value = freeze(value);
       copy.seq = this.table === undefined ? -1 : this.table.holds(slot, copy.lo, copy.hi);
       if (this.table === undefined || copy.seq >= 0) this.hot.set(key, copy, value.size);

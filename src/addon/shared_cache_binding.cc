@@ -1,13 +1,11 @@
 // SharedCache for JavaScript: new SharedCache(path, maxBytes, maxEntries, persist, lockWaitMs
 // = 5, at most 60000) (an Error with code ERR_SSR_NATIVE_SHARED_CACHE naming the file and why
 // when it cannot be opened);
-// get(key, now, knownStamp, metaStamp = 0, slab, offset) -> undefined (miss) | knownStamp
-// (unchanged: nothing copied) | [stamp, meta string (undefined when stamp is metaStamp: the
-// caller has it), body: its size when it fit in the ArrayBuffer `slab` from `offset` on (copied
-// there, the caller's region, never handed out before), else a Buffer allocated here (the core
-// copies the body straight from the segment into either and checks its CRC there: one copy; an
-// external Buffer over a copy cost ~6x more per hit in its finalizer and GC handle), slot (its
-// index in the stamp table)]; stampTable() ->
+// get(key, now, knownStamp, metaStamp = 0) -> undefined (miss) | knownStamp (unchanged:
+// nothing copied) | [stamp, meta string (undefined when stamp is metaStamp: the caller has
+// it), body Buffer (allocated here, the core copying the body straight from the segment into
+// it and checking its CRC there: one copy; an external Buffer over a copy cost ~6x more per
+// hit in its finalizer and GC handle), slot (its index in the stamp table)]; stampTable() ->
 // [ArrayBuffer over the segment's index slots (it keeps the mapping alive), slot bytes, seq,
 // hash, stamp and ref offsets] (undefined where the runtime refuses external ArrayBuffers:
 // ask get() with the known stamp instead); put(key, target, primary, tags, meta,
@@ -18,7 +16,6 @@
 #include "shared_cache_binding.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -86,29 +83,12 @@ class SharedCacheWrap : public Napi::ObjectWrap<SharedCacheWrap> {
     const uint64_t known = SafeUintArg(info, 2, "the known stamp");
     const uint64_t metaKnown = info.Length() > 3 ? SafeUintArg(info, 3, "the metadata's stamp") : 0;
     Napi::Env env = info.Env();
-    // the caller's slab: the body is copied at `offset` when it fits in the rest
-    uint8_t* slab = nullptr;
-    size_t room = 0;
-    if (info.Length() > 5 && info[4].IsArrayBuffer()) {
-      Napi::ArrayBuffer buffer = info[4].As<Napi::ArrayBuffer>();
-      const uint64_t offset = SafeUintArg(info, 5, "the slab offset");
-      if (offset <= buffer.ByteLength()) {
-        slab = static_cast<uint8_t*>(buffer.Data()) + offset;
-        room = buffer.ByteLength() - static_cast<size_t>(offset);
-      }
-    }
     std::string meta;
     Napi::Buffer<uint8_t> body;  // the core copies the body once, into it, and checks it there
-    size_t inSlab = SIZE_MAX;    // the body's size when copied into the slab
     uint32_t slot = 0;
     const uint64_t stamp = cache_->Get(
         key, now, known, &meta,
-        [&](size_t size) {  // called again, for the same copy, when the record changed while read
-          if (slab != nullptr && size <= room) {
-            inSlab = size;
-            return slab;
-          }
-          inSlab = SIZE_MAX;
+        [&](size_t size) {
           body = Napi::Buffer<uint8_t>::New(env, size);
           return body.Data();
         },
@@ -118,10 +98,7 @@ class SharedCacheWrap : public Napi::ObjectWrap<SharedCacheWrap> {
     Napi::Array out = Napi::Array::New(env, 4);
     out.Set(0u, Napi::Number::New(env, static_cast<double>(stamp)));
     out.Set(1u, stamp == metaKnown ? env.Undefined() : Napi::String::New(env, meta));
-    if (inSlab != SIZE_MAX)
-      out.Set(2u, Napi::Number::New(env, static_cast<double>(inSlab)));
-    else
-      out.Set(2u, body);
+    out.Set(2u, body);
     out.Set(3u, Napi::Number::New(env, slot));
     return out;
   }
