@@ -77,6 +77,21 @@ class StampTable {
   }
 
   /**
+   * Whether the slot of hot copy `hot` is unchanged since the copy was checked (marked used when
+   * so): its sequence word then, else -1. Every write or removal of a slot moves its sequence
+   * word, so an unchanged word with the copy's stamp still in place is the copy's write (two
+   * reads where holds() makes six).
+   */
+  still(hot) {
+    const words = this.words;
+    const at = hot.slot * this.slotWords;
+    if (Atomics.load(words, at + this.seq) !== hot.seq || Atomics.load(words, at + this.stamp) !== hot.lo) return -1;
+    const ref = hot.slot * this.slotBytes + this.ref; // CLOCK's reference bit, as a native hit sets it
+    if (this.refs[ref] === 0) this.refs[ref] = 1;
+    return hot.seq;
+  }
+
+  /**
    * Whether slot `slot` holds the write whose stamp is lo + hi * 2^32 (marked used when so): the
    * slot's sequence word then (even), else -1.
    */
@@ -107,7 +122,8 @@ function stampTableOf(native) {
   return parts === undefined ? undefined : new StampTable(parts);
 }
 
-// A hot copy: the page as read, the write it came from (stamp, split in 32-bit words) and its slot.
+// A hot copy: the page as read, the write it came from (stamp, split in 32-bit words), its slot
+// and the slot's sequence word when its stamp was checked there (-1: not checked).
 class HotCopy {
   constructor(value, stamp, slot) {
     this.value = value;
@@ -115,6 +131,32 @@ class HotCopy {
     this.lo = stamp % WORD;
     this.hi = Math.floor(stamp / WORD);
     this.slot = slot;
+    this.seq = -1;
+  }
+}
+
+// An entry made of the checked metadata of a write (storedEntry's fields) and a fresh copy of its
+// body: what `{ ...meta, body }` made, without a spread (~15 ns a hit where the spread took ~200).
+class SegmentEntry {
+  constructor(meta, body) {
+    this.key = meta.key;
+    this.primary = meta.primary;
+    this.target = meta.target;
+    this.varyNames = meta.varyNames;
+    this.status = meta.status;
+    this.headers = meta.headers;
+    this.body = body;
+    this.length = meta.length;
+    this.etag = meta.etag;
+    this.lastModified = meta.lastModified;
+    this.tags = meta.tags;
+    this.storedAt = meta.storedAt;
+    this.freshUntil = meta.freshUntil;
+    this.swrUntil = meta.swrUntil;
+    this.sieUntil = meta.sieUntil;
+    this.expiresAt = meta.expiresAt;
+    this.size = meta.size;
+    this[STORED] = meta[STORED];
   }
 }
 
@@ -155,7 +197,7 @@ class SharedMemoryStore {
     this.lastSeq = -1;
     const hot = this.hot.peek(key);
     if (hot !== undefined && this.table !== undefined) {
-      const seq = this.table.holds(hot.slot, hot.lo, hot.hi);
+      const seq = this.table.still(hot);
       if (seq >= 0) {
         this.last = hot;
         this.lastSeq = seq;
@@ -179,13 +221,15 @@ class SharedMemoryStore {
     if (known !== undefined && known.stamp === stamp) {
       this.metas.get(key); // marked used
       this.counters.metaHits++;
-      value = { ...known.value, body };
+      value = new SegmentEntry(known.value, body);
     } else value = this.checked(key, stamp, text, body);
     if (value === undefined) return undefined;
     const copy = new HotCopy(value, stamp, slot);
     if (this.hot.sighted(key) && this.hot.fits(value.size)) {
+      // kept with the slot's sequence word from a full check of its stamp, for still()
       copy.value = freeze(value);
-      this.hot.set(key, copy, value.size);
+      copy.seq = this.table === undefined ? -1 : this.table.holds(slot, copy.lo, copy.hi);
+      if (this.table === undefined || copy.seq >= 0) this.hot.set(key, copy, value.size);
     }
     this.last = copy;
     return copy.value;
