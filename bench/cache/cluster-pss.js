@@ -118,11 +118,18 @@ async function workerStats(c) {
   return [...seen.values()];
 }
 
-// The workers' summed PSS after a full GC in each.
+// The workers' summed PSS after a full GC in each, and their V8 heaps' summed size then (each
+// worker's heapTotal, asked on new connections until each has answered).
 async function summedPss(c) {
   for (const pid of c.workers) process.kill(pid, 'SIGUSR2');
   await delay(1000);
-  return c.workers.reduce((s, pid) => s + pss(pid), 0);
+  const sum = c.workers.reduce((s, pid) => s + pss(pid), 0);
+  const heaps = new Map();
+  for (let n = 0; n < 10 * WORKERS && heaps.size < WORKERS; n++) {
+    const m = JSON.parse(await get(c.port, '/memory'));
+    heaps.set(m.pid, m.heapTotal);
+  }
+  return { pss: sum, heap: [...heaps.values()].reduce((s, x) => s + x, 0) };
 }
 
 // One cluster of `store`: the traffic, a full GC in each worker, the workers' summed PSS.
@@ -141,12 +148,25 @@ async function measure(store, tmp, n) {
       if (round === 0) bytes = bodies.reduce((s, b) => s + b.length, 0);
     }
     const stats = store === 'none' ? [] : await workerStats(c);
-    const sum = (await summedPss(c)) - before;
+    const after = await summedPss(c);
+    const sum = after.pss - before.pss;
+    const heap = after.heap - before.heap;
     const inSegment = c.workers.reduce((s, pid) => s + pssOf(pid, segment), 0);
     const reserved = fs.existsSync(segment) ? fs.statSync(segment).blocks * 512 : 0;
     const renders = fs.readFileSync(path.join(tmp, `${name}.renders`), 'utf8').split('\n').length - 1;
     const hotBytes = stats.reduce((s, x) => s + (x.hotBytes || 0), 0);
-    return { pss: sum, inSegment, bytes, reserved, renders, hotBytes, store: stats[0] && stats[0].store };
+    const metaBytes = stats.reduce((s, x) => s + (x.metaBytes || 0), 0);
+    return {
+      pss: sum,
+      heap,
+      inSegment,
+      bytes,
+      reserved,
+      renders,
+      hotBytes,
+      metaBytes,
+      store: stats[0] && stats[0].store,
+    };
   } finally {
     await stopCluster(c);
     fs.rmSync(segment, { force: true });
@@ -171,15 +191,18 @@ async function main() {
   console.log(
     `${pages} pages of ${(pageBytes / 1024).toFixed(0)} KB (${(pageTotal / MiB).toFixed(1)} MiB), asked ${WORKERS} times over ${WORKERS} workers; ${rounds} clusters per store, median; ${cpu}, node ${process.version}`,
   );
-  console.log(`no cache: workers' summed PSS grew ${(base / MiB).toFixed(1)} MiB`);
+  const heaps = (r) => r.map((x) => (x.heap / MiB).toFixed(1)).join(', ');
+  console.log(
+    `no cache: workers' summed PSS grew ${(base / MiB).toFixed(1)} MiB (runs ${runs.none.map((x) => (x.pss / MiB).toFixed(1)).join(', ')}; V8 heaps ${heaps(runs.none)} MiB)`,
+  );
   const grown = {};
   for (const store of ['shared', 'memory']) {
     const r = runs[store];
     grown[store] = median(r.map((x) => x.pss)) - base;
     const extra =
       store === 'shared'
-        ? `; of it the segment's pages ${(median(r.map((x) => x.inSegment)) / MiB).toFixed(1)} MiB, hot copies ${(median(r.map((x) => x.hotBytes)) / MiB).toFixed(1)} MiB summed; segment reserved ${(r[0].reserved / MiB).toFixed(1)} MiB (maxBytes, on tmpfs)`
-        : '';
+        ? `; of it the segment's pages ${(median(r.map((x) => x.inSegment)) / MiB).toFixed(1)} MiB, hot copies ${(median(r.map((x) => x.hotBytes)) / MiB).toFixed(1)} MiB and checked metadata ${(median(r.map((x) => x.metaBytes)) / MiB).toFixed(1)} MiB summed; segment reserved ${(r[0].reserved / MiB).toFixed(1)} MiB (maxBytes, on tmpfs); V8 heaps ${heaps(r)} MiB`
+        : `; V8 heaps ${heaps(r)} MiB`;
     console.log(
       `${store === 'shared' ? 'sharedMemoryStore' : 'memory store per worker'}: +${(grown[store] / MiB).toFixed(1)} MiB = ${(grown[store] / pageTotal).toFixed(2)}x the pages (runs ${r.map((x) => ((x.pss - base) / MiB).toFixed(1)).join(', ')} MiB), renders ${r.map((x) => x.renders).join(', ')}${extra}`,
     );
