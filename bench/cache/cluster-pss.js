@@ -6,7 +6,10 @@
 // renders, never stored) and after it. The cache's cost is that growth minus the growth of the
 // same traffic with no cache, for (a) one sharedMemoryStore and (b) a memory store per worker,
 // against the pages' bytes (a difference of growths: clusters started alike differ by several
-// MiB in absolute PSS). Each store is measured in `rounds` fresh clusters, interleaved,
+// MiB in absolute PSS). File-backed pages are left out (Pss - Pss_File): the node binary's and
+// libraries' pages are shared with every node process of the machine, so their share moves with
+// the other jobs' processes (by several MiB between readings on a shared machine), and no cache
+// stores anything there. Each store is measured in `rounds` fresh clusters, interleaved,
 // median. The segment's reservation (its maxBytes, tmpfs pages reserved at open) is reported
 // beside it: PSS counts only the segment's pages some worker touched.
 //
@@ -28,10 +31,11 @@ const rounds = Number(process.argv[4] || 3);
 const shmMaxBytes = Math.ceil((pages * pageBytes * 1.5) / 2 ** 20) * 2 ** 20; // the pages and room to spare
 const MiB = 2 ** 20;
 
-/** Proportional set size of `pid` in bytes. */
+/** Proportional set size of `pid` in bytes without its file-backed pages (Pss - Pss_File). */
 function pss(pid) {
-  const m = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+) kB/m);
-  return Number(m[1]) * 1024;
+  const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (field) => Number(text.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))[1]) * 1024;
+  return kb('Pss') - kb('Pss_File');
 }
 
 /** Pss of `pid`'s mappings of `file` in bytes (from /proc/<pid>/smaps). */

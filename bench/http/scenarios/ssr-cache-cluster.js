@@ -25,14 +25,22 @@ const WORKERS = 4;
 const PAGE_BYTES = 75 * 1024;
 const HITS = 'server CPU per request on hits, 4 workers';
 
-/** Proportional set size of `pid` in bytes (smaps_rollup), 0 once it is gone. */
-function pss(pid) {
+/** Proportional set size of `pid` in bytes (smaps_rollup), 0 once it is gone; `field`: Pss_File etc. */
+function pss(pid, field = 'Pss') {
   try {
-    const m = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+) kB/m);
+    const m = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
     return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;
   }
+}
+
+// The summed Pss of `pids`, and that of their memory not backed by a file (Pss - Pss_File: the
+// heaps and the segment, without the node binary's and libraries' pages, whose share moves
+// with how many node processes the machine runs).
+function summedPss(pids) {
+  const all = pids.reduce((s, pid) => s + pss(pid), 0);
+  return { all, unfiled: all - pids.reduce((s, pid) => s + pss(pid, 'Pss_File'), 0) };
 }
 
 // One GET on a connection of its own (the cluster's primary hands each new connection to the
@@ -138,7 +146,8 @@ module.exports = {
           await inBatches(urls, 8, (i) => fetchOnce(c.server.port, `/fresh/${i}`));
         await settleCpu([...c.workers, c.server.pid], 3000);
         await fullGc(c);
-        const pssBefore = memoryPids(c).reduce((s, pid) => s + pss(pid), 0);
+        const before = summedPss(memoryPids(c));
+        const pssBefore = before.all;
         let pageBytes = 0;
         const started = Date.now();
         for (let round = 0; round < WORKERS; round++) {
@@ -148,15 +157,17 @@ module.exports = {
         const ms = Date.now() - started;
         await settleCpu([...c.workers, c.server.pid], 3000);
         await fullGc(c);
-        const pssAfter = memoryPids(c).reduce((s, pid) => s + pss(pid), 0);
+        const after = summedPss(memoryPids(c));
+        const pssAfter = after.all;
         const grown = pssAfter - pssBefore;
+        const unfiled = after.unfiled - before.unfiled;
         const shm = c.store === 'shared' && fs.existsSync(segment) ? fs.statSync(segment).blocks * 512 : 0;
         const inSegment = c.store === 'shared' ? c.workers.reduce((s, pid) => s + pssOf(pid, segment), 0) : 0;
         c.fill = { renders: renders(c), pageBytes, grown };
         if (c === baseline) {
-          baseGrowth = grown;
+          baseGrowth = unfiled;
           await c.server.stop();
-          log(`  ${c.name}: PSS +${mib(grown)} MiB over the same traffic`);
+          log(`  ${c.name}: PSS +${mib(grown)} MiB (${mib(unfiled)} MiB not file-backed) over the same traffic`);
           continue;
         }
         memoryRows.push({
@@ -169,8 +180,8 @@ module.exports = {
           'PSS after MiB': mib(pssAfter),
           'PSS growth MiB': mib(grown),
           'growth / pages': (grown / pageBytes).toFixed(2),
-          'over no cache MiB': mib(grown - baseGrowth),
-          'over no cache / pages': ((grown - baseGrowth) / pageBytes).toFixed(2),
+          'over no cache MiB': mib(unfiled - baseGrowth),
+          'over no cache / pages': ((unfiled - baseGrowth) / pageBytes).toFixed(2),
           'in the segment MiB': c.store === 'shared' ? mib(inSegment) : '-',
           'segment on tmpfs MiB': c.store === 'shared' ? mib(shm) : '-',
         });
@@ -272,7 +283,7 @@ module.exports = {
         rows: memoryRows,
         notes: [
           `before: after ${WORKERS}x${urls} requests for the same pages marked no-store (heaps and allocators grown as by the fill)`,
-          `over no cache: the growth minus that of a cluster with no cache at all over the same traffic (${mib(baseGrowth)} MiB: the workers' malloc arenas and V8 heaps grow by themselves, e.g. freed 75 KB body buffers kept by glibc), the measure of issue 54`,
+          `over no cache: the growth minus that of a cluster with no cache at all over the same traffic (${mib(baseGrowth)} MiB: the workers' malloc arenas and V8 heaps grow by themselves, e.g. freed 75 KB body buffers kept by glibc), the measure of issue 54; both growths without file-backed pages (Pss - Pss_File: the node binary's share moves with the machine's other node processes)`,
           "in the segment: the workers' Pss of the segment's mapping after the fill (each touched page counted once over the workers)",
           'PSS: summed Pss of /proc/<pid>/smaps_rollup over the 4 workers and the primary (and redis-server for the Redis store), after a full GC in each worker; the shared segment pages a worker has touched count there, split between the processes that map them',
           `segment on tmpfs: the file /dev/shm/ssr-native-cache-<name> (maxBytes ${mib(shmMaxBytes)} MiB, 1.5x the pages, reserved in full by posix_fallocate at start), not in PSS where no process touched it`,
