@@ -282,7 +282,7 @@ module.exports = {
         ],
         rows: memoryRows,
         notes: [
-          `before: after ${WORKERS}x${urls} requests for the same pages marked no-store (heaps and allocators grown as by the fill)`,
+          `before: after ${WORKERS}x${urls} requests for the same pages marked no-store (code compiled, heaps grown; the same traffic still grows a cluster with no cache)`,
           `over no cache: the growth minus that of a cluster with no cache at all over the same traffic (${mib(baseGrowth)} MiB: the workers' malloc arenas and V8 heaps grow by themselves, e.g. freed 75 KB body buffers kept by glibc), the measure of issue 54; both growths without file-backed pages (Pss - Pss_File: the node binary's share moves with the machine's other node processes)`,
           "in the segment: the workers' Pss of the segment's mapping after the fill (each touched page counted once over the workers)",
           'PSS: summed Pss of /proc/<pid>/smaps_rollup over the 4 workers and the primary (and redis-server for the Redis store), after a full GC in each worker; the shared segment pages a worker has touched count there, split between the processes that map them',
