@@ -6,7 +6,10 @@
 // renders, never stored) and after it. The cache's cost is that growth minus the growth of the
 // same traffic with no cache, for (a) one sharedMemoryStore and (b) a memory store per worker,
 // against the pages' bytes (a difference of growths: clusters started alike differ by several
-// MiB in absolute PSS). Each store is measured in `rounds` fresh clusters, interleaved,
+// MiB in absolute PSS). File-backed pages are left out (Pss - Pss_File): the node binary's and
+// libraries' pages are shared with every node process of the machine, so their share moves with
+// the other jobs' processes (by several MiB between readings on a shared machine), and no cache
+// stores anything there. Each store is measured in `rounds` fresh clusters, interleaved,
 // median. The segment's reservation (its maxBytes, tmpfs pages reserved at open) is reported
 // beside it: PSS counts only the segment's pages some worker touched.
 //
@@ -28,10 +31,11 @@ const rounds = Number(process.argv[4] || 3);
 const shmMaxBytes = Math.ceil((pages * pageBytes * 1.5) / 2 ** 20) * 2 ** 20; // the pages and room to spare
 const MiB = 2 ** 20;
 
-/** Proportional set size of `pid` in bytes. */
+/** Proportional set size of `pid` in bytes without its file-backed pages (Pss - Pss_File). */
 function pss(pid) {
-  const m = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+) kB/m);
-  return Number(m[1]) * 1024;
+  const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (field) => Number(text.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))[1]) * 1024;
+  return kb('Pss') - kb('Pss_File');
 }
 
 /** Pss of `pid`'s mappings of `file` in bytes (from /proc/<pid>/smaps). */
@@ -118,11 +122,18 @@ async function workerStats(c) {
   return [...seen.values()];
 }
 
-// The workers' summed PSS after a full GC in each.
+// The workers' summed PSS after a full GC in each, and their V8 heaps' summed size then (each
+// worker's heapTotal, asked on new connections until each has answered).
 async function summedPss(c) {
   for (const pid of c.workers) process.kill(pid, 'SIGUSR2');
   await delay(1000);
-  return c.workers.reduce((s, pid) => s + pss(pid), 0);
+  const sum = c.workers.reduce((s, pid) => s + pss(pid), 0);
+  const heaps = new Map();
+  for (let n = 0; n < 10 * WORKERS && heaps.size < WORKERS; n++) {
+    const m = JSON.parse(await get(c.port, '/memory'));
+    heaps.set(m.pid, m.heapTotal);
+  }
+  return { pss: sum, heap: [...heaps.values()].reduce((s, x) => s + x, 0) };
 }
 
 // One cluster of `store`: the traffic, a full GC in each worker, the workers' summed PSS.
@@ -141,12 +152,25 @@ async function measure(store, tmp, n) {
       if (round === 0) bytes = bodies.reduce((s, b) => s + b.length, 0);
     }
     const stats = store === 'none' ? [] : await workerStats(c);
-    const sum = (await summedPss(c)) - before;
+    const after = await summedPss(c);
+    const sum = after.pss - before.pss;
+    const heap = after.heap - before.heap;
     const inSegment = c.workers.reduce((s, pid) => s + pssOf(pid, segment), 0);
     const reserved = fs.existsSync(segment) ? fs.statSync(segment).blocks * 512 : 0;
     const renders = fs.readFileSync(path.join(tmp, `${name}.renders`), 'utf8').split('\n').length - 1;
     const hotBytes = stats.reduce((s, x) => s + (x.hotBytes || 0), 0);
-    return { pss: sum, inSegment, bytes, reserved, renders, hotBytes, store: stats[0] && stats[0].store };
+    const metaBytes = stats.reduce((s, x) => s + (x.metaBytes || 0), 0);
+    return {
+      pss: sum,
+      heap,
+      inSegment,
+      bytes,
+      reserved,
+      renders,
+      hotBytes,
+      metaBytes,
+      store: stats[0] && stats[0].store,
+    };
   } finally {
     await stopCluster(c);
     fs.rmSync(segment, { force: true });
@@ -171,15 +195,18 @@ async function main() {
   console.log(
     `${pages} pages of ${(pageBytes / 1024).toFixed(0)} KB (${(pageTotal / MiB).toFixed(1)} MiB), asked ${WORKERS} times over ${WORKERS} workers; ${rounds} clusters per store, median; ${cpu}, node ${process.version}`,
   );
-  console.log(`no cache: workers' summed PSS grew ${(base / MiB).toFixed(1)} MiB`);
+  const heaps = (r) => r.map((x) => (x.heap / MiB).toFixed(1)).join(', ');
+  console.log(
+    `no cache: workers' summed PSS grew ${(base / MiB).toFixed(1)} MiB (runs ${runs.none.map((x) => (x.pss / MiB).toFixed(1)).join(', ')}; V8 heaps ${heaps(runs.none)} MiB)`,
+  );
   const grown = {};
   for (const store of ['shared', 'memory']) {
     const r = runs[store];
     grown[store] = median(r.map((x) => x.pss)) - base;
     const extra =
       store === 'shared'
-        ? `; of it the segment's pages ${(median(r.map((x) => x.inSegment)) / MiB).toFixed(1)} MiB, hot copies ${(median(r.map((x) => x.hotBytes)) / MiB).toFixed(1)} MiB summed; segment reserved ${(r[0].reserved / MiB).toFixed(1)} MiB (maxBytes, on tmpfs)`
-        : '';
+        ? `; of it the segment's pages ${(median(r.map((x) => x.inSegment)) / MiB).toFixed(1)} MiB, hot copies ${(median(r.map((x) => x.hotBytes)) / MiB).toFixed(1)} MiB and checked metadata ${(median(r.map((x) => x.metaBytes)) / MiB).toFixed(1)} MiB summed; segment reserved ${(r[0].reserved / MiB).toFixed(1)} MiB (maxBytes, on tmpfs); V8 heaps ${heaps(r)} MiB`
+        : `; V8 heaps ${heaps(r)} MiB`;
     console.log(
       `${store === 'shared' ? 'sharedMemoryStore' : 'memory store per worker'}: +${(grown[store] / MiB).toFixed(1)} MiB = ${(grown[store] / pageTotal).toFixed(2)}x the pages (runs ${r.map((x) => ((x.pss - base) / MiB).toFixed(1)).join(', ')} MiB), renders ${r.map((x) => x.renders).join(', ')}${extra}`,
     );

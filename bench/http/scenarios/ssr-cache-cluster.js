@@ -5,7 +5,8 @@
 // redis-server started here) for reference. N distinct URLs are each requested 4 times (a new
 // connection per request, so the cluster spreads them over the workers): how many renders; how
 // much memory the stored pages take (the summed PSS of every process, from
-// /proc/<pid>/smaps_rollup, before and after the fill, against the pages' bytes); and the server
+// /proc/<pid>/smaps_rollup, before and after the fill, against the pages' bytes, raw and over the
+// growth of a cluster with no cache over the same traffic); and the server
 // CPU per request on hits (all workers' CPU from /proc/<pid>/stat over a hit-only load window,
 // the clusters loaded in turn, order rotated each round).
 const fs = require('fs');
@@ -24,14 +25,22 @@ const WORKERS = 4;
 const PAGE_BYTES = 75 * 1024;
 const HITS = 'server CPU per request on hits, 4 workers';
 
-/** Proportional set size of `pid` in bytes (smaps_rollup), 0 once it is gone. */
-function pss(pid) {
+/** Proportional set size of `pid` in bytes (smaps_rollup), 0 once it is gone; `field`: Pss_File etc. */
+function pss(pid, field = 'Pss') {
   try {
-    const m = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+) kB/m);
+    const m = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
     return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;
   }
+}
+
+// The summed Pss of `pids`, and that of their memory not backed by a file (Pss - Pss_File: the
+// heaps and the segment, without the node binary's and libraries' pages, whose share moves
+// with how many node processes the machine runs).
+function summedPss(pids) {
+  const all = pids.reduce((s, pid) => s + pss(pid), 0);
+  return { all, unfiled: all - pids.reduce((s, pid) => s + pss(pid, 'Pss_File'), 0) };
 }
 
 // One GET on a connection of its own (the cluster's primary hands each new connection to the
@@ -45,6 +54,23 @@ function fetchOnce(port, p) {
     });
     req.on('error', reject);
   });
+}
+
+/** Pss of `pid`'s mappings of `file` in bytes (from /proc/<pid>/smaps), 0 once it is gone. */
+function pssOf(pid, file) {
+  let sum = 0;
+  let inside = false;
+  let text;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return 0;
+  }
+  for (const line of text.split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inside = line.endsWith(file);
+    else if (inside && line.startsWith('Pss:')) sum += Number(line.match(/(\d+) kB/)[1]) * 1024;
+  }
+  return sum;
 }
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -72,9 +98,13 @@ module.exports = {
       { name: 'ssr-native sharedMemoryStore', store: 'shared' },
       { name: 'Redis store (+ memory layer per worker)', store: 'redis' },
     ];
-    const clusters = [];
+    // no cache at all: the baseline of the memory reading only (the same traffic grows the
+    // workers' heaps and malloc arenas by itself), stopped before the hit tables
+    const noCache = { name: 'no cache (baseline)', store: 'none' };
+    const started = []; // every cluster started, stopped at the end (the baseline's stop() is then a no-op)
+    let clusters = [];
     try {
-      for (const v of variants) {
+      for (const v of [noCache, ...variants]) {
         const renderLog = path.join(tmp, `${v.store}.renders`);
         const pidsFile = path.join(tmp, `${v.store}.pids`);
         fs.writeFileSync(renderLog, '');
@@ -92,8 +122,10 @@ module.exports = {
         });
         const workers = fs.readFileSync(pidsFile, 'utf8').split('\n').map(Number);
         for (const pid of workers) pinProcess(pid, SERVER_CPU); // forked before the primary was pinned
-        clusters.push({ ...v, server, workers, renderLog });
+        started.push({ ...v, server, workers, renderLog });
       }
+      const baseline = started[0];
+      clusters = started.slice(1);
       const renders = (c) => fs.readFileSync(c.renderLog, 'utf8').split('\n').length - 1;
       // every process whose memory holds the pages: the workers, the primary, redis-server
       const memoryPids = (c) => [...c.workers, c.server.pid, ...(c.store === 'redis' ? [redis.pid] : [])];
@@ -106,14 +138,16 @@ module.exports = {
 
       // 1. fill: every URL 4 times, round by round, 8 requests at once, a connection each
       const memoryRows = [];
-      for (const c of clusters) {
-        // the same pages, not stored, first: what the fill costs beyond storing them (heap and
-        // allocator growth, code compiled) is then already paid before the 'before' reading
+      let baseGrowth = 0;
+      for (const c of [baseline, ...clusters]) {
+        // the same pages, not stored, first: code compiled and heaps grown before the 'before'
+        // reading (not all of it: the no-cache cluster still grows over the fill's traffic)
         for (let round = 0; round < WORKERS; round++)
           await inBatches(urls, 8, (i) => fetchOnce(c.server.port, `/fresh/${i}`));
         await settleCpu([...c.workers, c.server.pid], 3000);
         await fullGc(c);
-        const pssBefore = memoryPids(c).reduce((s, pid) => s + pss(pid), 0);
+        const before = summedPss(memoryPids(c));
+        const pssBefore = before.all;
         let pageBytes = 0;
         const started = Date.now();
         for (let round = 0; round < WORKERS; round++) {
@@ -123,10 +157,19 @@ module.exports = {
         const ms = Date.now() - started;
         await settleCpu([...c.workers, c.server.pid], 3000);
         await fullGc(c);
-        const pssAfter = memoryPids(c).reduce((s, pid) => s + pss(pid), 0);
+        const after = summedPss(memoryPids(c));
+        const pssAfter = after.all;
         const grown = pssAfter - pssBefore;
+        const unfiled = after.unfiled - before.unfiled;
         const shm = c.store === 'shared' && fs.existsSync(segment) ? fs.statSync(segment).blocks * 512 : 0;
+        const inSegment = c.store === 'shared' ? c.workers.reduce((s, pid) => s + pssOf(pid, segment), 0) : 0;
         c.fill = { renders: renders(c), pageBytes, grown };
+        if (c === baseline) {
+          baseGrowth = unfiled;
+          await c.server.stop();
+          log(`  ${c.name}: PSS +${mib(grown)} MiB (${mib(unfiled)} MiB not file-backed) over the same traffic`);
+          continue;
+        }
         memoryRows.push({
           store: c.name,
           requests: urls * WORKERS,
@@ -137,6 +180,9 @@ module.exports = {
           'PSS after MiB': mib(pssAfter),
           'PSS growth MiB': mib(grown),
           'growth / pages': (grown / pageBytes).toFixed(2),
+          'over no cache MiB': mib(unfiled - baseGrowth),
+          'over no cache / pages': ((unfiled - baseGrowth) / pageBytes).toFixed(2),
+          'in the segment MiB': c.store === 'shared' ? mib(inSegment) : '-',
           'segment on tmpfs MiB': c.store === 'shared' ? mib(shm) : '-',
         });
         log(`  ${c.name}: ${c.fill.renders} renders, PSS +${mib(grown)} MiB for ${mib(pageBytes)} MiB of pages`);
@@ -229,19 +275,24 @@ module.exports = {
           'PSS after MiB',
           'PSS growth MiB',
           'growth / pages',
+          'over no cache MiB',
+          'over no cache / pages',
+          'in the segment MiB',
           'segment on tmpfs MiB',
         ],
         rows: memoryRows,
         notes: [
-          `before: after ${WORKERS}x${urls} requests for the same pages marked no-store (heaps and allocators grown as by the fill)`,
+          `before: after ${WORKERS}x${urls} requests for the same pages marked no-store (code compiled, heaps grown; the same traffic still grows a cluster with no cache)`,
+          `over no cache: the growth minus that of a cluster with no cache at all over the same traffic (${mib(baseGrowth)} MiB: the workers' malloc arenas and V8 heaps grow by themselves, e.g. freed 75 KB body buffers kept by glibc), the measure of issue 54; both growths without file-backed pages (Pss - Pss_File: the node binary's share moves with the machine's other node processes)`,
+          "in the segment: the workers' Pss of the segment's mapping after the fill (each touched page counted once over the workers)",
           'PSS: summed Pss of /proc/<pid>/smaps_rollup over the 4 workers and the primary (and redis-server for the Redis store), after a full GC in each worker; the shared segment pages a worker has touched count there, split between the processes that map them',
           `segment on tmpfs: the file /dev/shm/ssr-native-cache-<name> (maxBytes ${mib(shmMaxBytes)} MiB, 1.5x the pages, reserved in full by posix_fallocate at start), not in PSS where no process touched it`,
-          'targets: shared growth within 1.2x of the pages, per-worker ~4x; renders: shared N, per-worker up to 4N',
+          'targets: shared growth over no cache within 1.2x of the pages, per-worker ~4x; renders: shared N, per-worker up to 4N',
         ],
       };
       return { tables: [allTable, hotTable, memoryTable] };
     } finally {
-      await Promise.all(clusters.map((c) => c.server.stop()));
+      await Promise.all(started.map((c) => c.server.stop()));
       redis.kill('SIGKILL');
       fs.rmSync(tmp, { recursive: true, force: true });
       fs.rmSync(path.join('/dev/shm', `ssr-native-cache-${shmName}`), { force: true });

@@ -10,6 +10,7 @@
 //   /hit/<n>    one of the first n (at most HIT_URLS) warm /page URLs at random (the load
 //               generator sends one path)
 //   /stats      { pid, ...the cache's stats() } of the worker that answers
+//   /memory     { pid, ...process.memoryUsage(), heap: v8.getHeapStatistics() } of that worker
 // SIGUSR2 to a worker: a full GC. The primary writes the workers' pids to PIDS_FILE, then prints "READY <port>".
 const cluster = require('node:cluster');
 const fs = require('node:fs');
@@ -63,6 +64,11 @@ if (cluster.isPrimary) {
   });
   let cache;
   app.get('/stats', (req, res) => res.json({ pid: process.pid, ...(cache.stats ? cache.stats() : {}) }));
+  // what this worker's memory holds by V8's and Node's accounting (read after a SIGUSR2 full GC)
+  app.get('/memory', (req, res) => {
+    const v8 = require('v8');
+    res.json({ pid: process.pid, ...process.memoryUsage(), heap: v8.getHeapStatistics() });
+  });
   app.use((req, res, next) => cache(req, res, next));
   // the same page, never stored: a warm-up that grows heaps and allocators as the fill will
   app.get('/fresh/:id', (req, res) => {
