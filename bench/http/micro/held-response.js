@@ -216,7 +216,9 @@ async function main() {
   const requests = Number(opt('--requests', 3000));
   const samples = {};
   for (let round = 0; round < rounds; round++) {
-    for (const lib of libs) {
+    // which checkout goes first alternates by round: on a loaded machine the first of a round
+    // can be measured differently from the second
+    for (const lib of round % 2 === 0 ? libs : libs.slice().reverse()) {
       for (const variant of variants) {
         const key = `${lib === libs[0] ? 'this' : 'other'} ${variant}`;
         (samples[key] = samples[key] || []).push(await measure(lib, variant, requests, round, hits));
