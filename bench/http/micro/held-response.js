@@ -15,11 +15,12 @@
 // `--koa`: Koa's whole stack in the documented order (conditional, compress, cache, etag,
 // criticalCss) over Koa's bare route; with `--hits`, on one URL.
 //   node bench/http/micro/held-response.js [--adapters | --koa | --hits] [--variants a,b]
-//     [--lib /work/main/lib] [--rounds 5] [--requests 3000]
+//     [--lib /work/main/lib] [--rounds 5] [--requests 3000] [--warm 500]
 const { spawn } = require('child_process');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
+const { PerformanceObserver } = require('perf_hooks');
 
 // A package entry of `lib` (ssr-native/cache, /compression, /critical-css): in lib/express since
 // the entries moved there, in lib/<name>/index.js in the checkouts before (--lib).
@@ -129,12 +130,24 @@ function server(lib, variant) {
   const srv =
     stage === undefined ? stackServer(lib, variant, page, dist) : adapterServer(lib, framework, stage, page, dist);
   srv.keepAliveTimeout = 60000;
+  // CPU, and what does not depend on the machine's load: page faults and garbage collections
   let start;
+  let faults;
+  let gcs = 0;
+  const gcObserver = new PerformanceObserver((list) => {
+    gcs += list.getEntries().length;
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   process.on('message', (m) => {
-    if (m === 'start') start = process.cpuUsage();
-    else if (m === 'stop') {
+    if (m === 'start') {
+      start = process.cpuUsage();
+      faults = process.resourceUsage().minorPageFault;
+      gcs = 0;
+    } else if (m === 'stop') {
       const used = process.cpuUsage(start);
-      process.send({ cpu: used.user + used.system });
+      gcs += gcObserver.takeRecords().length;
+      const cost = { cpu: used.user + used.system, faults: process.resourceUsage().minorPageFault - faults, gcs };
+      process.send({ cost });
     } else if (m === 'exit') {
       dist.remove();
       process.exit(0);
@@ -183,20 +196,20 @@ function message(child, type) {
   return new Promise((resolve) => child.once('message', (m) => (type in m ? resolve(m[type]) : undefined)));
 }
 
-async function measure(lib, variant, requests, round, hits) {
+async function measure(lib, variant, requests, warm, round, hits) {
   const child = spawn('taskset', ['-c', '1', process.execPath, __filename, '--serve', lib, variant], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await message(child, 'port');
   const identity = variant.endsWith(':identity');
-  await load(port, Math.min(500, requests), `warm${round}`, identity, hits); // compiles, memo, JIT
+  await load(port, warm, `warm${round}`, identity, hits); // compiles, memo, JIT, the heap's sizes
   child.send('start');
   await load(port, requests, `r${round}`, identity, hits);
-  const cpu = message(child, 'cpu');
+  const cost = message(child, 'cost');
   child.send('stop');
-  const micros = await cpu;
+  const used = await cost;
   child.send('exit');
-  return micros / requests;
+  return { cpu: used.cpu / requests, faults: used.faults / requests, gcs: (used.gcs * 1000) / requests };
 }
 
 async function main() {
@@ -214,12 +227,20 @@ async function main() {
     (koa ? KOA_VARIANTS : adapters ? ADAPTER_VARIANTS : hits ? HIT_VARIANTS : VARIANTS);
   const rounds = Number(opt('--rounds', 5));
   const requests = Number(opt('--requests', 3000));
+  // requests before the measured ones: the default warms the JIT; the young generation's
+  // survivors per scavenge can take some thousands of requests more to settle (--warm 6000)
+  const warm = Number(opt('--warm', Math.min(500, requests)));
   const samples = {};
+  const costs = {};
   for (let round = 0; round < rounds; round++) {
-    for (const lib of libs) {
+    // which checkout goes first alternates by round: on a loaded machine the first of a round
+    // can be measured differently from the second
+    for (const lib of round % 2 === 0 ? libs : libs.slice().reverse()) {
       for (const variant of variants) {
         const key = `${lib === libs[0] ? 'this' : 'other'} ${variant}`;
-        (samples[key] = samples[key] || []).push(await measure(lib, variant, requests, round, hits));
+        const cost = await measure(lib, variant, requests, warm, round, hits);
+        (samples[key] = samples[key] || []).push(cost.cpu);
+        (costs[key] = costs[key] || []).push(cost);
       }
     }
   }
@@ -228,6 +249,10 @@ async function main() {
     const m = {};
     for (const v of variants) m[v] = median(samples[`${which} ${v}`]);
     console.log(`${which === 'this' ? 'this checkout' : opt('--lib')}: CPU us/request (median of ${rounds})`);
+    // the figures the machine's load does not move (medians)
+    const of = (v, field) => median(costs[`${which} ${v}`].map((cost) => cost[field]));
+    const memory = variants.map((v) => `${v} ${of(v, 'faults').toFixed(2)}, ${of(v, 'gcs').toFixed(1)}`);
+    console.log(`  page faults/request, GCs/1,000 requests: ${memory.join('; ')}`);
     if (adapters || variants[0].includes(':')) {
       // each stage over its own framework's bare route (same Accept-Encoding)
       const bare = (v) => v.replace(/:[^:]+(:identity)?$/, ':none$1');
