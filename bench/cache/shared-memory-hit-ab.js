@@ -8,6 +8,7 @@
 // [hotPages] [rounds]   (the other checkout with its own build/, e.g. a `git worktree` of main)
 const fs = require('fs');
 const path = require('path');
+const { filledEngine, timeHits } = require('./cache-hits');
 
 const other = process.argv[2];
 if (other === undefined || !fs.existsSync(path.join(other, 'lib', 'cache', 'engine.js'))) {
@@ -17,39 +18,17 @@ if (other === undefined || !fs.existsSync(path.join(other, 'lib', 'cache', 'engi
 const pageBytes = Number(process.argv[3] || 20000);
 const hotPages = Number(process.argv[4] || 64);
 const rounds = Number(process.argv[5] || 21);
-const HEADERS = { 'cache-control': 'public, max-age=600', 'content-type': 'text/html' };
 const files = [];
 
+// `tree`'s engine, over its own sharedMemoryStore when `shared`, else over the memory store
 function engineWith(tree, shared) {
-  const { CacheEngine } = require(path.resolve(tree, 'lib', 'cache', 'engine'));
-  const { sharedMemoryStore } = require(path.resolve(tree, 'lib', 'express', 'cache'));
   let store;
   if (shared) {
+    const { sharedMemoryStore } = require(path.resolve(tree, 'lib', 'express', 'cache'));
     store = sharedMemoryStore({ name: `bench-ab-${process.pid}-${files.length}`, maxBytes: 256 << 20 });
     files.push(store.file);
   }
-  const engine = new CacheEngine(store === undefined ? {} : { store });
-  const body = Buffer.alloc(pageBytes, 'x');
-  for (let i = 0; i < 1000; i++) {
-    const d = engine.begin({ method: 'GET', url: `/p/${i}`, headers: { host: 'shop.example' } });
-    engine.store(d.fill, engine.admit(d.fill, 200, HEADERS), HEADERS, body);
-  }
-  return engine;
-}
-
-function timeHits(engine, pages, n) {
-  const reqs = Array.from({ length: pages }, (_, i) => ({
-    method: 'GET',
-    url: `/p/${i}`,
-    headers: { host: 'shop.example' },
-  }));
-  const start = process.cpuUsage();
-  for (let i = 0; i < n; i++) {
-    const d = engine.begin(reqs[i % pages]);
-    if (d.action !== 'hit') throw new Error(`not a hit: ${d.action}`);
-  }
-  const used = process.cpuUsage(start);
-  return ((used.user + used.system) * 1000) / n; // ns per hit
+  return filledEngine(tree, store, pageBytes);
 }
 
 const here = path.join(__dirname, '..', '..');

@@ -3,42 +3,20 @@
 // store and with sharedMemoryStore, A/B interleaved: a few hot pages (hit again and again) and
 // many pages cycled (past the hot set: each hit copies the page out of the segment and checks
 // it). Run pinned: taskset -c 1 node bench/cache/shared-memory-hit.js [pageBytes] [hotPages]
-const { CacheEngine } = require('../../lib/cache/engine');
+const path = require('path');
 const { sharedMemoryStore } = require('../../lib/express/cache');
+const { filledEngine, timeHits } = require('./cache-hits');
 
 const pageBytes = Number(process.argv[2] || 20000);
 const hotPages = Number(process.argv[3] || 64);
 const name = `bench-${process.pid}`;
 
-function engineWith(store) {
-  const engine = new CacheEngine(store === undefined ? {} : { store });
-  const body = Buffer.alloc(pageBytes, 'x');
-  for (let i = 0; i < 1000; i++) {
-    const req = { method: 'GET', url: `/p/${i}`, headers: { host: 'shop.example' } };
-    const d = engine.begin(req);
-    const policy = engine.admit(d.fill, 200, { 'cache-control': 'public, max-age=600', 'content-type': 'text/html' });
-    engine.store(d.fill, policy, { 'cache-control': 'public, max-age=600', 'content-type': 'text/html' }, body);
-  }
-  return engine;
-}
-
-function timeHits(engine, pages, n) {
-  const reqs = Array.from({ length: pages }, (_, i) => ({
-    method: 'GET',
-    url: `/p/${i}`,
-    headers: { host: 'shop.example' },
-  }));
-  const start = process.cpuUsage();
-  for (let i = 0; i < n; i++) {
-    const d = engine.begin(reqs[i % pages]);
-    if (d.action !== 'hit') throw new Error(`not a hit: ${d.action}`);
-  }
-  const used = process.cpuUsage(start);
-  return ((used.user + used.system) * 1000) / n; // ns per hit
-}
-
+const here = path.join(__dirname, '..', '..');
 const sharedStore = sharedMemoryStore({ name, maxBytes: 256 << 20 });
-const engines = { memory: engineWith(undefined), shared: engineWith(sharedStore) };
+const engines = {
+  memory: filledEngine(here, undefined, pageBytes),
+  shared: filledEngine(here, sharedStore, pageBytes),
+};
 const results = { memory: { hot: [], cycled: [] }, shared: { hot: [], cycled: [] } };
 for (let round = 0; round < 5; round++) {
   for (const which of round % 2 ? ['shared', 'memory'] : ['memory', 'shared']) {
