@@ -150,6 +150,11 @@ TEST(CriticalCssInline, TheDocumentElementIsASubject) {
                            "<html><head><link rel=stylesheet href=a.css></head><body>"
                            "<p>x</p><h2>t</h2></body></html>")),
             ":where(p, ul) ~ :is(h1, h2){a:1}");
+  // the compounds before the subject stay: an h2 with no sibling before it is not `* ~ h2`
+  EXPECT_EQ(StyleOf(Inline(":where(p) ~ :is(h2){a:1}.b{c:2}",
+                           "<html><head><link rel=stylesheet href=a.css></head><body>"
+                           "<div><h2 class=b>t</h2></div></body></html>")),
+            ".b{c:2}");
   // a page's own container below <html>: the search stays below it
   const std::string contained =
       "<html data-bs-theme=dark><head><link rel=stylesheet href=a.css></head><body>"
