@@ -114,13 +114,6 @@ const CLASSES = [
     (p, html) => /\sdata-beasties-container/.test(html),
   ],
   [
-    // beasties' normalization takes a leading pseudo-class off (`:not(pre) > code` becomes
-    // `> code`), which css-select and ours never match: left out on both CommonEngine sides, the
-    // runtime keeps it (UIkit's inline code). A bug against the full render, not fixed yet
-    'ours: a selector led by a pseudo-class and a combinator (:not(pre) > code) is left out',
-    (p, html, side) => side === 'ours' && /(?:^|[{},])\s*:not\([^)]*\)\s*[>+~]/.test(p.css),
-  ],
-  [
     // css-select's namespaces: beasties leaves svg|rect and *|p out, the runtime keeps them
     'ours: a namespaced selector (@namespace, svg|rect, *|p) is left out',
     (p, html, side) => side === 'ours' && /@namespace/.test(p.css),

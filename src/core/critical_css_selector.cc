@@ -671,22 +671,40 @@ CompiledSelector CompileEmptied(std::string_view selector, const Limits& limits,
     out.mode = SelectorMode::kAlways;
     return out;
   }
-  // One compound of pseudo-classes: anything else (a combinator) is left out.
+  // Compounds of pseudo-classes alone joined by combinators: each before the last reads as any
+  // element, as beasties strips pseudo-classes (Pico's `:where(p, ul) ~ :is(h1, h2)` as
+  // `* ~ h1`, `* ~ h2`).
+  std::string prefix;
+  size_t last = 0;  // where the last compound begins
   for (size_t i = first.length; i < s.size();) {
     const size_t n = PseudoAt(s, i).length;
-    if (n == 0) return out;
-    i += n;
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    std::string combinator = " ";
+    size_t j = i;
+    for (; j < s.size() && (IsCssWhite(s[j]) || IsCombinatorChar(s[j])); ++j) {
+      if (!IsCombinatorChar(s[j])) continue;
+      if (combinator != " ") return out;
+      combinator = std::string(" ") + s[j] + " ";
+    }
+    if (j == i || j == s.size()) return out;
+    prefix += "*" + combinator;
+    last = i = j;
   }
-  const std::string_view name = first.name;
-  const std::string_view args = first.args;
+  const Pseudo subject = PseudoAt(s, last);
+  const std::string_view name = subject.name;
+  const std::string_view args = subject.args;
   if (name == "root" && args.data() == nullptr) {
+    if (!prefix.empty()) return out;
     out.mode = SelectorMode::kAlways;
     return out;
   }
   if ((name != "is" && name != "where") || args.data() == nullptr || depth >= 4) return out;
   // The list, each selector compiled as css-select matches it (no class / id cache).
   for (std::string_view item : SplitSelectorList(args)) {
-    CompiledSelector one = CompileSelectorAt(item, limits, depth + 1);
+    CompiledSelector one = CompileSelectorAt(prefix + std::string(item), limits, depth + 1);
     switch (one.mode) {
       case SelectorMode::kAlways:
         return one;
@@ -728,8 +746,15 @@ CompiledSelector CompileSelectorAt(std::string_view selector, const Limits& limi
     return out;
   }
   if (selector.size() > limits.max_selector_bytes) return out;  // kNever
-  const std::string normalized = NormalizeSelector(selector);
+  std::string normalized = NormalizeSelector(selector);
   if (normalized.empty()) return CompileEmptied(selector, limits, depth);
+  // A first compound of pseudo-classes alone (UIkit's `:not(pre) > code`): the normalization
+  // leaves the combinator first, which css-select reads from the container (`:scope > code`);
+  // the browser reads the compound as any element, as `* > code`
+  // (docs/critical-css-differences.md).
+  const std::string_view raw = JsTrim(selector);
+  if (raw.size() > 1 && raw[0] == ':' && raw[1] != ':' && IsCombinatorChar(normalized[0]))
+    normalized.insert(0, "* ");
   std::vector<std::vector<Token>> groups;
   if (!ParseSelectorGroups(normalized, &groups)) return out;
   // beasties' cache shortcut: every group a single token, at least one of them class / id.

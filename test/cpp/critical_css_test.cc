@@ -91,11 +91,18 @@ TEST(CriticalCssSelector, ModesFollowBeastiesAndCssSelect) {
         ":is(:root, .a)", ":where(:root,[data-theme])", ":where(:is(:root))"}) {
     EXPECT_EQ(css::CompileSelector(root, limits).mode, css::SelectorMode::kAlways) << root;
   }
+  // compounds of pseudo-classes alone before an :is() / :where() subject: `* ~ h1`, `* ~ h2`
+  const css::CompiledSelector chain = css::CompileSelector(":where(p, ul) ~ :is(h1, h2)", limits);
+  EXPECT_EQ(chain.mode, css::SelectorMode::kMatch);
+  EXPECT_EQ(chain.groups.size(), 2u);
+  // a first compound of pseudo-classes alone reads as any element (`* > code`), not `:scope >`
+  EXPECT_EQ(css::CompileSelector(":not(pre) > code", limits).mode, css::SelectorMode::kMatch);
+  EXPECT_FALSE(css::CompileSelector(":not(pre) > code", limits).groups[0].scope_child);
   const css::CompiledSelector list = css::CompileSelector(":where(.a, [data-x], #b)", limits);
   EXPECT_EQ(list.mode, css::SelectorMode::kMatch);
   EXPECT_EQ(list.groups.size(), 3u);
   for (const char* never : {":not(.a)", ":root :not(.a)", ":where()", ":where(:hover)", ":where(",
-                            ":nth-child(2)", ":where(.a) :is(.b)"}) {
+                            ":nth-child(2)", ":not(.a) :hover"}) {
     EXPECT_EQ(css::CompileSelector(never, limits).mode, css::SelectorMode::kNever) << never;
   }
   EXPECT_EQ(css::CompileSelector("a[href^='']", limits).mode, css::SelectorMode::kNever);
@@ -134,6 +141,20 @@ TEST(CriticalCssInline, TheDocumentElementIsASubject) {
               ":root:not([data-theme=dark]){e:5}html[lang] body .a{f:6}:where(.a, .zz){h:8}"
               "html.h{j:10}");
   }
+  // a first compound of pseudo-classes alone: any element there
+  EXPECT_EQ(StyleOf(Inline(":not(pre) > code{a:1}:hover ~ code{b:2}:not(.q) + .zz{c:3}",
+                           "<html><head><link rel=stylesheet href=a.css></head><body>"
+                           "<p><i></i><code>x</code></p></body></html>")),
+            ":not(pre) > code{a:1}:hover ~ code{b:2}");
+  EXPECT_EQ(StyleOf(Inline(":where(p, ul) ~ :is(h1, h2){a:1}:where(p) + :is(h3){b:2}",
+                           "<html><head><link rel=stylesheet href=a.css></head><body>"
+                           "<p>x</p><h2>t</h2></body></html>")),
+            ":where(p, ul) ~ :is(h1, h2){a:1}");
+  // the compounds before the subject stay: an h2 with no sibling before it is not `* ~ h2`
+  EXPECT_EQ(StyleOf(Inline(":where(p) ~ :is(h2){a:1}.b{c:2}",
+                           "<html><head><link rel=stylesheet href=a.css></head><body>"
+                           "<div><h2 class=b>t</h2></div></body></html>")),
+            ".b{c:2}");
   // a page's own container below <html>: the search stays below it
   const std::string contained =
       "<html data-bs-theme=dark><head><link rel=stylesheet href=a.css></head><body>"

@@ -269,6 +269,14 @@ function isHtmlSubjectGroup(group) {
   return /^(?:html(?![-\w])|:root|:is\(|:where\(|\[|\*)/i.test(compound) && !LONE_ATTRIBUTE.test(compound);
 }
 
+// LEADING_PSEUDO: a first compound of pseudo-classes alone before a combinator (UIkit's
+// `:not(pre) > code`, `:hover ~ p`, Pico's `:where(p, ul) ~ :is(h1, h2)`). beasties' normalization
+// leaves `> code`, read from the container (<html>'s children only), or nothing, and drops it;
+// ours reads the compound as any element (`* > code`, `* ~ h1`).
+const PSEUDO_CLASS = String.raw`:(?!:)[-\w]+(?:\((?:[^()]|\([^()]*\))*\))?`;
+const LEADING_PSEUDO_GROUP = new RegExp(String.raw`^(?:${PSEUDO_CLASS})+(?:\s*[>+~]|\s+:(?!:))`);
+const isLeadingPseudoGroup = (group) => LEADING_PSEUDO_GROUP.test(group.trim());
+
 function withoutNestedRules(css, other = '') {
   return withoutRules(css, other, nestedRule);
 }
@@ -458,7 +466,7 @@ function withoutLinkMediaPage(html) {
 // { documented, difference } when the two differ only by the documented classes (documented names
 // each one found), { documented: null, difference } otherwise:
 // - LINK_MEDIA: ours equals theirs once withoutLinkMediaPage takes the media off ours' <style>;
-// - PARTIAL_CLASS, PSEUDO_ONLY: ours keeps groups (selectors of a list, or whole rules) of those
+// - PARTIAL_CLASS, PSEUDO_ONLY, HTML_SUBJECT, LEADING_PSEUDO: ours keeps groups (selectors of a list, or whole rules) of those
 //   classes that beasties drops: equal once withoutOwnGroupsPage takes them out of ours (never
 //   out of beasties': a group beasties keeps and ours drops stays a difference);
 // - NESTING: both pages through withoutNestedRulesPage equal (ours keeps such rules whole,
@@ -468,10 +476,12 @@ const LINK_MEDIA = "a link's media: ours writes it on the inlined <style>";
 const PARTIAL_CLASS = 'a lone [class*=x] (^=, $=, |=): ours matches it as the browser does, not as a whole class';
 const PSEUDO_ONLY = 'a selector of pseudo-elements alone: ours keeps it, as the browser applies it';
 const HTML_SUBJECT = 'a selector whose subject is the document element (<html>, :root:not(), :where()): ours keeps it';
+const LEADING_PSEUDO = 'a first compound of pseudo-classes alone (:not(pre) > code): ours reads it as any element';
 const GROUP_CLASSES = [
   [PARTIAL_CLASS, isPartialClassGroup],
   [PSEUDO_ONLY, isPseudoOnlyGroup],
   [HTML_SUBJECT, isHtmlSubjectGroup],
+  [LEADING_PSEUDO, isLeadingPseudoGroup],
 ];
 function classifyDifference(ours, theirs) {
   const difference = compareOutputs(ours, theirs);
@@ -517,4 +527,5 @@ module.exports = {
   PARTIAL_CLASS,
   PSEUDO_ONLY,
   HTML_SUBJECT,
+  LEADING_PSEUDO,
 };

@@ -55,7 +55,7 @@ for (const [beasties, sheet] of ['0.4', '0.5'].flatMap((v) => stylesheets().map(
       }
       assert.deepStrictEqual(failures, [], failures[0]);
       t.diagnostic(
-        `${nesting} pages differ by a documented difference (nesting, a link's media, a lone [class*=x], pseudo-elements alone, <html> subjects)`,
+        `${nesting} pages differ by a documented difference (nesting, a link's media, a lone [class*=x], pseudo-elements alone, <html> subjects, pseudo-classes first)`,
       );
       // The corpus must exercise inlining, not only pages left as they were.
       assert.ok(inlined > PAGES / 2, `only ${inlined} of ${PAGES} pages got a <style>`);

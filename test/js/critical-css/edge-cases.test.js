@@ -70,8 +70,8 @@ test("the nesting classifier's remover: style rules with a nested block, and at-
   );
 });
 
-test('the classifier accepts a link media on ours <style>, lone [class*=x], pseudo-element and <html> rules, nothing near them', () => {
-  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY, HTML_SUBJECT } = require('./compare.js');
+test('the classifier accepts a link media on ours <style>, lone [class*=x], pseudo-element, <html> and pseudo-first rules, nothing near them', () => {
+  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY, HTML_SUBJECT, LEADING_PSEUDO } = require('./compare.js');
   const link = '<link rel=stylesheet href=s.css media=print data-beasties-media="(min-width: 9px)">';
   const page = (style) => `<html><head>${style}${link}</head><body></body></html>`;
   const cases = [
@@ -90,6 +90,21 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x], pseu
     ],
     ['<style>.a{b:1}[data-bs-theme=dark]{c:2}</style>', '<style>.a{b:1}</style>', HTML_SUBJECT],
     ['<style>:root:not([data-theme=dark]){c:2}:where(:root,[x]){d:3}html.y{e:4}</style>', '', HTML_SUBJECT],
+    // a first compound of pseudo-classes alone before a combinator, alone or in a list
+    ['<style>.a{b:1}:not(pre) > code{c:2}</style>', '<style>.a{b:1}</style>', LEADING_PSEUDO],
+    ['<style>:hover~p{c:2}</style>', '', LEADING_PSEUDO],
+    ['<style>.a{b:1}:where(p, ul) ~ :is(h1, h2){c:2}</style>', '<style>.a{b:1}</style>', LEADING_PSEUDO],
+    [
+      '<style>:not(.btn-check) + .btn:active, .btn:first-child:active{c:2}</style>',
+      '<style>.btn:first-child:active{c:2}</style>',
+      LEADING_PSEUDO,
+    ],
+    // near ones: a type or class first, a descendant beasties keeps too, another group beside
+    ['<style>.a{b:1}p:not(pre) > code{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}.x:not(pre) > code{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}:hover p{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}::before > p{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>:not(.q) + .b, .y, .a{c:2}</style>', '<style>.a{c:2}</style>', null],
     ['<style>.a{b:1}[data-y] .x{c:2}</style>', '<style>.a{b:1}</style>', null],
     ['<style>.a{b:1}.x [data-y]{c:2}</style>', '<style>.a{b:1}</style>', null],
     // not documented: another class, an exact [class=x], a media the link does not defer to
@@ -117,6 +132,12 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x], pseu
     ['<style>.a{c:2}</style>', '<style>::-webkit-datetime-edit,.a{c:2}</style>', null],
     ['<style>.a,::backdrop{c:2}</style>', '<style>.a,[class*=x]{c:2}</style>', null],
     ['<style>[class*=x]{c:2}</style>', '<style>[class*=x],[class*=y]{c:2}</style>', null],
+    [
+      '<style>.btn:first-child:active{c:2}</style>',
+      '<style>:not(.q) + .btn, .btn:first-child:active{c:2}</style>',
+      null,
+    ],
+    ['<style>.a{b:1}</style>', '<style>.a{b:1}:not(pre) > code{c:2}</style>', null],
     // nor another group beside them, nor a group in another block or place
     ['<style>.y,::backdrop,.a{c:2}</style>', '<style>.a{c:2}</style>', null],
     ['<style>::backdrop,.a{c:3}</style>', '<style>.a{c:2}</style>', null],

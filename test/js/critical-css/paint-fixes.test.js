@@ -92,6 +92,18 @@ const CLASSES = {
     const link = '<link rel="stylesheet" href="styles.css">';
     return { css, html: page(link, `<p>theme ${r.int(1000)}</p>`, attrs) };
   },
+  // a first compound of pseudo-classes alone: beasties' normalization leaves `> code`, which
+  // css-select reads from the container, <html> (or empties `:where(p) ~ :is(h2)` whole)
+  "a first compound of pseudo-classes alone (UIkit's :not(pre) > code)": (r) => {
+    const [selector, body] = r.pick([
+      [':not(pre) > code', `<p>see <code>x${r.int(100)}</code></p>`],
+      [':not(.q) > em', `<div><em>e${r.int(100)}</em></div>`],
+      [':not(.q) + p', `<h2>t</h2><p>p${r.int(100)}</p>`],
+      [':where(p, ul) ~ :is(h1, h2)', `<p>p</p><h2>h${r.int(100)}</h2>`],
+    ]);
+    const css = `${selector}{color:${color(r)};background:${color(r)};padding:${4 + r.int(12)}px}\nbody{margin:${r.int(40)}px}`;
+    return { css, html: page('<link rel="stylesheet" href="styles.css">', body) };
+  },
 };
 
 test(
