@@ -7,17 +7,10 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const { CacheEngine } = require('../../../lib/cache/engine');
 const { sharedMemoryStore } = require('../../../lib/express/cache');
-const { segmentDir, leftovers } = require('../helpers/shm-segments');
+const { testSegments } = require('../helpers/shm-segments');
 
 const PREFIX = `metas-${process.pid}`;
-const dir = segmentDir(PREFIX);
-let seq = 0;
-const fresh = () => `${PREFIX}-${++seq}`;
-
-test.after(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-  assert.deepEqual(leftovers(PREFIX), [], 'every segment made here is removed');
-});
+const { dir, fresh } = testSegments(PREFIX);
 
 const HEADERS = { 'cache-control': 'public, max-age=600', 'content-type': 'text/html' };
 const request = (i) => ({ method: 'GET', url: `/p/${i}`, headers: { host: 'shop.example' } });

@@ -31,4 +31,20 @@ function leftovers(prefix) {
   return found;
 }
 
-module.exports = { TMPFS, segmentDir, leftovers };
+/**
+ * A test file's segments: its folder (segmentDir) and fresh() names under `prefix`; after the file's
+ * tests the folder goes and nothing named with the prefix may be left.
+ */
+function testSegments(prefix) {
+  const test = require('node:test');
+  const assert = require('node:assert/strict');
+  const dir = segmentDir(prefix);
+  let seq = 0;
+  test.after(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    assert.deepEqual(leftovers(prefix), [], 'every segment made here is removed');
+  });
+  return { dir, fresh: () => `${prefix}-${++seq}` };
+}
+
+module.exports = { TMPFS, segmentDir, leftovers, testSegments };
