@@ -25,8 +25,10 @@ function leftovers(prefix) {
     } catch {
       continue;
     }
+    // `${prefix}-`, not the prefix alone: `unit-158` must not claim `unit-1580-…`, left by another run
     for (const name of names)
-      if (name.startsWith(prefix) || name.startsWith(`ssr-native-cache-${prefix}`)) found.push(path.join(dir, name));
+      if (name.startsWith(`${prefix}-`) || name.startsWith(`ssr-native-cache-${prefix}-`))
+        found.push(path.join(dir, name));
   }
   return found;
 }
