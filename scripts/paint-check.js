@@ -13,9 +13,10 @@
 // below, docs/critical-css-differences.md), and keeps the PNGs and pages of those in a temp
 // directory it names.
 //   node scripts/paint-check.js [--all | --sample N] [--seed S] [--viewport 1280x800,390x844]
-//                               [--corpus DIR]
+//                               [--corpus DIR] [--only 'SHEET / PAGE' ...]
 // --sample N (default 50): N pages drawn from the whole corpus by the seeded generator (--seed,
 // default 1). --corpus: the real-sheet folder (default: installed once by css-corpus.js).
+// --only (repeatable): just the pages whose 'sheet / page' (as printed) contains the text.
 // Exits non-zero when ours differs on a page no class explains, or on fewer than 99% of pages.
 const fs = require('node:fs');
 const os = require('node:os');
@@ -40,6 +41,7 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '1' },
     viewport: { type: 'string', default: '1280x800,390x844' },
     corpus: { type: 'string' },
+    only: { type: 'string', multiple: true },
   },
 });
 
@@ -191,7 +193,10 @@ async function main() {
   console.warn = () => {}; // beasties reports selector errors through console.warn
   const folder = args.corpus || prepareCssCorpus();
   const all = corpus(folder);
-  const pages = args.all ? all : sample(all, SAMPLE, SEED);
+  const only = args.only ?? [];
+  const named = (p) => only.some((text) => `${p.sheet} / ${p.page}`.includes(text));
+  const pages = only.length > 0 ? all.filter(named) : args.all ? all : sample(all, SAMPLE, SEED);
+  if (pages.length === 0) throw new RangeError(`--only matches no page: ${only.join(', ')}`);
   const runtime = await loadAppEngineRuntime();
   const opened = await openCamera();
   if (opened.skip) throw new Error(`no browser: ${opened.skip}`);
@@ -220,8 +225,13 @@ async function main() {
           .join(' ')}; AppEngine runtime: beasties ${runtime.version}`,
     );
     console.log(
-      `${args.all ? `all ${all.length} pages` : `${pages.length} of ${all.length} pages (--sample ${SAMPLE} --seed ${SEED})`}` +
-        ` at ${VIEWPORTS.map((v) => v.name).join(', ')}; full-page shots, stylesheet held back on (b) and (c)`,
+      `${
+        only.length > 0
+          ? `${pages.length} of ${all.length} pages (--only)`
+          : args.all
+            ? `all ${all.length} pages`
+            : `${pages.length} of ${all.length} pages (--sample ${SAMPLE} --seed ${SEED})`
+      }` + ` at ${VIEWPORTS.map((v) => v.name).join(', ')}; full-page shots, stylesheet held back on (b) and (c)`,
     );
     const engines = new Map(); // one engine per stylesheet text and minify, as an app has
     for (const [done, p] of pages.entries()) {
