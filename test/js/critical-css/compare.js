@@ -509,22 +509,28 @@ function withoutVarKeyframesPage(html, other) {
     const names = keyframesReadThroughVar(css);
     if (names.size === 0) return css;
     const cuts = [];
+    // true when every child of `node` is cut: an at-rule then goes too, as beasties drops an
+    // at-rule left empty (@layer it keeps)
     const visit = (node) => {
+      let all = node.children.length > 0;
       for (const child of node.children) {
-        if (child.close < 0 || child.at === null) continue;
-        if (child.at !== 'keyframes') visit(child);
-        else if (
-          names.has(
-            css
-              .slice(child.prelude, child.open)
-              .replace(/^@keyframes/i, '')
-              .trim(),
-          ) &&
-          !(others[i] ?? '').includes(css.slice(child.prelude, child.end))
-        ) {
-          cuts.push(child);
+        const from = cuts.length;
+        if (child.close >= 0 && child.at === 'keyframes') {
+          const name = css
+            .slice(child.prelude, child.open)
+            .replace(/^@keyframes/i, '')
+            .trim();
+          if (names.has(name) && !(others[i] ?? '').includes(css.slice(child.prelude, child.end))) {
+            cuts.push(child);
+            continue;
+          }
+        } else if (child.close >= 0 && child.at !== null && child.at !== 'layer' && visit(child)) {
+          cuts.splice(from, cuts.length - from, child);
+          continue;
         }
+        all = false;
       }
+      return all;
     };
     visit(scanBlocks(css));
     let out = '';
