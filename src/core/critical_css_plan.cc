@@ -363,9 +363,9 @@ void AddVarReferences(std::string_view value, std::vector<std::string_view>* nam
     size_t b = p + 4;
     while (b < value.size() && IsSpace(value[b])) ++b;
     size_t e = b;
-    while (e < value.size() && (std::isalnum(static_cast<unsigned char>(value[e])) ||
-                                value[e] == '-' || value[e] == '_' ||
-                                static_cast<unsigned char>(value[e]) >= 0x80)) {
+    while (e < value.size() &&
+           (std::isalnum(static_cast<unsigned char>(value[e])) || value[e] == '-' ||
+            value[e] == '_' || static_cast<unsigned char>(value[e]) >= 0x80)) {
       ++e;
     }
     const std::string_view name = value.substr(b, e - b);
@@ -743,7 +743,8 @@ bool Compiler::Run(std::string* error) {
         plan_->custom_properties.push_back(CustomProperty{prop, value});
       }
     }
-    facts.anim_var_count = static_cast<uint32_t>(plan_->animation_vars.size()) - facts.anim_var_begin;
+    facts.anim_var_count =
+        static_cast<uint32_t>(plan_->animation_vars.size()) - facts.anim_var_begin;
     facts.custom_count =
         static_cast<uint32_t>(plan_->custom_properties.size()) - facts.custom_begin;
     facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
