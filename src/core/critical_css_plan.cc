@@ -5,6 +5,7 @@
 #include "critical_css_plan.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace ssr_native {
 namespace critical_css {
@@ -353,6 +354,25 @@ Directive ParseDirective04(std::string_view text) {
 
 }  // namespace
 
+void AddVarReferences(std::string_view value, std::vector<std::string_view>* names) {
+  for (size_t p = 0; p + 4 <= value.size(); ++p) {
+    if (value[p + 3] != '(' || (value[p] | 0x20) != 'v' || (value[p + 1] | 0x20) != 'a' ||
+        (value[p + 2] | 0x20) != 'r') {
+      continue;
+    }
+    size_t b = p + 4;
+    while (b < value.size() && IsSpace(value[b])) ++b;
+    size_t e = b;
+    while (e < value.size() &&
+           (std::isalnum(static_cast<unsigned char>(value[e])) || value[e] == '-' ||
+            value[e] == '_' || static_cast<unsigned char>(value[e]) >= 0x80)) {
+      ++e;
+    }
+    const std::string_view name = value.substr(b, e - b);
+    if (name.size() >= 3 && name[0] == '-' && name[1] == '-') names->push_back(name);
+  }
+}
+
 void KeyTable::Grow() {
   const size_t size = slots_.empty() ? 64 : slots_.size() * 2;
   slots_.assign(size, 0);
@@ -697,6 +717,8 @@ bool Compiler::Run(std::string* error) {
     facts.font_begin = static_cast<uint32_t>(plan_->fonts.size());
     facts.anim_begin = static_cast<uint32_t>(plan_->animations.size());
     facts.legacy_font_begin = static_cast<uint32_t>(plan_->legacy_font_values.size());
+    facts.anim_var_begin = static_cast<uint32_t>(plan_->animation_vars.size());
+    facts.custom_begin = static_cast<uint32_t>(plan_->custom_properties.size());
     for (uint32_t child : tree.Children(node)) {
       const CssNode& d = tree.nodes[child];
       if (d.kind != CssKind::kDecl) continue;
@@ -715,12 +737,24 @@ bool Compiler::Run(std::string* error) {
           while (p < value.size() && !(IsSpace(value[p]) || value[p] == '\v')) ++p;
           if (p > q0) plan_->animations.emplace_back(value.substr(q0, p - q0));
         }
+        AddVarReferences(value, &plan_->animation_vars);
+      }
+      if (prop.size() > 2 && prop[0] == '-' && prop[1] == '-') {
+        plan_->custom_properties.push_back(CustomProperty{prop, value});
       }
     }
+    facts.anim_var_count =
+        static_cast<uint32_t>(plan_->animation_vars.size()) - facts.anim_var_begin;
+    facts.custom_count =
+        static_cast<uint32_t>(plan_->custom_properties.size()) - facts.custom_begin;
     facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
     facts.anim_count = static_cast<uint32_t>(plan_->animations.size()) - facts.anim_begin;
     facts.legacy_font_count =
         static_cast<uint32_t>(plan_->legacy_font_values.size()) - facts.legacy_font_begin;
+  }
+  if (plan_->animation_vars.empty()) {  // no animation reads a custom property
+    plan_->custom_properties.clear();
+    for (RuleFacts& facts : plan_->rule_facts) facts.custom_begin = facts.custom_count = 0;
   }
   BuildRulePass();
   // The plan lives as long as the stylesheet: give back the vectors' growth slack.
@@ -734,6 +768,8 @@ bool Compiler::Run(std::string* error) {
   plan_->fonts.shrink_to_fit();
   plan_->legacy_font_values.shrink_to_fit();
   plan_->animations.shrink_to_fit();
+  plan_->animation_vars.shrink_to_fit();
+  plan_->custom_properties.shrink_to_fit();
   plan_->font_faces.shrink_to_fit();
   plan_->is_trigger.shrink_to_fit();
   plan_->keys.ShrinkToFit();
@@ -772,6 +808,8 @@ bool Compiler::Run(std::string* error) {
   for (const std::string& f : plan_->fonts) bytes += sizeof(std::string) + f.capacity();
   bytes += plan_->legacy_font_values.capacity() * sizeof(std::string_view);
   for (const std::string& a : plan_->animations) bytes += sizeof(std::string) + a.capacity();
+  bytes += plan_->animation_vars.capacity() * sizeof(std::string_view) +
+           plan_->custom_properties.capacity() * sizeof(CustomProperty);
   plan_->bytes = bytes;
   return true;
 }

@@ -93,6 +93,16 @@ struct RuleFacts {
   uint32_t anim_count = 0;
   uint32_t legacy_font_begin = 0;  // into Plan::legacy_font_values
   uint32_t legacy_font_count = 0;
+  uint32_t anim_var_begin = 0;  // into Plan::animation_vars
+  uint32_t anim_var_count = 0;
+  uint32_t custom_begin = 0;  // into Plan::custom_properties
+  uint32_t custom_count = 0;
+};
+
+// A custom property declaration (`--name: value`), views into the stylesheet's text.
+struct CustomProperty {
+  std::string_view name;
+  std::string_view value;
 };
 
 enum class Directive : uint8_t {
@@ -135,6 +145,12 @@ class Plan {
   std::vector<UniqueSelector> selectors;
   std::vector<std::string> fonts;       // normalized families used by rules
   std::vector<std::string> animations;  // tokens of animation / animation-name values
+  // Only in a sheet whose animation / animation-name values read custom properties (Bootstrap's
+  // `animation: … var(--bs-spinner-animation-name)`), empty otherwise: the properties those
+  // values read through var(), and every custom property declaration (the keyframes named
+  // through them are kept, as the browser resolves var(): docs/critical-css-differences.md).
+  std::vector<std::string_view> animation_vars;
+  std::vector<CustomProperty> custom_properties;
   // beasties 0.4: values (views into tree.text) of declarations whose property has the word
   // `font` or `font-family` (its /\bfont(?:-family)?\b/i: font-size too)
   std::vector<std::string_view> legacy_font_values;
@@ -175,6 +191,10 @@ class Plan {
 // the writer (every child kept, compress off) writes as the source's [a_end, end): the writer
 // itself decides, so the flag cannot drift from it (critical_css_writer.cc).
 void FlagRuleBodiesAsSource(Plan* plan);
+
+// Appends the name of each custom property `value` reads through var() (`--x` of
+// `var(--x, var(--y))`, then `--y`).
+void AddVarReferences(std::string_view value, std::vector<std::string_view>* names);
 
 }  // namespace critical_css
 }  // namespace ssr_native

@@ -5,6 +5,8 @@
 // the kept rules are then written (critical_css_writer.cc).
 #include <cctype>
 #include <deque>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "critical_css_page.h"
 #include "critical_css_writer.h"
@@ -170,6 +172,7 @@ struct PageProcessor::RuleSelection {
     return false;
   }
   void Collect(const RuleFacts& facts);
+  void AddAnimationsReadThroughVar();
   std::vector<std::string_view> AllParts(const RuleFacts& facts) const;
   void FinishSelector(uint32_t index, const std::vector<std::string_view>& kept);
   // A selector kept whole is a view of the stylesheet; a joined one is kept in `joined`.
@@ -196,6 +199,8 @@ struct PageProcessor::RuleSelection {
   std::vector<std::string_view> fonts;
   std::vector<std::string_view> legacy_fonts;
   std::vector<std::string_view> animations;
+  std::vector<std::string_view> animation_vars;          // read by kept animation values
+  std::vector<const CustomProperty*> custom_properties;  // of kept rules
   bool include_next = false, exclude_next = false, include_all = false, exclude_all = false;
   std::vector<std::string_view> kept;
   std::vector<uint32_t> stack;  // a kept nested rule's descendants
@@ -210,6 +215,52 @@ void PageProcessor::RuleSelection::Collect(const RuleFacts& facts) {
   }
   for (uint32_t a = 0; a < facts.anim_count; ++a) {
     animations.push_back(plan.animations[facts.anim_begin + a]);
+  }
+  for (uint32_t v = 0; v < facts.anim_var_count; ++v) {
+    animation_vars.push_back(plan.animation_vars[facts.anim_var_begin + v]);
+  }
+  for (uint32_t c = 0; c < facts.custom_count; ++c) {
+    custom_properties.push_back(&plan.custom_properties[facts.custom_begin + c]);
+  }
+}
+
+// A kept animation that names its keyframes through a custom property (Bootstrap's spinners:
+// `animation: … var(--bs-spinner-animation-name)` with `--bs-spinner-animation-name:
+// spinner-border` kept): the words of the kept declarations of that property, and of those
+// they read through var() in turn, name keyframes too, as the browser resolves var(). beasties
+// reads only the animation value's own words and drops those keyframes: without them the
+// spinner is neither animated nor its own layer at first paint
+// (docs/critical-css-differences.md).
+void PageProcessor::RuleSelection::AddAnimationsReadThroughVar() {
+  if (animation_vars.empty() || custom_properties.empty()) return;
+  std::unordered_multimap<std::string_view, std::string_view> values;
+  for (const CustomProperty* c : custom_properties) values.emplace(c->name, c->value);
+  std::unordered_set<std::string_view> seen(animation_vars.begin(), animation_vars.end());
+  std::vector<std::string_view> wanted(seen.begin(), seen.end());
+  std::vector<std::string_view> read;
+  while (!wanted.empty()) {
+    const std::string_view name = wanted.back();
+    wanted.pop_back();
+    const auto range = values.equal_range(name);
+    for (auto it = range.first; it != range.second; ++it) {
+      const std::string_view value = it->second;
+      const auto apart = [&](size_t i) {
+        const char c = value[i];
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == ',';
+      };
+      size_t p = 0;
+      while (p < value.size()) {  // the words of an animation list: `spin, fade 2s`
+        while (p < value.size() && apart(p)) ++p;
+        const size_t q = p;
+        while (p < value.size() && !apart(p)) ++p;
+        if (p > q) animations.push_back(value.substr(q, p - q));
+      }
+      read.clear();
+      AddVarReferences(value, &read);
+      for (std::string_view r : read) {
+        if (seen.insert(r).second) wanted.push_back(r);
+      }
+    }
   }
 }
 
@@ -391,6 +442,7 @@ void PageProcessor::RuleSelection::DropUnusedAtRules() {
       legacy_joined += v;
     }
   }
+  AddAnimationsReadThroughVar();
   for (uint32_t index : plan.walk_at_rules) {
     if (removed[index]) continue;
     const CssNode& node = tree.nodes[index];

@@ -756,7 +756,18 @@ CompiledSelector CompileSelectorAt(std::string_view selector, const Limits& limi
   if (raw.size() > 1 && raw[0] == ':' && raw[1] != ':' && IsCombinatorChar(normalized[0]))
     normalized.insert(0, "* ");
   std::vector<std::vector<Token>> groups;
-  if (!ParseSelectorGroups(normalized, &groups)) return out;
+  if (!ParseSelectorGroups(normalized, &groups)) {
+    // beasties' normalization takes a pseudo-class with its parentheses only when they close on
+    // the same line: Font Awesome's `:is(.fas,\n.fab)::before` leaves `(.fas,\n.fab)`, which
+    // css-what refuses, so beasties drops it. The browser reads a line break as a space: such a
+    // selector is read as written on one line (docs/critical-css-differences.md).
+    if (selector.find_first_of("\n\r") == std::string_view::npos) return out;
+    std::string one_line(selector);
+    for (char& c : one_line) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    return CompileSelectorAt(one_line, limits, depth);
+  }
   // beasties' cache shortcut: every group a single token, at least one of them class / id.
   // Taken only where the cache reads the token as the browser does (`.x`, `#x`, `[class=x]`,
   // `[class~=x]`): beasties also reads `[class*=x]`, `^=`, `$=`, `|=`, `[class]` and an `i`

@@ -105,6 +105,15 @@ TEST(CriticalCssSelector, ModesFollowBeastiesAndCssSelect) {
                             ":nth-child(2)", ":not(.a) :hover"}) {
     EXPECT_EQ(css::CompileSelector(never, limits).mode, css::SelectorMode::kNever) << never;
   }
+  // a pseudo-class whose parentheses close on another line: read as on one line (beasties'
+  // normalization leaves `(.fas,\n.fab)` and drops it; the browser applies it)
+  const css::CompiledSelector lines = css::CompileSelector(":is(.fas,\n.fab)::before", limits);
+  EXPECT_EQ(lines.mode, css::SelectorMode::kMatch);
+  EXPECT_EQ(lines.groups.size(), 2u);
+  EXPECT_EQ(css::CompileSelector(".a:not(.b,\r\n.c) p", limits).mode, css::SelectorMode::kMatch);
+  EXPECT_EQ(css::CompileSelector(":where(:root,\n[data-theme])", limits).mode,
+            css::SelectorMode::kAlways);
+  EXPECT_EQ(css::CompileSelector(":is(:hover,\n:focus)", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("a[href^='']", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("svg|a", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("a[", limits).mode, css::SelectorMode::kNever);
@@ -192,6 +201,28 @@ TEST(CriticalCssInline, FontsAndKeyframesFollowKeptRules) {
   EXPECT_EQ(StyleOf(out),
             "@font-face{font-family:\"Used\";src:url(u.woff)}@keyframes spin{to{t:1}}"
             ".card{font:12px/1.5 Used, serif;animation:spin 1s}");
+}
+
+// Keyframes named through a custom property a kept animation reads with var() are kept, as the
+// browser resolves it (Bootstrap's spinners; beasties reads only the animation value's words).
+TEST(CriticalCssInline, KeyframesNamedThroughCustomPropertiesAreKept) {
+  const std::string sheet =
+      "@keyframes spin{to{t:1}}@keyframes fade{to{t:2}}@keyframes other{to{t:3}}"
+      "@keyframes unread{to{t:4}}"
+      ".card{--anim:spin;animation:var(--anim) 1s}"
+      ".card-text{--list:var(--inner, x) 2s;--inner:fade;animation:var( --list)}"
+      ".zzz{--anim:other}:root{--unused:unread}";
+  for (bool v04 : {false, true}) {
+    SCOPED_TRACE(v04 ? "beasties 0.4" : "beasties 0.5");
+    EXPECT_EQ(StyleOf(Inline(sheet, kPage, false, false, v04)),
+              "@keyframes spin{to{t:1}}@keyframes fade{to{t:2}}"
+              ".card{--anim:spin;animation:var(--anim) 1s}"
+              ".card-text{--list:var(--inner, x) 2s;--inner:fade;animation:var( --list)}"
+              ":root{--unused:unread}");
+  }
+  // a sheet whose animations read no custom property: its custom properties name nothing
+  EXPECT_EQ(StyleOf(Inline("@keyframes spin{to{t:1}}.card{--anim:spin;animation:x 1s}", kPage)),
+            ".card{--anim:spin;animation:x 1s}");
 }
 
 // A style rule with nested rules is kept whole when one of its own selectors matches, dropped

@@ -277,6 +277,16 @@ const PSEUDO_CLASS = String.raw`:(?!:)[-\w]+(?:\((?:[^()]|\([^()]*\))*\))?`;
 const LEADING_PSEUDO_GROUP = new RegExp(String.raw`^(?:${PSEUDO_CLASS})+(?:\s*[>+~]|\s+:(?!:))`);
 const isLeadingPseudoGroup = (group) => LEADING_PSEUDO_GROUP.test(group.trim());
 
+// LINE_BROKEN_PSEUDO: a pseudo-class whose parentheses close on another line (Font Awesome's
+// `:is(.fas,\n.fab)::before`): beasties' pattern takes `:is` alone, leaves `(.fas,\n.fab)`, which
+// css-what refuses, and drops it; ours reads the selector as on one line, as the browser does.
+const isLineBrokenPseudoGroup = (group) =>
+  /[\n\r]/.test(group) &&
+  group
+    .replace(PSEUDO, '')
+    .replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, '')
+    .includes('(');
+
 function withoutNestedRules(css, other = '') {
   return withoutRules(css, other, nestedRule);
 }
@@ -462,11 +472,87 @@ function withoutLinkMediaPage(html) {
   return stripped.count === 0 ? null : parse5.serialize(doc);
 }
 
+// ---------------------------------------------------------------------------------------------
+// KEYFRAMES_VAR (docs/critical-css-differences.md): ours keeps the @keyframes a kept animation
+// names through custom properties (`animation: var(--a) 1s` with `--a: spin`, or through
+// `--a: var(--b)`); beasties reads only the animation value's own words and drops them.
+// withoutVarKeyframesPage(html, other) is ours without each such @keyframes block (at any depth)
+// that the same <style> of `other` does not hold; null when none is taken out.
+
+// The words of the values of the custom properties css's animation / animation-name
+// declarations read through var(), followed through the custom properties' own var()s.
+function keyframesReadThroughVar(css) {
+  const values = new Map();
+  for (const [, name, value] of css.matchAll(/(--[-\w]+)\s*:\s*([^;{}]*)/g)) {
+    values.set(name, [...(values.get(name) ?? []), value]);
+  }
+  const reads = (value) => [...value.matchAll(/var\(\s*(--[-\w]+)/gi)].map((m) => m[1]);
+  const wanted = [];
+  for (const [, value] of css.matchAll(/(?:^|[;{\s])animation(?:-name)?\s*:\s*([^;{}]*)/g))
+    wanted.push(...reads(value));
+  const seen = new Set(wanted);
+  const names = new Set();
+  while (wanted.length > 0) {
+    for (const value of values.get(wanted.pop()) ?? []) {
+      for (const word of value.split(/[\s,]+/)) if (word) names.add(word);
+      for (const name of reads(value)) if (!seen.has(name)) seen.add(name) && wanted.push(name);
+    }
+  }
+  return names;
+}
+
+function withoutVarKeyframesPage(html, other) {
+  const doc = parse5.parse(String(html));
+  const before = styles(doc);
+  const others = styles(parse5.parse(String(other)));
+  const after = before.map((css, i) => {
+    const names = keyframesReadThroughVar(css);
+    if (names.size === 0) return css;
+    const cuts = [];
+    // true when every child of `node` is cut: an at-rule then goes too, as beasties drops an
+    // at-rule left empty (@layer it keeps)
+    const visit = (node) => {
+      let all = node.children.length > 0;
+      for (const child of node.children) {
+        const from = cuts.length;
+        if (child.close >= 0 && child.at === 'keyframes') {
+          const name = css
+            .slice(child.prelude, child.open)
+            .replace(/^@keyframes/i, '')
+            .trim();
+          if (names.has(name) && !(others[i] ?? '').includes(css.slice(child.prelude, child.end))) {
+            cuts.push(child);
+            continue;
+          }
+        } else if (child.close >= 0 && child.at !== null && child.at !== 'layer' && visit(child)) {
+          cuts.splice(from, cuts.length - from, child);
+          continue;
+        }
+        all = false;
+      }
+      return all;
+    };
+    visit(scanBlocks(css));
+    let out = '';
+    let k = 0;
+    for (const node of cuts) {
+      out += css.slice(k, node.start);
+      k = node.end;
+    }
+    return out + css.slice(k);
+  });
+  if (after.every((t, i) => t === before[i])) return null;
+  setStyles(doc, after.slice());
+  return parse5.serialize(doc);
+}
+
 // The one classifier of differences from beasties / Angular's processor: null when the same,
 // { documented, difference } when the two differ only by the documented classes (documented names
 // each one found), { documented: null, difference } otherwise:
 // - LINK_MEDIA: ours equals theirs once withoutLinkMediaPage takes the media off ours' <style>;
-// - PARTIAL_CLASS, PSEUDO_ONLY, HTML_SUBJECT, LEADING_PSEUDO: ours keeps groups (selectors of a list, or whole rules) of those
+// - KEYFRAMES_VAR: ours' @keyframes named through custom properties taken out
+//   (withoutVarKeyframesPage), never theirs';
+// - LINE_BROKEN_PSEUDO, PARTIAL_CLASS, PSEUDO_ONLY, HTML_SUBJECT, LEADING_PSEUDO: ours keeps groups (selectors of a list, or whole rules) of those
 //   classes that beasties drops: equal once withoutOwnGroupsPage takes them out of ours (never
 //   out of beasties': a group beasties keeps and ours drops stays a difference);
 // - NESTING: both pages through withoutNestedRulesPage equal (ours keeps such rules whole,
@@ -477,7 +563,11 @@ const PARTIAL_CLASS = 'a lone [class*=x] (^=, $=, |=): ours matches it as the br
 const PSEUDO_ONLY = 'a selector of pseudo-elements alone: ours keeps it, as the browser applies it';
 const HTML_SUBJECT = 'a selector whose subject is the document element (<html>, :root:not(), :where()): ours keeps it';
 const LEADING_PSEUDO = 'a first compound of pseudo-classes alone (:not(pre) > code): ours reads it as any element';
+const LINE_BROKEN_PSEUDO =
+  "a pseudo-class's parentheses closing on another line: ours reads the selector as on one line";
+const KEYFRAMES_VAR = '@keyframes named through a custom property a kept animation reads: ours keeps them';
 const GROUP_CLASSES = [
+  [LINE_BROKEN_PSEUDO, isLineBrokenPseudoGroup],
   [PARTIAL_CLASS, isPartialClassGroup],
   [PSEUDO_ONLY, isPseudoOnlyGroup],
   [HTML_SUBJECT, isHtmlSubjectGroup],
@@ -488,8 +578,9 @@ function classifyDifference(ours, theirs) {
   if (difference === null) return null;
   const other = String(theirs);
   const unmedia = withoutLinkMediaPage(ours);
-  const base = unmedia ?? String(ours);
-  const media = unmedia === null ? [] : [LINK_MEDIA];
+  const unkeyframed = withoutVarKeyframesPage(unmedia ?? String(ours), other);
+  const base = unkeyframed ?? unmedia ?? String(ours);
+  const media = [...(unkeyframed === null ? [] : [KEYFRAMES_VAR]), ...(unmedia === null ? [] : [LINK_MEDIA])];
   const same = (a, b) => compareOutputs(a, b) === null;
   const grouped = withoutOwnGroupsPage(base, other, GROUP_CLASSES);
   for (const [page, names] of [[base, []], ...(grouped === null ? [] : [[grouped.html, grouped.names]])]) {
@@ -528,4 +619,6 @@ module.exports = {
   PSEUDO_ONLY,
   HTML_SUBJECT,
   LEADING_PSEUDO,
+  LINE_BROKEN_PSEUDO,
+  KEYFRAMES_VAR,
 };

@@ -70,8 +70,16 @@ test("the nesting classifier's remover: style rules with a nested block, and at-
   );
 });
 
-test('the classifier accepts a link media on ours <style>, lone [class*=x], pseudo-element, <html> and pseudo-first rules, nothing near them', () => {
-  const { LINK_MEDIA, PARTIAL_CLASS, PSEUDO_ONLY, HTML_SUBJECT, LEADING_PSEUDO } = require('./compare.js');
+test('the classifier accepts a link media on ours <style>, lone [class*=x], pseudo-element, <html>, pseudo-first and line-broken rules, var()-named keyframes, nothing near them', () => {
+  const {
+    LINK_MEDIA,
+    PARTIAL_CLASS,
+    PSEUDO_ONLY,
+    HTML_SUBJECT,
+    LEADING_PSEUDO,
+    LINE_BROKEN_PSEUDO,
+    KEYFRAMES_VAR,
+  } = require('./compare.js');
   const link = '<link rel=stylesheet href=s.css media=print data-beasties-media="(min-width: 9px)">';
   const page = (style) => `<html><head>${style}${link}</head><body></body></html>`;
   const cases = [
@@ -144,6 +152,48 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x], pseu
     ['<style>@media (y){::backdrop,.a{c:2}}</style>', '<style>@media (x){.a{c:2}}</style>', null],
     ['<style media="(min-width: 8px)">.a{b:1}</style>', '<style>.a{b:1}</style>', null],
     ['<style media="(min-width: 9px)">.a{b:2}</style>', '<style>.a{b:1}</style>', null],
+    // a pseudo-class's parentheses closing on another line, alone or in a list
+    ['<style>.a{b:1}:is(.fas,\n.fab)::before{c:2}</style>', '<style>.a{b:1}</style>', LINE_BROKEN_PSEUDO],
+    ['<style>.a:not(.q,\r\n.r) p,.y{c:2}</style>', '<style>.y{c:2}</style>', LINE_BROKEN_PSEUDO],
+    // near ones: on one line, a line break outside parentheses, in a string, the other direction
+    ['<style>.a{b:1}.x:not(.q, .r){c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}.x\n.y{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}.x[title="(\n"]{c:2}</style>', '<style>.a{b:1}</style>', null],
+    ['<style>.a{b:1}</style>', '<style>.a{b:1}:is(.fas,\n.fab)::before{c:2}</style>', null],
+    // @keyframes named through custom properties a kept animation reads
+    [
+      '<style>@keyframes s{to{t:1}}.a{--n:s;animation:var(--n) 1s}</style>',
+      '<style>.a{--n:s;animation:var(--n) 1s}</style>',
+      KEYFRAMES_VAR,
+    ],
+    [
+      '<style>@media (x){@keyframes s{to{t:1}}}:root{--m:s, t}.a{--n:var(--m);animation-name:var(--n)}</style>',
+      '<style>:root{--m:s, t}.a{--n:var(--m);animation-name:var(--n)}</style>',
+      KEYFRAMES_VAR,
+    ],
+    [
+      '<style media="(min-width: 9px)">@keyframes s{to{t:1}}.a{--n:s;animation:var(--n)}</style>',
+      '<style>.a{--n:s;animation:var(--n)}</style>',
+      `${KEYFRAMES_VAR}; ${LINK_MEDIA}`,
+    ],
+    // near ones: no animation reads it, another name, a keyframes block beasties lacks otherwise,
+    // the other direction
+    ['<style>@keyframes s{to{t:1}}.a{--n:s;animation:x 1s}</style>', '<style>.a{--n:s;animation:x 1s}</style>', null],
+    [
+      '<style>@keyframes s{to{t:1}}.a{--n:q;animation:var(--n)}</style>',
+      '<style>.a{--n:q;animation:var(--n)}</style>',
+      null,
+    ],
+    [
+      '<style>@keyframes s{to{t:2}}.a{--n:s;animation:var(--n)}</style>',
+      '<style>@keyframes s{to{t:1}}.a{--n:s;animation:var(--n)}</style>',
+      null,
+    ],
+    [
+      '<style>.a{--n:s;animation:var(--n)}</style>',
+      '<style>@keyframes s{to{t:1}}.a{--n:s;animation:var(--n)}</style>',
+      null,
+    ],
   ];
   for (const [ours, theirs, documented] of cases) {
     const found = classifyDifference(page(ours), page(theirs));

@@ -104,6 +104,37 @@ const CLASSES = {
     const css = `${selector}{color:${color(r)};background:${color(r)};padding:${4 + r.int(12)}px}\nbody{margin:${r.int(40)}px}`;
     return { css, html: page('<link rel="stylesheet" href="styles.css">', body) };
   },
+  // a pseudo-class whose parentheses close on another line: beasties' normalization takes it
+  // out only when they close on the same line, leaves `(.fas,\n.fab)` and drops the rule
+  "a selector whose pseudo-class's parentheses span lines (Font Awesome's :is(.fas,\\n.fab)::before)": (r) => {
+    const [selector, body] = r.pick([
+      [':is(.fas,\n.fab)::before', `<p><i class="fab"></i>icon ${r.int(100)}</p>`],
+      [':where(.x,\n.y) b', `<p class="y"><b>b${r.int(100)}</b></p>`],
+      ['.a:not(.q,\r\n.r)', `<p class="a">a${r.int(100)}</p>`],
+      [':is(\n  h2,\n  h3\n)', `<h3>h${r.int(100)}</h3>`],
+    ]);
+    const content = selector.includes('::before') ? `content:"${r.pick(['*', '#', '>>'])}";` : '';
+    const css = `${selector}{${content}color:${color(r)};background:${color(r)};padding:${4 + r.int(12)}px}\nbody{margin:${r.int(40)}px}`;
+    return { css, html: page('<link rel="stylesheet" href="styles.css">', body) };
+  },
+  // keyframes named through a custom property (Bootstrap's spinner-border): beasties reads only
+  // the animation value's own words; an infinite animation paints its first frame
+  "keyframes named through a custom property (Bootstrap's var(--bs-spinner-animation-name))": (r) => {
+    const name = r.pick(['spinner-border', 'spin', 'pulse-x']);
+    const [declare, read] = r.pick([
+      [`--anim:${name}`, 'var(--anim)'],
+      [`--anim-name:${name};--anim:var(--anim-name)`, 'var(--anim)'],
+      [`--anim:${name}`, 'var(--missing, var(--anim))'],
+    ]);
+    const css =
+      `@keyframes ${name}{from{background:${color(r)};transform:rotate(${5 + r.int(40)}deg)}to{background:${color(r)}}}\n` +
+      `.s{display:inline-block;width:${40 + r.int(80)}px;height:${20 + r.int(40)}px;background:${color(r)};` +
+      `${declare};animation:${1 + r.int(3)}s linear infinite ${read}}\nbody{margin:${r.int(40)}px}`;
+    return {
+      css,
+      html: page('<link rel="stylesheet" href="styles.css">', `<p>x</p><span class="s"></span><p>after</p>`),
+    };
+  },
 };
 
 test(
