@@ -13,9 +13,10 @@
 // below, docs/critical-css-differences.md), and keeps the PNGs and pages of those in a temp
 // directory it names.
 //   node scripts/paint-check.js [--all | --sample N] [--seed S] [--viewport 1280x800,390x844]
-//                               [--corpus DIR]
+//                               [--corpus DIR] [--from K]
 // --sample N (default 50): N pages drawn from the whole corpus by the seeded generator (--seed,
 // default 1). --corpus: the real-sheet folder (default: installed once by css-corpus.js).
+// --from K: only pages K and after in corpus order (a stopped --all run names its K).
 // Exits non-zero when ours differs on a page no class explains, when a held-back stylesheet
 // applied, and with --all when ours equals the full render on fewer than 99% of the corpus (a
 // sample is too small for that share: it passes when every page of ours that differs is in a
@@ -39,6 +40,7 @@ const TARGET = 0.99;
 const { values: args } = parseArgs({
   options: {
     all: { type: 'boolean', default: false },
+    from: { type: 'string', default: '0' },
     sample: { type: 'string', default: '50' },
     seed: { type: 'string', default: '1' },
     viewport: { type: 'string', default: '1280x800,390x844' },
@@ -54,6 +56,7 @@ function wholeNumber(name, text) {
 const SAMPLE = wholeNumber('sample', args.sample);
 if (SAMPLE === 0) throw new RangeError('--sample must be at least 1');
 const SEED = wholeNumber('seed', args.seed);
+const FROM = wholeNumber('from', args.from);
 const VIEWPORTS = args.viewport.split(',').map((text) => {
   const match = /^(\d+)x(\d+)$/.exec(text.trim());
   if (!match) throw new RangeError(`--viewport must be WIDTHxHEIGHT[,WIDTHxHEIGHT...], got ${text}`);
@@ -194,7 +197,7 @@ async function main() {
   console.warn = () => {}; // beasties reports selector errors through console.warn
   const folder = args.corpus || prepareCssCorpus();
   const all = corpus(folder);
-  const pages = args.all ? all : sample(all, SAMPLE, SEED);
+  const pages = (args.all ? all : sample(all, SAMPLE, SEED)).filter((p) => p.id >= FROM);
   const runtime = await loadAppEngineRuntime();
   const opened = await openCamera();
   if (opened.skip) throw new Error(`no browser: ${opened.skip}`);
@@ -205,10 +208,14 @@ async function main() {
   const differing = { ours: [], runtime: [] };
   const problems = [];
   let checked = 0;
+  let next = FROM; // the corpus id after the last page checked
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
       fs.rmSync(work, { recursive: true, force: true });
-      console.log(`stopped after ${checked} pages, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `stopped after ${checked} pages, ${((Date.now() - started) / 1000).toFixed(1)} s` +
+          `${args.all ? ` (go on with --all --from ${next})` : ''}`,
+      );
       report(checked, differing);
       console.log(`PNGs and pages of the pages that differ so far: ${saved}`);
       camera.close().finally(() => process.exit(1));
@@ -224,6 +231,7 @@ async function main() {
     );
     console.log(
       `${args.all ? `all ${all.length} pages` : `${pages.length} of ${all.length} pages (--sample ${SAMPLE} --seed ${SEED})`}` +
+        `${FROM > 0 ? `, from page ${FROM}: ${pages.length} pages` : ''}` +
         ` at ${VIEWPORTS.map((v) => v.name).join(', ')}; full-page shots, stylesheet held back on (b) and (c)`,
     );
     const engines = new Map(); // one engine per stylesheet text and minify, as an app has
@@ -275,6 +283,7 @@ async function main() {
           fs.writeFileSync(path.join(saved, `${base}.${name}.html`), text);
       }
       checked = done + 1;
+      next = p.id + 1;
       if (checked % 50 === 0) console.error(`paint-check: ${checked} of ${pages.length} pages`);
     }
   } finally {
