@@ -17,10 +17,24 @@ const VIEWPORT = { width: 1024, height: 768, deviceScaleFactor: 1, mobile: false
 // A full-page shot stops at this many CSS pixels down (far beyond any corpus page).
 const FULL_PAGE_MAX_HEIGHT = 16384;
 
-// Settles the page: fonts, transitions run to their end, infinite animations at their start.
-// Twice: a transition that a late style change starts in the first frames is finished too.
+// Settles the page: fonts, the layout tree built again, transitions run to their end, infinite
+// animations at their start. The rebuild (display: none on <html> and back, focus kept) makes a
+// page whose stylesheet arrived after its elements were first styled paint as one whose
+// stylesheet came first: Chromium keeps a <select>'s inner text where its default appearance put
+// it when the sheet sets appearance: none late, so a linked sheet and the same rules inlined
+// painted 1 px apart on some shots only. Twice: a transition that a late style change starts in
+// the first frames is finished too.
 const SETTLE = `(async () => {
   await document.fonts.ready;
+  const root = document.documentElement;
+  const focused = document.activeElement;
+  const style = root.getAttribute('style');
+  root.style.display = 'none';
+  root.getBoundingClientRect();
+  if (style === null) root.removeAttribute('style');
+  else root.setAttribute('style', style);
+  root.getBoundingClientRect();
+  if (focused && focused !== document.body && focused !== document.activeElement) focused.focus({ preventScroll: true });
   for (let pass = 0; pass < 2; pass++) {
     for (const animation of document.getAnimations()) {
       if (animation.effect.getComputedTiming().endTime === Infinity) {
