@@ -15,7 +15,7 @@
 // `--koa`: Koa's whole stack in the documented order (conditional, compress, cache, etag,
 // criticalCss) over Koa's bare route; with `--hits`, on one URL.
 //   node bench/http/micro/held-response.js [--adapters | --koa | --hits] [--variants a,b]
-//     [--lib /work/main/lib] [--rounds 5] [--requests 3000] [--warm 500]
+//     [--lib /work/main/lib] [--rounds 5] [--requests 3000] [--warm 500] [--node-flags '<flags>']
 const { spawn } = require('child_process');
 const fs = require('fs');
 const http = require('http');
@@ -196,8 +196,8 @@ function message(child, type) {
   return new Promise((resolve) => child.once('message', (m) => (type in m ? resolve(m[type]) : undefined)));
 }
 
-async function measure(lib, variant, requests, warm, round, hits) {
-  const child = spawn('taskset', ['-c', '1', process.execPath, __filename, '--serve', lib, variant], {
+async function measure(lib, variant, requests, warm, round, hits, nodeFlags) {
+  const child = spawn('taskset', ['-c', '1', process.execPath, ...nodeFlags, __filename, '--serve', lib, variant], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await message(child, 'port');
@@ -230,6 +230,8 @@ async function main() {
   // requests before the measured ones: the default warms the JIT; the young generation's
   // survivors per scavenge can take some thousands of requests more to settle (--warm 6000)
   const warm = Number(opt('--warm', Math.min(500, requests)));
+  // flags for the servers' node (V8's: --no-allocation-site-pretenuring), space-separated
+  const nodeFlags = opt('--node-flags', '').split(' ').filter(Boolean);
   const samples = {};
   const costs = {};
   for (let round = 0; round < rounds; round++) {
@@ -238,7 +240,7 @@ async function main() {
     for (const lib of round % 2 === 0 ? libs : libs.slice().reverse()) {
       for (const variant of variants) {
         const key = `${lib === libs[0] ? 'this' : 'other'} ${variant}`;
-        const cost = await measure(lib, variant, requests, warm, round, hits);
+        const cost = await measure(lib, variant, requests, warm, round, hits, nodeFlags);
         (samples[key] = samples[key] || []).push(cost.cpu);
         (costs[key] = costs[key] || []).push(cost);
       }
