@@ -387,7 +387,14 @@ void PageProcessor::DeferLink(LinkWork* w) {
     }
     if (w->style_media == "all") w->style_media.clear();
   }
-  if (options_.noscript_fallback && w->href.find("</noscript>") == std::string::npos) {
+  // Not inside the page's own <noscript> (beasties writes one there): a browser ends the outer
+  // one at the inner's end tag and paints the rest of the outer one's content.
+  bool in_noscript = false;
+  for (int32_t a = parent; a >= 0 && !in_noscript; a = doc_.elements[a].parent) {
+    in_noscript = doc_.elements[a].name == "noscript";
+  }
+  if (options_.noscript_fallback && !in_noscript &&
+      w->href.find("</noscript>") == std::string::npos) {
     w->noscript = AddSynthetic("noscript", parent, L, doc_.elements[L].next);
     HtmlElement clone;
     clone.name = "link";

@@ -292,6 +292,47 @@ TEST(CriticalCssInline, Angular21UndoesAPreviousDeferralAndInlinesAgain) {
   EXPECT_EQ(out.find("<p class=b>"), std::string::npos) << out;
 }
 
+// A `}` at the top level starts a rule in the browser that runs to the end of the next block
+// (CSS Syntax 3), so that rule never applies: it is left out, wherever the `}` stands. The
+// stray `}` stays in the root's raws.after (postcss-safe-parser's), the rest as beasties writes.
+TEST(CriticalCssInline, AStrayCloseBraceDropsTheRuleItSwallows) {
+  const std::string page =
+      "<html><head><link rel=stylesheet href=a.css></head>"
+      "<body><p class=\"a b c\">x</p></body></html>";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {".a{x:1}}\n.b{y:2}", ".a{x:1}}"},
+      {".a{x:1}} .b{y:2} .c{z:3}", ".a{x:1} .c{z:3}}"},
+      {"@media screen{.a{x:1}}}\n.b{y:2}.c{z:3}", "@media screen{.a{x:1}}.c{z:3}}"},
+      {".a{x:1}} @media screen{.b{y:2}} .c{z:3}", ".a{x:1} .c{z:3}}"},
+      {".a{x:1}} \"s{\" [x=\"{\"] /*{*/ .b{y:{2}} .c{z:3}", ".a{x:1} .c{z:3}}"},
+      {".a{x:1}} :is(.b{) .c{z:3}", ".a{x:1}}"},
+      {".a{x:1}} } .b{y:2} .c{z:3}", ".a{x:1} .c{z:3}} }"},
+      {".a{x:1}} .b{y:2", ".a{x:1}}"},
+      {"}.b{y:2}.c{z:3}", ".c{z:3}}"},
+  };
+  for (const auto& [sheet, style] : cases) {
+    EXPECT_EQ(StyleOf(Inline(sheet, page)), style) << sheet;
+  }
+}
+
+// A link inside the page's own <noscript> gets no <noscript> copy inside it: the browser would
+// end the outer one at the inner's end tag and paint the rest of its content.
+TEST(CriticalCssInline, NoNoscriptCopyInsideTheNoscriptOfTheLink) {
+  const std::string page =
+      "<html><head><noscript><link rel=stylesheet href=a.css><p class=b>n</p></noscript>"
+      "<link rel=stylesheet href=a.css></head><body><p class=a></p></body></html>";
+  const std::string out = Inline(".a{color:red}", page, false, /*media_script=*/true);
+  EXPECT_NE(out.find("<noscript><style>.a{color:red}</style><link rel=stylesheet href=a.css "
+                     "media=\"print\" data-beasties-media=\"all\"><p class=b>n</p></noscript>"),
+            std::string::npos)
+      << out;
+  // the link outside it keeps its copy
+  EXPECT_NE(out.find("data-beasties-media=\"all\"><noscript><link rel=\"stylesheet\" "
+                     "href=\"a.css\"></noscript></head>"),
+            std::string::npos)
+      << out;
+}
+
 // leave_inlined (serving behind Angular's own inliner): a rendered page carrying an earlier
 // inlining under either loader, or a container, is skipped with the reason the JS layer warns
 // on; a prerendered one keeps its own reason; a page not inlined yet is inlined.
