@@ -387,14 +387,7 @@ void PageProcessor::DeferLink(LinkWork* w) {
     }
     if (w->style_media == "all") w->style_media.clear();
   }
-  // Not inside the page's own <noscript> (beasties writes one there): a browser ends the outer
-  // one at the inner's end tag and paints the rest of the outer one's content.
-  bool in_noscript = false;
-  for (int32_t a = parent; a >= 0 && !in_noscript; a = doc_.elements[a].parent) {
-    in_noscript = doc_.elements[a].name == "noscript";
-  }
-  if (options_.noscript_fallback && !in_noscript &&
-      w->href.find("</noscript>") == std::string::npos) {
+  if (options_.noscript_fallback && w->href.find("</noscript>") == std::string::npos) {
     w->noscript = AddSynthetic("noscript", parent, L, doc_.elements[L].next);
     HtmlElement clone;
     clone.name = "link";
@@ -415,6 +408,9 @@ void PageProcessor::DeferLink(LinkWork* w) {
     }
     doc_.elements[w->noscript].first_child = c;
     doc_.elements[w->noscript].last_child = c;
+    for (int32_t a = parent; a >= 0 && !w->copy_unwritten; a = doc_.elements[a].parent) {
+      w->copy_unwritten = doc_.elements[a].name == "noscript";
+    }
   }
   AttrOverrides& el = Edits(L);
   SetAttr(&el, "media", "print");
