@@ -114,11 +114,6 @@ const CLASSES = [
     'the page marks its own data-beasties-container: rules outside it are left out',
     (p, html) => /\sdata-beasties-container/.test(html),
   ],
-  [
-    // css-select's namespaces: beasties leaves svg|rect and *|p out, the runtime keeps them
-    'ours: a namespaced selector (@namespace, svg|rect, *|p) is left out',
-    (p, html, side) => side === 'ours' && /@namespace/.test(p.css),
-  ],
 ];
 
 function classify(p, html, side, notApplied) {

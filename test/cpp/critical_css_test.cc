@@ -106,7 +106,8 @@ TEST(CriticalCssSelector, ModesFollowBeastiesAndCssSelect) {
     EXPECT_EQ(css::CompileSelector(never, limits).mode, css::SelectorMode::kNever) << never;
   }
   EXPECT_EQ(css::CompileSelector("a[href^='']", limits).mode, css::SelectorMode::kNever);
-  EXPECT_EQ(css::CompileSelector("svg|a", limits).mode, css::SelectorMode::kNever);
+  // a namespace reads as any (the browser applies `svg|a`; css-select refuses it)
+  EXPECT_EQ(css::CompileSelector("svg|a", limits).mode, css::SelectorMode::kMatch);
   EXPECT_EQ(css::CompileSelector("a[", limits).mode, css::SelectorMode::kNever);
 }
 
@@ -332,6 +333,19 @@ TEST(CriticalCssInline, NoNoscriptCopyInsideTheNoscriptOfTheLink) {
                      "href=\"a.css\"></noscript></head>"),
             std::string::npos)
       << out;
+}
+
+// A namespaced selector reads its namespace as any (css-select refuses it: beasties leaves it
+// out, the browser applies it); @namespace is kept so that the kept rules' prefixes stay declared.
+TEST(CriticalCssInline, NamespacedSelectorsAreKeptWithTheirNamespace) {
+  const std::string page =
+      "<html><head><link rel=stylesheet href=a.css></head>"
+      "<body><p>x</p><svg><rect></rect></svg></body></html>";
+  EXPECT_EQ(StyleOf(Inline("@namespace svg url(http://www.w3.org/2000/svg);svg|rect{fill:red}"
+                           "*|p{color:blue}|p{a:b}svg|circle{c:d}[xlink|href]{e:f}*|*{g:h}",
+                           page)),
+            "@namespace svg url(http://www.w3.org/2000/svg);svg|rect{fill:red}*|p{color:blue}"
+            "|p{a:b}[xlink|href]{e:f}*|*{g:h}");
 }
 
 // leave_inlined (serving behind Angular's own inliner): a rendered page carrying an earlier

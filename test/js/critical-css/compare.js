@@ -356,6 +356,26 @@ function withoutNestedNoscriptCopies(theirs) {
   return removed ? { html, names: [NOSCRIPT_COPY] } : null;
 }
 
+// NAMESPACED: a selector with a namespace (`svg|rect`, `*|p`, `|p`, `[xlink|href]`; not `|=`
+// nor `||`), which css-select refuses and beasties drops; ours reads the namespace as any and
+// keeps the stylesheet's @namespace rules. The @namespace statements ours has beyond `other`'s
+// <style> are taken out by withoutNamespaceRules.
+const isNamespacedGroup = (group) =>
+  /(?:^|[^|\\])\|(?![=|])/.test(group.replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, ''));
+function withoutNamespaceRulesPage(html, other) {
+  const doc = parse5.parse(String(html));
+  const elements = collectStyles(doc);
+  const before = styles(doc);
+  const others = styles(parse5.parse(String(other)));
+  const after = before.map((text, i) =>
+    text.replace(/\s*@namespace\b[^;{}]*;/gi, (rule) => ((others[i] ?? '').includes(rule.trim()) ? rule : '')),
+  );
+  if (after.every((t, i) => t === before[i])) return null;
+  setStyles(doc, after.slice());
+  dropStyles(doc, new Set(elements.filter((e, i) => after[i] !== before[i] && after[i].trim() === '')));
+  return parse5.serialize(doc);
+}
+
 function withoutNestedRules(css, other = '') {
   return withoutRules(css, other, nestedRule);
 }
@@ -558,7 +578,9 @@ const HTML_SUBJECT = 'a selector whose subject is the document element (<html>, 
 const LEADING_PSEUDO = 'a first compound of pseudo-classes alone (:not(pre) > code): ours reads it as any element';
 const STRAY_BRACE = 'a rule after a stray } in the stylesheet: ours leaves it out, as the browser does';
 const NOSCRIPT_COPY = "a link inside the page's own <noscript>: ours writes no <noscript> copy inside it";
+const NAMESPACED = 'a namespaced selector (svg|rect, *|p): ours keeps it and @namespace, as the browser applies it';
 const GROUP_CLASSES = [
+  [NAMESPACED, isNamespacedGroup],
   [PARTIAL_CLASS, isPartialClassGroup],
   [PSEUDO_ONLY, isPseudoOnlyGroup],
   [HTML_SUBJECT, isHtmlSubjectGroup],
@@ -582,7 +604,12 @@ function classifyDifference(ours, theirs, sheets = []) {
   const media = unmedia === null ? theirsOwn : [...theirsOwn, LINK_MEDIA];
   const same = (a, b) => compareOutputs(a, b) === null;
   const grouped = withoutOwnGroupsPage(base, other, GROUP_CLASSES);
-  for (const [page, names] of [[base, []], ...(grouped === null ? [] : [[grouped.html, grouped.names]])]) {
+  const pages = [[base, []], ...(grouped === null ? [] : [[grouped.html, grouped.names]])].map(([page, names]) => {
+    const unspaced = withoutNamespaceRulesPage(page, other);
+    if (unspaced === null) return [page, names];
+    return [unspaced, names.includes(NAMESPACED) ? names : [NAMESPACED, ...names]];
+  });
+  for (const [page, names] of pages) {
     if (same(page, other)) return { documented: [...names, ...media].join('; '), difference };
     const a = withoutRulesPage(page, other, nestedRule);
     const b = withoutRulesPage(other, page, nestedRule);
@@ -620,4 +647,5 @@ module.exports = {
   LEADING_PSEUDO,
   STRAY_BRACE,
   NOSCRIPT_COPY,
+  NAMESPACED,
 };

@@ -8,7 +8,7 @@
 // classifyDifference decides) and by nothing else. `documented`: ours differs by that one class
 // (compare.js), for both beasties versions or per version, and by nothing else.
 const { LINK_LOAD_SCRIPT_CONTENT } = require('./beasties-angular.js');
-const { STRAY_BRACE, NOSCRIPT_COPY, LINK_MEDIA } = require('./compare.js');
+const { STRAY_BRACE, NOSCRIPT_COPY, LINK_MEDIA, NAMESPACED } = require('./compare.js');
 
 const page = (body, head = '<link rel="stylesheet" href="styles.css">') =>
   `<!doctype html><html><head><title>t</title>${head}</head><body>${body}</body></html>`;
@@ -61,6 +61,7 @@ const CASES = [
   },
   {
     name: 'namespace selector',
+    documented: NAMESPACED,
     css: '@namespace svg url(http://www.w3.org/2000/svg);svg|rect{fill:red}*|p{color:blue}',
     html: page('<p>x</p><svg><rect/></svg>'),
   },

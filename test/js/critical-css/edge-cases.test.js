@@ -155,8 +155,8 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x], pseu
   }
 });
 
-test('the classifier accepts rules a stray } swallows and <noscript> copies in a <noscript> only where beasties has them', () => {
-  const { STRAY_BRACE, NOSCRIPT_COPY } = require('./compare.js');
+test('the classifier accepts stray-} rules and nested <noscript> copies beasties has, namespaced rules ours has, one way', () => {
+  const { STRAY_BRACE, NOSCRIPT_COPY, NAMESPACED } = require('./compare.js');
   const page = (head) => `<html><head>${head}</head><body><p>x</p></body></html>`;
   const sheet = '.a{b:1}}\n.s{c:2}@media (x){.a{d:1}}} @media (y){.t{e:3}}.u{f:4}';
   const link = '<link rel="stylesheet" href="s.css" media="print" data-beasties-media="all">';
@@ -165,6 +165,14 @@ test('the classifier accepts rules a stray } swallows and <noscript> copies in a
     ['<style>.a{b:1}}</style>', '<style>.a{b:1}\n.s{c:2}}</style>', [sheet], STRAY_BRACE],
     ['<style>.u{f:4}}</style>', '<style>@media (y){.t{e:3}}.u{f:4}}</style>', [sheet], STRAY_BRACE],
     [`<noscript>${link}<p>n</p></noscript>`, `<noscript>${link}${copy}<p>n</p></noscript>`, [], NOSCRIPT_COPY],
+    ['<style>@namespace s url(x);s|rect{a:1}.a{b:1}</style>', '<style>.a{b:1}</style>', [], NAMESPACED],
+    ['<style>@namespace s url(x);*|p,.a{a:1}[xlink|href]{c:1}</style>', '<style>.a{a:1}</style>', [], NAMESPACED],
+    ['<style>@namespace url(x);</style>', '', [], NAMESPACED],
+    // beasties keeping a namespaced rule ours lacks, p[lang|=en] or a||b, another @-rule
+    ['<style>.a{b:1}</style>', '<style>.a{b:1}s|rect{a:1}</style>', [], null],
+    ['<style>p[lang|=en]{a:1}.a{b:1}</style>', '<style>.a{b:1}</style>', [], null],
+    ['<style>a||b{a:1}.a{b:1}</style>', '<style>.a{b:1}</style>', [], null],
+    ['<style>@import url(x);.a{b:1}</style>', '<style>.a{b:1}</style>', [], null],
     // no sheet given, a rule no stray } swallows, another block, or ours keeping what beasties drops
     ['<style>.a{b:1}}</style>', '<style>.a{b:1}\n.s{c:2}}</style>', [], null],
     ['<style>.a{b:1}}</style>', '<style>.a{b:1}\n.u{f:4}}</style>', [sheet], null],

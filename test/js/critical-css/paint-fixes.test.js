@@ -128,6 +128,15 @@ const CLASSES = {
     const head = r.pick([`${deferred}${noscript}`, `${deferred}<meta name="x">${noscript}`, noscript]);
     return { css, html: page(head, `<p class="a">text ${r.int(1000)}</p>`) };
   },
+  // a namespaced selector: css-select refuses it (beasties drops it), the browser applies it
+  'a namespaced selector (svg|rect, *|p, |p under @namespace)': (r) => {
+    const selector = r.pick(['svg|rect', '*|p', 'svg|*', '|p']);
+    const css =
+      `@namespace svg url(http://www.w3.org/2000/svg);\n${selector}{fill:${color(r)};color:${color(r)}}\n` +
+      `p{margin:${r.int(30)}px}`;
+    const body = `<p>text ${r.int(1000)}</p><svg width="40" height="40"><rect width="${10 + r.int(30)}" height="20"/></svg>`;
+    return { css, html: page('<link rel="stylesheet" href="styles.css">', body) };
+  },
 };
 
 test(
