@@ -122,8 +122,8 @@ async function main() {
   const note = (kind, detail) => {
     if (!kinds.has(kind)) kinds.set(kind, detail);
   };
-  const judge = async (what, ours, theirs, todo, misnested) => {
-    const found = classifyDifference(ours, theirs);
+  const judge = async (what, css, ours, theirs, todo, misnested) => {
+    const found = classifyDifference(ours, theirs, [css]);
     if (found === null) return counts.same++;
     const { difference } = found;
     // CSS nesting, a link's media, a lone [class*=x], pseudo-elements alone, <html> subjects: ours paints as the
@@ -151,7 +151,7 @@ async function main() {
       const dir = browserFolder(c.css);
       const ours = new CriticalCssEngine({ path: dir }).process(c.html);
       const theirs = await angular.inlineCriticalCss(c.html, { publicPath: dir });
-      await judge(`edge case "${c.name}"`, ours, theirs, c.todo?.[beasties]);
+      await judge(`edge case "${c.name}"`, c.css, ours, theirs, c.todo?.[beasties]);
       if (appEngine) judgeAppEngine(`edge case "${c.name}"`, c.css, c.html, ours);
     }
     const sheets = [
@@ -171,7 +171,7 @@ async function main() {
           beasties === '0.4' && asBrowser !== html
             ? () => angular.inlineCriticalCss(asBrowser, { publicPath: dir })
             : undefined;
-        await judge(`${sheet.name} seed ${seed}`, ours, theirs, undefined, misnested);
+        await judge(`${sheet.name} seed ${seed}`, sheet.css, ours, theirs, undefined, misnested);
         if (appEngine && seed <= 10) judgeAppEngine(`${sheet.name} seed ${seed}`, sheet.css, html, ours);
       }
     }

@@ -88,9 +88,9 @@ const CLASSES = [
   ],
   [
     // the browser reads `}` at the top level as the start of a rule that ends after the next
-    // block, dropping that rule; beasties' postcss-safe-parser and the runtime keep it
-    'a stray } in the stylesheet: the browser drops the rule after it',
-    (p) => strayBrace(p.css),
+    // block, dropping that rule; the runtime keeps it (ours leaves it out)
+    'the runtime: a stray } in the stylesheet: the browser drops the rule after it',
+    (p, html, side) => side === 'runtime' && strayBrace(p.css),
   ],
   [
     // beasties' normalization removes pseudo-elements, leaving nothing to match: the runtime
@@ -110,10 +110,11 @@ const CLASSES = [
     (p, html, side) => side === 'runtime' && /:root:not\(/.test(p.css),
   ],
   [
-    // the page's own <noscript> around the stylesheet link gets a second <noscript> inside it;
+    // the runtime writes a second <noscript> inside the page's own around the stylesheet link;
     // a browser ends the outer one at the inner's end tag and paints what follows in it
-    "the stylesheet link inside the page's own <noscript>: a <noscript> nested in it",
-    (p, html) => /<noscript\b[^>]*>(?:(?!<\/noscript)[\s\S])*<link\b[^>]*\bstyles\.css/i.test(html),
+    "the runtime: the stylesheet link inside the page's own <noscript>: a <noscript> nested in it",
+    (p, html, side) =>
+      side === 'runtime' && /<noscript\b[^>]*>(?:(?!<\/noscript)[\s\S])*<link\b[^>]*\bstyles\.css/i.test(html),
   ],
   [
     // the page names its own beasties container: only rules matching below it are inlined; with
@@ -133,11 +134,6 @@ const CLASSES = [
     'the runtime: @keyframes named through a custom property (var()) are left out',
     (p, html, side) =>
       side === 'runtime' && /\banimation(?:-name)?\s*:[^;{}]*var\(--/.test(p.css) && /spinner-/.test(html),
-  ],
-  [
-    // css-select's namespaces: beasties leaves svg|rect and *|p out, the runtime keeps them
-    'ours: a namespaced selector (@namespace, svg|rect, *|p) is left out',
-    (p, html, side) => side === 'ours' && /@namespace/.test(p.css),
   ],
 ];
 

@@ -126,6 +126,7 @@ class Parser {
     size_t last_sig_end = 0;  // end of the last token that is not space or comment
   };
   Scan ScanStatement(size_t p, bool custom_property) const;
+  size_t SwallowedEnd(size_t p);
 
   uint32_t AddNode(CssKind kind, size_t before_begin, size_t begin, int32_t parent) {
     CssNode node;
@@ -231,6 +232,46 @@ Parser::Scan Parser::ScanStatement(size_t p, bool custom_property) const {
   return scan;
 }
 
+// A `}` at the top level, as the browser reads it (CSS Syntax 3, "consume a qualified rule"):
+// it starts a rule whose prelude runs to the next `{` outside ( ) and [ ] and whose block ends
+// at the matching `}`; its selector is invalid, so the whole rule is dropped. p: after the `}`.
+// Returns that rule's end (n_ when the sheet ends first). Each further top-level `}` in the
+// prelude joins the root's raws.after with the spaces before it, as the safe parser's does.
+size_t Parser::SwallowedEnd(size_t p) {
+  const size_t start = p;
+  std::vector<char> closers;
+  while (p < n_) {
+    const char c = s_[p];
+    if (c == '/' && p + 1 < n_ && s_[p + 1] == '*') {
+      p = SkipComment(p);
+    } else if (c == '"' || c == '\'') {
+      p = SkipString(p);
+    } else if (c == '\\') {
+      p = p + 2 > n_ ? n_ : p + 2;
+    } else if (c == '(' && UrlBefore(p, start) && p + 1 < n_ && s_[p + 1] != '"' &&
+               s_[p + 1] != '\'' && !IsSpace(s_[p + 1])) {
+      p = SkipUrl(p);
+    } else {
+      if (c == '(') {
+        closers.push_back(')');
+      } else if (c == '[') {
+        closers.push_back(']');
+      } else if (c == '{') {
+        closers.push_back('}');
+      } else if (!closers.empty() && c == closers.back()) {
+        closers.pop_back();
+        if (closers.empty() && c == '}') return p + 1;
+      } else if (closers.empty() && c == '}') {
+        size_t b = p;
+        while (b > start && IsSpace(s_[b - 1])) --b;
+        tree_->root_after_prefix.append(s_, b, p + 1 - b);
+      }
+      ++p;
+    }
+  }
+  return n_;
+}
+
 void Parser::FillDecl(uint32_t index, size_t begin, const Scan& scan, size_t end) {
   CssNode& node = tree_->nodes[index];
   node.end = static_cast<uint32_t>(end);
@@ -327,10 +368,10 @@ void Parser::Run() {
     if (c == '}') {
       if (current < 0) {
         // postcss-safe-parser's unexpectedClose: the root's raws.after takes the spaces
-        // before it and the `}`; the next node's raws.before starts after it.
+        // before it and the `}`. The rule it swallows in the browser is left out.
         tree_->root_after_prefix.append(s_, before_begin, p - before_begin);
         tree_->root_after_prefix += '}';
-        ++p;
+        p = SwallowedEnd(p + 1);
         before_begin = p;
         continue;
       }

@@ -96,8 +96,11 @@ class PageProcessor {
     int32_t style = -1;     // synthetic <style>
     int32_t noscript = -1;  // synthetic <noscript>
     int32_t copy = -1;      // the synthetic <link> in it
-    int32_t script = -1;    // synthetic nonce'd <script>
-    std::string sheet;      // the critical CSS
+    // The link stands inside the page's own <noscript>: the copy is matched as beasties has it
+    // but not written (a browser would end the outer <noscript> at its end tag).
+    bool copy_unwritten = false;
+    int32_t script = -1;  // synthetic nonce'd <script>
+    std::string sheet;    // the critical CSS
     // The link's media when it is not empty or `all`, written on the <style>: the inlined CSS
     // paints where the stylesheet would (not under `print`, nor at a width the query excludes).
     std::string style_media;

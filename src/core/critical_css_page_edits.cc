@@ -144,7 +144,7 @@ void PageProcessor::AddLinkEdits(const LinkWork& w, const std::string& nonce_att
     edits->Add(L.tag_begin, 0, std::move(s));
   }
   AddLinkAttrEdits(w, edits);
-  if (w.noscript >= 0) edits->Add(L.tag_end, 0, NoscriptCopy(w));
+  if (w.noscript >= 0 && !w.copy_unwritten) edits->Add(L.tag_end, 0, NoscriptCopy(w));
 }
 
 // The link's own attributes, in beasties' order: replaced in place or appended.

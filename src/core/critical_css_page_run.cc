@@ -408,6 +408,9 @@ void PageProcessor::DeferLink(LinkWork* w) {
     }
     doc_.elements[w->noscript].first_child = c;
     doc_.elements[w->noscript].last_child = c;
+    for (int32_t a = parent; a >= 0 && !w->copy_unwritten; a = doc_.elements[a].parent) {
+      w->copy_unwritten = doc_.elements[a].name == "noscript";
+    }
   }
   AttrOverrides& el = Edits(L);
   SetAttr(&el, "media", "print");

@@ -331,7 +331,9 @@ bool PageProcessor::RuleSelection::Keep(uint32_t index) {
   if (node.kind == CssKind::kDecl) return false;
   if (node.kind == CssKind::kRule) return KeepRule(index);
   const std::string_view name = text.substr(node.a_begin, node.a_end - node.a_begin);
-  if (name == "font-face" || name == "layer") return true;
+  // @namespace: the prefixes of namespaced selectors kept (the browser drops a rule naming an
+  // undeclared one)
+  if (name == "font-face" || name == "layer" || name == "namespace") return true;
   if (!node.has_block) return false;
   return ChildrenAlive(node);
 }

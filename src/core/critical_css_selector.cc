@@ -837,17 +837,19 @@ CompiledSelector CompileSelectorAt(std::string_view selector, const Limits& limi
                                    : t.type == TokenType::kSibling  ? Combinator::kSibling
                                                                     : Combinator::kAdjacent);
           break;
+        // A namespace (`svg|rect`, `*|p`, `[xlink|href]`; css-select refuses them) is read
+        // as any: a namespaced attribute matches every element. Keeping too much costs bytes,
+        // leaving out what the browser applies costs paint (docs/critical-css-differences.md).
         case TokenType::kUniversal:
-          if (t.namespaced) return CompiledSelector();
           have_compound = true;
           break;
         case TokenType::kTag:
-          if (t.namespaced) return CompiledSelector();
           current.tags.push_back(AsciiLower(t.name));
           have_compound = true;
           break;
         case TokenType::kAttribute: {
-          if (t.namespaced) return CompiledSelector();
+          have_compound = true;
+          if (t.namespaced) break;
           AttrTest a;
           a.name = AsciiLower(t.name);
           a.action = t.action;

@@ -115,7 +115,8 @@ TEST(CriticalCssSelector, ModesFollowBeastiesAndCssSelect) {
             css::SelectorMode::kAlways);
   EXPECT_EQ(css::CompileSelector(":is(:hover,\n:focus)", limits).mode, css::SelectorMode::kNever);
   EXPECT_EQ(css::CompileSelector("a[href^='']", limits).mode, css::SelectorMode::kNever);
-  EXPECT_EQ(css::CompileSelector("svg|a", limits).mode, css::SelectorMode::kNever);
+  // a namespace reads as any (the browser applies `svg|a`; css-select refuses it)
+  EXPECT_EQ(css::CompileSelector("svg|a", limits).mode, css::SelectorMode::kMatch);
   EXPECT_EQ(css::CompileSelector("a[", limits).mode, css::SelectorMode::kNever);
 }
 
@@ -321,6 +322,61 @@ TEST(CriticalCssInline, Angular21UndoesAPreviousDeferralAndInlinesAgain) {
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("<p class=b>"), std::string::npos) << out;
+}
+
+// A `}` at the top level starts a rule in the browser that runs to the end of the next block
+// (CSS Syntax 3), so that rule never applies: it is left out, wherever the `}` stands. The
+// stray `}` stays in the root's raws.after (postcss-safe-parser's), the rest as beasties writes.
+TEST(CriticalCssInline, AStrayCloseBraceDropsTheRuleItSwallows) {
+  const std::string page =
+      "<html><head><link rel=stylesheet href=a.css></head>"
+      "<body><p class=\"a b c\">x</p></body></html>";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {".a{x:1}}\n.b{y:2}", ".a{x:1}}"},
+      {".a{x:1}} .b{y:2} .c{z:3}", ".a{x:1} .c{z:3}}"},
+      {"@media screen{.a{x:1}}}\n.b{y:2}.c{z:3}", "@media screen{.a{x:1}}.c{z:3}}"},
+      {".a{x:1}} @media screen{.b{y:2}} .c{z:3}", ".a{x:1} .c{z:3}}"},
+      {".a{x:1}} \"s{\" [x=\"{\"] /*{*/ .b{y:{2}} .c{z:3}", ".a{x:1} .c{z:3}}"},
+      {".a{x:1}} :is(.b{) .c{z:3}", ".a{x:1}}"},
+      {".a{x:1}} } .b{y:2} .c{z:3}", ".a{x:1} .c{z:3}} }"},
+      {".a{x:1}} .b{y:2", ".a{x:1}}"},
+      {"}.b{y:2}.c{z:3}", ".c{z:3}}"},
+  };
+  for (const auto& [sheet, style] : cases) {
+    EXPECT_EQ(StyleOf(Inline(sheet, page)), style) << sheet;
+  }
+}
+
+// A link inside the page's own <noscript> gets no <noscript> copy inside it: the browser would
+// end the outer one at the inner's end tag and paint the rest of its content.
+TEST(CriticalCssInline, NoNoscriptCopyInsideTheNoscriptOfTheLink) {
+  const std::string page =
+      "<html><head><noscript><link rel=stylesheet href=a.css><p class=b>n</p></noscript>"
+      "<link rel=stylesheet href=a.css></head><body><p class=a></p></body></html>";
+  // the copy stays in the tree that is matched, as beasties has it: `link+p` matches nothing
+  const std::string out = Inline(".a{color:red}link+p{x:y}", page, false, /*media_script=*/true);
+  EXPECT_NE(out.find("<noscript><style>.a{color:red}</style><link rel=stylesheet href=a.css "
+                     "media=\"print\" data-beasties-media=\"all\"><p class=b>n</p></noscript>"),
+            std::string::npos)
+      << out;
+  // the link outside it keeps its copy
+  EXPECT_NE(out.find("data-beasties-media=\"all\"><noscript><link rel=\"stylesheet\" "
+                     "href=\"a.css\"></noscript></head>"),
+            std::string::npos)
+      << out;
+}
+
+// A namespaced selector reads its namespace as any (css-select refuses it: beasties leaves it
+// out, the browser applies it); @namespace is kept so that the kept rules' prefixes stay declared.
+TEST(CriticalCssInline, NamespacedSelectorsAreKeptWithTheirNamespace) {
+  const std::string page =
+      "<html><head><link rel=stylesheet href=a.css></head>"
+      "<body><p>x</p><svg><rect></rect></svg></body></html>";
+  EXPECT_EQ(StyleOf(Inline("@namespace svg url(http://www.w3.org/2000/svg);svg|rect{fill:red}"
+                           "*|p{color:blue}|p{a:b}svg|circle{c:d}[xlink|href]{e:f}*|*{g:h}",
+                           page)),
+            "@namespace svg url(http://www.w3.org/2000/svg);svg|rect{fill:red}*|p{color:blue}"
+            "|p{a:b}[xlink|href]{e:f}*|*{g:h}");
 }
 
 // leave_inlined (serving behind Angular's own inliner): a rendered page carrying an earlier

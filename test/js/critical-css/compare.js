@@ -287,6 +287,105 @@ const isLineBrokenPseudoGroup = (group) =>
     .replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, '')
     .includes('(');
 
+// STRAY_BRACE: a `}` at the top level of the stylesheet starts a rule in the browser whose
+// prelude runs to the next `{` and whose block ends at the matching `}` (CSS Syntax 3): that
+// rule never applies. postcss-safe-parser (beasties) keeps it; ours leaves it out. The style
+// rules so swallowed in `css`, as keys (ruleKey: the at-rules around it and its selectors).
+const ruleKey = (context, groups) =>
+  [context, ...groups].map((t) => t.replace(/\s+/g, ' ').replace(/\s*([>+~,{])\s*/g, '$1')).join('\0');
+function swallowedEnd(css, p) {
+  const closers = [];
+  for (let i = p; i < css.length; i++) {
+    const c = css[i];
+    if (c === '\\') i++;
+    else if (c === '"' || c === "'") {
+      i++;
+      while (i < css.length && css[i] !== c) i += css[i] === '\\' ? 2 : 1;
+    } else if (c === '/' && css[i + 1] === '*') {
+      const e = css.indexOf('*/', i + 2);
+      i = e < 0 ? css.length : e + 1;
+    } else if (c === '(' || c === '[' || c === '{') closers.push({ '(': ')', '[': ']', '{': '}' }[c]);
+    else if (closers.length > 0 && c === closers.at(-1)) {
+      closers.pop();
+      if (closers.length === 0 && c === '}') return i + 1;
+    }
+  }
+  return css.length;
+}
+function swallowedRules(css) {
+  const keys = new Set();
+  let depth = 0;
+  for (let i = 0; i < css.length; i++) {
+    const c = css[i];
+    if (c === '\\') i++;
+    else if (c === '"' || c === "'") {
+      i++;
+      while (i < css.length && css[i] !== c) i += css[i] === '\\' ? 2 : 1;
+    } else if (c === '/' && css[i + 1] === '*') {
+      const e = css.indexOf('*/', i + 2);
+      i = e < 0 ? css.length : e + 1;
+    } else if (c === '{') depth++;
+    else if (c === '}' && depth > 0) depth--;
+    else if (c === '}') {
+      const end = swallowedEnd(css, i + 1);
+      // an unclosed block at the sheet's end: closed, as postcss closes it
+      for (const rule of leafRules(css.slice(i + 1, end) + '}'.repeat(256)))
+        keys.add(ruleKey(rule.context, rule.groups));
+      i = end - 1;
+    }
+  }
+  return keys;
+}
+// theirs (beasties' page) without the style rules a stray `}` of `sheets` swallows: { html,
+// names } or null when it has none.
+function withoutSwallowedPage(theirs, sheets) {
+  const keys = new Set(sheets.flatMap((css) => [...swallowedRules(css)]));
+  if (keys.size === 0) return null;
+  const swallowed = new Map(); // a <style> text: the starts of its swallowed rules
+  const page = withoutRulesPage(theirs, '', (node, css) => {
+    if (!swallowed.has(css)) {
+      const rules = leafRules(css).filter((r) => keys.has(ruleKey(r.context, r.groups)));
+      swallowed.set(css, new Set(rules.map((r) => r.node.start)));
+    }
+    return swallowed.get(css).has(node.start);
+  });
+  return page === null ? null : { html: page, names: [STRAY_BRACE] };
+}
+
+// NOSCRIPT_COPY: beasties writes its <noscript> copy of a link that stands inside the page's
+// own <noscript>; the browser ends the outer one at the copy's end tag and paints the rest of
+// it. Ours writes none there. theirs without such copies: { html, names } or null.
+function withoutNestedNoscriptCopies(theirs) {
+  let removed = false;
+  const html = String(theirs).replace(/<noscript><link\b[^>]*><\/noscript>/g, (copy, at, text) => {
+    const before = text.slice(0, at).toLowerCase();
+    if (before.lastIndexOf('<noscript') <= before.lastIndexOf('</noscript')) return copy;
+    removed = true;
+    return '';
+  });
+  return removed ? { html, names: [NOSCRIPT_COPY] } : null;
+}
+
+// NAMESPACED: a selector with a namespace (`svg|rect`, `*|p`, `|p`, `[xlink|href]`; not `|=`
+// nor `||`), which css-select refuses and beasties drops; ours reads the namespace as any and
+// keeps the stylesheet's @namespace rules. The @namespace statements ours has beyond `other`'s
+// <style> are taken out by withoutNamespaceRules.
+const isNamespacedGroup = (group) =>
+  /(?:^|[^|\\])\|(?![=|])/.test(group.replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, ''));
+function withoutNamespaceRulesPage(html, other) {
+  const doc = parse5.parse(String(html));
+  const elements = collectStyles(doc);
+  const before = styles(doc);
+  const others = styles(parse5.parse(String(other)));
+  const after = before.map((text, i) =>
+    text.replace(/\s*@namespace\b[^;{}]*;/gi, (rule) => ((others[i] ?? '').includes(rule.trim()) ? rule : '')),
+  );
+  if (after.every((t, i) => t === before[i])) return null;
+  setStyles(doc, after.slice());
+  dropStyles(doc, new Set(elements.filter((e, i) => after[i] !== before[i] && after[i].trim() === '')));
+  return parse5.serialize(doc);
+}
+
 function withoutNestedRules(css, other = '') {
   return withoutRules(css, other, nestedRule);
 }
@@ -566,24 +665,46 @@ const LEADING_PSEUDO = 'a first compound of pseudo-classes alone (:not(pre) > co
 const LINE_BROKEN_PSEUDO =
   "a pseudo-class's parentheses closing on another line: ours reads the selector as on one line";
 const KEYFRAMES_VAR = '@keyframes named through a custom property a kept animation reads: ours keeps them';
+const STRAY_BRACE = 'a rule after a stray } in the stylesheet: ours leaves it out, as the browser does';
+const NOSCRIPT_COPY = "a link inside the page's own <noscript>: ours writes no <noscript> copy inside it";
+const NAMESPACED = 'a namespaced selector (svg|rect, *|p): ours keeps it and @namespace, as the browser applies it';
 const GROUP_CLASSES = [
+  [NAMESPACED, isNamespacedGroup],
   [LINE_BROKEN_PSEUDO, isLineBrokenPseudoGroup],
   [PARTIAL_CLASS, isPartialClassGroup],
   [PSEUDO_ONLY, isPseudoOnlyGroup],
   [HTML_SUBJECT, isHtmlSubjectGroup],
   [LEADING_PSEUDO, isLeadingPseudoGroup],
 ];
-function classifyDifference(ours, theirs) {
+// - STRAY_BRACE (given the stylesheets, `sheets`), NOSCRIPT_COPY: beasties' page has rules a
+//   stray `}` swallows, or <noscript> copies inside a <noscript>, that ours leaves out: equal once
+//   they are taken out of beasties' (never out of ours').
+function classifyDifference(ours, theirs, sheets = []) {
   const difference = compareOutputs(ours, theirs);
   if (difference === null) return null;
-  const other = String(theirs);
+  let other = String(theirs);
+  const theirsOwn = [];
+  for (const taken of [withoutSwallowedPage(other, sheets), withoutNestedNoscriptCopies(other)]) {
+    if (taken === null) continue;
+    other = taken.html;
+    theirsOwn.push(...taken.names);
+  }
   const unmedia = withoutLinkMediaPage(ours);
   const unkeyframed = withoutVarKeyframesPage(unmedia ?? String(ours), other);
   const base = unkeyframed ?? unmedia ?? String(ours);
-  const media = [...(unkeyframed === null ? [] : [KEYFRAMES_VAR]), ...(unmedia === null ? [] : [LINK_MEDIA])];
+  const media = [
+    ...theirsOwn,
+    ...(unkeyframed === null ? [] : [KEYFRAMES_VAR]),
+    ...(unmedia === null ? [] : [LINK_MEDIA]),
+  ];
   const same = (a, b) => compareOutputs(a, b) === null;
   const grouped = withoutOwnGroupsPage(base, other, GROUP_CLASSES);
-  for (const [page, names] of [[base, []], ...(grouped === null ? [] : [[grouped.html, grouped.names]])]) {
+  const pages = [[base, []], ...(grouped === null ? [] : [[grouped.html, grouped.names]])].map(([page, names]) => {
+    const unspaced = withoutNamespaceRulesPage(page, other);
+    if (unspaced === null) return [page, names];
+    return [unspaced, names.includes(NAMESPACED) ? names : [NAMESPACED, ...names]];
+  });
+  for (const [page, names] of pages) {
     if (same(page, other)) return { documented: [...names, ...media].join('; '), difference };
     const a = withoutRulesPage(page, other, nestedRule);
     const b = withoutRulesPage(other, page, nestedRule);
@@ -595,8 +716,8 @@ function classifyDifference(ours, theirs) {
 }
 
 // compareOutputs, with the documented differences (classifyDifference) counted as the same.
-function compareOutputsAllowingDocumented(ours, theirs) {
-  const c = classifyDifference(ours, theirs);
+function compareOutputsAllowingDocumented(ours, theirs, sheets) {
+  const c = classifyDifference(ours, theirs, sheets);
   return c === null || c.documented ? null : c.difference;
 }
 
@@ -621,4 +742,7 @@ module.exports = {
   LEADING_PSEUDO,
   LINE_BROKEN_PSEUDO,
   KEYFRAMES_VAR,
+  STRAY_BRACE,
+  NOSCRIPT_COPY,
+  NAMESPACED,
 };

@@ -31,11 +31,14 @@ for (const beasties of ['0.4', '0.5']) {
           assert.deepStrictEqual(styleTexts(theirs), [c.browser.theirs], `${c.name}: beasties ${beasties}`);
           return;
         }
-        const found = classifyDifference(ours, theirs);
+        const found = classifyDifference(ours, theirs, [c.css]);
+        const documented = typeof c.documented === 'object' ? c.documented[beasties] : c.documented;
         const what = `${c.name} (beasties ${beasties}, minify ${minify})`;
         const detail = `\n--- css ---\n${c.css}\n--- page ---\n${c.html}\n--- ours ---\n${ours}`;
         if (c.nesting) {
           assert.ok(found?.documented, `${what}: ${found ? found.difference : 'no difference'}${detail}`);
+        } else if (documented) {
+          assert.strictEqual(found?.documented, documented, `${what}: ${found?.difference}${detail}`);
         } else if (found?.documented !== LINK_MEDIA) {
           // the link's media on ours' <style> is documented on every page that has one
           assert.strictEqual(found?.difference ?? null, null, `${what}: ${found?.difference}${detail}`);
@@ -197,6 +200,41 @@ test('the classifier accepts a link media on ours <style>, lone [class*=x], pseu
   ];
   for (const [ours, theirs, documented] of cases) {
     const found = classifyDifference(page(ours), page(theirs));
+    assert.ok(found !== null, `${ours} vs ${theirs}: no difference`);
+    assert.strictEqual(found.documented, documented, `${ours} vs ${theirs}`);
+  }
+});
+
+test('the classifier accepts stray-} rules and nested <noscript> copies beasties has, namespaced rules ours has, one way', () => {
+  const { STRAY_BRACE, NOSCRIPT_COPY, NAMESPACED } = require('./compare.js');
+  const page = (head) => `<html><head>${head}</head><body><p>x</p></body></html>`;
+  const sheet = '.a{b:1}}\n.s{c:2}@media (x){.a{d:1}}} @media (y){.t{e:3}}.u{f:4}';
+  const link = '<link rel="stylesheet" href="s.css" media="print" data-beasties-media="all">';
+  const copy = '<noscript><link rel="stylesheet" href="s.css"></noscript>';
+  const cases = [
+    ['<style>.a{b:1}}</style>', '<style>.a{b:1}\n.s{c:2}}</style>', [sheet], STRAY_BRACE],
+    ['<style>.u{f:4}}</style>', '<style>@media (y){.t{e:3}}.u{f:4}}</style>', [sheet], STRAY_BRACE],
+    [`<noscript>${link}<p>n</p></noscript>`, `<noscript>${link}${copy}<p>n</p></noscript>`, [], NOSCRIPT_COPY],
+    ['<style>@namespace s url(x);s|rect{a:1}.a{b:1}</style>', '<style>.a{b:1}</style>', [], NAMESPACED],
+    ['<style>@namespace s url(x);*|p,.a{a:1}[xlink|href]{c:1}</style>', '<style>.a{a:1}</style>', [], NAMESPACED],
+    ['<style>@namespace url(x);</style>', '', [], NAMESPACED],
+    // beasties keeping a namespaced rule ours lacks, p[lang|=en] or a||b, another @-rule
+    ['<style>.a{b:1}</style>', '<style>.a{b:1}s|rect{a:1}</style>', [], null],
+    ['<style>p[lang|=en]{a:1}.a{b:1}</style>', '<style>.a{b:1}</style>', [], null],
+    ['<style>a||b{a:1}.a{b:1}</style>', '<style>.a{b:1}</style>', [], null],
+    ['<style>@import url(x);.a{b:1}</style>', '<style>.a{b:1}</style>', [], null],
+    // no sheet given, a rule no stray } swallows, another block, or ours keeping what beasties drops
+    ['<style>.a{b:1}}</style>', '<style>.a{b:1}\n.s{c:2}}</style>', [], null],
+    ['<style>.a{b:1}}</style>', '<style>.a{b:1}\n.u{f:4}}</style>', [sheet], null],
+    ['<style>.a{b:2}}</style>', '<style>.a{b:1}\n.s{c:2}}</style>', [sheet], null],
+    ['<style>.a{b:1}\n.s{c:2}}</style>', '<style>.a{b:1}}</style>', [sheet], null],
+    // a copy outside a <noscript>, ours with the copy, or something else missing inside it
+    [link, `${link}${copy}`, [], null],
+    [`<noscript>${link}${copy}<p>n</p></noscript>`, `<noscript>${link}<p>n</p></noscript>`, [], null],
+    [`<noscript>${link}</noscript>`, `<noscript>${link}${copy}<p>n</p></noscript>`, [], null],
+  ];
+  for (const [ours, theirs, sheets, documented] of cases) {
+    const found = classifyDifference(page(ours), page(theirs), sheets);
     assert.ok(found !== null, `${ours} vs ${theirs}: no difference`);
     assert.strictEqual(found.documented, documented, `${ours} vs ${theirs}`);
   }

@@ -135,6 +135,39 @@ const CLASSES = {
       html: page('<link rel="stylesheet" href="styles.css">', `<p>x</p><span class="s"></span><p>after</p>`),
     };
   },
+  // a `}` at the top level: the browser drops the rule after it (it reads `} .b` as its
+  // selector); beasties keeps that rule
+  'a stray } in the stylesheet (after a rule, after @media, before @media, at the end)': (r) => {
+    const stray = r.pick(['}', '}}', ' } ', '}/* c */']);
+    const a = `.a{color:${color(r)};font-size:${12 + r.int(20)}px}`;
+    const b = `.b{color:${color(r)};background:${color(r)};padding:${r.int(20)}px}`;
+    const c = `.c{margin:${r.int(30)}px;color:${color(r)}}`;
+    const css = r.pick([
+      `${a}${stray}\n${b}\n${c}`,
+      `@media screen{${a}}${stray}\n${b}${c}`,
+      `${a}${stray} @media screen{${b}}\n${c}`,
+      `${a}\n${b}${c}${stray}`,
+    ]);
+    return { css, html: page('<link rel="stylesheet" href="styles.css">', '<p class="a b">x</p><p class="c b">y</p>') };
+  },
+  // the link inside the page's own <noscript> (a page deferred by hand): no <noscript> copy in it,
+  // where the browser would end the outer one and paint the rest of it
+  "the stylesheet link inside the page's own <noscript>": (r) => {
+    const css = `.a{color:${color(r)};font-size:${12 + r.int(20)}px}\n.n{color:${color(r)};background:${color(r)}}`;
+    const deferred = `<link rel="stylesheet" href="styles.css" media="print" onload="this.media='all'">`;
+    const noscript = `<noscript><link rel="stylesheet" href="styles.css"><p class="n">noscript ${r.int(1000)}</p></noscript>`;
+    const head = r.pick([`${deferred}${noscript}`, `${deferred}<meta name="x">${noscript}`, noscript]);
+    return { css, html: page(head, `<p class="a">text ${r.int(1000)}</p>`) };
+  },
+  // a namespaced selector: css-select refuses it (beasties drops it), the browser applies it
+  'a namespaced selector (svg|rect, *|p, |p under @namespace)': (r) => {
+    const selector = r.pick(['svg|rect', '*|p', 'svg|*', '|p']);
+    const css =
+      `@namespace svg url(http://www.w3.org/2000/svg);\n${selector}{fill:${color(r)};color:${color(r)}}\n` +
+      `p{margin:${r.int(30)}px}`;
+    const body = `<p>text ${r.int(1000)}</p><svg width="40" height="40"><rect width="${10 + r.int(30)}" height="20"/></svg>`;
+    return { css, html: page('<link rel="stylesheet" href="styles.css">', body) };
+  },
 };
 
 test(
