@@ -444,6 +444,7 @@ class Compiler {
   // Adds the gate keys of `selector` to *gates; false when it needs none (may match any page).
   bool SelectorGates(uint32_t selector, std::vector<uint32_t>* gates) const;
   void BuildRulePass();
+  void CollectDeclarations(const CssNode& node, RuleFacts* facts);
 
   Plan* plan_;
   const Limits& limits_;
@@ -631,6 +632,50 @@ void Compiler::IndexSelector(UniqueSelector* unique) {
   }
 }
 
+// The fonts, animation names and custom properties of a node's own declarations (a style rule's,
+// or an at-rule's nested in one: `.x{@layer l{animation:spin 1s}}`).
+void Compiler::CollectDeclarations(const CssNode& node, RuleFacts* out) {
+  RuleFacts& facts = *out;
+  const std::string& text = plan_->tree.text;
+  auto sv = [&](uint32_t b, uint32_t e) { return std::string_view(text).substr(b, e - b); };
+  CssTree& tree = plan_->tree;
+  facts.font_begin = static_cast<uint32_t>(plan_->fonts.size());
+  facts.anim_begin = static_cast<uint32_t>(plan_->animations.size());
+  facts.legacy_font_begin = static_cast<uint32_t>(plan_->legacy_font_values.size());
+  facts.anim_var_begin = static_cast<uint32_t>(plan_->animation_vars.size());
+  facts.custom_begin = static_cast<uint32_t>(plan_->custom_properties.size());
+  for (uint32_t child : tree.Children(node)) {
+    const CssNode& d = tree.nodes[child];
+    if (d.kind != CssKind::kDecl) continue;
+    const std::string_view prop = sv(d.a_begin, d.a_end);
+    const std::string_view value = sv(d.b_begin, d.b_end);
+    const std::string lower = Lower(prop);
+    if (lower == "font" || lower == "font-family") {
+      for (std::string& f : ParseFontFamilies(prop, value)) plan_->fonts.push_back(std::move(f));
+    }
+    if (HasFontWord(lower)) plan_->legacy_font_values.push_back(value);
+    if (prop == "animation" || prop == "animation-name") {
+      size_t p = 0;
+      while (p < value.size()) {
+        while (p < value.size() && (IsSpace(value[p]) || value[p] == '\v')) ++p;
+        const size_t q0 = p;
+        while (p < value.size() && !(IsSpace(value[p]) || value[p] == '\v')) ++p;
+        if (p > q0) plan_->animations.emplace_back(value.substr(q0, p - q0));
+      }
+      AddVarReferences(value, &plan_->animation_vars);
+    }
+    if (prop.size() > 2 && prop[0] == '-' && prop[1] == '-') {
+      plan_->custom_properties.push_back(CustomProperty{prop, value});
+    }
+  }
+  facts.anim_var_count = static_cast<uint32_t>(plan_->animation_vars.size()) - facts.anim_var_begin;
+  facts.custom_count = static_cast<uint32_t>(plan_->custom_properties.size()) - facts.custom_begin;
+  facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
+  facts.anim_count = static_cast<uint32_t>(plan_->animations.size()) - facts.anim_begin;
+  facts.legacy_font_count =
+      static_cast<uint32_t>(plan_->legacy_font_values.size()) - facts.legacy_font_begin;
+}
+
 bool Compiler::Run(std::string* error) {
   CssTree& tree = plan_->tree;
   const size_t count = tree.nodes.size();
@@ -672,9 +717,18 @@ bool Compiler::Run(std::string* error) {
       const std::string_view name = sv(node.a_begin, node.a_end);
       const bool keyframes = name == "keyframes" || name == "-webkit-keyframes";
       if (!keyframes) {
+        bool declarations = false;
         for (uint32_t child : tree.Children(node)) {
           const CssKind k = tree.nodes[child].kind;
           if (k == CssKind::kRule || k == CssKind::kAtRule) plan_->has_nested[i] = true;
+          if (k == CssKind::kDecl) declarations = true;
+        }
+        // Declarations straight inside an at-rule (nested in a style rule: daisyUI's
+        // `.aura-holo{@layer daisyui.l1.l2{animation:aura …}}`) name fonts and keyframes too.
+        if (declarations && name != "font-face") {
+          plan_->facts_index[i] = static_cast<uint32_t>(plan_->rule_facts.size());
+          plan_->rule_facts.emplace_back();
+          CollectDeclarations(node, &plan_->rule_facts.back());
         }
       }
       if (name == "font-face" && node.has_block) {
@@ -714,43 +768,7 @@ bool Compiler::Run(std::string* error) {
       plan_->piece_selector.push_back(SelectorFor(piece));
     }
     facts.piece_count = static_cast<uint32_t>(plan_->pieces.size()) - facts.piece_begin;
-    facts.font_begin = static_cast<uint32_t>(plan_->fonts.size());
-    facts.anim_begin = static_cast<uint32_t>(plan_->animations.size());
-    facts.legacy_font_begin = static_cast<uint32_t>(plan_->legacy_font_values.size());
-    facts.anim_var_begin = static_cast<uint32_t>(plan_->animation_vars.size());
-    facts.custom_begin = static_cast<uint32_t>(plan_->custom_properties.size());
-    for (uint32_t child : tree.Children(node)) {
-      const CssNode& d = tree.nodes[child];
-      if (d.kind != CssKind::kDecl) continue;
-      const std::string_view prop = sv(d.a_begin, d.a_end);
-      const std::string_view value = sv(d.b_begin, d.b_end);
-      const std::string lower = Lower(prop);
-      if (lower == "font" || lower == "font-family") {
-        for (std::string& f : ParseFontFamilies(prop, value)) plan_->fonts.push_back(std::move(f));
-      }
-      if (HasFontWord(lower)) plan_->legacy_font_values.push_back(value);
-      if (prop == "animation" || prop == "animation-name") {
-        size_t p = 0;
-        while (p < value.size()) {
-          while (p < value.size() && (IsSpace(value[p]) || value[p] == '\v')) ++p;
-          const size_t q0 = p;
-          while (p < value.size() && !(IsSpace(value[p]) || value[p] == '\v')) ++p;
-          if (p > q0) plan_->animations.emplace_back(value.substr(q0, p - q0));
-        }
-        AddVarReferences(value, &plan_->animation_vars);
-      }
-      if (prop.size() > 2 && prop[0] == '-' && prop[1] == '-') {
-        plan_->custom_properties.push_back(CustomProperty{prop, value});
-      }
-    }
-    facts.anim_var_count =
-        static_cast<uint32_t>(plan_->animation_vars.size()) - facts.anim_var_begin;
-    facts.custom_count =
-        static_cast<uint32_t>(plan_->custom_properties.size()) - facts.custom_begin;
-    facts.font_count = static_cast<uint32_t>(plan_->fonts.size()) - facts.font_begin;
-    facts.anim_count = static_cast<uint32_t>(plan_->animations.size()) - facts.anim_begin;
-    facts.legacy_font_count =
-        static_cast<uint32_t>(plan_->legacy_font_values.size()) - facts.legacy_font_begin;
+    CollectDeclarations(node, &facts);
   }
   if (plan_->animation_vars.empty()) {  // no animation reads a custom property
     plan_->custom_properties.clear();

@@ -385,7 +385,7 @@ bool PageProcessor::RuleSelection::KeepNestedRule(uint32_t index, const RuleFact
   while (!stack.empty()) {
     const uint32_t r = stack.back();
     stack.pop_back();
-    if (tree.nodes[r].kind == CssKind::kRule) Collect(plan.FactsOf(r));
+    Collect(plan.FactsOf(r));  // a rule's, or an at-rule's own declarations'
     for (uint32_t c : tree.Children(tree.nodes[r])) {
       const CssKind k = tree.nodes[c].kind;
       if (k == CssKind::kRule || k == CssKind::kAtRule) stack.push_back(c);

@@ -446,6 +446,21 @@ TEST(CriticalCssInline, FontsAndKeyframesSeeKeptNestedRules) {
             ".card{& p{font-family:Used;animation:spin 1s}}");
 }
 
+// daisyUI's .aura-holo{@layer daisyui.l1.l2{animation:aura …}}: the declarations straight inside
+// an at-rule nested in a kept rule name keyframes and fonts too.
+TEST(CriticalCssInline, FontsAndKeyframesSeeAtRulesNestedInKeptRules) {
+  const std::string out = InlineMode(
+      "@font-face{font-family:Used;src:url(u.woff)}@keyframes aura{to{t:1}}"
+      "@keyframes fade{to{t:2}}@keyframes other{to{t:3}}"
+      ".card{@layer l1.l2{animation:aura 1s}@media (x){font-family:Used;animation:fade 2s}}"
+      ".nope{@layer l1{animation:other 1s}}",
+      kPage, false, false);
+  EXPECT_EQ(out,
+            "@font-face{font-family:Used;src:url(u.woff)}@keyframes aura{to{t:1}}"
+            "@keyframes fade{to{t:2}}"
+            ".card{@layer l1.l2{animation:aura 1s}@media (x){font-family:Used;animation:fade 2s}}");
+}
+
 TEST(CriticalCssInline, CspNonceMovesOnloadIntoAngularsScript) {
   const std::string page =
       "<html><head><style>.own{}</style><link rel=stylesheet href=s.css></head>"

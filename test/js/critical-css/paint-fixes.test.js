@@ -168,6 +168,20 @@ const CLASSES = {
     const body = `<p>text ${r.int(1000)}</p><svg width="40" height="40"><rect width="${10 + r.int(30)}" height="20"/></svg>`;
     return { css, html: page('<link rel="stylesheet" href="styles.css">', body) };
   },
+  // an animation declared straight inside an at-rule nested in a rule (daisyUI's
+  // .aura-holo{@layer daisyui.l1.l2{animation:aura …}}): its keyframes were dropped
+  "keyframes named inside an at-rule nested in a rule (daisyUI's .aura-holo{@layer …{animation:aura}})": (r) => {
+    const name = r.pick(['aura', 'spin', 'glow-x']);
+    const wrap = r.pick(['@layer l1.l2', '@media (min-width: 1px)', '@supports (display: block)', '@layer x']);
+    const css =
+      `@keyframes ${name}{from{background:${color(r)};transform:rotate(${5 + r.int(40)}deg)}to{background:${color(r)}}}\n` +
+      `.s{display:inline-block;width:${40 + r.int(80)}px;height:${20 + r.int(40)}px;background:${color(r)};` +
+      `${wrap}{animation:${name} ${1 + r.int(3)}s linear infinite}}\nbody{margin:${r.int(40)}px}`;
+    return {
+      css,
+      html: page('<link rel="stylesheet" href="styles.css">', `<p>x</p><span class="s"></span><p>after</p>`),
+    };
+  },
 };
 
 test(
