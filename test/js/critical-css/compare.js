@@ -293,18 +293,29 @@ const isLineBrokenPseudoGroup = (group) =>
 // rules so swallowed in `css`, as keys (ruleKey: the at-rules around it and its selectors).
 const ruleKey = (context, groups) =>
   [context, ...groups].map((t) => t.replace(/\s+/g, ' ').replace(/\s*([>+~,{])\s*/g, '$1')).join('\0');
+// The last index of an escape, string or comment starting at `i` in `css` (its brackets and braces
+// are text), or `i` itself when none starts there.
+function skipOpaque(css, i) {
+  const c = css[i];
+  if (c === '\\') return i + 1;
+  if (c === '"' || c === "'") {
+    let j = i + 1;
+    while (j < css.length && css[j] !== c) j += css[j] === '\\' ? 2 : 1;
+    return j;
+  }
+  if (c === '/' && css[i + 1] === '*') {
+    const e = css.indexOf('*/', i + 2);
+    return e < 0 ? css.length : e + 1;
+  }
+  return i;
+}
 function swallowedEnd(css, p) {
   const closers = [];
   for (let i = p; i < css.length; i++) {
+    const skipped = skipOpaque(css, i);
     const c = css[i];
-    if (c === '\\') i++;
-    else if (c === '"' || c === "'") {
-      i++;
-      while (i < css.length && css[i] !== c) i += css[i] === '\\' ? 2 : 1;
-    } else if (c === '/' && css[i + 1] === '*') {
-      const e = css.indexOf('*/', i + 2);
-      i = e < 0 ? css.length : e + 1;
-    } else if (c === '(' || c === '[' || c === '{') closers.push({ '(': ')', '[': ']', '{': '}' }[c]);
+    if (skipped !== i) i = skipped;
+    else if (c === '(' || c === '[' || c === '{') closers.push({ '(': ')', '[': ']', '{': '}' }[c]);
     else if (closers.length > 0 && c === closers.at(-1)) {
       closers.pop();
       if (closers.length === 0 && c === '}') return i + 1;
@@ -316,15 +327,10 @@ function swallowedRules(css) {
   const keys = new Set();
   let depth = 0;
   for (let i = 0; i < css.length; i++) {
+    const skipped = skipOpaque(css, i);
     const c = css[i];
-    if (c === '\\') i++;
-    else if (c === '"' || c === "'") {
-      i++;
-      while (i < css.length && css[i] !== c) i += css[i] === '\\' ? 2 : 1;
-    } else if (c === '/' && css[i + 1] === '*') {
-      const e = css.indexOf('*/', i + 2);
-      i = e < 0 ? css.length : e + 1;
-    } else if (c === '{') depth++;
+    if (skipped !== i) i = skipped;
+    else if (c === '{') depth++;
     else if (c === '}' && depth > 0) depth--;
     else if (c === '}') {
       const end = swallowedEnd(css, i + 1);
